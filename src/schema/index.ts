@@ -1,0 +1,3 @@
+export * from "./json.js";
+export * from "./pet.js";
+export * from "./validate.js";

@@ -1,0 +1,356 @@
+/**
+ * Lossless JSON for int64 data.
+ *
+ * `JSON.parse` turns 9223372036854775807 into 9223372036854776000, and Node 20
+ * has no reviver access to the source text. This parser keeps every integer
+ * literal as a `bigint` (fractions and exponents stay `number`), builds objects
+ * without a prototype so `__proto__` or `constructor` keys are plain data, refuses
+ * duplicate keys, limits nesting, and names the line and column of any error.
+ */
+
+export class JsonSyntaxError extends Error {
+  override readonly name = "JsonSyntaxError";
+  constructor(
+    readonly reason: string,
+    readonly position: number,
+    readonly line: number,
+    readonly column: number,
+  ) {
+    super(`${reason} at line ${line}, column ${column}`);
+  }
+}
+
+export type JsonValue =
+  null | boolean | number | bigint | string | JsonValue[] | { [key: string]: JsonValue };
+
+const MAX_DEPTH = 256;
+
+export function parseJson(text: string): JsonValue {
+  return new Parser(text).parseDocument();
+}
+
+/** Line and column (both 1-based) of a character offset. */
+export function lineAndColumn(text: string, position: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  const end = Math.min(position, text.length);
+  for (let i = 0; i < end; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: end - lineStart + 1 };
+}
+
+function describeChar(text: string, position: number): string {
+  if (position >= text.length) return "end of input";
+  const ch = text[position]!;
+  const code = ch.charCodeAt(0);
+  if (code < 0x20) return `control character U+${code.toString(16).padStart(4, "0").toUpperCase()}`;
+  return `'${ch}'`;
+}
+
+class Parser {
+  private pos = 0;
+  private depth = 0;
+  constructor(private readonly text: string) {}
+
+  parseDocument(): JsonValue {
+    this.skipWhitespace();
+    if (this.pos >= this.text.length) this.fail("Unexpected end of input: the document is empty");
+    const value = this.parseValue();
+    this.skipWhitespace();
+    if (this.pos < this.text.length) {
+      this.fail(`Unexpected ${describeChar(this.text, this.pos)} after the end of the JSON value`);
+    }
+    return value;
+  }
+
+  private fail(reason: string, position = this.pos): never {
+    const { line, column } = lineAndColumn(this.text, position);
+    throw new JsonSyntaxError(reason, position, line, column);
+  }
+
+  private unexpected(expected: string): never {
+    if (this.pos >= this.text.length) this.fail(`Unexpected end of input, expected ${expected}`);
+    this.fail(`Unexpected ${describeChar(this.text, this.pos)}, expected ${expected}`);
+  }
+
+  private skipWhitespace(): void {
+    const text = this.text;
+    let pos = this.pos;
+    for (;;) {
+      const c = text.charCodeAt(pos);
+      if (c === 32 || c === 10 || c === 13 || c === 9) pos++;
+      else break;
+    }
+    this.pos = pos;
+  }
+
+  private parseValue(): JsonValue {
+    const c = this.text.charCodeAt(this.pos);
+    switch (c) {
+      case 123: // {
+        return this.parseObject();
+      case 91: // [
+        return this.parseArray();
+      case 34: // "
+        return this.parseString();
+      case 116: // t
+        return this.parseLiteral("true", true);
+      case 102: // f
+        return this.parseLiteral("false", false);
+      case 110: // n
+        return this.parseLiteral("null", null);
+      default:
+        if (c === 45 || (c >= 48 && c <= 57)) return this.parseNumber();
+        return this.unexpected("a JSON value");
+    }
+  }
+
+  private parseLiteral<T extends JsonValue>(word: string, value: T): T {
+    if (this.text.startsWith(word, this.pos)) {
+      this.pos += word.length;
+      return value;
+    }
+    return this.unexpected("a JSON value");
+  }
+
+  private enter(): void {
+    if (++this.depth > MAX_DEPTH) this.fail(`Nesting deeper than ${MAX_DEPTH} levels`);
+  }
+
+  private parseObject(): JsonValue {
+    this.enter();
+    this.pos++;
+    const result: Record<string, JsonValue> = Object.create(null);
+    this.skipWhitespace();
+    if (this.text.charCodeAt(this.pos) === 125) {
+      this.pos++;
+      this.depth--;
+      return result;
+    }
+    for (;;) {
+      if (this.text.charCodeAt(this.pos) !== 34) this.unexpected("a string key in double quotes");
+      const keyPosition = this.pos;
+      const key = this.parseString();
+      if (Object.prototype.hasOwnProperty.call(result, key)) {
+        this.fail(`Duplicate key ${JSON.stringify(key)}`, keyPosition);
+      }
+      this.skipWhitespace();
+      if (this.text.charCodeAt(this.pos) !== 58) this.unexpected("':' after the key");
+      this.pos++;
+      this.skipWhitespace();
+      result[key] = this.parseValue();
+      this.skipWhitespace();
+      const c = this.text.charCodeAt(this.pos);
+      if (c === 44) {
+        this.pos++;
+        this.skipWhitespace();
+        continue;
+      }
+      if (c === 125) {
+        this.pos++;
+        this.depth--;
+        return result;
+      }
+      this.unexpected("',' or '}'");
+    }
+  }
+
+  private parseArray(): JsonValue {
+    this.enter();
+    this.pos++;
+    const result: JsonValue[] = [];
+    this.skipWhitespace();
+    if (this.text.charCodeAt(this.pos) === 93) {
+      this.pos++;
+      this.depth--;
+      return result;
+    }
+    for (;;) {
+      result.push(this.parseValue());
+      this.skipWhitespace();
+      const c = this.text.charCodeAt(this.pos);
+      if (c === 44) {
+        this.pos++;
+        this.skipWhitespace();
+        continue;
+      }
+      if (c === 93) {
+        this.pos++;
+        this.depth--;
+        return result;
+      }
+      this.unexpected("',' or ']'");
+    }
+  }
+
+  private parseString(): string {
+    const text = this.text;
+    const start = ++this.pos;
+    let pos = start;
+    // Fast path: no escapes.
+    for (;;) {
+      const c = text.charCodeAt(pos);
+      if (c === 34) {
+        this.pos = pos + 1;
+        return text.slice(start, pos);
+      }
+      if (c === 92) break;
+      if (c < 0x20 || Number.isNaN(c)) {
+        if (pos >= text.length) this.fail("Unterminated string", start - 1);
+        this.fail(`Unexpected ${describeChar(text, pos)} in string`, pos);
+      }
+      pos++;
+    }
+    let out = text.slice(start, pos);
+    for (;;) {
+      const c = text.charCodeAt(pos);
+      if (c === 34) {
+        this.pos = pos + 1;
+        return out;
+      }
+      if (c === 92) {
+        const e = text.charCodeAt(pos + 1);
+        switch (e) {
+          case 34:
+            out += '"';
+            break;
+          case 92:
+            out += "\\";
+            break;
+          case 47:
+            out += "/";
+            break;
+          case 98:
+            out += "\b";
+            break;
+          case 102:
+            out += "\f";
+            break;
+          case 110:
+            out += "\n";
+            break;
+          case 114:
+            out += "\r";
+            break;
+          case 116:
+            out += "\t";
+            break;
+          case 117: {
+            const hex = text.slice(pos + 2, pos + 6);
+            if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail("Invalid \\u escape in string", pos);
+            out += String.fromCharCode(parseInt(hex, 16));
+            pos += 4;
+            break;
+          }
+          default:
+            if (pos + 1 >= text.length) this.fail("Unterminated string", start - 1);
+            this.fail(`Invalid escape \\${text[pos + 1]} in string`, pos);
+        }
+        pos += 2;
+        continue;
+      }
+      if (c < 0x20 || Number.isNaN(c)) {
+        if (pos >= text.length) this.fail("Unterminated string", start - 1);
+        this.fail(`Unexpected ${describeChar(text, pos)} in string`, pos);
+      }
+      out += text[pos];
+      pos++;
+    }
+  }
+
+  private parseNumber(): number | bigint {
+    const text = this.text;
+    const start = this.pos;
+    let pos = start;
+    if (text.charCodeAt(pos) === 45) pos++;
+    const first = text.charCodeAt(pos);
+    if (first === 48) {
+      pos++;
+    } else if (first >= 49 && first <= 57) {
+      while (isDigit(text.charCodeAt(pos))) pos++;
+    } else {
+      this.pos = pos;
+      this.unexpected("a digit");
+    }
+    let integer = true;
+    if (text.charCodeAt(pos) === 46) {
+      integer = false;
+      pos++;
+      if (!isDigit(text.charCodeAt(pos))) {
+        this.pos = pos;
+        this.unexpected("a digit after the decimal point");
+      }
+      while (isDigit(text.charCodeAt(pos))) pos++;
+    }
+    const e = text.charCodeAt(pos);
+    if (e === 101 || e === 69) {
+      integer = false;
+      pos++;
+      const sign = text.charCodeAt(pos);
+      if (sign === 43 || sign === 45) pos++;
+      if (!isDigit(text.charCodeAt(pos))) {
+        this.pos = pos;
+        this.unexpected("a digit in the exponent");
+      }
+      while (isDigit(text.charCodeAt(pos))) pos++;
+    }
+    if (isDigit(text.charCodeAt(pos))) {
+      this.pos = pos;
+      this.fail("Leading zeros are not allowed in numbers", start);
+    }
+    this.pos = pos;
+    const literal = text.slice(start, pos);
+    return integer ? BigInt(literal) : Number(literal);
+  }
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/**
+ * JSON text for values that may hold bigints (written as exact digits). Object
+ * keys keep their insertion order; `undefined` members are left out.
+ */
+export function stringifyJson(value: unknown, indent = 0): string {
+  return write(value, indent > 0 ? " ".repeat(indent) : "", "");
+}
+
+function write(value: unknown, unit: string, current: string): string {
+  switch (typeof value) {
+    case "bigint":
+      return value.toString();
+    case "number":
+      return Number.isFinite(value) ? String(value) : "null";
+    case "string":
+      return JSON.stringify(value);
+    case "boolean":
+      return value ? "true" : "false";
+    case "object": {
+      if (value === null) return "null";
+      const inner = current + unit;
+      const open = unit ? "\n" + inner : "";
+      const sep = unit ? ",\n" + inner : ",";
+      const close = unit ? "\n" + current : "";
+      const colon = unit ? ": " : ":";
+      if (Array.isArray(value)) {
+        if (value.length === 0) return "[]";
+        return "[" + open + value.map((v) => write(v, unit, inner)).join(sep) + close + "]";
+      }
+      const parts: string[] = [];
+      for (const key of Object.keys(value)) {
+        const member = (value as Record<string, unknown>)[key];
+        if (member === undefined || typeof member === "function") continue;
+        parts.push(JSON.stringify(key) + colon + write(member, unit, inner));
+      }
+      if (parts.length === 0) return "{}";
+      return "{" + open + parts.join(sep) + close + "}";
+    }
+    default:
+      return "null";
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The one schema module shared by the client and the server: the service's
+ * resources (PetStatus, NewPet, Pet, Error) and the parameters of its operations.
+ *
+ * Built on `zod/mini`, whose functions tree-shake: the CLI's start-up budget cannot
+ * afford the full zod bundle (see README, "Design"). Integers are `bigint`
+ * throughout, because the lossless JSON parser (./json.ts) yields them that way
+ * and int64 ids do not fit a double.
+ */
+import * as z from "zod/mini";
+
+export const PET_STATUSES = ["available", "pending", "sold"] as const;
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
+export const LIMIT_MIN = 1;
+export const LIMIT_MAX = 100;
+export const LIMIT_DEFAULT = 20;
+export const NAME_MAX_LENGTH = 200;
+/** What the service stores when `status` is omitted on creation (the spec leaves it open). */
+export const DEFAULT_PET_STATUS = "available";
+
+export const PetStatus = z.enum(PET_STATUSES);
+export type PetStatus = z.infer<typeof PetStatus>;
+
+export const Int64 = z.bigint().check(z.gte(INT64_MIN), z.lte(INT64_MAX));
+
+export const PetName = z.string().check(
+  z.minLength(1),
+  z.maxLength(NAME_MAX_LENGTH),
+  z.refine((s) => s.trim().length > 0, "must not be blank"),
+);
+
+export const NewPet = z.strictObject({
+  name: PetName,
+  categoryId: Int64,
+  status: z.optional(PetStatus),
+});
+export type NewPet = z.infer<typeof NewPet>;
+
+export const Pet = z.strictObject({
+  id: Int64,
+  name: PetName,
+  categoryId: Int64,
+  status: z.optional(PetStatus),
+});
+export type Pet = z.infer<typeof Pet>;
+
+export const PetList = z.array(Pet);
+
+export const HttpStatusCode = z.bigint().check(z.gte(100n), z.lte(599n));
+
+export const ErrorBody = z.object({
+  code: z.string(),
+  message: z.string(),
+  status: HttpStatusCode,
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** `limit` as it arrives in a query string or a flag: decimal digits, 1..100. */
+export const LimitParam = z.pipe(
+  z.string().check(z.regex(/^[0-9]{1,9}$/)),
+  z.pipe(
+    z.transform((s: string) => Number(s)),
+    z.number().check(z.gte(LIMIT_MIN), z.lte(LIMIT_MAX)),
+  ),
+);
+
+/** A pet id as it arrives in a path or an argument: an int64 in decimal. */
+export const PetIdParam = z.pipe(
+  z.string().check(z.regex(/^-?(0|[1-9][0-9]{0,18})$/)),
+  z.pipe(
+    z.transform((s: string) => BigInt(s)),
+    Int64,
+  ),
+);
+
+export const ListQuery = z.strictObject({
+  limit: z.optional(LimitParam),
+  status: z.optional(PetStatus),
+});
+export type ListQuery = { limit: number; status?: PetStatus };
+
+/** Canonical JSON of one pet, fields in spec order; int64 values as exact digits. */
+export function petToJson(pet: Pet): string {
+  let json = `{"id":${pet.id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId}`;
+  if (pet.status !== undefined) json += `,"status":"${pet.status}"`;
+  return json + "}";
+}

@@ -1,0 +1,171 @@
+/**
+ * Validation with messages a person can act on: each problem names the field and
+ * says what is allowed and what was given. zod decides *whether* a value is valid;
+ * the wording comes from the rule of the field, so server and client say the same.
+ */
+import type * as z from "zod/mini";
+import {
+  INT64_MAX,
+  INT64_MIN,
+  LIMIT_DEFAULT,
+  LIMIT_MAX,
+  LIMIT_MIN,
+  ListQuery,
+  NAME_MAX_LENGTH,
+  NewPet,
+  PET_STATUSES,
+  PetIdParam,
+  type ListQuery as ListQueryType,
+  type NewPet as NewPetType,
+} from "./pet.js";
+
+export interface Problem {
+  /** The field, query parameter or argument at fault (`body` for the whole body). */
+  field: string;
+  /** What is wrong, without the field name: "must be one of ...; got ...". */
+  problem: string;
+}
+
+export type Validated<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
+
+const STATUS_RULE = `must be one of ${PET_STATUSES.join(", ")}`;
+
+const RULES: Record<string, string> = {
+  name: `must be a non-blank string of at most ${NAME_MAX_LENGTH} characters`,
+  categoryId: `must be an integer from ${INT64_MIN} to ${INT64_MAX} (a JSON number without quotes, fraction or exponent)`,
+  id: `must be an integer from ${INT64_MIN} to ${INT64_MAX}`,
+  status: STATUS_RULE,
+  limit: `must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}`,
+  petId: `must be an integer from ${INT64_MIN} to ${INT64_MAX}`,
+};
+
+/** A short, unambiguous rendering of a value a client sent. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (typeof value === "string") {
+    const shown =
+      value.length > 60 ? JSON.stringify(value.slice(0, 57)) + "..." : JSON.stringify(value);
+    return /^-?[0-9]+(\.[0-9]+)?$/.test(value) ? `the string ${shown}` : shown;
+  }
+  if (typeof value === "bigint") return value.toString();
+  if (typeof value === "number") return String(value);
+  if (typeof value === "boolean") return String(value);
+  if (Array.isArray(value)) return "an array";
+  return "an object";
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "string") return "a string";
+  if (typeof value === "bigint" || typeof value === "number") return "a number";
+  return `a ${typeof value}`;
+}
+
+function problemsFrom(
+  error: z.core.$ZodError,
+  input: Record<string, unknown>,
+  unknownLabel: string,
+  allowed: readonly string[],
+): Problem[] {
+  const problems: Problem[] = [];
+  const seen = new Set<string>();
+  for (const issue of error.issues) {
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) {
+        problems.push({
+          field: key,
+          problem: `${unknownLabel}; allowed: ${allowed.join(", ")}`,
+        });
+      }
+      continue;
+    }
+    const field = String(issue.path[0] ?? "body");
+    if (seen.has(field)) continue;
+    seen.add(field);
+    const given = Object.prototype.hasOwnProperty.call(input, field) ? input[field] : undefined;
+    if (given === undefined) {
+      problems.push({ field, problem: "is required" });
+      continue;
+    }
+    const rule = RULES[field] ?? "is not valid";
+    let detail = describeValue(given);
+    if (field === "name" && typeof given === "string" && given.length > NAME_MAX_LENGTH) {
+      detail = `${given.length} characters`;
+    }
+    problems.push({ field, problem: `${rule}; got ${detail}` });
+  }
+  return problems;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const NEW_PET_FIELDS = ["name", "categoryId", "status"] as const;
+
+/** A request body (already parsed by `parseJson`) against NewPet. */
+export function validateNewPet(input: unknown): Validated<NewPetType> {
+  if (!isPlainObject(input)) {
+    return {
+      ok: false,
+      problems: [
+        {
+          field: "body",
+          problem: `must be a JSON object with name and categoryId; got ${kindOf(input)}`,
+        },
+      ],
+    };
+  }
+  const result = NewPet.safeParse(input);
+  if (result.success) return { ok: true, value: result.data };
+  return {
+    ok: false,
+    problems: problemsFrom(result.error, input, "unknown field", NEW_PET_FIELDS),
+  };
+}
+
+const LIST_PARAMS = ["limit", "status"] as const;
+
+/**
+ * Query parameters of `GET /pets` (or the flags that become them), as strings.
+ * A parameter given twice is a problem, not a silent pick.
+ */
+export function validateListQuery(params: Iterable<[string, string]>): Validated<ListQueryType> {
+  const input: Record<string, string> = Object.create(null);
+  const problems: Problem[] = [];
+  for (const [key, value] of params) {
+    if (Object.prototype.hasOwnProperty.call(input, key)) {
+      if (!problems.some((p) => p.field === key)) {
+        problems.push({ field: key, problem: "is given more than once" });
+      }
+      continue;
+    }
+    input[key] = value;
+  }
+  const result = ListQuery.safeParse(input);
+  if (!result.success) {
+    problems.push(...problemsFrom(result.error, input, "unknown query parameter", LIST_PARAMS));
+  }
+  if (problems.length > 0 || !result.success) return { ok: false, problems };
+  const value: ListQueryType = { limit: result.data.limit ?? LIMIT_DEFAULT };
+  if (result.data.status !== undefined) value.status = result.data.status;
+  return { ok: true, value };
+}
+
+/** A pet id from a URL path or a command-line argument. */
+export function validatePetId(text: string): Validated<bigint> {
+  const result = PetIdParam.safeParse(text);
+  if (result.success) return { ok: true, value: result.data };
+  return {
+    ok: false,
+    problems: [{ field: "petId", problem: `${RULES.petId}; got ${describeValue(text)}` }],
+  };
+}
+
+/** "name is required; categoryId must be ..." */
+export function formatProblems(problems: readonly Problem[]): string {
+  return problems.map((p) => `${p.field} ${p.problem}`).join("; ");
+}

@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { JsonSyntaxError, parseJson, stringifyJson } from "../../src/schema/json.js";
+
+describe("parseJson", () => {
+  it("keeps int64 values above 2^53 exact as bigint", () => {
+    const value = parseJson('{"categoryId": 9223372036854775807, "x": -9223372036854775808}');
+    expect(value).toEqual({ categoryId: 9223372036854775807n, x: -9223372036854775808n });
+  });
+
+  it("reads fractions and exponents as numbers, integers as bigint", () => {
+    expect(parseJson("[1, 1.5, 1e3, -0, 0]")).toEqual([1n, 1.5, 1000, -0n, 0n]);
+  });
+
+  it("builds objects without a prototype so __proto__ is plain data", () => {
+    const value = parseJson('{"__proto__": {"polluted": true}, "constructor": 1}') as Record<
+      string,
+      unknown
+    >;
+    expect(Object.getPrototypeOf(value)).toBeNull();
+    expect(Object.keys(value)).toEqual(["__proto__", "constructor"]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("decodes escapes and unicode", () => {
+    expect(parseJson('"a\\n\\t\\"\\\\\\/\\u00e9\\ud83d\\ude00"')).toBe('a\n\t"\\/é😀');
+  });
+
+  it.each([
+    ["", "Unexpected end of input: the document is empty at line 1, column 1"],
+    ['{"a":1,}', "Unexpected '}', expected a string key in double quotes at line 1, column 8"],
+    ['{\n  "a": 1\n  "b": 2\n}', "Unexpected '\"', expected ',' or '}' at line 3, column 3"],
+    ["[1, 2", "Unexpected end of input, expected ',' or ']' at line 1, column 6"],
+    ['{"a":1,"a":2}', 'Duplicate key "a" at line 1, column 8'],
+    ["01", "Leading zeros are not allowed in numbers at line 1, column 1"],
+    ['"abc', "Unterminated string at line 1, column 1"],
+    ["[1] x", "Unexpected 'x' after the end of the JSON value at line 1, column 5"],
+    ["tru", "Unexpected 't', expected a JSON value at line 1, column 1"],
+    ["1.", "Unexpected end of input, expected a digit after the decimal point at line 1, column 3"],
+    ['"a\u0001"', "Unexpected control character U+0001 in string at line 1, column 3"],
+  ])("rejects %j with a located message", (text, message) => {
+    expect(() => parseJson(text)).toThrow(JsonSyntaxError);
+    expect(() => parseJson(text)).toThrow(message);
+  });
+
+  it("limits nesting instead of overflowing the stack", () => {
+    expect(() => parseJson("[".repeat(100_000))).toThrow(/Nesting deeper than 256/);
+  });
+
+  it("agrees with JSON.parse on any JSON without big numbers", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = JSON.stringify(value);
+        const ours = parseJson(text);
+        const normalised = JSON.parse(
+          stringifyJson(ours, 0).replace(/-0(?=[,\]}]|$)/g, "0"),
+        ) as unknown;
+        expect(normalised).toEqual(JSON.parse(text.replace(/-0(?=[,\]}]|$)/g, "0")));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("rejects whatever JSON.parse rejects", () => {
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        let native = true;
+        try {
+          JSON.parse(text);
+        } catch {
+          native = false;
+        }
+        let ours = true;
+        try {
+          parseJson(text);
+        } catch (error) {
+          expect(error).toBeInstanceOf(JsonSyntaxError);
+          ours = false;
+        }
+        if (!native) expect(ours).toBe(false);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe("stringifyJson", () => {
+  it("writes bigints as exact digits", () => {
+    expect(stringifyJson({ id: 9223372036854775807n, ok: true, n: null })).toBe(
+      '{"id":9223372036854775807,"ok":true,"n":null}',
+    );
+  });
+
+  it("round-trips through parseJson", () => {
+    const text = '{"a":[1,2.5,"x",{"b":-12345678901234567890}],"c":{}}';
+    expect(stringifyJson(parseJson(text))).toBe(text);
+  });
+
+  it("indents like JSON.stringify", () => {
+    const value = { a: [1, { b: "c" }], d: [] as number[], e: {} };
+    expect(stringifyJson(value, 2)).toBe(JSON.stringify(value, null, 2));
+  });
+});
