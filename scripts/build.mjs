@@ -2,9 +2,10 @@
 // modules (the server, table rendering, spinners) in chunks that load only when a
 // command needs them: start-up is a budget (see README, "Design").
 import { build } from "esbuild";
-import { rm, writeFile, mkdir } from "node:fs/promises";
+import { rm, writeFile, mkdir, readFile } from "node:fs/promises";
 
 const root = new URL("..", import.meta.url);
+const { version } = JSON.parse(await readFile(new URL("package.json", root), "utf8"));
 await rm(new URL("dist/", root), { recursive: true, force: true });
 await build({
   absWorkingDir: root.pathname,
@@ -22,6 +23,7 @@ await build({
   banner: {
     js: 'import{createRequire as __petstoreCreateRequire}from"node:module";const require=__petstoreCreateRequire(import.meta.url);',
   },
+  define: { PETSTORE_VERSION: JSON.stringify(version) },
   logLevel: "warning",
 });
 await mkdir(new URL("dist/", root), { recursive: true });

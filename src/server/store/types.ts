@@ -1,0 +1,57 @@
+/**
+ * The pet store as the HTTP layer sees it: no HTTP here, no files here.
+ * Pets are kept with their canonical JSON (see `petToJson`) so a list response is
+ * a join of ready strings.
+ */
+import type { NewPet, Pet, PetStatus } from "../../schema/pet.js";
+
+export interface ListOptions {
+  /** 1..100, already validated. */
+  limit: number;
+  status?: PetStatus;
+}
+
+export interface CreatedPet {
+  pet: Pet;
+  /** Canonical JSON of `pet`. */
+  json: string;
+}
+
+export interface PetStore {
+  /** JSON array text of up to `limit` pets, by id ascending, filtered by status when given. */
+  listJson(options: ListOptions): string;
+  /** Canonical JSON of the pet with this id, or undefined. */
+  getJson(id: bigint): string | undefined;
+  /**
+   * Assigns the next id (one above the largest stored id, at least 1), stores the
+   * pet with `status` defaulted to DEFAULT_PET_STATUS, and resolves only once the
+   * pet is durable. Rejects with a StoreError when it cannot.
+   */
+  create(pet: NewPet): Promise<CreatedPet>;
+  /** Number of pets stored. */
+  readonly size: number;
+  /** Finish pending writes, bring the JSON file exactly up to date, release the file. */
+  close(): Promise<void>;
+}
+
+export type StoreErrorCode =
+  /** Another process serves the same file. */
+  | "locked"
+  /** The file is not valid JSON; the message names line and column. */
+  | "corrupt"
+  /** The file is JSON but not an array of valid pets (message names the pet and field). */
+  | "invalid"
+  /** No id is left above the largest stored id (int64 exhausted). */
+  | "id_space_exhausted"
+  /** The disk refused a write or a read. */
+  | "io";
+
+export class StoreError extends Error {
+  override readonly name = "StoreError";
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
