@@ -1,0 +1,103 @@
+/**
+ * One error family for the client. Each error knows its exit code; only `cli.ts`
+ * turns an error into an exit code and a message (never a stack trace unless
+ * `--debug`).
+ */
+import type { ErrorBody } from "./schema/pet.js";
+
+export const EXIT = {
+  OK: 0,
+  UNEXPECTED: 1,
+  /** Usage or invalid input, including a 400 from the service. */
+  USAGE: 2,
+  /** Authentication: no key, or the service answered 401. */
+  AUTH: 3,
+  /** The service answered 404. */
+  NOT_FOUND: 4,
+  /** Still rate limited (429) after the retries. */
+  RATE_LIMITED: 5,
+  /** Network error, timeout, or the service unavailable (5xx) after the retries. */
+  NETWORK: 6,
+  /** A write may or may not have happened (timeout or reset after the body was sent). */
+  OUTCOME_UNKNOWN: 7,
+} as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export class PetstoreError extends Error {
+  override name = "PetstoreError";
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode,
+    /** One line that tells the user what to do next, printed after the message. */
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+export class UsageError extends PetstoreError {
+  override name = "UsageError";
+  constructor(message: string, hint?: string) {
+    super(message, EXIT.USAGE, hint);
+  }
+}
+
+/** What the client knows of the request that failed (never the key). */
+export interface RequestSummary {
+  method: string;
+  url: string;
+}
+
+/** The service answered with a non-2xx status. */
+export class HttpError extends PetstoreError {
+  override name = "HttpError";
+  constructor(
+    message: string,
+    exitCode: ExitCode,
+    readonly status: number,
+    readonly request: RequestSummary,
+    readonly body: ErrorBody | undefined,
+    hint?: string,
+  ) {
+    super(message, exitCode, hint);
+  }
+}
+
+export class AuthError extends HttpError {
+  override name = "AuthError";
+}
+export class NotFoundError extends HttpError {
+  override name = "NotFoundError";
+}
+export class RateLimitError extends HttpError {
+  override name = "RateLimitError";
+}
+
+/** No answer: DNS, refused, reset, TLS. `sent` says whether the body may have reached the service. */
+export class NetworkError extends PetstoreError {
+  override name = "NetworkError";
+  constructor(
+    message: string,
+    readonly request: RequestSummary,
+    readonly sent: boolean,
+    hint?: string,
+  ) {
+    super(message, EXIT.NETWORK, hint);
+  }
+}
+
+export class TimeoutError extends NetworkError {
+  override name = "TimeoutError";
+}
+
+/** A POST whose outcome cannot be known: never retried blindly. */
+export class OutcomeUnknownError extends PetstoreError {
+  override name = "OutcomeUnknownError";
+  constructor(
+    message: string,
+    readonly request: RequestSummary,
+    hint?: string,
+  ) {
+    super(message, EXIT.OUTCOME_UNKNOWN, hint);
+  }
+}
