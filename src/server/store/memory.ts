@@ -1,0 +1,37 @@
+/**
+ * The memory twin of the file store: the same ids, order, filters and errors, no
+ * durability. For tests of the HTTP layer and for `serve` without a file.
+ */
+import type { Pet } from "../../schema/pet.js";
+import { PetIndex, petFromNew, sortPets, toStoredPet } from "./pet-index.js";
+import { StoreError, type PetStore } from "./types.js";
+
+export function createMemoryStore(pets: Pet[] = []): PetStore {
+  const stored = pets.map(toStoredPet);
+  const duplicate = sortPets(stored);
+  if (duplicate) {
+    throw new StoreError(
+      "invalid",
+      `Pets at index ${duplicate.first} and ${duplicate.second} share the id ${stored[duplicate.first]!.id}; each pet needs its own id.`,
+    );
+  }
+  const index = new PetIndex(stored);
+  let closed = false;
+  return {
+    listJson: (options) => index.list(options),
+    getJson: (id) => index.get(id),
+    async create(newPet) {
+      if (closed) throw new StoreError("io", "The pet store is closed.");
+      const pet = petFromNew(newPet, index.nextId());
+      const entry = toStoredPet(pet);
+      index.append(entry);
+      return { pet, json: entry.json };
+    },
+    get size() {
+      return index.size;
+    },
+    async close() {
+      closed = true;
+    },
+  };
+}
