@@ -1,0 +1,48 @@
+/**
+ * Bearer-key lookup. Keys are held by their SHA-256 digest, and a presented key is
+ * hashed before the lookup: the Map compares digests, so the time a lookup takes
+ * says nothing about how close a guess was to a real key, and the keys
+ * themselves are not kept in memory tables.
+ */
+import { createHash } from "node:crypto";
+import type { ApiKeySpec, PlanName, WindowLimits } from "./keys.js";
+import { RateBucket } from "./rate-limit.js";
+
+export interface KeyAccount {
+  plan: PlanName;
+  limits: WindowLimits | null;
+  bucket: RateBucket;
+}
+
+/** No bearer credentials (or another scheme, RFC 6750 §3.1: no error code then). */
+export const NO_KEY = "no_key";
+/** Bearer credentials that match no key. */
+export const UNKNOWN_KEY = "unknown_key";
+
+export type Identity = KeyAccount | typeof NO_KEY | typeof UNKNOWN_KEY;
+
+function digest(key: string): string {
+  return createHash("sha256").update(key).digest("base64");
+}
+
+export class Keyring {
+  private readonly accounts = new Map<string, KeyAccount>();
+
+  constructor(keys: readonly ApiKeySpec[]) {
+    for (const { key, plan, limits } of keys) {
+      this.accounts.set(digest(key), { plan, limits, bucket: new RateBucket() });
+    }
+  }
+
+  /** From the Authorization header; the scheme name is case-insensitive (RFC 7235). */
+  identify(authorization: string | undefined): Identity {
+    if (authorization === undefined) return NO_KEY;
+    const space = authorization.indexOf(" ");
+    if (space !== 6 || authorization.slice(0, 6).toLowerCase() !== "bearer") {
+      return authorization.toLowerCase() === "bearer" ? UNKNOWN_KEY : NO_KEY;
+    }
+    const token = authorization.slice(7).trim();
+    if (token === "") return UNKNOWN_KEY;
+    return this.accounts.get(digest(token)) ?? UNKNOWN_KEY;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Reading a JSON request body: media type, a 1 MiB cap (checked on
+ * Content-Length first, then counted as a chunked body streams in), UTF-8, and
+ * the lossless int64 parser. Failures come back as ready Error replies.
+ */
+import type { IncomingMessage } from "node:http";
+import { JsonSyntaxError, parseJson, type JsonValue } from "../schema/json.js";
+import { errorReply, type Reply } from "./reply.js";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export type BodyResult =
+  | { ok: true; value: JsonValue }
+  | { ok: false; reply: Reply }
+  /** The client went away before the body was complete: nothing to answer. */
+  | { ok: false; reply: undefined };
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** `application/json`, optionally with `charset=utf-8`; case and spaces do not matter. */
+export function isJsonMediaType(contentType: string): boolean {
+  const [type = "", ...parameters] = contentType.split(";");
+  if (type.trim().toLowerCase() !== "application/json") return false;
+  return parameters.every((parameter) => {
+    const [name = "", value = ""] = parameter.split("=");
+    return name.trim().toLowerCase() === "charset" && /^"?utf-8"?$/i.test(value.trim());
+  });
+}
+
+const UNSUPPORTED_MEDIA_TYPE = "Content-Type must be application/json (charset utf-8 if given)";
+const TOO_LARGE = `the body is larger than ${MAX_BODY_BYTES} bytes (1 MiB)`;
+
+export function readJsonBody(req: IncomingMessage): Promise<BodyResult> {
+  const contentType = req.headers["content-type"];
+  if (contentType !== undefined && !isJsonMediaType(contentType)) {
+    return Promise.resolve(refuse(errorReply("unsupported_media_type", UNSUPPORTED_MEDIA_TYPE)));
+  }
+  const declared = req.headers["content-length"];
+  if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) {
+    return Promise.resolve(refuse(errorReply("payload_too_large", TOO_LARGE)));
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        req.off("data", onData);
+        req.off("end", onEnd);
+        req.pause();
+        resolve(refuse(errorReply("payload_too_large", TOO_LARGE)));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      req.off("close", onClose);
+      resolve(interpret(Buffer.concat(chunks, size), contentType !== undefined));
+    };
+    const onClose = () => {
+      if (!req.complete) resolve({ ok: false, reply: undefined });
+    };
+    req.on("data", onData);
+    req.once("end", onEnd);
+    req.once("close", onClose);
+  });
+}
+
+/** An answer given before the whole body was read: the connection cannot be reused. */
+function refuse(reply: Reply): BodyResult {
+  return { ok: false, reply: { ...reply, closeConnection: true } };
+}
+
+function interpret(bytes: Buffer, typed: boolean): BodyResult {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { ok: false, reply: errorReply("invalid_json", "the body is not valid UTF-8") };
+  }
+  if (text.trim() === "") {
+    return {
+      ok: false,
+      reply: errorReply("empty_body", "the body is empty; send a NewPet as JSON"),
+    };
+  }
+  if (!typed) {
+    return { ok: false, reply: errorReply("unsupported_media_type", UNSUPPORTED_MEDIA_TYPE) };
+  }
+  try {
+    return { ok: true, value: parseJson(text) };
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) {
+      return {
+        ok: false,
+        reply: errorReply("invalid_json", `the body is not valid JSON: ${error.message}`),
+      };
+    }
+    throw error;
+  }
+}
