@@ -36,6 +36,19 @@ export function petFromNew(newPet: NewPet, id: bigint): Pet {
   };
 }
 
+/** The id a create gets when `max` is the largest id so far: max + 1, at least 1. */
+export function idAfter(max: bigint | undefined): bigint {
+  if (max === undefined || max < 1n) return 1n;
+  if (max >= INT64_MAX) {
+    throw new StoreError(
+      "id_space_exhausted",
+      `No id is left for a new pet: the largest stored id is ${max}, the int64 maximum. ` +
+        "Give that pet a smaller id to make room.",
+    );
+  }
+  return max + 1n;
+}
+
 type StatusArrays = Record<PetStatus, StoredPet[]>;
 
 export class PetIndex {
@@ -64,16 +77,7 @@ export class PetIndex {
 
   /** One above the largest id, at least 1. */
   nextId(): bigint {
-    const max = this.maxId;
-    if (max === undefined || max < 1n) return 1n;
-    if (max >= INT64_MAX) {
-      throw new StoreError(
-        "id_space_exhausted",
-        `No id is left for a new pet: the largest stored id is ${max}, the int64 maximum. ` +
-          "Give that pet a smaller id to make room.",
-      );
-    }
-    return max + 1n;
+    return idAfter(this.maxId);
   }
 
   list(options: ListOptions): string {

@@ -1,0 +1,29 @@
+/** Small durable-write helpers over node:fs/promises (each runs in the libuv pool). */
+import { open, type FileHandle } from "node:fs/promises";
+
+/** Writes all of `bytes` at `position`. */
+export async function writeAllAt(
+  handle: FileHandle,
+  bytes: Buffer,
+  position: number,
+): Promise<void> {
+  let done = 0;
+  while (done < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, position + done);
+    done += bytesWritten;
+  }
+}
+
+/** Makes the names in `directory` (a rename, a new or removed file) durable. */
+export async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
+}
