@@ -1,0 +1,177 @@
+/**
+ * Read throughput of `petstore serve` against the ceiling: a bare node:http server answering
+ * the very bytes serve answers. Rounds alternate which server goes first, so drift on this
+ * noisy machine falls on both; the figures are medians over the rounds.
+ */
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { request } from "../lib/http.mjs";
+import { describeLoadTool, runLoad } from "../lib/load.mjs";
+import { startProcess, stopProcess, cpuSeconds } from "../lib/processes.mjs";
+import { measured, notAvailable } from "../lib/report.mjs";
+import { authHeaders } from "../lib/serve.mjs";
+import { listPageJson, petJson } from "../lib/pets.mjs";
+import { median } from "../lib/stats.mjs";
+
+export const name = "server-read";
+export const summary = "GET list and GET by id req/s, petstore serve vs a bare node:http ceiling";
+
+const STORE_SIZE = 10_000;
+const CONNECTIONS = 32;
+const LIST_QUERY = "/pets?status=available&limit=20";
+const GOAL = { on: "ratio", op: ">=", value: 0.7 };
+
+const ENDPOINTS = [
+  {
+    key: "list",
+    measurement: `serve GET /v1/pets?status=available&limit=20 (${STORE_SIZE.toLocaleString("en-US")} pets)`,
+    path: (basePath) => `${basePath}${LIST_QUERY}`,
+  },
+  {
+    key: "byId",
+    measurement: `serve GET /v1/pets/{id}, ids spread over ${STORE_SIZE.toLocaleString("en-US")} pets`,
+    path: (basePath) => `${basePath}/pets/{id}`,
+    ids: [1, STORE_SIZE],
+  },
+];
+
+async function startCeiling(tmp, listBody, petBody) {
+  const listFile = join(tmp, "ceiling-list.json");
+  const petFile = join(tmp, "ceiling-pet.json");
+  await writeFile(listFile, listBody);
+  await writeFile(petFile, petBody);
+  const script = new URL("../fixtures/ceiling-server.mjs", import.meta.url).pathname;
+  const started = await startProcess(process.execPath, [script, listFile, petFile], {
+    readyPattern: /http:\/\/127\.0\.0\.1:\d+\/v1/,
+    timeoutMs: 10_000,
+  });
+  const baseUrl = started.match[0];
+  return {
+    pid: started.child.pid,
+    origin: new URL(baseUrl).origin,
+    basePath: "/v1",
+    stop: () => stopProcess(started.child, 5_000),
+  };
+}
+
+/** The bodies serve answers, so the ceiling sends the same bytes; generated when serve is absent. */
+async function bodiesFrom(server) {
+  if (!server) return { listBody: listPageJson("available", 20), petBody: petJson(1) };
+  const list = await request("GET", `${server.baseUrl}${LIST_QUERY}`, { headers: authHeaders() });
+  const pet = await request("GET", `${server.baseUrl}/pets/1`, { headers: authHeaders() });
+  if (list.status !== 200 || pet.status !== 200) {
+    throw new Error(`serve answered ${list.status} to the list and ${pet.status} to /pets/1`);
+  }
+  const page = JSON.parse(list.body.toString("utf8"));
+  if (!Array.isArray(page) || page.length !== 20) {
+    throw new Error(
+      `the list page is not an array of 20 pets: ${list.body.toString("utf8").slice(0, 80)}`,
+    );
+  }
+  return { listBody: list.body, petBody: pet.body };
+}
+
+async function loadWithCpu(target, endpoint, seconds, scratchDir) {
+  const cpuBefore = await cpuSeconds(target.pid);
+  const result = await runLoad({
+    origin: target.origin,
+    path: endpoint.path(target.basePath),
+    ids: endpoint.ids,
+    headers: authHeaders(),
+    connections: CONNECTIONS,
+    seconds,
+    scratchDir,
+  });
+  const cpuAfter = await cpuSeconds(target.pid);
+  return { ...result, serverCpu: (cpuAfter - cpuBefore) / result.seconds };
+}
+
+const percent = (fraction) => `${Math.round(fraction * 100)}%`;
+
+export async function run(ctx) {
+  const { settings, tmp } = ctx;
+  const serveState = await ctx.serve.available();
+  const server = serveState.ok
+    ? await ctx.serve.start(await ctx.pets.fresh(STORE_SIZE))
+    : undefined;
+  let ceiling;
+  try {
+    const { listBody, petBody } = await bodiesFrom(server);
+    ceiling = await startCeiling(tmp, listBody, petBody);
+    const targets = server ? [ceiling, server] : [ceiling];
+    ctx.log(`load tool: ${describeLoadTool(CONNECTIONS)}`);
+
+    for (const endpoint of ENDPOINTS) {
+      for (const target of targets)
+        await loadWithCpu(target, endpoint, settings.warmupSeconds, tmp);
+    }
+    const samples = new Map(targets.map((target) => [target, { list: [], byId: [] }]));
+    for (let round = 0; round < settings.readRounds; round++) {
+      const order = round % 2 === 0 ? targets : [...targets].reverse();
+      for (const endpoint of ENDPOINTS) {
+        for (const target of order) {
+          ctx.log(
+            `round ${round + 1}: ${endpoint.key} on ${target === ceiling ? "ceiling" : "serve"}`,
+          );
+          const result = await loadWithCpu(target, endpoint, settings.loadSeconds, tmp);
+          samples.get(target)[endpoint.key].push(result);
+        }
+      }
+    }
+
+    for (const endpoint of ENDPOINTS) {
+      const ceilingRuns = samples.get(ceiling)[endpoint.key];
+      const ceilingRps = median(ceilingRuns.map((run) => run.rps));
+      const loaderNote =
+        ceilingRuns[0].loaderCpu === undefined
+          ? []
+          : [
+              `ceiling: server CPU ${percent(median(ceilingRuns.map((r) => r.serverCpu)))}, load tool CPU ${percent(median(ceilingRuns.map((r) => r.loaderCpu)))} (near 100% means the tool, not the server, set the ceiling)`,
+            ];
+      if (!server) {
+        ctx.record(
+          notAvailable({
+            phase: name,
+            measurement: endpoint.measurement,
+            unit: "req/s",
+            goal: GOAL,
+            reason: `${serveState.reason}; the ceiling alone ran at ${Math.round(ceilingRps)} req/s`,
+          }),
+        );
+        ctx.detail(endpoint.key, { ceiling: ceilingRuns });
+        continue;
+      }
+      const serveRuns = samples.get(server)[endpoint.key];
+      const non2xx = serveRuns.reduce((sum, run) => sum + run.non2xx, 0);
+      const errors = serveRuns.reduce((sum, run) => sum + run.errors, 0);
+      const notes = [
+        `serve: p50 ${median(serveRuns.map((r) => r.p50Ms))} ms, p99 ${median(serveRuns.map((r) => r.p99Ms))} ms, server CPU ${percent(median(serveRuns.map((r) => r.serverCpu)))}; rounds ${serveRuns.map((r) => Math.round(r.rps)).join(", ")} vs ceiling ${ceilingRuns.map((r) => Math.round(r.rps)).join(", ")} req/s`,
+        ...loaderNote,
+      ];
+      if (non2xx + errors > 0)
+        notes.push(
+          `serve: ${non2xx} non-2xx responses and ${errors} socket errors (not counted in req/s)`,
+        );
+      ctx.record(
+        measured({
+          phase: name,
+          measurement: endpoint.measurement,
+          figure: median(serveRuns.map((run) => run.rps)),
+          unit: "req/s",
+          baseline: ceilingRps,
+          baselineLabel: "ceiling",
+          goal: GOAL,
+          notes,
+        }),
+      );
+      ctx.detail(endpoint.key, {
+        ceiling: ceilingRuns,
+        serve: serveRuns,
+        serveCommand: server.commandLine,
+      });
+    }
+  } finally {
+    await ceiling?.stop();
+    await server?.stop();
+  }
+}
