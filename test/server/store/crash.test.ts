@@ -1,0 +1,89 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { parseJson } from "../../../src/schema/json.js";
+import type { Pet } from "../../../src/schema/pet.js";
+import { openFileStore } from "../../../src/server/store/file-store.js";
+
+let dir: string;
+let writer: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "petstore-crash-"));
+  writer = path.join(dir, "crash-writer.mjs");
+  await build({
+    entryPoints: [fileURLToPath(new URL("fixtures/crash-writer.ts", import.meta.url))],
+    outfile: writer,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    logLevel: "warning",
+  });
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Runs the writer until `acknowledged` ids were printed and `delayMs` passed, then kill -9. */
+async function writeAndKill(
+  file: string,
+  acknowledged: number,
+  delayMs: number,
+): Promise<bigint[]> {
+  const child = spawn(process.execPath, [writer, file], { stdio: ["ignore", "pipe", "inherit"] });
+  let output = "";
+  let killing = false;
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk: string) => {
+    output += chunk;
+    if (!killing && output.split("\n").length - 2 >= acknowledged) {
+      killing = true;
+      setTimeout(() => child.kill("SIGKILL"), delayMs);
+    }
+  });
+  expect(await exited).toBeNull();
+  const lines = output.split("\n");
+  lines.pop(); // a line cut short by the kill
+  expect(lines[0]).toBe("ready");
+  return lines.slice(1).map((line) => BigInt(line));
+}
+
+it("keeps every acknowledged pet, once, in a valid file across kill -9 at different moments", async () => {
+  const file = path.join(dir, "pets.json");
+  const acknowledged: bigint[] = [];
+  for (const [count, delayMs] of [
+    [1, 0],
+    [200, 3],
+    [50, 40],
+    [2000, 0],
+    [500, 120],
+  ] as const) {
+    const ids = await writeAndKill(file, count, delayMs);
+    expect(ids.length).toBeGreaterThanOrEqual(count);
+    acknowledged.push(...ids);
+
+    const pets = parseJson(await readFile(file, "utf8")) as Pet[];
+    expect(new Set(pets.map((p) => p.id)).size).toBe(pets.length);
+
+    const store = await openFileStore({ file });
+    for (const id of acknowledged) {
+      expect(store.getJson(id), `pet ${id}`).toMatch(/"categoryId":9223372036854775807/);
+    }
+    const listed = parseJson(store.listJson({ limit: 100 })) as Pet[];
+    expect(listed.map((p) => p.id)).toEqual(
+      [...listed.map((p) => p.id)].sort((a, b) => (a < b ? -1 : 1)),
+    );
+    const size = store.size;
+    await store.close();
+    const closed = parseJson(await readFile(file, "utf8")) as Pet[];
+    expect(closed).toHaveLength(size);
+    expect(new Set(closed.map((p) => p.id)).size).toBe(size);
+  }
+  expect(new Set(acknowledged).size).toBe(acknowledged.length);
+});

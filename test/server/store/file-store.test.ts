@@ -1,0 +1,390 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { parseJson } from "../../../src/schema/json.js";
+import { INT64_MAX, INT64_MIN, petToJson, type Pet } from "../../../src/schema/pet.js";
+import { openFileStore, type FileStoreOptions } from "../../../src/server/store/file-store.js";
+import { demoPets } from "../../../src/server/store/seed.js";
+import { StoreError, type PetStore } from "../../../src/server/store/types.js";
+import { describeStoreContract } from "./store-contract.js";
+
+/** The file as this store writes it: one canonical pet per line. */
+const canonicalFile = (pets: Pet[]) =>
+  pets.length === 0 ? "[]\n" : "[\n" + pets.map(petToJson).join(",\n") + "\n]\n";
+
+const pet = (id: bigint, name = `Pet ${id}`, status: Pet["status"] = "available"): Pet => ({
+  id,
+  name,
+  categoryId: 1n,
+  status,
+});
+
+const dirs: string[] = [];
+async function freshDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "petstore-store-"));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+describeStoreContract("file store", async (pets) => {
+  const file = path.join(await freshDir(), "pets.json");
+  if (pets) await writeFile(file, canonicalFile(pets));
+  return openFileStore({ file, flushIntervalMs: 20 });
+});
+
+async function errorOf(promise: Promise<unknown>): Promise<StoreError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(StoreError);
+  return error as StoreError;
+}
+
+describe("file store", () => {
+  let dir: string;
+  let file: string;
+  let logs: string[];
+  const open: PetStore[] = [];
+
+  beforeEach(async () => {
+    dir = await freshDir();
+    file = path.join(dir, "pets.json");
+    logs = [];
+  });
+  afterEach(async () => {
+    for (const store of open.splice(0)) await store.close().catch(() => {});
+  });
+
+  async function openStore(options: Partial<FileStoreOptions> = {}): Promise<PetStore> {
+    const store = await openFileStore({
+      file,
+      log: (line) => logs.push(line),
+      flushIntervalMs: 20,
+      ...options,
+    });
+    open.push(store);
+    return store;
+  }
+
+  async function reopen(store: PetStore, options: Partial<FileStoreOptions> = {}) {
+    await store.close();
+    return openStore(options);
+  }
+
+  const fileText = () => readFile(file, "utf8");
+  const filePets = async () => parseJson(await fileText()) as Pet[];
+
+  describe("the file", () => {
+    it("is created, empty, when missing", async () => {
+      const store = await openStore();
+      expect(store.size).toBe(0);
+      expect(await fileText()).toBe("[]\n");
+      expect(logs.join("\n")).toContain(`Created ${file}`);
+    });
+
+    it("counts as an empty store when it exists with 0 bytes", async () => {
+      await writeFile(file, "");
+      const store = await openStore();
+      expect(store.size).toBe(0);
+      await store.create({ name: "Luna", categoryId: 1n });
+      await store.close();
+      expect((await filePets()).map((p) => p.name)).toEqual(["Luna"]);
+    });
+
+    it("is filled with demo pets by seed when new, and seed is ignored for an existing file", async () => {
+      const store = await openStore({ seed: 25 });
+      expect(store.size).toBe(25);
+      expect(await fileText()).toBe(canonicalFile(demoPets(25)));
+      const again = await reopen(store, { seed: 5 });
+      expect(again.size).toBe(25);
+      expect(logs.join("\n")).toContain("already exists (25 pets): --seed 5 is ignored");
+    });
+
+    it("holds one canonical pet per line and is valid JSON", async () => {
+      const store = await openStore({ seed: 3 });
+      await store.create({ name: 'Rex "the" Dog', categoryId: 2n, status: "pending" });
+      await store.create({ name: "Line\nbreak", categoryId: 3n });
+      await store.close();
+      const lines = (await fileText()).split("\n");
+      expect(lines[0]).toBe("[");
+      expect(lines.slice(-2)).toEqual(["]", ""]);
+      const body = lines.slice(1, -2);
+      expect(body).toHaveLength(5);
+      const pets = await filePets();
+      body.forEach((line, i) => {
+        expect(line).toBe(petToJson(pets[i]!) + (i < body.length - 1 ? "," : ""));
+      });
+      expect(pets[3]).toEqual({ id: 4n, name: 'Rex "the" Dog', categoryId: 2n, status: "pending" });
+      expect(pets[4]!.name).toBe("Line\nbreak");
+    });
+
+    it("reflects acknowledged creates within the flush interval while serving", async () => {
+      const store = await openStore({ flushIntervalMs: 30 });
+      const { json } = await store.create({ name: "Milo", categoryId: 1n });
+      await vi.waitFor(async () => expect(await fileText()).toBe(`[\n${json}\n]\n`), {
+        timeout: 5000,
+        interval: 10,
+      });
+      expect(existsSync(`${file}.journal`)).toBe(true);
+    });
+
+    it("is exactly up to date after close, and the journal is gone", async () => {
+      const store = await openStore({ flushIntervalMs: 60_000 });
+      const created = await Promise.all(
+        [1, 2, 3].map((i) => store.create({ name: `P${i}`, categoryId: BigInt(i) })),
+      );
+      // Durable before acknowledged: the pets are in the journal, not in the file yet.
+      const journal = await readFile(`${file}.journal`, "utf8");
+      for (const c of created) expect(journal).toContain(c.json);
+      expect(await fileText()).toBe("[]\n");
+      await store.close();
+      expect(await fileText()).toBe(canonicalFile(created.map((c) => c.pet)));
+      expect(existsSync(`${file}.journal`)).toBe(false);
+      expect(existsSync(`${file}.lock`)).toBe(false);
+    });
+
+    it("keeps int64 extremes exact across a restart", async () => {
+      const store = await openStore();
+      const max = await store.create({ name: "Max", categoryId: INT64_MAX });
+      const min = await store.create({ name: "Min", categoryId: INT64_MIN });
+      const again = await reopen(store);
+      expect(again.getJson(max.pet.id)).toBe(
+        `{"id":1,"name":"Max","categoryId":9223372036854775807,"status":"available"}`,
+      );
+      expect(again.getJson(min.pet.id)).toBe(
+        `{"id":2,"name":"Min","categoryId":-9223372036854775808,"status":"available"}`,
+      );
+      expect((await again.create({ name: "Next", categoryId: 1n })).pet.id).toBe(3n);
+    });
+
+    it("serves big ids written by hand exactly, in any layout, and appends after them", async () => {
+      const handWritten =
+        "[\n" +
+        '  { "name": "Ace", "id": 9223372036854775805, "categoryId": -9223372036854775808 },\n' +
+        '  {\n    "id": 9007199254740993,\n    "categoryId": 9007199254740995,\n    "name": "\\u00c9clair",\n    "status": "sold"\n  }\n' +
+        "]\n";
+      await writeFile(file, handWritten);
+      const store = await openStore();
+      expect(store.getJson(9223372036854775805n)).toBe(
+        '{"id":9223372036854775805,"name":"Ace","categoryId":-9223372036854775808}',
+      );
+      expect(store.listJson({ limit: 1, status: "sold" })).toBe(
+        '[{"id":9007199254740993,"name":"Éclair","categoryId":9007199254740995,"status":"sold"}]',
+      );
+      const created = await store.create({ name: "Last", categoryId: 1n });
+      expect(created.pet.id).toBe(9223372036854775806n);
+      await store.close();
+      const text = await fileText();
+      expect(text.startsWith(handWritten.slice(0, handWritten.lastIndexOf("\n]")))).toBe(true);
+      expect((await filePets()).map((p) => p.id)).toEqual([
+        9223372036854775805n,
+        9007199254740993n,
+        9223372036854775806n,
+      ]);
+    });
+  });
+
+  describe("the lock", () => {
+    it("refuses a second opener of the same file, naming the process", async () => {
+      await openStore();
+      const error = await errorOf(openStore());
+      expect(error.code).toBe("locked");
+      expect(error.message).toContain(`process`);
+      expect(error.message).toContain(`${file}.lock`);
+    });
+
+    it("refuses when the lock holds the pid of another running process", async () => {
+      await writeFile(`${file}.lock`, `${process.ppid}\n`);
+      const error = await errorOf(openStore());
+      expect(error.code).toBe("locked");
+      expect(error.message).toContain(`process ${process.ppid}`);
+      expect(existsSync(file)).toBe(false);
+    });
+
+    it("takes over a stale lock whose process is gone", async () => {
+      const gone = spawnSync(process.execPath, ["-p", "process.pid"], { encoding: "utf8" });
+      const deadPid = Number(gone.stdout.trim());
+      await writeFile(`${file}.lock`, `${deadPid}\n`);
+      const store = await openStore();
+      expect(await readFile(`${file}.lock`, "utf8")).toBe(`${process.pid}\n`);
+      expect(logs.join("\n")).toContain(`process ${deadPid}`);
+      await store.close();
+      expect(existsSync(`${file}.lock`)).toBe(false);
+    });
+  });
+
+  describe("a broken file at start-up", () => {
+    it("is corrupt: names file, line and column, and is left byte for byte", async () => {
+      const bytes = Buffer.from(
+        '[\n{"id":1,"name":"A","categoryId":1},\n{"id":2,"name":"B" "categoryId":1}\n]\n',
+      );
+      await writeFile(file, bytes);
+      const journal = '{"id":3,"name":"C","categoryId":1,"status":"available"}\n';
+      await writeFile(`${file}.journal`, journal);
+      const error = await errorOf(openStore());
+      expect(error.code).toBe("corrupt");
+      expect(error.message).toContain(file);
+      expect(error.message).toContain("line 3, column 20");
+      expect(error.message).toContain("Fix the file");
+      expect(await readFile(file)).toEqual(bytes);
+      expect(await readFile(`${file}.journal`, "utf8")).toBe(journal);
+      expect(existsSync(`${file}.lock`)).toBe(false);
+    });
+
+    it.each([
+      [
+        "a missing name",
+        '[\n{"id":1,"name":"A","categoryId":1},\n{"id":2,"categoryId":1}\n]\n',
+        /index 1 \(line 3\).*name is required/,
+      ],
+      [
+        "a string categoryId",
+        '[\n  {"id": 1, "name": "A", "categoryId": "5"}\n]\n',
+        /index 0 \(line 2\).*categoryId must be an integer .*got the string "5"/,
+      ],
+      [
+        "a duplicate id",
+        '[\n{"id":7,"name":"A","categoryId":1},\n{"id":3,"name":"B","categoryId":1},\n{"id":7,"name":"C","categoryId":1}\n]\n',
+        /index 0 \(line 2\) and index 2 \(line 4\) both have id 7/,
+      ],
+      ["not an array", '{"pets": []}\n', /must hold a JSON array of pets; it holds an object/],
+      [
+        "an unknown field",
+        '[\n  {\n    "id": 1,\n    "name": "A",\n    "categoryId": 1\n  },\n  {\n    "id": 2,\n    "name": "B",\n    "categoryId": 1,\n    "colour": "red"\n  }\n]',
+        /index 1 \(line 7\).*colour unknown field; allowed: id, name, categoryId, status/,
+      ],
+    ])("is invalid with %s: names the pet and field, file untouched", async (_, text, message) => {
+      await writeFile(file, text);
+      const error = await errorOf(openStore());
+      expect(error.code).toBe("invalid");
+      expect(error.message).toContain(file);
+      expect(error.message).toMatch(message);
+      expect(await fileText()).toBe(text);
+    });
+  });
+
+  describe("recovery", () => {
+    it("replays the journal after a crash, skipping pets already in the file and a torn last line", async () => {
+      const inFile = [pet(1n), pet(2n), pet(3n)];
+      await writeFile(file, canonicalFile(inFile));
+      const replayed = [pet(4n, "Four"), pet(5n, "Five", "sold")];
+      await writeFile(
+        `${file}.journal`,
+        [...[inFile[2]!, ...replayed].map((p) => petToJson(p) + "\n"), '{"id":6,"name":"Six"'].join(
+          "",
+        ),
+      );
+      await writeFile(`${file}.lock`, "999999999\n");
+      const store = await openStore();
+      expect(store.size).toBe(5);
+      expect(store.getJson(5n)).toBe(petToJson(replayed[1]!));
+      expect(store.getJson(6n)).toBeUndefined();
+      expect(await fileText()).toBe(canonicalFile([...inFile, ...replayed]));
+      expect(await readFile(`${file}.journal`, "utf8")).toBe("");
+      expect(logs.join("\n")).toMatch(/Ignoring the last 20 bytes .*never acknowledged/);
+      expect(logs.join("\n")).toContain("Recovered 2 acknowledged pets");
+      expect((await store.create({ name: "Six", categoryId: 1n })).pet.id).toBe(6n);
+    });
+
+    it("refuses a journal pet whose id the file holds as another pet, file untouched", async () => {
+      const text = canonicalFile([pet(1n), pet(2n, "Edited")]);
+      await writeFile(file, text);
+      await writeFile(`${file}.journal`, petToJson(pet(2n, "Acknowledged")) + "\n");
+      const error = await errorOf(openStore());
+      expect(error.code).toBe("invalid");
+      expect(error.message).toContain('"name":"Acknowledged"');
+      expect(error.message).toContain(`${file}.journal`);
+      expect(await fileText()).toBe(text);
+    });
+  });
+
+  describe("edits made while serving", () => {
+    it("are picked up; new ids continue above the edit's largest id", async () => {
+      const store = await openStore({ seed: 3 });
+      const edited = canonicalFile([pet(1n, "Renamed"), pet(100n, "Added by hand", "pending")]);
+      await writeFile(file, edited);
+      await vi.waitFor(() => expect(store.getJson(100n)).toBeDefined(), { timeout: 5000 });
+      expect(store.size).toBe(2);
+      expect(store.getJson(1n)).toContain("Renamed");
+      expect(store.getJson(2n)).toBeUndefined();
+      expect(logs.join("\n")).toContain("Picked up an edit");
+      const created = await store.create({ name: "After", categoryId: 1n });
+      expect(created.pet.id).toBe(101n);
+      await store.close();
+      expect(await fileText()).toBe(
+        canonicalFile([pet(1n, "Renamed"), pet(100n, "Added by hand", "pending"), created.pet]),
+      );
+    });
+
+    it("are picked up when saved by rename, re-applying acknowledged pets the edit lacks", async () => {
+      const store = await openStore({ seed: 2, flushIntervalMs: 60_000 });
+      const acknowledged = await store.create({ name: "Acknowledged", categoryId: 1n });
+      const edit = canonicalFile([pet(1n), pet(2n), pet(50n, "By hand")]);
+      await writeFile(`${file}.edit`, edit);
+      await rename(`${file}.edit`, file);
+      await store.close();
+      expect((await filePets()).map((p) => p.id)).toEqual([1n, 2n, 50n, 3n]);
+      expect(await fileText()).toBe(edit.slice(0, -3) + ",\n" + acknowledged.json + "\n]\n");
+      const again = await openStore();
+      expect(again.getJson(3n)).toBe(acknowledged.json);
+      expect((await again.create({ name: "Next", categoryId: 1n })).pet.id).toBe(51n);
+    });
+
+    it("that are invalid are refused, never overwritten, and adopted once fixed", async () => {
+      const store = await openStore({ seed: 2 });
+      const broken = '[\n{"id":1,"name":"A","categoryId":1},\n{"id":2,\n';
+      await writeFile(file, broken);
+      await vi.waitFor(() => expect(logs.join("\n")).toContain("cannot be used"), {
+        timeout: 5000,
+      });
+      expect(logs.join("\n")).toMatch(/line 4, column 1/);
+      const created = await store.create({ name: "Kept", categoryId: 1n });
+      expect(created.pet.id).toBe(3n);
+      expect(store.size).toBe(3);
+      // Several ticks later the broken file is still as the person left it.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(await fileText()).toBe(broken);
+      const fixed = canonicalFile([pet(1n, "A"), pet(2n, "B")]);
+      await writeFile(file, fixed);
+      await vi.waitFor(
+        async () => expect((await filePets()).map((p) => p.id)).toEqual([1n, 2n, 3n]),
+        {
+          timeout: 5000,
+        },
+      );
+      expect(store.getJson(2n)).toBe(petToJson(pet(2n, "B")));
+      expect(store.getJson(3n)).toBe(created.json);
+    });
+
+    it("that are invalid at close keep acknowledged pets in the journal for the next start", async () => {
+      const store = await openStore({ flushIntervalMs: 60_000 });
+      const created = await store.create({ name: "Kept", categoryId: 1n });
+      await writeFile(file, "[oops]\n");
+      await store.close();
+      expect(await fileText()).toBe("[oops]\n");
+      expect(await readFile(`${file}.journal`, "utf8")).toBe(created.json + "\n");
+      expect(logs.join("\n")).toContain("stay in");
+      await writeFile(file, "[]\n");
+      const again = await openStore();
+      expect(again.getJson(1n)).toBe(created.json);
+    });
+
+    it("that give an acknowledged id to another pet are refused and the file is not written", async () => {
+      const store = await openStore({ flushIntervalMs: 60_000 });
+      const created = await store.create({ name: "Acknowledged", categoryId: 1n });
+      const conflicting = canonicalFile([pet(1n, "Someone else")]);
+      await writeFile(file, conflicting);
+      await store.close();
+      expect(logs.join("\n")).toMatch(/where the pet .*"Acknowledged".* was acknowledged/);
+      expect(await fileText()).toBe(conflicting);
+      expect(await readFile(`${file}.journal`, "utf8")).toBe(created.json + "\n");
+    });
+  });
+});
