@@ -145,7 +145,7 @@ async function runWrk(load) {
     `  local e = summary.errors`,
     `  io.write(string.format('BENCH {"requests":%d,"us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"p50":%d,"p99":%d}\\n',`,
     `    summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout,`,
-    `    latency:percentile(50), latency:percentile(99)))`,
+    `    math.floor(latency:percentile(50)), math.floor(latency:percentile(99))))`,
     `end`,
   );
   const script = join(load.scratchDir, `wrk-${process.pid}-${Date.now()}.lua`);

@@ -7,8 +7,11 @@ import { readFile } from "node:fs/promises";
 
 const running = new Set();
 const CLOCK_TICKS_PER_SECOND = 100;
+let shuttingDown = false;
 
 export function track(child) {
+  // After Ctrl-C a phase may still be unwinding: whatever it starts then is stopped at once.
+  if (shuttingDown) child.kill("SIGKILL");
   running.add(child);
   child.once("exit", () => running.delete(child));
   return child;
@@ -43,6 +46,7 @@ export async function stopProcess(child, graceMs = 15_000) {
 }
 
 export async function stopAll() {
+  shuttingDown = true;
   await Promise.all([...running].map((child) => stopProcess(child, 5_000)));
 }
 
