@@ -3,6 +3,7 @@
  * turns an error into an exit code and a message (never a stack trace unless
  * `--debug`).
  */
+import type { HttpResponse } from "./client/types.js";
 import type { ErrorBody } from "./schema/pet.js";
 
 export const EXIT = {
@@ -58,6 +59,8 @@ export class HttpError extends PetstoreError {
     readonly request: RequestSummary,
     readonly body: ErrorBody | undefined,
     hint?: string,
+    /** The whole answer (headers included), when there was one: the retry wrapper reads it. */
+    readonly response?: HttpResponse,
   ) {
     super(message, exitCode, hint);
   }

@@ -1,0 +1,143 @@
+/**
+ * The real transport, on node:http / node:https. Not undici and not fetch: in a
+ * one-shot CLI their start-up cost (undici's WebAssembly parser is compiled in
+ * every process) is larger than the whole budget; see measurements.md. Both
+ * modules are imported on the first request so that commands that never talk to
+ * the service do not load them.
+ *
+ * No connection reuse (`agent: false`): a one-shot process gains nothing from it,
+ * and a reused socket that the server has already closed would turn a harmless
+ * POST into one whose outcome is unknown.
+ */
+import type { IncomingHttpHeaders } from "node:http";
+import type { Socket } from "node:net";
+import { NetworkError, TimeoutError, type RequestSummary } from "../errors.js";
+import type { Transport, TransportRequest, TransportResponse } from "./transport.js";
+
+/** A page of 100 pets is a few kilobytes; anything this large is not our service. */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+const NOT_CONNECTED_CODES: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "host name lookup failed",
+  ENETUNREACH: "network unreachable",
+  EHOSTUNREACH: "host unreachable",
+};
+
+export const nodeTransport: Transport = async (request) => {
+  const url = new URL(request.url);
+  const tls = url.protocol === "https:";
+  const { request: open } = tls ? await import("node:https") : await import("node:http");
+  return new Promise<TransportResponse>((resolve, reject) => {
+    const summary: RequestSummary = { method: request.method, url: request.url };
+    // Until the connection is up (TLS included) no byte of the request can have arrived.
+    let connected = false;
+    let settled = false;
+    const fail = (error: NetworkError) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      req.destroy();
+      reject(error);
+    };
+    const req = open(url, { method: request.method, headers: request.headers, agent: false });
+    const deadline = setTimeout(
+      () => fail(timeoutError(request, summary, url, connected)),
+      request.timeoutMs,
+    );
+    req.on("socket", (socket: Socket) => {
+      socket.once(tls ? "secureConnect" : "connect", () => {
+        connected = true;
+      });
+    });
+    req.on("error", (error) => fail(networkError(error, summary, url, connected)));
+    req.on("response", (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_RESPONSE_BYTES) {
+          fail(new NetworkError(`the answer from ${url.host} is larger than 8 MiB`, summary, true));
+        } else {
+          chunks.push(chunk);
+        }
+      });
+      res.on("error", (error) => fail(networkError(error, summary, url, true)));
+      res.on("close", () => {
+        if (!res.complete) {
+          fail(new NetworkError(`${url.host} closed the connection mid-answer`, summary, true));
+        }
+      });
+      res.on("end", () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadline);
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: flattenHeaders(res.headers),
+          body: Buffer.concat(chunks).toString("utf8"),
+        });
+      });
+    });
+    req.end(request.body);
+  });
+};
+
+function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const flat: Record<string, string> = Object.create(null);
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return flat;
+}
+
+function timeoutError(
+  request: TransportRequest,
+  summary: RequestSummary,
+  url: URL,
+  connected: boolean,
+): TimeoutError {
+  const seconds = request.timeoutMs / 1000;
+  const what = connected ? "no complete answer" : "could not connect";
+  return new TimeoutError(
+    `${what} from ${url.host} within ${seconds} s`,
+    summary,
+    connected,
+    "a slow service may need a longer --timeout",
+  );
+}
+
+function networkError(
+  error: Error,
+  summary: RequestSummary,
+  url: URL,
+  connected: boolean,
+): NetworkError {
+  const code = (error as NodeJS.ErrnoException).code ?? "";
+  const notConnected = NOT_CONNECTED_CODES[code];
+  if (notConnected !== undefined && !connected) {
+    return new NetworkError(
+      `could not connect to ${url.host}: ${notConnected}`,
+      summary,
+      false,
+      "check the base URL (--base-url, PETSTORE_BASE_URL or the profile) and that the service is up",
+    );
+  }
+  if (code === "ECONNRESET" || code === "EPIPE") {
+    return new NetworkError(`${url.host} reset the connection`, summary, connected);
+  }
+  // Any other failure of an https request before the handshake completed is the TLS layer's.
+  if (url.protocol === "https:" && !connected) {
+    return new NetworkError(
+      `TLS connection to ${url.host} failed: ${error.message}`,
+      summary,
+      false,
+    );
+  }
+  return new NetworkError(
+    `request to ${url.host} failed: ${code || error.message}`,
+    summary,
+    connected,
+  );
+}
