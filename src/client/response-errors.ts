@@ -57,11 +57,11 @@ function describeAnswer(
   status: number,
   body: ErrorBody | undefined,
   text: string,
-  apiKey?: string,
+  clean: (text: string) => string,
 ): string {
   const head = REASONS[status] ? `${status} ${REASONS[status]}` : String(status);
-  if (body) return `${head}: ${printable(withoutKey(body.message, apiKey))}`;
-  const firstLine = printable(withoutKey(text.trim().split("\n", 1)[0] ?? "", apiKey));
+  if (body) return `${head}: ${clean(body.message)}`;
+  const firstLine = clean(text.trim().split("\n", 1)[0] ?? "");
   if (firstLine === "") return `${head} with an empty body`;
   if (firstLine.startsWith("<")) return `${head} with an HTML page instead of an Error object`;
   const snippet =
@@ -85,11 +85,13 @@ export function errorFromResponse(
 ): PetstoreError {
   const { status } = response;
   const body = errorBodyOf(response.body);
-  const answer = describeAnswer(status, body, response.body, apiKey);
+  const clean = (text: string) => printable(withoutKey(text, apiKey));
+  const answer = describeAnswer(status, body, response.body, clean);
 
   if (status >= 300 && status < 400) {
+    const target = clean(locationOrigin(response.headers.location, request.url));
     return new HttpError(
-      `the service redirected ${request.method} ${request.url} (${status}) to ${locationOrigin(response.headers.location, request.url)}; petstore does not follow redirects, so the API key never goes anywhere else`,
+      `the service redirected ${request.method} ${request.url} (${status}) to ${target}; petstore does not follow redirects, so the API key never goes anywhere else`,
       EXIT.USAGE,
       status,
       request,

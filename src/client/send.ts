@@ -37,7 +37,7 @@ function describeRateLimit(headers: Record<string, string>, rateLimit?: RateLimi
       : `rate limit ${rateLimit.remaining}/${rateLimit.limit} left, resets ${new Date(rateLimit.resetAt).toISOString()}`,
   ];
   const retryAfter = headers["retry-after"];
-  if (retryAfter !== undefined) parts.push(`retry-after ${printable(retryAfter)}`);
+  if (retryAfter !== undefined) parts.push(`retry-after ${retryAfter}`);
   return parts.join(", ");
 }
 
@@ -64,6 +64,8 @@ function failureOf(error: unknown, request: RequestSummary): PetstoreError {
 export function createSend(options: SendOptions): Send {
   const { apiKey, debug } = options;
   const keyNote = apiKey ? `key ${redactKey(apiKey)}` : "no key";
+  // Headers and messages come from outside and could echo the key: clean the whole line.
+  const log = debug && ((line: string) => debug(printable(withoutKey(line, apiKey))));
 
   return async (request) => {
     const url = options.baseUrl + request.path;
@@ -100,9 +102,7 @@ export function createSend(options: SendOptions): Send {
     } catch (error) {
       const failure = failureOf(error, summary);
       const took = options.now() - startedAt;
-      debug?.(
-        `${request.method} ${url} -> failed after ${took} ms: ${printable(withoutKey(failure.message, apiKey))}; ${keyNote}`,
-      );
+      log?.(`${request.method} ${url} -> failed after ${took} ms: ${failure.message}; ${keyNote}`);
       throw failure;
     }
 
@@ -114,7 +114,7 @@ export function createSend(options: SendOptions): Send {
       rateLimit: completeRateLimit(rateLimitFromHeaders(answer.headers, finishedAt)),
       durationMs: finishedAt - startedAt,
     };
-    debug?.(
+    log?.(
       `${request.method} ${url} -> ${response.status} in ${response.durationMs} ms; ${describeRateLimit(response.headers, response.rateLimit)}; ${keyNote}`,
     );
     if (response.status >= 200 && response.status < 300) return response;

@@ -35,7 +35,7 @@ describe("rateLimitFromHeaders", () => {
     ],
     ["negative Retry-After is ignored", { "retry-after": "-5" }, {}],
     ["fractional Retry-After is ignored", { "retry-after": "1.5" }, {}],
-    ["a bare year is not a date", { "retry-after": "2030" }, {}],
+    ["an ISO date is not an HTTP date", { "retry-after": "2026-11-22T12:01:00Z" }, {}],
     ["garbage Retry-After is ignored", { "retry-after": "soon" }, {}],
     [
       "malformed rate-limit values are ignored one by one",
