@@ -33,6 +33,7 @@ import { acquireLock } from "./lock.js";
 import {
   PetIndex,
   idAfter,
+  newPetProblem,
   petFromNew,
   sortPets,
   toStoredPet,
@@ -90,6 +91,12 @@ export async function openFileStore(options: FileStoreOptions): Promise<PetStore
   try {
     release = await acquireLock(file, paths.name, log);
   } catch (error) {
+    if (isMissing(error)) {
+      throw new StoreError(
+        "io",
+        `Cannot serve ${paths.name}: the directory ${paths.directory} does not exist. Create it or choose another file.`,
+      );
+    }
     throw asStoreError(error, `Cannot lock ${paths.name}`);
   }
   try {
@@ -358,6 +365,8 @@ class FileStore implements PetStore {
   }
 
   create(newPet: NewPet): Promise<CreatedPet> {
+    const problem = newPetProblem(newPet);
+    if (problem) return Promise.reject(problem);
     if (this.closed) {
       return Promise.reject(new StoreError("io", `The store of ${this.paths.name} is closed.`));
     }

@@ -45,7 +45,7 @@ export async function acquireLock(
       }
       const holder = await readPid(lockFile);
       if (holder !== undefined && isRunning(holder)) {
-        const who = holder === process.pid ? "this process" : `process ${holder}`;
+        const who = holder === process.pid ? `this process (${holder})` : `process ${holder}`;
         throw new StoreError(
           "locked",
           `${name} is already being served by ${who} (lock file ${lockFile}). ` +

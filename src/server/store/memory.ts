@@ -3,7 +3,7 @@
  * durability. For tests of the HTTP layer and for `serve` without a file.
  */
 import type { Pet } from "../../schema/pet.js";
-import { PetIndex, petFromNew, sortPets, toStoredPet } from "./pet-index.js";
+import { PetIndex, newPetProblem, petFromNew, sortPets, toStoredPet } from "./pet-index.js";
 import { StoreError, type PetStore } from "./types.js";
 
 export function createMemoryStore(pets: Pet[] = []): PetStore {
@@ -21,6 +21,8 @@ export function createMemoryStore(pets: Pet[] = []): PetStore {
     listJson: (options) => index.list(options),
     getJson: (id) => index.get(id),
     async create(newPet) {
+      const problem = newPetProblem(newPet);
+      if (problem) throw problem;
       if (closed) throw new StoreError("io", "The pet store is closed.");
       const pet = petFromNew(newPet, index.nextId());
       const entry = toStoredPet(pet);

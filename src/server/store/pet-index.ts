@@ -13,6 +13,7 @@ import {
   type Pet,
   type PetStatus,
 } from "../../schema/pet.js";
+import { formatProblems, validateNewPet } from "../../schema/validate.js";
 import { StoreError, type ListOptions } from "./types.js";
 
 export interface StoredPet {
@@ -24,6 +25,16 @@ export interface StoredPet {
 
 export function toStoredPet(pet: Pet): StoredPet {
   return { id: pet.id, status: pet.status, json: petToJson(pet) };
+}
+
+/**
+ * Why a create must be refused even though the caller validated it: a pet the file
+ * could not be read back with would stop the next start.
+ */
+export function newPetProblem(newPet: NewPet): StoreError | undefined {
+  const checked = validateNewPet(newPet);
+  if (checked.ok) return undefined;
+  return new StoreError("invalid", `The pet is not valid: ${formatProblems(checked.problems)}.`);
 }
 
 /** The pet a create stores: the given fields, the assigned id, status defaulted. */

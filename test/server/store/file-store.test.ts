@@ -191,6 +191,14 @@ describe("file store", () => {
     });
   });
 
+  it("says which directory is missing", async () => {
+    const error = await errorOf(openStore({ file: path.join(dir, "no-such-dir", "pets.json") }));
+    expect(error.code).toBe("io");
+    expect(error.message).toContain(
+      `the directory ${path.join(dir, "no-such-dir")} does not exist`,
+    );
+  });
+
   describe("the lock", () => {
     it("refuses a second opener of the same file, naming the process", async () => {
       await openStore();

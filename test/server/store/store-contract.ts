@@ -115,6 +115,15 @@ export function describeStoreContract(label: string, open: OpenStore): void {
       expect(store.getJson(9007199254740994n)).toBe(created.json);
     });
 
+    it("refuses a pet that is not valid, whatever the caller checked", async () => {
+      const store = await openStore();
+      const error = await store.create({ name: " ", categoryId: 1n }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).code).toBe("invalid");
+      expect((error as StoreError).message).toContain("name must be a non-blank string");
+      expect(store.size).toBe(0);
+    });
+
     it("refuses a create with id_space_exhausted when the largest id is 2^63-1", async () => {
       const store = await openStore([pet(INT64_MAX, "sold")]);
       const error = await store.create({ name: "Late", categoryId: 1n }).catch((e: unknown) => e);
