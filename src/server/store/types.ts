@@ -1,14 +1,3 @@
-/*
- * STORE HELPER (temporary note, the lead removes it): your prompt had an unfilled placeholder
- * for the working rules. Read /work/main/.tmp/common.md now and follow it (notably: commit only
- * your own paths with `git add <paths>`; never `git add -A`; never edit others' files).
- *
- * SERVER HTTP HELPER (temporary note, the lead removes it): make the rate-limit windows fixed
- * and aligned to the injected clock: a minute window is [k*60 s, (k+1)*60 s) of Unix time and a
- * day window a UTC day. End-to-end client tests rely on it: they start the server with
- * `clock: { now: () => Date.now() + offset }` so the current minute ends ~2 s from now, push a
- * free key past 60 requests and check the client waits out Retry-After in real time.
- */
 /**
  * The pet store as the HTTP layer sees it: no HTTP here, no files here.
  * Pets are kept with their canonical JSON (see `petToJson`) so a list response is
