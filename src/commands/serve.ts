@@ -1,12 +1,120 @@
 import type { Command } from "commander";
+import { EXIT, PetstoreError, UsageError } from "../errors.js";
+import {
+  DEFAULT_FILE,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  KEYS_VARIABLE,
+} from "../server/serve-defaults.js";
+import type { ServeFlags } from "../server/serve-options.js";
+
+const HELP_AFTER = `
+Keys:
+  A key is key[:plan[:perMinute/perDay]]; plans: free (60/min, 1000/day, the default),
+  pro (300/10000), business (1000/100000), enterprise (unlimited unless limits are
+  given, e.g. --key ci:enterprise:600/20000). Keys come from --key and --keys-file
+  (one per line, # comments), else from ${KEYS_VARIABLE} (comma-separated); with
+  none, a free key is generated and printed on stderr.
+
+Faults (pet operations only, after authentication and rate limiting):
+  --fail-mode 503 answers 503 with Retry-After: 1 (the default); reset closes the
+  connection before the request is processed; reset-after processes it (a POST
+  creates the pet) and then closes without answering.
+
+Scripts:
+  stdout gets one line, the base URL, once the server is ready (with --print-env, two
+  export lines in one write) and nothing after; serve keeps running, so read them from
+  the background:
+    $ petstore serve --port 0 --print-env --quiet > serve.env &
+    $ until [ "$(wc -l < serve.env)" -ge 2 ]; do sleep 0.1; done; . ./serve.env
+
+Examples:
+  $ petstore serve --seed 100 --key dev:pro
+  $ petstore serve --file /tmp/pets.json --latency 50-300 --fail-rate 0.1 --fail-mode reset-after`;
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
 
 /** Registers `petstore serve`; the server itself is imported only when it runs. */
 export function registerServeCommand(program: Command): void {
   program
     .command("serve")
     .description("run a local fake of the Pet Store service on a JSON file")
-    .action(() => {
-      process.stderr.write("petstore serve: not implemented yet\n");
-      process.exitCode = 1;
+    .option("--file <path>", "JSON file of pets, created when missing", DEFAULT_FILE)
+    .option("--port <n>", "port to listen on; 0 picks a free one", String(DEFAULT_PORT))
+    .option("--host <address>", "address to listen on", DEFAULT_HOST)
+    .option("--seed <n>", "fill a new file with <n> demo pets")
+    .option(
+      "--key <spec>",
+      "accept this API key, key[:plan[:perMinute/perDay]] (repeatable)",
+      collect,
+      [],
+    )
+    .option("--keys-file <path>", "accept the keys listed in this file")
+    .option("--print-env", "print export lines for PETSTORE_BASE_URL and PETSTORE_API_KEY")
+    .option("--quiet", "no access log on stderr")
+    .option("--latency <ms|min-max>", "delay each pet operation by this many milliseconds")
+    .option("--fail-rate <0..1>", "share of pet operations that fail")
+    .option("--fail-mode <mode>", "how they fail: 503, reset or reset-after")
+    .option("--fault-seed <n>", "make the sequence of faults repeatable")
+    .option("--ban-after <n>", "429s a client may earn in one limited period before a ban", "10")
+    .option("--ban-seconds <n>", "length of a ban", "600")
+    .addHelpText("after", HELP_AFTER)
+    .action(async (flags: Omit<ServeFlags, "key"> & { key?: string[] }) => {
+      await serve({ ...flags, key: flags.key ?? [] });
     });
+}
+
+async function serve(flags: ServeFlags): Promise<void> {
+  const server = await import("../server/index.js");
+  let plan;
+  let running;
+  try {
+    plan = server.planServe(flags, process.env);
+    running = await server.startServer(plan.options);
+  } catch (error) {
+    throw asCommandError(error, server);
+  }
+  const { generatedKey } = plan;
+  if (generatedKey !== undefined) {
+    process.stderr.write(
+      `petstore serve: no key given; generated a ${generatedKey.plan}-plan key: ${generatedKey.key}\n`,
+    );
+  }
+  if (flags.printEnv === true) {
+    process.stdout.write(server.exportLines(running.url, running.keys[0]!.key));
+  } else {
+    process.stdout.write(`${running.url}\n`);
+  }
+  if (flags.quiet !== true) {
+    process.stderr.write(
+      `petstore serve: ${running.store.size} pets from ${flags.file} at ${running.url}; Ctrl-C stops\n`,
+    );
+  }
+  await untilSignalled();
+  await running.close();
+}
+
+function untilSignalled(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve(signal);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}
+
+/** Bad options and a file that cannot be served are usage errors (exit 2); disk failures are not. */
+function asCommandError(error: unknown, server: typeof import("../server/index.js")): unknown {
+  if (error instanceof server.ServerConfigError) return new UsageError(error.message);
+  if (error instanceof server.StoreError) {
+    return error.code === "io"
+      ? new PetstoreError(error.message, EXIT.UNEXPECTED)
+      : new UsageError(error.message);
+  }
+  return error;
 }

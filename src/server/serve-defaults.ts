@@ -1,0 +1,9 @@
+/**
+ * Defaults of `petstore serve`, in a module without imports: the command's
+ * declaration needs them for --help, and must not load the server to get them.
+ */
+export const DEFAULT_FILE = "pets.json";
+export const DEFAULT_HOST = "127.0.0.1";
+export const DEFAULT_PORT = 4010;
+/** Comma-separated key specs, used when no --key or --keys-file gives one. */
+export const KEYS_VARIABLE = "PETSTORE_SERVE_KEYS";

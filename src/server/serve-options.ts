@@ -1,0 +1,124 @@
+/**
+ * From the flags of `petstore serve` (strings, as commander hands them over) and
+ * the environment to `startServer` options. Every problem is a ServerConfigError
+ * whose message names the flag or variable.
+ */
+import { readFileSync } from "node:fs";
+import { ServerConfigError } from "./config-error.js";
+import { parseFailMode, parseFailRate, parseFaultSeed, parseLatency } from "./faults.js";
+import type { FaultOptions } from "./faults.js";
+import {
+  generateKey,
+  mergeKeys,
+  parseKeySpec,
+  parseKeysFile,
+  parseKeysList,
+  type ApiKeySpec,
+} from "./keys.js";
+import { KEYS_VARIABLE } from "./serve-defaults.js";
+import { MAX_SEED_PETS, type StartServerOptions } from "./server.js";
+
+export interface ServeFlags {
+  file: string;
+  port: string;
+  host: string;
+  seed?: string;
+  key: string[];
+  keysFile?: string;
+  printEnv?: boolean;
+  quiet?: boolean;
+  latency?: string;
+  failRate?: string;
+  failMode?: string;
+  faultSeed?: string;
+  banAfter?: string;
+  banSeconds?: string;
+}
+
+export interface ServePlan {
+  options: StartServerOptions & { keys: ApiKeySpec[] };
+  /** A key made up because none was given: the person must be told it. */
+  generatedKey?: ApiKeySpec;
+}
+
+function wholeNumber(text: string, flag: string, max: number, min = 0): number {
+  const value = /^\s*[0-9]{1,10}\s*$/.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) {
+    throw new ServerConfigError(
+      `${flag} must be an integer from ${min} to ${max}; got ${JSON.stringify(text)}`,
+    );
+  }
+  return value;
+}
+
+function readKeysFile(path: string): ApiKeySpec[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const why =
+      code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : String(code);
+    throw new ServerConfigError(`--keys-file ${path}: cannot read it (${why})`);
+  }
+  return parseKeysFile(text, path);
+}
+
+/**
+ * Keys from `--key` and `--keys-file` together; the environment variable only when
+ * neither flag gives a key (flags over environment, as for the client's settings).
+ */
+function resolveKeys(flags: ServeFlags, env: NodeJS.ProcessEnv): ApiKeySpec[] {
+  const fromFlags = [
+    ...flags.key.map((spec) => parseKeySpec(spec, "--key")),
+    ...(flags.keysFile === undefined ? [] : readKeysFile(flags.keysFile)),
+  ];
+  if (fromFlags.length > 0) return mergeKeys(fromFlags);
+  const variable = env[KEYS_VARIABLE];
+  return variable === undefined ? [] : mergeKeys(parseKeysList(variable, KEYS_VARIABLE));
+}
+
+function resolveFaults(flags: ServeFlags): FaultOptions | undefined {
+  const faults: FaultOptions = {};
+  if (flags.latency !== undefined) faults.latency = parseLatency(flags.latency);
+  if (flags.failRate !== undefined) faults.failRate = parseFailRate(flags.failRate);
+  if (flags.failMode !== undefined) faults.failMode = parseFailMode(flags.failMode);
+  if (flags.faultSeed !== undefined) faults.seed = parseFaultSeed(flags.faultSeed);
+  if (faults.failMode !== undefined && faults.failRate === undefined) {
+    throw new ServerConfigError("--fail-mode needs --fail-rate (the share of requests that fail)");
+  }
+  return Object.keys(faults).length > 0 ? faults : undefined;
+}
+
+export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan {
+  const port = wholeNumber(flags.port, "--port", 65535);
+  const host = flags.host.trim();
+  if (host === "") throw new ServerConfigError("--host must not be empty");
+  if (flags.file.trim() === "") throw new ServerConfigError("--file must not be empty");
+  const faults = resolveFaults(flags);
+  const keys = resolveKeys(flags, env);
+  const generatedKey = keys.length === 0 ? generateKey() : undefined;
+  const options: ServePlan["options"] = {
+    file: flags.file,
+    port,
+    host,
+    keys: generatedKey === undefined ? keys : [generatedKey],
+    quiet: flags.quiet === true,
+    faults,
+    ban: {},
+  };
+  if (flags.seed !== undefined) options.seed = wholeNumber(flags.seed, "--seed", MAX_SEED_PETS);
+  if (flags.banAfter !== undefined) {
+    options.ban!.banAfter = wholeNumber(flags.banAfter, "--ban-after", 1_000_000);
+  }
+  if (flags.banSeconds !== undefined) {
+    options.ban!.banMs = wholeNumber(flags.banSeconds, "--ban-seconds", 86_400) * 1000;
+  }
+  return { options, generatedKey };
+}
+
+/** `export NAME='value'` lines for `eval`; single quotes keep `~`, `+` and `=` literal. */
+export function exportLines(baseUrl: string, key: string): string {
+  const quote = (value: string) => `'${value.replace(/'/g, "'\\''")}'`;
+  return `export PETSTORE_BASE_URL=${quote(baseUrl)}\nexport PETSTORE_API_KEY=${quote(key)}\n`;
+}

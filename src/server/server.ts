@@ -1,0 +1,186 @@
+/**
+ * `startServer`: the fake on a real port, for `petstore serve` and for test
+ * suites. With `file` it serves a JSON file through the file store; without, a
+ * memory store.
+ */
+import { createServer, type Server } from "node:http";
+import { AccessLog, type LogSink } from "./access-log.js";
+import { createApp, type App, type Clock, type ServerStats } from "./app.js";
+import { ServerConfigError } from "./config-error.js";
+import type { FaultOptions } from "./faults.js";
+import { generateKey, mergeKeys, parseKeySpec, type ApiKeySpec } from "./keys.js";
+import { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
+import { createMemoryStore } from "./store/memory.js";
+import { demoPets } from "./store/seed.js";
+import type { PetStore } from "./store/types.js";
+
+export interface ServerTimeouts {
+  /** Time allowed for a request's headers (slowloris guard). */
+  headersTimeoutMs: number;
+  /** Time allowed for a whole request, headers and body. */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept. */
+  keepAliveTimeoutMs: number;
+  /** How often the two request timeouts above are checked. */
+  checkIntervalMs: number;
+  /** On close, how long in-flight requests may take before connections are cut. */
+  shutdownTimeoutMs: number;
+}
+
+/** Demo pets a new store may start with (`--seed`). */
+export const MAX_SEED_PETS = 1_000_000;
+
+export const DEFAULT_TIMEOUTS: ServerTimeouts = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  checkIntervalMs: 1_000,
+  shutdownTimeoutMs: 10_000,
+};
+
+export interface StartServerOptions {
+  /** JSON file of pets (created when missing); without it, a memory store. */
+  file?: string;
+  /** A store to serve instead of `file`; `close()` closes it. */
+  store?: PetStore;
+  /** Number of demo pets to start with when the file is new (or in memory). */
+  seed?: number;
+  /** Default 0: a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Key specs (`key[:plan[:perMinute/perDay]]`) or parsed keys; default: one generated free key. */
+  keys?: ReadonlyArray<string | ApiKeySpec>;
+  clock?: Clock;
+  /** No access log (server notes are still written). */
+  quiet?: boolean;
+  /** Where the access log and notes go; default stderr. */
+  log?: LogSink;
+  faults?: FaultOptions;
+  ban?: Partial<BanPolicy>;
+  timeouts?: Partial<ServerTimeouts>;
+}
+
+export interface RunningServer {
+  /** Base URL, `http://HOST:PORT/v1`. */
+  url: string;
+  port: number;
+  host: string;
+  keys: readonly ApiKeySpec[];
+  store: PetStore;
+  stats(): ServerStats;
+  /** Stops accepting, finishes in-flight requests, closes the store. */
+  close(): Promise<void>;
+}
+
+export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
+  const host = options.host ?? "127.0.0.1";
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ServerConfigError(`the port must be an integer from 0 to 65535; got ${port}`);
+  }
+  const given = (options.keys ?? []).map((key) =>
+    typeof key === "string" ? parseKeySpec(key, "key") : key,
+  );
+  const keys = given.length > 0 ? mergeKeys(given) : [generateKey()];
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const log = new AccessLog(options.log ?? process.stderr, options.quiet !== true);
+  const store = options.store ?? (await openStore(options, log));
+
+  let app: App;
+  let server: Server;
+  try {
+    app = createApp(store, {
+      keys,
+      clock: options.clock,
+      log,
+      faults: options.faults,
+      ban: { ...DEFAULT_BAN_POLICY, ...options.ban },
+    });
+    server = createServer(
+      {
+        headersTimeout: timeouts.headersTimeoutMs,
+        requestTimeout: timeouts.requestTimeoutMs,
+        keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+        connectionsCheckingInterval: timeouts.checkIntervalMs,
+      },
+      app,
+    );
+    server.on("clientError", app.handleClientError);
+    await listen(server, port, host);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  server.on("error", (error) => log.note(`server error: ${error.message}`));
+  const address = server.address();
+  const boundPort = typeof address === "object" && address !== null ? address.port : port;
+
+  let closing: Promise<void> | undefined;
+  async function close(): Promise<void> {
+    app.drain();
+    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const force = setTimeout(() => {
+      app.close();
+      server.closeAllConnections();
+    }, timeouts.shutdownTimeoutMs);
+    await stopped;
+    clearTimeout(force);
+    app.close();
+    try {
+      await store.close();
+    } finally {
+      log.flush();
+    }
+  }
+
+  return {
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}/v1`,
+    port: boundPort,
+    host,
+    keys,
+    store,
+    stats: app.stats,
+    close: () => (closing ??= close()),
+  };
+}
+
+async function openStore(options: StartServerOptions, log: AccessLog): Promise<PetStore> {
+  const seed = options.seed;
+  if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed <= MAX_SEED_PETS)) {
+    throw new ServerConfigError(
+      `the number of demo pets must be an integer from 0 to ${MAX_SEED_PETS}; got ${seed}`,
+    );
+  }
+  if (options.file === undefined) return createMemoryStore(demoPets(seed ?? 0));
+  const { openFileStore } = await import("./store/file-store.js");
+  return openFileStore({ file: options.file, seed, log: (line) => log.note(line) });
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const fail = (error: Error) => reject(listenError(error, host, port));
+    server.once("error", fail);
+    server.listen(port, host, () => {
+      server.off("error", fail);
+      resolve();
+    });
+  });
+}
+
+function listenError(error: Error, host: string, port: number): Error {
+  const code = (error as { code?: string }).code;
+  if (code === "EADDRINUSE") {
+    return new ServerConfigError(
+      `port ${port} on ${host} is already in use; choose another with --port (--port 0 picks a free one)`,
+    );
+  }
+  if (code === "EACCES") {
+    return new ServerConfigError(`not permitted to listen on port ${port} of ${host}`);
+  }
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    return new ServerConfigError(`cannot listen on ${host}: no such address on this machine`);
+  }
+  return error;
+}
