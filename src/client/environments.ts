@@ -37,7 +37,7 @@ export function parseBaseUrl(text: string): ParsedBaseUrl {
     return { ok: false, problem: "must not contain a user name or password" };
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return { ok: false, problem: `must use http:// or https://; got ${url.protocol}//` };
+    return { ok: false, problem: `must use http:// or https://; got ${JSON.stringify(text)}` };
   }
   if (url.search !== "" || url.hash !== "") {
     return { ok: false, problem: `must not have a query or fragment; got ${JSON.stringify(text)}` };

@@ -1,0 +1,176 @@
+/**
+ * Which profile, environment, base URL and key one run uses. Each field on its
+ * own: flags > environment variables > the profile > defaults. `sources` says
+ * where each came from (for `auth status` and --verbose); every error names the
+ * flag, variable or profile to fix, and never repeats a key.
+ */
+import { UsageError } from "../errors.js";
+import {
+  DEFAULT_BASE_URLS,
+  ENVIRONMENT_NAMES,
+  type EnvironmentName,
+  isEnvironmentName,
+  parseBaseUrl,
+} from "../client/environments.js";
+import { PROFILE_NAME, type ProfileConfig, type StoredConfig } from "./config-file.js";
+
+export { redactKey } from "./redact-key.js";
+
+export const DEFAULT_PROFILE = "default";
+
+export type Source = "flag" | "environment" | "profile" | "default" | "none";
+
+export interface SettingsFlags {
+  profile?: string;
+  env?: string;
+  baseUrl?: string;
+  /** From --api-key-file or a test, never from a flag value. */
+  apiKey?: string;
+  allowInsecure?: boolean;
+}
+
+export interface ResolvedSettings {
+  profile: string;
+  env: EnvironmentName;
+  baseUrl: string;
+  apiKey?: string;
+  allowInsecure: boolean;
+  sources: { profile: Source; env: Source; baseUrl: Source; apiKey: Source };
+}
+
+export interface ResolveOptions {
+  /** `auth login --profile new` names a profile that does not exist yet. */
+  allowNewProfile?: boolean;
+}
+
+interface Candidate {
+  source: Exclude<Source, "none">;
+  value: string | undefined;
+  /** How to name this origin in an error: `--env`, `PETSTORE_ENV`, `profile "work"`. */
+  origin: string;
+}
+
+interface Picked {
+  source: Exclude<Source, "none">;
+  value: string;
+  origin: string;
+}
+
+/** The first candidate with a value; an empty variable counts as unset. */
+function pick(candidates: Candidate[]): Picked | undefined {
+  for (const { source, value, origin } of candidates) {
+    if (value !== undefined && value !== "") return { source, value, origin };
+  }
+  return undefined;
+}
+
+const TRUE_WORDS = ["1", "true", "yes"];
+const FALSE_WORDS = ["", "0", "false", "no"];
+
+function allowInsecureFrom(flags: SettingsFlags, env: NodeJS.ProcessEnv): boolean {
+  if (flags.allowInsecure) return true;
+  const value = (env.PETSTORE_ALLOW_INSECURE ?? "").trim().toLowerCase();
+  if (TRUE_WORDS.includes(value)) return true;
+  if (FALSE_WORDS.includes(value)) return false;
+  throw new UsageError(
+    `PETSTORE_ALLOW_INSECURE must be 1 or 0; got ${JSON.stringify(env.PETSTORE_ALLOW_INSECURE)}`,
+  );
+}
+
+/** Bearer tokens are visible ASCII (RFC 6750 allows less); whitespace around one is a copy-paste slip. */
+function checkedKey(key: Picked | undefined): string | undefined {
+  if (key === undefined) return undefined;
+  const trimmed = key.value.trim();
+  if (!/^[\x21-\x7e]+$/.test(trimmed)) {
+    throw new UsageError(
+      `the API key from ${key.origin} contains spaces or control characters (or is blank)`,
+      "a key is one word of visible characters; set it again with `petstore auth login`",
+    );
+  }
+  return trimmed;
+}
+
+function storedProfile(config: StoredConfig, name: string): ProfileConfig | undefined {
+  return Object.hasOwn(config.profiles, name) ? config.profiles[name] : undefined;
+}
+
+export function resolveSettings(
+  flags: SettingsFlags,
+  env: NodeJS.ProcessEnv,
+  config: StoredConfig,
+  options: ResolveOptions = {},
+): ResolvedSettings {
+  const profile = pick([
+    { source: "flag", value: flags.profile, origin: "--profile" },
+    { source: "environment", value: env.PETSTORE_PROFILE, origin: "PETSTORE_PROFILE" },
+    { source: "profile", value: config.currentProfile, origin: "the current profile" },
+  ]) ?? { source: "default", value: DEFAULT_PROFILE, origin: "the default profile" };
+  if (!PROFILE_NAME.test(profile.value)) {
+    throw new UsageError(
+      `${profile.origin} must be a profile name (letters, digits, '.', '_', '-'); got ${JSON.stringify(profile.value)}`,
+    );
+  }
+  const stored = storedProfile(config, profile.value);
+  // A mistyped --profile must not quietly fall back to production with another key.
+  const named = profile.source === "flag" || profile.source === "environment";
+  if (stored === undefined && named && !options.allowNewProfile) {
+    const known = Object.keys(config.profiles);
+    throw new UsageError(
+      `${profile.origin} names the profile ${JSON.stringify(profile.value)}, which does not exist`,
+      known.length > 0
+        ? `profiles: ${known.join(", ")}; \`petstore auth login --profile ${profile.value}\` creates it`
+        : `\`petstore auth login --profile ${profile.value}\` creates it`,
+    );
+  }
+  const inProfile = `profile ${JSON.stringify(profile.value)}`;
+
+  const envName = pick([
+    { source: "flag", value: flags.env, origin: "--env" },
+    { source: "environment", value: env.PETSTORE_ENV, origin: "PETSTORE_ENV" },
+    { source: "profile", value: stored?.env, origin: inProfile },
+  ]) ?? { source: "default", value: "production", origin: "the default" };
+  if (!isEnvironmentName(envName.value)) {
+    throw new UsageError(
+      `${envName.origin} must be one of ${ENVIRONMENT_NAMES.join(", ")}; got ${JSON.stringify(envName.value)}`,
+    );
+  }
+  const environment = envName.value;
+
+  const baseUrlText = pick([
+    { source: "flag", value: flags.baseUrl, origin: "--base-url" },
+    { source: "environment", value: env.PETSTORE_BASE_URL, origin: "PETSTORE_BASE_URL" },
+    {
+      source: "profile",
+      value: stored?.baseUrls?.[environment],
+      origin: `the ${environment} base URL of ${inProfile}`,
+    },
+  ]) ?? {
+    source: "default",
+    value: DEFAULT_BASE_URLS[environment],
+    origin: `the default ${environment} base URL`,
+  };
+  const baseUrl = parseBaseUrl(baseUrlText.value);
+  if (!baseUrl.ok) throw new UsageError(`${baseUrlText.origin} ${baseUrl.problem}`);
+
+  const key = pick([
+    { source: "flag", value: flags.apiKey, origin: "--api-key-file" },
+    { source: "environment", value: env.PETSTORE_API_KEY, origin: "PETSTORE_API_KEY" },
+    { source: "profile", value: stored?.apiKey, origin: inProfile },
+  ]);
+  const apiKey = checkedKey(key);
+
+  const settings: ResolvedSettings = {
+    profile: profile.value,
+    env: environment,
+    baseUrl: baseUrl.url,
+    allowInsecure: allowInsecureFrom(flags, env),
+    sources: {
+      profile: profile.source,
+      env: envName.source,
+      baseUrl: baseUrlText.source,
+      apiKey: key?.source ?? "none",
+    },
+  };
+  if (apiKey !== undefined) settings.apiKey = apiKey;
+  return settings;
+}
