@@ -144,7 +144,7 @@ export function parsePetFile(bytes: Buffer, name: string): PetFile {
         `each pet needs its own id.`,
     );
   }
-  return { pets, ...appendPoint(bytes), hasElements: pets.length > 0 };
+  return { pets, appendOffset: appendOffsetOf(bytes), hasElements: pets.length > 0 };
 }
 
 interface ParsedPets {
@@ -258,12 +258,12 @@ function isSpace(byte: number | undefined): boolean {
 }
 
 /** Where appends go in a valid array file: just after the last byte before `]` that is not white space. */
-function appendPoint(bytes: Buffer): { appendOffset: number } {
+function appendOffsetOf(bytes: Buffer): number {
   let close = bytes.length - 1;
   while (close > 0 && isSpace(bytes[close])) close--;
   let last = close - 1;
   while (last > 0 && isSpace(bytes[last])) last--;
-  return { appendOffset: last + 1 };
+  return last + 1;
 }
 
 export interface JournalRead {
