@@ -27,3 +27,8 @@ export async function syncDirectory(directory: string): Promise<void> {
 export function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
 }
+
+/** For `.catch`: a missing file is fine, anything else is not. */
+export function ignoreMissing(error: unknown): void {
+  if (!isMissing(error)) throw error;
+}

@@ -29,9 +29,6 @@ export interface PetFile {
   hasElements: boolean;
 }
 
-/** The file a missing or 0-byte file becomes: "[]\n". */
-export const EMPTY_FILE: PetFile = { pets: [], appendOffset: 1, hasElements: false };
-
 /** Whole-file text, in pieces so a million pets never make one 70 MB string. */
 export function* fileTextChunks(pets: readonly StoredPet[], chunkSize = 10_000): Generator<string> {
   if (pets.length === 0) {
@@ -84,7 +81,7 @@ const PET_FIELDS = ["id", "name", "categoryId", "status"];
 const ID_RULE = `must be an integer from ${INT64_MIN} to ${INT64_MAX}`;
 
 /** A parsed JSON value as a pet, with the shared validation messages when it is not one. */
-export function validateStoredPet(
+function validateStoredPet(
   value: JsonValue,
 ): { ok: true; pet: StoredPet } | { ok: false; problems: Problem[] } {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {

@@ -19,7 +19,7 @@ import { constants, type BigIntStats } from "node:fs";
 import { copyFile, open, readFile, rename, stat, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { NewPet, Pet } from "../../schema/pet.js";
-import { isMissing, syncDirectory, writeAllAt } from "./durable.js";
+import { ignoreMissing, isMissing, syncDirectory, writeAllAt } from "./durable.js";
 import {
   appendOffsetAfter,
   appendOffsetOfWholeFile,
@@ -641,10 +641,6 @@ class FileStore implements PetStore {
       throw error;
     }
   }
-}
-
-function ignoreMissing(error: unknown): void {
-  if (!isMissing(error)) throw error;
 }
 
 function describeError(error: unknown): string {

@@ -5,6 +5,7 @@
  * never sees it empty. A lock whose process is gone (kill -9, a crash) is taken over.
  */
 import { link, readFile, unlink, writeFile } from "node:fs/promises";
+import { ignoreMissing, isMissing } from "./durable.js";
 import { StoreError } from "./types.js";
 
 function isRunning(pid: number): boolean {
@@ -21,7 +22,7 @@ async function readPid(lockFile: string): Promise<number | undefined> {
     const pid = Number.parseInt(await readFile(lockFile, "utf8"), 10);
     return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    if (isMissing(error)) return undefined;
     throw error;
   }
 }
@@ -65,8 +66,4 @@ export async function acquireLock(
   return async () => {
     if ((await readPid(lockFile)) === process.pid) await unlink(lockFile).catch(ignoreMissing);
   };
-}
-
-function ignoreMissing(error: NodeJS.ErrnoException): void {
-  if (error.code !== "ENOENT") throw error;
 }
