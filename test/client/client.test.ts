@@ -203,6 +203,46 @@ describe("the client over a real socket", () => {
     expect(sleeps).toEqual([]);
   });
 
+  it("reports a POST that times out after sending as outcome unknown, never repeated", async () => {
+    const server = await serve(() => {});
+    const { petstore, sleeps } = client(server.baseUrl, {
+      timeoutMs: 100,
+      retry: DEFAULT_RETRY_POLICY,
+    });
+    const error = await failureOf(petstore.createPet({ name: "Rex", categoryId: 1n }));
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(error.message).toBe(
+      `no complete answer from ${new URL(server.origin).host} within 0.1 s after the request was sent; the pet may or may not have been added`,
+    );
+    expect(server.requests).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it("reports an answer cut off mid-body as a network error", async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+      res.write('[{"id":1,');
+      setTimeout(() => res.destroy(), 10);
+    });
+    const { petstore } = client(server.baseUrl);
+    const error = await failureOf(petstore.listPets({ limit: 1 }));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).sent).toBe(true);
+  });
+
+  it("refuses an answer larger than 8 MiB", async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("[" + " ".repeat(8 * 1024 * 1024) + "]");
+    });
+    const { petstore } = client(server.baseUrl);
+    const error = await failureOf(petstore.listPets({ limit: 1 }));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.message).toBe(
+      `the answer from ${new URL(server.origin).host} is larger than 8 MiB`,
+    );
+  });
+
   it("retries a GET whose connection is reset", async () => {
     let calls = 0;
     const server = await serve((req, res) => {
