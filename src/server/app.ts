@@ -13,6 +13,7 @@ import { Keyring, NO_KEY, UNKNOWN_KEY } from "./auth.js";
 import { ERROR_CODES, errorJson, type ErrorCode } from "./error-codes.js";
 import { FAULT_RETRY_AFTER_SECONDS, FaultInjector, type FaultOptions } from "./faults.js";
 import { PLAN_LIMITS, type ApiKeySpec } from "./keys.js";
+import { PageCache } from "./page-cache.js";
 import { createPet, getPet, listPets } from "./pet-routes.js";
 import {
   AddressBuckets,
@@ -116,6 +117,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
   const addresses = new AddressBuckets();
   const injector = options.faults ? new FaultInjector(options.faults) : undefined;
   const faults = injector?.inactive === false ? injector : undefined;
+  const pages = new PageCache(store);
   const counts = new Map<number, number>();
   let responses = 0;
   let resets = 0;
@@ -158,7 +160,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
       "Content-Type",
       "application/json",
       "Content-Length",
-      String(Buffer.byteLength(reply.body)),
+      String(typeof reply.body === "string" ? Buffer.byteLength(reply.body) : reply.body.length),
       ...limitHeaders,
     ];
     if (route === Route.Pet) headers.push(...DEPRECATION_HEADERS);
@@ -212,14 +214,20 @@ export function createApp(store: PetStore, options: AppOptions): App {
       else send(req, res, reply, limitHeaders, route, startedAt);
     };
     if (route === Route.Pets && req.method === "POST") {
-      createPet(store, req).then(finish, (error: unknown) => finish(fail(req, res, error)));
+      createPet(store, req).then(
+        (reply) => {
+          if (reply?.status === 201) pages.invalidate();
+          finish(reply);
+        },
+        (error: unknown) => finish(fail(req, res, error)),
+      );
       return;
     }
     let reply: Reply | undefined;
     try {
       reply =
         route === Route.Pets
-          ? listPets(store, query)
+          ? listPets(pages, query)
           : getPet(store, path.slice(PET_PREFIX.length));
     } catch (error) {
       reply = fail(req, res, error);

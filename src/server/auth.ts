@@ -4,7 +4,7 @@
  * says nothing about how close a guess was to a real key, and the keys
  * themselves are not kept in memory tables.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { ApiKeySpec, PlanName, WindowLimits } from "./keys.js";
 import { RateBucket } from "./rate-limit.js";
 
@@ -22,7 +22,7 @@ export const UNKNOWN_KEY = "unknown_key";
 export type Identity = KeyAccount | typeof NO_KEY | typeof UNKNOWN_KEY;
 
 function digest(key: string): string {
-  return createHash("sha256").update(key).digest("base64");
+  return hash("sha256", key, "base64");
 }
 
 export class Keyring {

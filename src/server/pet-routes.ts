@@ -4,12 +4,13 @@ import { formatProblems, validateNewPet } from "../schema/validate.js";
 import { errorReply, type Reply } from "./reply.js";
 import { readJsonBody } from "./request-body.js";
 import { parseListQuery, parsePetId } from "./request-params.js";
+import type { PageCache } from "./page-cache.js";
 import { StoreError, type PetStore } from "./store/types.js";
 
-export function listPets(store: PetStore, query: string): Reply {
+export function listPets(pages: PageCache, query: string): Reply {
   const parsed = parseListQuery(query);
   if (!parsed.ok) return errorReply("invalid_query", formatProblems(parsed.problems));
-  return { status: 200, body: store.listJson(parsed.value) };
+  return { status: 200, body: pages.page(parsed.value) };
 }
 
 export function getPet(store: PetStore, idSegment: string): Reply {

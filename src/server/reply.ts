@@ -3,8 +3,8 @@ import { ERROR_CODES, errorJson, type ErrorCode } from "./error-codes.js";
 
 export interface Reply {
   status: number;
-  /** JSON text. */
-  body: string;
+  /** JSON text, or its UTF-8 bytes. */
+  body: string | Buffer;
   /** Extra headers as a flat [name, value, ...] list. */
   headers?: readonly string[];
   /** Answered before the request body was read: close rather than drain it. */

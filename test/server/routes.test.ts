@@ -93,6 +93,14 @@ describe("POST /v1/pets", () => {
     expect(fetched.text).toBe(answer.text);
   });
 
+  it("shows a created pet in the very next list", async () => {
+    const before = await call(base, "/v1/pets?limit=100&status=pending", { key: KEY });
+    const created = await post('{"name":"Fresh","categoryId":5,"status":"pending"}');
+    const after = await call(base, "/v1/pets?limit=100&status=pending", { key: KEY });
+    expect(after.text).not.toBe(before.text);
+    expect(after.text).toContain(created.text);
+  });
+
   it("keeps int64 values exact end to end", async () => {
     const answer = await post('{"name":"Big","categoryId":9223372036854775807,"status":"pending"}');
     expect(answer.status).toBe(201);
