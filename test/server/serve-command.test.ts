@@ -1,0 +1,215 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { call } from "./http.js";
+import { BIN, ensureBuilt } from "./cli-build.js";
+
+let dir: string;
+const running: ChildProcessWithoutNullStreams[] = [];
+
+beforeAll(async () => {
+  await ensureBuilt();
+  dir = await mkdtemp(join(tmpdir(), "petstore-serve-"));
+});
+afterEach(() => {
+  for (const child of running.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+interface Serve {
+  child: ChildProcessWithoutNullStreams;
+  /** The first `count` stdout lines. */
+  lines: string[];
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcessWithoutNullStreams {
+  const child = spawn(process.execPath, [BIN, "serve", ...args], {
+    cwd: dir,
+    env: { ...process.env, PETSTORE_SERVE_KEYS: undefined, ...env },
+  });
+  running.push(child);
+  return child;
+}
+
+/** Starts serve and resolves once it has printed `count` lines on stdout. */
+function startServe(args: string[], count = 1, env: NodeJS.ProcessEnv = {}): Promise<Serve> {
+  const child = spawnServe(args, env);
+  let stdout = "";
+  let stderr = "";
+  child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  return new Promise((resolve, reject) => {
+    child.stdout.on("data", (data: Buffer) => {
+      stdout += data.toString();
+      const lines = stdout.split("\n");
+      if (lines.length > count)
+        resolve({ child, lines: lines.slice(0, count), stderr: () => stderr, exited });
+    });
+    void exited.then(({ code }) =>
+      reject(new Error(`serve exited with ${code} before it was ready: ${stderr}`)),
+    );
+  });
+}
+
+/** Runs serve to its end (for the ones that must refuse to start). */
+async function runServe(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const child = spawnServe(args, env);
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (data: Buffer) => (stdout += data.toString()));
+  child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return { code, stdout, stderr };
+}
+
+describe("petstore serve", () => {
+  it("prints the base URL, serves the file, and flushes it on SIGTERM with exit 0", async () => {
+    const file = join(dir, "flush.json");
+    const serve = await startServe([
+      "--file",
+      file,
+      "--port",
+      "0",
+      "--seed",
+      "3",
+      "--key",
+      "k1:pro",
+    ]);
+    const [url] = serve.lines;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+\/v1$/);
+    const listed = await call(url!, "/v1/pets", { key: "k1" });
+    expect(listed.status).toBe(200);
+    expect(listed.headers["x-ratelimit-limit"]).toBe("300");
+    expect((listed.json() as unknown[]).length).toBe(3);
+    const created = await call(url!, "/v1/pets", {
+      key: "k1",
+      body: '{"name":"Flushed","categoryId":9223372036854775807}',
+    });
+    expect(created.status).toBe(201);
+
+    serve.child.kill("SIGTERM");
+    expect(await serve.exited).toEqual({ code: 0, signal: null });
+    const saved = JSON.parse(await readFile(file, "utf8")) as { name: string }[];
+    expect(saved).toHaveLength(4);
+    expect(await readFile(file, "utf8")).toContain('"categoryId":9223372036854775807');
+    expect(serve.stderr()).toMatch(/POST \/v1\/pets 201 /);
+    expect(serve.stderr()).not.toContain("k1");
+  });
+
+  it("prints export lines with --print-env and the generated key on stderr, and stops on SIGINT", async () => {
+    const serve = await startServe(
+      ["--file", join(dir, "env.json"), "--port", "0", "--print-env", "--quiet"],
+      2,
+    );
+    const [urlLine, keyLine] = serve.lines;
+    const url = /^export PETSTORE_BASE_URL='(http:\/\/127\.0\.0\.1:[0-9]+\/v1)'$/.exec(
+      urlLine!,
+    )?.[1];
+    const key = /^export PETSTORE_API_KEY='(psk_[A-Za-z0-9_-]+)'$/.exec(keyLine!)?.[1];
+    expect(url).toBeDefined();
+    expect(key).toBeDefined();
+    expect(serve.stderr()).toContain(`generated a free-plan key: ${key}`);
+    const answer = await call(url!, "/v1/pets", { key });
+    expect(answer.status).toBe(200);
+    expect(answer.headers["x-ratelimit-limit"]).toBe("60");
+    serve.child.kill("SIGINT");
+    expect((await serve.exited).code).toBe(0);
+    expect(serve.stderr()).not.toMatch(/GET \/v1\/pets/);
+  });
+
+  it("takes keys from a keys file, else from PETSTORE_SERVE_KEYS", async () => {
+    const keysFile = join(dir, "keys.txt");
+    await writeFile(keysFile, "# keys\nfile-key:business\n");
+    const fromFile = await startServe(
+      ["--file", join(dir, "keys.json"), "--port", "0", "--keys-file", keysFile, "--print-env"],
+      2,
+      { PETSTORE_SERVE_KEYS: "env-key:pro" },
+    );
+    expect(fromFile.lines[1]).toBe("export PETSTORE_API_KEY='file-key'");
+    fromFile.child.kill("SIGTERM");
+    await fromFile.exited;
+
+    const fromEnv = await startServe(
+      ["--file", join(dir, "keys.json"), "--port", "0", "--print-env"],
+      2,
+      { PETSTORE_SERVE_KEYS: "env-key:pro, other" },
+    );
+    expect(fromEnv.lines[1]).toBe("export PETSTORE_API_KEY='env-key'");
+    const url = /'(.*)'/.exec(fromEnv.lines[0]!)![1]!;
+    expect((await call(url, "/v1/pets", { key: "other" })).status).toBe(200);
+    fromEnv.child.kill("SIGTERM");
+    await fromEnv.exited;
+  });
+
+  it("refuses a second serve of the same file with exit 2 and a clear message", async () => {
+    const file = join(dir, "locked.json");
+    const first = await startServe(["--file", file, "--port", "0", "--key", "a"]);
+    const second = await runServe(["--file", file, "--port", "0", "--key", "a"]);
+    expect(second.code).toBe(2);
+    expect(second.stdout).toBe("");
+    expect(second.stderr).toContain("locked.json is already being served");
+    expect(second.stderr).not.toMatch(/\n\s+at /);
+    first.child.kill("SIGTERM");
+    expect((await first.exited).code).toBe(0);
+  });
+
+  it("refuses a corrupt file with exit 2, naming line and column, and leaves it alone", async () => {
+    const file = join(dir, "corrupt.json");
+    const text = '[\n{"id":1,"name":"A","categoryId":1},\n{"id":2,\n';
+    await writeFile(file, text);
+    const result = await runServe(["--file", file, "--port", "0", "--key", "a"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/corrupt\.json is not valid JSON: .*line 4, column 1/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(await readFile(file, "utf8")).toBe(text);
+  });
+
+  it.each([
+    [["--port", "http"], "--port must be an integer from 0 to 65535"],
+    [["--port", "70000"], "--port must be an integer from 0 to 65535"],
+    [["--key", "k:gold"], 'unknown plan "gold"'],
+    [["--latency", "slow"], "--latency must be"],
+    [["--fail-rate", "2"], "--fail-rate must be a number from 0 to 1"],
+    [["--fail-rate", "0.5", "--fail-mode", "drop"], "--fail-mode must be one of"],
+    [["--seed", "-3"], "--seed must be an integer"],
+    [
+      ["--keys-file", "missing-keys.txt"],
+      "--keys-file missing-keys.txt: cannot read it (no such file)",
+    ],
+  ])("refuses %j with exit 2: %s", async (args, message) => {
+    const result = await runServe(["--file", join(dir, "options.json"), ...args]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("says when the port is taken", async () => {
+    const first = await startServe([
+      "--file",
+      join(dir, "port-a.json"),
+      "--port",
+      "0",
+      "--key",
+      "a",
+    ]);
+    const port = new URL(first.lines[0]!).port;
+    const second = await runServe([
+      "--file",
+      join(dir, "port-b.json"),
+      "--port",
+      port,
+      "--key",
+      "a",
+    ]);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+    first.child.kill("SIGTERM");
+    await first.exited;
+  });
+});
