@@ -1,0 +1,129 @@
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { INT64_MAX } from "../../src/schema/pet.js";
+import { ERROR_CODES } from "../../src/server/error-codes.js";
+import { createMemoryStore } from "../../src/server/store/memory.js";
+import type { PetStore } from "../../src/server/store/types.js";
+import { call, manualClock, startTestServer, type Answer } from "./http.js";
+
+const KEY = "codes-key";
+const LIMITED = "limited-key";
+const BROKEN_LIMIT = 99;
+let server: Awaited<ReturnType<typeof startTestServer>>;
+let faulty: Awaited<ReturnType<typeof startTestServer>>;
+
+/** A full store (its only pet has the largest id) whose list of 99 fails. */
+function brokenStore(): PetStore {
+  const pets = createMemoryStore([{ id: INT64_MAX, name: "Last", categoryId: 1n }]);
+  return {
+    listJson: (options) => {
+      if (options.limit === BROKEN_LIMIT) throw new Error("disk on fire at /secret/path");
+      return pets.listJson(options);
+    },
+    getJson: (id) => pets.getJson(id),
+    create: (pet) => pets.create(pet),
+    get size() {
+      return pets.size;
+    },
+    close: () => pets.close(),
+  };
+}
+
+beforeAll(async () => {
+  server = await startTestServer({
+    keys: [`${KEY}:enterprise`, `${LIMITED}:enterprise:1/1000`],
+    store: brokenStore(),
+    clock: manualClock(Date.UTC(2030, 0, 1, 0, 0, 30)),
+    ban: { banAfter: 1 },
+  });
+  faulty = await startTestServer({ keys: [KEY], faults: { failRate: 1 } });
+});
+afterAll(async () => {
+  await server.close();
+  await faulty.close();
+});
+
+/** Sends `text` (and ends the request unless `stall`); reads the answer until the server closes. */
+function raw(port: number, text: string, stall = false): Promise<{ status: number; code: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    socket.on("data", (data) => (received += data.toString("latin1")));
+    socket.on("error", reject);
+    socket.on("close", () =>
+      resolve({
+        status: Number(received.split(" ")[1]),
+        code: (JSON.parse(received.slice(received.indexOf("\r\n\r\n") + 4)) as { code: string })
+          .code,
+      }),
+    );
+    if (stall) socket.write(text);
+    else socket.end(text);
+  });
+}
+
+const viaHttp = (answer: Promise<Answer>) =>
+  answer.then((a) => ({ status: a.status, code: (JSON.parse(a.text) as { code: string }).code }));
+
+const TRIGGERS: Record<keyof typeof ERROR_CODES, () => Promise<{ status: number; code: string }>> =
+  {
+    bad_request: () => raw(server.port, "NOT HTTP AT ALL\r\n\r\n"),
+    invalid_query: () => viaHttp(call(server.url, "/v1/pets?limit=x", { key: KEY })),
+    invalid_pet_id: () => viaHttp(call(server.url, "/v1/pets/x", { key: KEY })),
+    empty_body: () => viaHttp(call(server.url, "/v1/pets", { key: KEY, body: "" })),
+    invalid_json: () => viaHttp(call(server.url, "/v1/pets", { key: KEY, body: "{" })),
+    invalid_body: () => viaHttp(call(server.url, "/v1/pets", { key: KEY, body: "{}" })),
+    unauthorized: () => viaHttp(call(server.url, "/v1/pets")),
+    invalid_key: () => viaHttp(call(server.url, "/v1/pets", { key: "nope" })),
+    not_found: () => viaHttp(call(server.url, "/v2", { key: KEY })),
+    pet_not_found: () => viaHttp(call(server.url, "/v1/pets/1", { key: KEY })),
+    method_not_allowed: () => viaHttp(call(server.url, "/v1/pets", { key: KEY, method: "PUT" })),
+    request_timeout: async () => {
+      const slow = await startTestServer({
+        keys: [KEY],
+        timeouts: { headersTimeoutMs: 50, requestTimeoutMs: 100, checkIntervalMs: 10 },
+      });
+      try {
+        return await raw(slow.port, "GET /v1/pets HTTP/1.1\r\n", true);
+      } finally {
+        await slow.close();
+      }
+    },
+    payload_too_large: () =>
+      raw(
+        server.port,
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n`,
+      ),
+    unsupported_media_type: () =>
+      viaHttp(call(server.url, "/v1/pets", { key: KEY, body: "{}", contentType: "text/csv" })),
+    headers_too_large: () =>
+      raw(server.port, `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(20_000)}\r\n\r\n`),
+    rate_limited: async () => {
+      await call(server.url, "/v1/pets", { key: LIMITED });
+      return viaHttp(call(server.url, "/v1/pets", { key: LIMITED }));
+    },
+    banned: () => viaHttp(call(server.url, "/v1/pets", { key: LIMITED })),
+    internal_error: () => viaHttp(call(server.url, `/v1/pets?limit=${BROKEN_LIMIT}`, { key: KEY })),
+    fault_injected: () => viaHttp(call(faulty.url, "/v1/pets", { key: KEY })),
+    id_space_exhausted: () =>
+      viaHttp(
+        call(server.url, "/v1/pets", { key: KEY, body: '{"name":"One more","categoryId":1}' }),
+      ),
+  };
+
+describe("every error code", () => {
+  it.each(Object.entries(ERROR_CODES).map(([code, entry]) => [code, entry.status] as const))(
+    "%s is answered with status %i",
+    async (code, status) => {
+      expect(await TRIGGERS[code as keyof typeof ERROR_CODES]()).toEqual({ status, code });
+    },
+  );
+
+  it("keeps the details of an internal error in the log", async () => {
+    const answer = await call(server.url, `/v1/pets?limit=${BROKEN_LIMIT}`, { key: KEY });
+    expect(answer.text).not.toContain("secret");
+    expect(answer.text).not.toMatch(/\bat /);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(server.logText()).toContain("internal error on GET request: Error: disk on fire");
+  });
+});
