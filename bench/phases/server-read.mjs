@@ -83,7 +83,12 @@ async function loadWithCpu(target, endpoint, seconds, scratchDir) {
     scratchDir,
   });
   const cpuAfter = await cpuSeconds(target.pid);
-  return { ...result, serverCpu: (cpuAfter - cpuBefore) / result.seconds };
+  const cpu = cpuAfter - cpuBefore;
+  return {
+    ...result,
+    serverCpu: cpu / result.seconds,
+    cpuUsPerRequest: (cpu * 1e6) / Math.max(1, result.requests),
+  };
 }
 
 const percent = (fraction) => `${Math.round(fraction * 100)}%`;
@@ -144,8 +149,11 @@ export async function run(ctx) {
       const serveRuns = samples.get(server)[endpoint.key];
       const non2xx = serveRuns.reduce((sum, run) => sum + run.non2xx, 0);
       const errors = serveRuns.reduce((sum, run) => sum + run.errors, 0);
+      const roundRatios = serveRuns.map((run, i) => (run.rps / ceilingRuns[i].rps).toFixed(2));
+      const cpuPerRequest = (runs) => Math.round(median(runs.map((r) => r.cpuUsPerRequest)));
       const notes = [
-        `serve: p50 ${median(serveRuns.map((r) => r.p50Ms))} ms, p99 ${median(serveRuns.map((r) => r.p99Ms))} ms, server CPU ${percent(median(serveRuns.map((r) => r.serverCpu)))}; rounds ${serveRuns.map((r) => Math.round(r.rps)).join(", ")} vs ceiling ${ceilingRuns.map((r) => Math.round(r.rps)).join(", ")} req/s`,
+        `serve: p50 ${median(serveRuns.map((r) => r.p50Ms))} ms, p99 ${median(serveRuns.map((r) => r.p99Ms))} ms, server CPU ${percent(median(serveRuns.map((r) => r.serverCpu)))}; ratio per round ${roundRatios.join(", ")}`,
+        `CPU per request (steadier than req/s on a shared machine): serve ${cpuPerRequest(serveRuns)} us, ceiling ${cpuPerRequest(ceilingRuns)} us`,
         ...loaderNote,
       ];
       if (non2xx + errors > 0)

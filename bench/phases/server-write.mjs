@@ -61,6 +61,7 @@ async function postLoad(server, seconds, scratchDir) {
     ...result,
     created: Number(idAfter - idBefore - 1n),
     serverCpu: (cpuAfter - cpuBefore) / result.seconds,
+    cpuUsPerRequest: ((cpuAfter - cpuBefore) * 1e6) / Math.max(1, result.requests),
   };
 }
 
@@ -119,7 +120,7 @@ export async function run(ctx) {
     const summaryOf = (size) => {
       const sizeRuns = runs.get(size);
       const notes = [
-        `${count(size)} pets: p50 ${median(sizeRuns.map((r) => r.p50Ms))} ms, p99 ${median(sizeRuns.map((r) => r.p99Ms))} ms, server CPU ${Math.round(median(sizeRuns.map((r) => r.serverCpu)) * 100)}%; rounds ${sizeRuns.map((r) => Math.round(r.rps)).join(", ")} req/s`,
+        `${count(size)} pets: p50 ${median(sizeRuns.map((r) => r.p50Ms))} ms, p99 ${median(sizeRuns.map((r) => r.p99Ms))} ms, server CPU ${Math.round(median(sizeRuns.map((r) => r.serverCpu)) * 100)}% (${Math.round(median(sizeRuns.map((r) => r.cpuUsPerRequest)))} us a request); rounds ${sizeRuns.map((r) => Math.round(r.rps)).join(", ")} req/s`,
       ];
       const non2xx = sizeRuns.reduce((sum, r) => sum + r.non2xx, 0);
       const errors = sizeRuns.reduce((sum, r) => sum + r.errors, 0);
