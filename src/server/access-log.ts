@@ -1,21 +1,24 @@
 /**
  * The access log: one line per request (time, method, path without the query,
  * status, duration). Never a header, so never a key; never the query, which is
- * where clients sometimes put secrets. Lines are buffered and written once per
- * turn of the event loop: a synchronous write to a pipe per request would cost
- * more than the request.
+ * where clients sometimes put secrets. Lines are buffered and written every
+ * 100 ms (or at 32 KiB): stderr writes are synchronous for files and pipes, and
+ * one per request would cost more than the request.
  */
 
 export interface LogSink {
   write(text: string): unknown;
 }
 
-const FLUSH_AT_CHARS = 64 * 1024;
+const FLUSH_AT_CHARS = 32 * 1024;
+const FLUSH_AFTER_MS = 100;
 const MAX_PATH_CHARS = 200;
 
 export class AccessLog {
   private buffer = "";
-  private scheduled = false;
+  private timer: NodeJS.Timeout | undefined;
+  private second = -1;
+  private secondText = "";
 
   constructor(
     private readonly sink: LogSink,
@@ -25,16 +28,18 @@ export class AccessLog {
 
   request(method: string, path: string, status: number, durationMs: number): void {
     this.append(
-      `${new Date().toISOString()} ${method} ${printablePath(path)} ${status} ${durationMs.toFixed(1)}ms\n`,
+      `${this.timestamp()} ${method} ${printablePath(path)} ${status} ${durationMs.toFixed(1)}ms\n`,
     );
   }
 
   /** A message about the server itself (start, errors, shutdown). */
   note(message: string): void {
-    this.append(`${new Date().toISOString()} ${message}\n`);
+    this.append(`${this.timestamp()} ${message}\n`);
   }
 
   flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
     if (this.buffer === "") return;
     const text = this.buffer;
     this.buffer = "";
@@ -45,13 +50,21 @@ export class AccessLog {
     this.buffer += line;
     if (this.buffer.length >= FLUSH_AT_CHARS) {
       this.flush();
-    } else if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => {
-        this.scheduled = false;
-        this.flush();
-      });
+    } else if (this.timer === undefined) {
+      this.timer = setTimeout(() => this.flush(), FLUSH_AFTER_MS);
+      this.timer.unref();
     }
+  }
+
+  /** ISO 8601 in UTC with milliseconds; the part up to the second is made once a second. */
+  private timestamp(): string {
+    const nowMs = Date.now();
+    const second = Math.floor(nowMs / 1000);
+    if (second !== this.second) {
+      this.second = second;
+      this.secondText = new Date(second * 1000).toISOString().slice(0, 20);
+    }
+    return `${this.secondText}${String(nowMs - second * 1000).padStart(3, "0")}Z`;
   }
 }
 

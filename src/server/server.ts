@@ -85,7 +85,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const keys = given.length > 0 ? mergeKeys(given) : [generateKey()];
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const log = new AccessLog(options.log ?? process.stderr, options.quiet !== true);
-  const store = options.store ?? (await openStore(options, log));
+  let store: PetStore;
+  try {
+    store = options.store ?? (await openStore(options, log));
+  } catch (error) {
+    log.flush();
+    throw error;
+  }
 
   let app: App;
   let server: Server;
@@ -110,6 +116,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     await listen(server, port, host);
   } catch (error) {
     await store.close();
+    log.flush();
     throw error;
   }
   server.on("error", (error) => log.note(`server error: ${error.message}`));

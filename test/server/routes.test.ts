@@ -275,7 +275,7 @@ describe("authentication", () => {
     try {
       await call(quietless.url, "/v1/pets?limit=7", { key: "log-secret-key" });
       await call(quietless.url, "/v1/pets", { key: "wrong-secret-key" });
-      await new Promise((resolve) => setImmediate(resolve));
+      await quietless.close();
       const log = quietless.logText();
       expect(log).toMatch(/GET \/v1\/pets 200 [0-9.]+ms/);
       expect(log).toMatch(/GET \/v1\/pets 401 /);
