@@ -26,9 +26,10 @@ export class AccessLog {
     readonly logsRequests: boolean,
   ) {}
 
-  request(method: string, path: string, status: number, durationMs: number): void {
+  /** `outcome`: the status sent, or what happened instead (`reset`). */
+  request(method: string, path: string, outcome: number | string, durationMs: number): void {
     this.append(
-      `${this.timestamp()} ${method} ${printablePath(path)} ${status} ${durationMs.toFixed(1)}ms\n`,
+      `${this.timestamp()} ${method} ${printablePath(path)} ${outcome} ${durationMs.toFixed(1)}ms\n`,
     );
   }
 

@@ -172,13 +172,14 @@ export function createApp(store: PetStore, options: AppOptions): App {
     if (logRequests) logRequest(req, reply.status, startedAt);
   }
 
-  function logRequest(req: IncomingMessage, status: number, startedAt: number): void {
+  /** `outcome`: the status sent, or `reset` for a connection closed on purpose. */
+  function logRequest(req: IncomingMessage, outcome: number | "reset", startedAt: number): void {
     const url = req.url ?? "";
     const query = url.indexOf("?");
     log!.request(
       req.method ?? "-",
       query === -1 ? url : url.slice(0, query),
-      status,
+      outcome,
       performance.now() - startedAt,
     );
   }
@@ -195,7 +196,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
   function resetConnection(req: IncomingMessage, startedAt: number): void {
     req.socket.destroy();
     resets++;
-    if (logRequests) logRequest(req, 0, startedAt);
+    if (logRequests) logRequest(req, "reset", startedAt);
   }
 
   function operate(

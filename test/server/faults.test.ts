@@ -45,6 +45,18 @@ describe("fault injection over HTTP", () => {
     expect(["ECONNRESET", "EPIPE"]).toContain(code);
     expect(server.store.size).toBe(0);
     expect(server.stats().resets).toBe(1);
+    expect(server.stats().responses).toBe(0);
+  });
+
+  it("logs a reset as such", async () => {
+    server = await startTestServer({
+      keys: [KEY],
+      quiet: false,
+      faults: { failRate: 1, failMode: "reset-after" },
+    });
+    await errorCodeOf(call(server.url, "/v1/pets", { key: KEY }));
+    await server.close();
+    expect(server.logText()).toMatch(/ GET \/v1\/pets reset [0-9.]+ms\n/);
   });
 
   it("processes a POST, then resets without answering (outcome unknown)", async () => {
