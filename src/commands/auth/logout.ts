@@ -1,0 +1,28 @@
+/** `petstore auth logout`: removes the stored key of a profile; its other settings stay. */
+import type { Factory } from "../../factory.js";
+import type { CommandRunner } from "../runner.js";
+import { stringOption } from "../option-values.js";
+import { storedProfile } from "../profile/stored.js";
+
+export interface LogoutOptions {
+  profile?: string;
+}
+
+export async function logoutRun(options: LogoutOptions, factory: Factory): Promise<void> {
+  const flags = options.profile === undefined ? {} : { profile: options.profile };
+  const { profile } = factory.settings(flags, { allowNewProfile: true });
+  if (storedProfile(factory.config(), profile)?.apiKey === undefined) {
+    factory.io.stderr.write(`profile ${profile} has no stored key; nothing to remove\n`);
+    return;
+  }
+  await factory.updateConfig((config) => {
+    const { apiKey: _removed, ...rest } = storedProfile(config, profile) ?? {};
+    config.profiles[profile] = rest;
+  });
+  factory.io.stderr.write(`Removed the API key of profile ${profile}.\n`);
+}
+
+export const run: CommandRunner = (parsed, factory) => {
+  const profile = stringOption(parsed.options, "profile");
+  return logoutRun(profile === undefined ? {} : { profile }, factory);
+};

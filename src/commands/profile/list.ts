@@ -1,0 +1,61 @@
+/** `petstore profile list`: the stored profiles, the current one marked; keys redacted. */
+import { DEFAULT_BASE_URLS, type EnvironmentName } from "../../client/environments.js";
+import type { Factory } from "../../factory.js";
+import type { Column } from "../../output/columns.js";
+import { chooseOutput, type OutputFormat } from "../../output/format.js";
+import { writeRecords } from "../../output/records.js";
+import { redactKey } from "../../profiles/resolve.js";
+import type { CommandRunner } from "../runner.js";
+import { outputFlags } from "../option-values.js";
+
+export interface ProfileRow {
+  name: string;
+  current: boolean;
+  env: EnvironmentName;
+  baseUrl: string;
+  /** Redacted. */
+  apiKey: string | undefined;
+}
+
+const COLUMNS: readonly Column<ProfileRow>[] = [
+  { key: "current", label: "", value: (row) => (row.current ? "*" : "") },
+  { key: "name", label: "NAME", value: (row) => row.name, style: (v, p) => p.bold(v) },
+  { key: "env", label: "ENV", value: (row) => row.env },
+  { key: "baseUrl", label: "BASE URL", value: (row) => row.baseUrl, shrinkable: true },
+  { key: "apiKey", label: "KEY", value: (row) => row.apiKey ?? "" },
+];
+
+export function profileRows(factory: Factory): ProfileRow[] {
+  const config = factory.config();
+  return Object.entries(config.profiles)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, profile]) => {
+      const env = profile.env ?? "production";
+      return {
+        name,
+        current: name === (config.currentProfile ?? "default"),
+        env,
+        baseUrl: profile.baseUrls?.[env] ?? DEFAULT_BASE_URLS[env],
+        apiKey: profile.apiKey === undefined ? undefined : redactKey(profile.apiKey),
+      };
+    });
+}
+
+export async function profileListRun(format: OutputFormat, factory: Factory): Promise<void> {
+  const rows = profileRows(factory);
+  if (rows.length === 0 && format === "table") {
+    factory.io.stderr.write("no profiles stored; `petstore auth login` creates one\n");
+    return;
+  }
+  await writeRecords(
+    factory.io,
+    { rows, columns: COLUMNS, toJson: (row) => ({ ...row, apiKey: row.apiKey ?? null }) },
+    format,
+  );
+}
+
+export const run: CommandRunner = (parsed, factory) => {
+  const choice = chooseOutput(outputFlags(parsed.options), factory.io.stdout.isTTY);
+  // -q is not offered here, so the choice is always a format.
+  return profileListRun(choice === "ids" ? "tsv" : choice, factory);
+};

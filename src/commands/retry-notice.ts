@@ -1,0 +1,62 @@
+/**
+ * Tells the person waiting why nothing happens: every wait of the retry wrapper
+ * is announced on stderr ("rate limited; retrying in 12 s, attempt 2 of 4"). On a
+ * terminal a spinner counts the seconds down; elsewhere (pipes, CI logs) it is
+ * one plain line per wait.
+ */
+import type { RetryEvent } from "../client/types.js";
+import type { IO, Spinner } from "../io.js";
+
+const WHY: Record<RetryEvent["reason"], string> = {
+  rate_limited: "rate limited",
+  rate_limit_exhausted: "rate limit used up",
+  server_error: "service unavailable",
+  network: "network error",
+  timeout: "timed out",
+};
+
+/** `in 12 s`, rounded up so a wait is never announced shorter than it is; `now` once over. */
+function when(ms: number): string {
+  return ms > 0 ? `in ${Math.ceil(ms / 1000)} s` : "now";
+}
+
+export function retryMessage(event: RetryEvent, remainingMs = event.waitMs): string {
+  const verb = event.reason === "rate_limit_exhausted" ? "sending" : "retrying";
+  return `${WHY[event.reason]}; ${verb} ${when(remainingMs)}, attempt ${event.attempt} of ${event.maxAttempts}`;
+}
+
+export interface RetryNotices {
+  onRetry(event: RetryEvent): void;
+  /** Ends the countdown of the last wait (the command finished, or failed). */
+  stop(): void;
+}
+
+export function createRetryNotices(io: IO, now: () => number): RetryNotices {
+  let active: { spinner: Spinner; timer: ReturnType<typeof setInterval>; text: string } | undefined;
+
+  function stop(): void {
+    if (!active) return;
+    clearInterval(active.timer);
+    active.spinner.stop(active.text);
+    active = undefined;
+  }
+
+  return {
+    onRetry(event) {
+      stop();
+      const text = retryMessage(event);
+      const spinner = io.startSpinner(text);
+      if (!spinner) {
+        io.stderr.write(text + "\n");
+        return;
+      }
+      const endsAt = now() + event.waitMs;
+      const timer = setInterval(() => {
+        spinner.update(retryMessage(event, Math.max(0, endsAt - now())));
+      }, 1000);
+      timer.unref();
+      active = { spinner, timer, text };
+    },
+    stop,
+  };
+}

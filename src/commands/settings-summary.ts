@@ -1,0 +1,74 @@
+/**
+ * What a run would use, and where each value comes from (flag, environment
+ * variable, profile or default): shared by `auth status` and `profile show`, so
+ * a person can see the precedence at work. The key is only ever shown redacted.
+ */
+import type { Palette } from "../output/palette.js";
+import { redactKey, type ResolvedSettings, type Source } from "../profiles/resolve.js";
+
+const FLAG: Record<keyof ResolvedSettings["sources"], string> = {
+  profile: "--profile",
+  env: "--env",
+  baseUrl: "--base-url",
+  apiKey: "--api-key-file",
+};
+
+const VARIABLE: Record<keyof ResolvedSettings["sources"], string> = {
+  profile: "PETSTORE_PROFILE",
+  env: "PETSTORE_ENV",
+  baseUrl: "PETSTORE_BASE_URL",
+  apiKey: "PETSTORE_API_KEY",
+};
+
+export function describeSource(
+  field: keyof ResolvedSettings["sources"],
+  source: Source,
+  profile: string,
+): string {
+  switch (source) {
+    case "flag":
+      return `from ${FLAG[field]}`;
+    case "environment":
+      return `from ${VARIABLE[field]}`;
+    case "profile":
+      return field === "profile" ? "the current profile" : `from profile ${profile}`;
+    case "default":
+      return "default";
+    case "none":
+      return "not set";
+  }
+}
+
+/** Label and value pairs, in display order. */
+export function settingsLines(settings: ResolvedSettings, palette: Palette): [string, string][] {
+  const { sources, profile } = settings;
+  const note = (field: keyof ResolvedSettings["sources"]) =>
+    palette.dim(`(${describeSource(field, sources[field], profile)})`);
+  return [
+    ["Profile", `${profile} ${note("profile")}`],
+    ["Environment", `${settings.env} ${note("env")}`],
+    ["Base URL", `${settings.baseUrl} ${note("baseUrl")}`],
+    [
+      "API key",
+      settings.apiKey === undefined
+        ? palette.yellow("none")
+        : `${redactKey(settings.apiKey)} ${note("apiKey")}`,
+    ],
+  ];
+}
+
+export function formatLines(lines: readonly [string, string][]): string {
+  const width = Math.max(...lines.map(([label]) => label.length)) + 2;
+  return lines.map(([label, value]) => `${(label + ":").padEnd(width)}${value}\n`).join("");
+}
+
+export function settingsJson(settings: ResolvedSettings): Record<string, unknown> {
+  return {
+    profile: settings.profile,
+    env: settings.env,
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey === undefined ? null : redactKey(settings.apiKey),
+    allowInsecure: settings.allowInsecure,
+    sources: { ...settings.sources },
+  };
+}

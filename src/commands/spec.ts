@@ -1,0 +1,246 @@
+/**
+ * The command tree as data: names, arguments, flags, help text and examples. The
+ * commander program is built from it (program.ts), and so is the fast parser
+ * that answers the hot commands without loading commander (fast-parse.ts); the
+ * shell completions are generated from the commander tree built from it.
+ * Values are validated by the commands (with the shared zod schema), not here.
+ */
+import { DEFAULT_TIMEOUT_MS } from "../client/client.js";
+import { DEFAULT_RETRY_POLICY } from "../client/retry.js";
+import { OUTPUT_FORMATS } from "../output/format.js";
+import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, PET_STATUSES } from "../schema/pet.js";
+
+export interface OptionSpec {
+  /** As commander takes them: `-o, --output <format>`, `--no-retry`. */
+  flags: string;
+  description: string;
+}
+
+export interface ArgumentSpec {
+  name: string;
+  required: boolean;
+  description: string;
+}
+
+export interface CommandSpec {
+  name: string;
+  description: string;
+  arguments?: readonly ArgumentSpec[];
+  options?: readonly OptionSpec[];
+  /** Shown under "Examples:" in --help. */
+  examples?: readonly string[];
+  hidden?: boolean;
+  commands?: readonly CommandSpec[];
+}
+
+const STATUS_LIST = PET_STATUSES.join(", ");
+
+/** Accepted before or after the command name, by every command. */
+export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
+  {
+    flags: "--no-color",
+    description: "no colour on stdout or stderr (also NO_COLOR=1, TERM=dumb)",
+  },
+  { flags: "--debug", description: "show stack traces of errors" },
+];
+
+export const REQUEST_OPTIONS: readonly OptionSpec[] = [
+  { flags: "--profile <name>", description: "stored profile for this run (PETSTORE_PROFILE)" },
+  { flags: "--env <name>", description: "production or staging for this run (PETSTORE_ENV)" },
+  { flags: "--base-url <url>", description: "service address for this run (PETSTORE_BASE_URL)" },
+  {
+    flags: "--allow-insecure",
+    description: "send the key over plain http:// to a host that is not this machine",
+  },
+  {
+    flags: "--timeout <seconds>",
+    description: `give up on one attempt after this long (${DEFAULT_TIMEOUT_MS / 1000})`,
+  },
+  {
+    flags: "--max-retries <n>",
+    description: `retries after 429, 5xx or a network error (${DEFAULT_RETRY_POLICY.maxRetries})`,
+  },
+  { flags: "--no-retry", description: "never retry" },
+  {
+    flags: "--verbose",
+    description: "log each request, its status, timing and rate limit on stderr (PETSTORE_DEBUG=1)",
+  },
+];
+
+export const OUTPUT_OPTIONS: readonly OptionSpec[] = [
+  {
+    flags: "-o, --output <format>",
+    description: `${OUTPUT_FORMATS.join(", ")} (default: table on a terminal, else tsv)`,
+  },
+  { flags: "--json", description: "same as --output json" },
+  { flags: "-q, --quiet", description: "print only the ids" },
+];
+
+const STATUS_OPTION: OptionSpec = { flags: "--status <status>", description: STATUS_LIST };
+
+export const LIST_COMMAND: CommandSpec = {
+  name: "list",
+  description: "list pets, optionally only those with one status",
+  options: [
+    STATUS_OPTION,
+    {
+      flags: "--limit <n>",
+      description: `at most this many pets, ${LIMIT_MIN} to ${LIMIT_MAX} (${LIMIT_DEFAULT})`,
+    },
+    ...OUTPUT_OPTIONS,
+    ...REQUEST_OPTIONS,
+  ],
+  examples: [
+    "petstore list --status available",
+    "petstore list --limit 100 --json",
+    "petstore list -q --status sold | wc -l",
+  ],
+};
+
+export const GET_COMMAND: CommandSpec = {
+  name: "get",
+  description: "show one pet by id (deprecated by the service: prefer list --status)",
+  arguments: [{ name: "petId", required: true, description: "the pet's id (an int64)" }],
+  options: [...OUTPUT_OPTIONS, ...REQUEST_OPTIONS],
+  examples: ["petstore get 42", "petstore get 42 --json"],
+};
+
+export const ADD_COMMAND: CommandSpec = {
+  name: "add",
+  description: "add a pet from flags, or from a JSON body with --file",
+  options: [
+    { flags: "--name <name>", description: "the pet's name" },
+    { flags: "--category-id <id>", description: "its category (an int64)" },
+    {
+      flags: "--status <status>",
+      description: `${STATUS_LIST} (the service's default if left out)`,
+    },
+    {
+      flags: "--file <path>",
+      description: "a JSON NewPet body from this file, or - for stdin (instead of the flags)",
+    },
+    ...OUTPUT_OPTIONS,
+    ...REQUEST_OPTIONS,
+  ],
+  examples: [
+    "petstore add --name Rex --category-id 1 --status available",
+    "id=$(petstore add --name Rex --category-id 1 -q)",
+    `echo '{"name":"Tom","categoryId":2}' | petstore add --file -`,
+  ],
+};
+
+const PROFILE_FLAG: OptionSpec = {
+  flags: "--profile <name>",
+  description: "the profile to act on (default: the current one)",
+};
+
+export const AUTH_COMMAND: CommandSpec = {
+  name: "auth",
+  description: "store, check and remove API keys",
+  commands: [
+    {
+      name: "login",
+      description: "store an API key in a profile (read from stdin or a hidden prompt)",
+      options: [
+        PROFILE_FLAG,
+        { flags: "--env <name>", description: "the profile's environment: production or staging" },
+        { flags: "--base-url <url>", description: "the profile's address for that environment" },
+        { flags: "--with-token", description: "read the key from stdin" },
+        { flags: "--api-key-file <path>", description: "read the key from this file" },
+      ],
+      examples: [
+        "petstore auth login",
+        "printenv PETSTORE_KEY | petstore auth login --with-token --profile ci",
+        "petstore auth login --profile local --base-url http://127.0.0.1:4010/v1 --api-key-file key.txt",
+      ],
+    },
+    {
+      name: "status",
+      description: "check the key with a real request; show profile, address and rate limit",
+      options: REQUEST_OPTIONS,
+      examples: ["petstore auth status", "petstore auth status --profile ci --env staging"],
+    },
+    {
+      name: "logout",
+      description: "remove the stored key of a profile",
+      options: [PROFILE_FLAG],
+      examples: ["petstore auth logout --profile ci"],
+    },
+  ],
+};
+
+const PROFILE_ARGUMENT: ArgumentSpec = {
+  name: "profile",
+  required: true,
+  description: "a profile name",
+};
+
+export const PROFILE_COMMAND: CommandSpec = {
+  name: "profile",
+  description: "list, choose, show and remove stored profiles",
+  commands: [
+    {
+      name: "list",
+      description: "list the stored profiles (the current one marked)",
+      options: OUTPUT_OPTIONS.filter((option) => !option.flags.startsWith("-q")),
+      examples: ["petstore profile list", "petstore profile list --json"],
+    },
+    {
+      name: "use",
+      description: "make a profile the default for later runs",
+      arguments: [PROFILE_ARGUMENT],
+      examples: ["petstore profile use staging"],
+    },
+    {
+      name: "show",
+      description: "show the settings a run would use, and where each comes from",
+      arguments: [{ ...PROFILE_ARGUMENT, required: false }],
+      options: [
+        { flags: "--env <name>", description: "as for a request" },
+        { flags: "--base-url <url>", description: "as for a request" },
+        { flags: "--json", description: "as JSON" },
+      ],
+      examples: ["petstore profile show", "petstore profile show ci --json"],
+    },
+    {
+      name: "remove",
+      description: "delete a stored profile and its key",
+      arguments: [PROFILE_ARGUMENT],
+      examples: ["petstore profile remove old"],
+    },
+  ],
+};
+
+export const SHELLS = ["bash", "zsh", "fish"] as const;
+
+export const COMPLETION_COMMAND: CommandSpec = {
+  name: "completion",
+  description: `print a shell completion script (${SHELLS.join(", ")})`,
+  arguments: [{ name: "shell", required: true, description: SHELLS.join(", ") }],
+  examples: [
+    "petstore completion bash > ~/.local/share/bash-completion/completions/petstore",
+    "petstore completion zsh > ~/.zfunc/_petstore",
+    "petstore completion fish > ~/.config/fish/completions/petstore.fish",
+  ],
+};
+
+/** Called by the completion scripts for values known only at completion time. */
+export const COMPLETE_COMMAND: CommandSpec = {
+  name: "__complete",
+  description: "print completion candidates (used by the completion scripts)",
+  arguments: [{ name: "kind", required: true, description: "profiles" }],
+  hidden: true,
+};
+
+export const COMMANDS: readonly CommandSpec[] = [
+  LIST_COMMAND,
+  GET_COMMAND,
+  ADD_COMMAND,
+  AUTH_COMMAND,
+  PROFILE_COMMAND,
+  COMPLETION_COMMAND,
+  COMPLETE_COMMAND,
+];
+
+/** The commands the fast parser answers: the ones people and scripts run all day. */
+export const HOT_COMMANDS: readonly CommandSpec[] = [LIST_COMMAND, GET_COMMAND, ADD_COMMAND];

@@ -1,0 +1,105 @@
+/**
+ * The command tree as the completion scripts need it, read from the commander
+ * program itself (so `serve` and the help command are there too): visible
+ * commands, their flags (with the flags of their parents, which commander
+ * accepts anywhere), arguments, and what values a flag or argument takes.
+ */
+import type { Argument, Command, Option } from "commander";
+import { ENVIRONMENT_NAMES } from "../client/environments.js";
+import { SHELLS } from "../commands/spec.js";
+import { OUTPUT_FORMATS } from "../output/format.js";
+import { PET_STATUSES } from "../schema/pet.js";
+
+/** Fixed words, the stored profile names (asked of `petstore __complete profiles`), or file names. */
+export type ValueHint =
+  { kind: "words"; words: readonly string[] } | { kind: "profiles" } | { kind: "files" };
+
+export interface CompletionOption {
+  /** `-o`, `--output`. */
+  names: string[];
+  description: string;
+  takesValue: boolean;
+  values?: ValueHint;
+}
+
+export interface CompletionArgument {
+  name: string;
+  values?: ValueHint;
+}
+
+export interface CompletionCommand {
+  name: string;
+  /** Names from the root's first subcommand down: `auth login`; "" for the root. */
+  path: string;
+  description: string;
+  options: CompletionOption[];
+  arguments: CompletionArgument[];
+  commands: CompletionCommand[];
+}
+
+const words = (list: readonly string[]): ValueHint => ({ kind: "words", words: list });
+
+/** What a flag's value is, by the flag's long name, wherever it appears. */
+const OPTION_VALUES: Readonly<Record<string, ValueHint>> = {
+  "--status": words(PET_STATUSES),
+  "--env": words(ENVIRONMENT_NAMES),
+  "--output": words(OUTPUT_FORMATS),
+  "--profile": { kind: "profiles" },
+  "--file": { kind: "files" },
+  "--api-key-file": { kind: "files" },
+  "--keys-file": { kind: "files" },
+};
+
+const ARGUMENT_VALUES: Readonly<Record<string, ValueHint>> = {
+  profile: { kind: "profiles" },
+  shell: words(SHELLS),
+};
+
+function optionOf(option: Option): CompletionOption {
+  const names = [option.short, option.long].filter((name): name is string => name !== undefined);
+  const result: CompletionOption = {
+    names,
+    description: option.description,
+    takesValue: option.required || option.optional,
+  };
+  const values = option.argChoices
+    ? words(option.argChoices)
+    : option.long
+      ? OPTION_VALUES[option.long]
+      : undefined;
+  if (result.takesValue && values) result.values = values;
+  return result;
+}
+
+function argumentOf(argument: Argument): CompletionArgument {
+  const name = argument.name();
+  const values = argument.argChoices ? words(argument.argChoices) : ARGUMENT_VALUES[name];
+  return values ? { name, values } : { name };
+}
+
+function commandOf(command: Command, path: string): CompletionCommand {
+  const help = command.createHelp();
+  const options = [...help.visibleOptions(command)];
+  for (let parent = command.parent; parent; parent = parent.parent) {
+    options.push(...parent.options.filter((option) => !option.hidden));
+  }
+  return {
+    name: command.name(),
+    path,
+    description: command.description(),
+    options: options.map(optionOf),
+    arguments: command.registeredArguments.map(argumentOf),
+    commands: help
+      .visibleCommands(command)
+      .map((child) => commandOf(child, path ? `${path} ${child.name()}` : child.name())),
+  };
+}
+
+export function completionTree(program: Command): CompletionCommand {
+  return commandOf(program, "");
+}
+
+/** Every command of the tree, the root first, parents before children. */
+export function allCommands(root: CompletionCommand): CompletionCommand[] {
+  return [root, ...root.commands.flatMap(allCommands)];
+}

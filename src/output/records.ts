@@ -1,0 +1,47 @@
+/**
+ * Writes rows that are not pets (profiles) in the chosen rendering. JSON is
+ * built from `toJson`, which decides the machine field names.
+ */
+import type { IO } from "../io.js";
+import { stringifyJson } from "../schema/json.js";
+import type { Column } from "./columns.js";
+import { renderCsv } from "./csv.js";
+import type { OutputFormat } from "./format.js";
+import { renderTsv } from "./tsv.js";
+
+export interface RecordsToWrite<Row> {
+  rows: readonly Row[];
+  columns: readonly Column<Row>[];
+  toJson(row: Row): Record<string, unknown>;
+}
+
+export async function writeRecords<Row>(
+  io: IO,
+  data: RecordsToWrite<Row>,
+  format: OutputFormat,
+): Promise<void> {
+  const { rows, columns, toJson } = data;
+  switch (format) {
+    case "json":
+      io.stdout.write(stringifyJson(rows.map(toJson), io.stdout.isTTY ? 2 : 0) + "\n");
+      return;
+    case "ndjson":
+      io.stdout.write(rows.map((row) => stringifyJson(toJson(row)) + "\n").join(""));
+      return;
+    case "tsv":
+      io.stdout.write(renderTsv(rows, columns));
+      return;
+    case "csv":
+      io.stdout.write(renderCsv(rows, columns));
+      return;
+    case "table": {
+      const [{ renderTable }, { loadPalette }] = await Promise.all([
+        import("./table.js"),
+        import("./palette.js"),
+      ]);
+      const palette = await loadPalette(io, "stdout");
+      io.stdout.write(await renderTable(rows, columns, { palette, width: io.stdout.columns }));
+      return;
+    }
+  }
+}

@@ -1,0 +1,151 @@
+/** Every exit code, one by one, in-process: the mapping lives in cli.ts alone. */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { NetworkError, TimeoutError } from "../../src/errors.js";
+import { errorAnswer, jsonAnswer } from "../commands/http-stubs.js";
+import { API_KEY, BASE_URL, cliContext, type CliContext } from "../commands/run-cli.js";
+
+let cli: CliContext;
+beforeEach(() => {
+  cli = cliContext();
+});
+afterEach(() => {
+  cli.stubs.verify();
+  cli.cleanup();
+});
+
+const refused = () =>
+  new NetworkError(
+    "could not connect to 127.0.0.1:9: connection refused",
+    { method: "GET", url: BASE_URL },
+    false,
+  );
+
+describe("exit codes", () => {
+  it("0 on success", async () => {
+    cli.stubs.on("GET /pets?limit=20", jsonAnswer(200, "[]"));
+    expect((await cli.run(["list"])).code).toBe(0);
+  });
+
+  it("1 on an unexpected answer, with a hint to use --debug and no stack trace", async () => {
+    cli.stubs.on("GET /pets?limit=20", jsonAnswer(200, '{"not":"a list"}'));
+    const run = await cli.run(["list"]);
+    expect(run.code).toBe(1);
+    expect(run.err).toMatch(/^error: /);
+    expect(run.err).not.toMatch(/\n\s+at /);
+  });
+
+  it("1 with the stack trace when --debug is given", async () => {
+    cli.stubs.on("GET /pets?limit=20", jsonAnswer(200, '{"not":"a list"}'));
+    const run = await cli.run(["list", "--debug"]);
+    expect(run.code).toBe(1);
+    expect(run.err).toMatch(/\n\s+at /);
+  });
+
+  it("2 for a 400 from the service, with its message", async () => {
+    cli.stubs.on("POST /pets", errorAnswer(400, "invalid_body", "name must not be blank"));
+    const run = await cli.run(["add", "--name", "Rex", "--category-id", "1"]);
+    expect(run.code).toBe(2);
+    expect(run.err).toContain("name must not be blank");
+  });
+
+  it.each([
+    [["list", "--bogus"], /unknown option '--bogus'/],
+    [["get"], /missing required argument 'petId'/],
+    [["get", "1", "2"], /too many arguments/],
+    [["list", "--status"], /option '--status <status>' argument missing/],
+    [["frobnicate"], /unknown command 'frobnicate'/],
+  ])("2 for commander's usage error %j, and nothing sent", async (argv, message) => {
+    const run = await cli.run(argv);
+    expect(run.code).toBe(2);
+    expect(run.err).toMatch(message);
+    expect(run.err).toContain("(add --help for usage)");
+  });
+
+  it("3 when the service rejects the key, and the key is not printed", async () => {
+    cli.stubs.on(
+      "GET /pets?limit=20",
+      errorAnswer(401, "unauthorized", "the API key is not valid"),
+    );
+    const run = await cli.run(["list"]);
+    expect(run.code).toBe(3);
+    expect(run.err).toContain("the API key is not valid");
+    expect(run.err + run.out).not.toContain(API_KEY);
+  });
+
+  it("3 when there is no key at all, before anything is sent", async () => {
+    const run = await cli.run(["list"], { env: { PETSTORE_API_KEY: undefined } });
+    expect(run.code).toBe(3);
+    expect(run.err).toContain("no API key");
+    expect(run.err).toContain("hint: run `petstore auth login`");
+  });
+
+  it("4 for a pet that does not exist", async () => {
+    cli.stubs.on("GET /pets/99", errorAnswer(404, "not_found", "no pet has the id 99"));
+    const run = await cli.run(["get", "99"]);
+    expect(run.code).toBe(4);
+    expect(run.err).toContain("no pet has the id 99");
+  });
+
+  it("5 when still rate limited after the retries, each wait announced", async () => {
+    cli.stubs.on(
+      "GET /pets?limit=20",
+      errorAnswer(429, "rate_limited", "too many requests", { "retry-after": "2" }),
+      3,
+    );
+    const run = await cli.run(["list", "--max-retries", "2"]);
+    expect(run.code).toBe(5);
+    // Never sooner than Retry-After says.
+    expect(run.sleeps).toHaveLength(2);
+    for (const ms of run.sleeps) expect(ms).toBeGreaterThanOrEqual(2000);
+    expect(run.err).toMatch(/^rate limited; retrying in [23] s, attempt 2 of 3$/m);
+    expect(run.err).toMatch(/^rate limited; retrying in [23] s, attempt 3 of 3$/m);
+    expect(run.err).toMatch(/error: .*429/);
+  });
+
+  it("6 when the service cannot be reached", async () => {
+    cli.stubs.on("GET /pets?limit=20", refused(), 1);
+    const run = await cli.run(["list", "--no-retry"]);
+    expect(run.code).toBe(6);
+    expect(run.err).toContain("connection refused");
+  });
+
+  it("6 on a timeout of a GET", async () => {
+    const timeout = new TimeoutError(
+      "no complete answer within 1 s",
+      { method: "GET", url: BASE_URL },
+      true,
+    );
+    cli.stubs.on("GET /pets?limit=20", timeout);
+    const run = await cli.run(["list", "--no-retry", "--timeout", "1"]);
+    expect(run.code).toBe(6);
+    expect(cli.stubs.requests[0]?.timeoutMs).toBe(1000);
+  });
+
+  it("7 when an add timed out after it was sent, and it is not repeated", async () => {
+    const timeout = new TimeoutError(
+      "no complete answer within 15 s",
+      { method: "POST", url: BASE_URL },
+      true,
+    );
+    cli.stubs.on("POST /pets", timeout);
+    const run = await cli.run(["add", "--name", "Rex", "--category-id", "1"]);
+    expect(run.code).toBe(7);
+    expect(run.err).toContain("may or may not have been added");
+    expect(cli.stubs.requests).toHaveLength(1);
+  });
+
+  it("0 for --help and --version", async () => {
+    const help = await cli.run(["list", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.out).toContain("Examples:");
+    const version = await cli.run(["--version"]);
+    expect(version.code).toBe(0);
+    expect(version.out).toMatch(/^\d+\.\d+\.\d+(-[\w.]+)?\n$/);
+  });
+
+  it("documents every exit code in --help", async () => {
+    const run = await cli.run(["--help"]);
+    for (const code of [0, 1, 2, 3, 4, 5, 6, 7])
+      expect(run.out).toMatch(new RegExp(`^  ${code}  \\S`, "m"));
+  });
+});

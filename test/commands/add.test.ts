@@ -1,0 +1,102 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { errorAnswer, jsonAnswer } from "./http-stubs.js";
+import { cliContext, type CliContext } from "./run-cli.js";
+
+const CREATED = '{"id":7,"name":"Rex","categoryId":9007199254740993,"status":"available"}';
+
+let cli: CliContext;
+beforeEach(() => {
+  cli = cliContext();
+});
+afterEach(() => {
+  cli.stubs.verify();
+  cli.cleanup();
+});
+
+describe("petstore add", () => {
+  it("sends the flags as a NewPet, category id exact beyond 2^53, and prints only the id with -q", async () => {
+    cli.stubs.on("POST /pets", jsonAnswer(201, CREATED));
+    const run = await cli.run([
+      "add",
+      "--name",
+      "Rex",
+      "--category-id",
+      "9007199254740993",
+      "--status",
+      "available",
+      "-q",
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.out).toBe("7\n");
+    expect(cli.stubs.requests[0]?.body).toBe(
+      '{"name":"Rex","categoryId":9007199254740993,"status":"available"}',
+    );
+  });
+
+  it("prints the created pet as the service sent it with --json", async () => {
+    cli.stubs.on("POST /pets", jsonAnswer(201, CREATED));
+    const run = await cli.run(["add", "--name=Rex", "--category-id=1", "--json"]);
+    expect(run.out).toBe(CREATED + "\n");
+  });
+
+  it("reads the body from a file", async () => {
+    const file = join(cli.configDir, "pet.json");
+    writeFileSync(file, '{ "name": "Tom", "categoryId": 2 }');
+    cli.stubs.on("POST /pets", jsonAnswer(201, CREATED));
+    const run = await cli.run(["add", "--file", file]);
+    expect(run.code).toBe(0);
+    expect(cli.stubs.requests[0]?.body).toBe('{"name":"Tom","categoryId":2}');
+  });
+
+  it("reads the body from stdin with --file -", async () => {
+    cli.stubs.on("POST /pets", jsonAnswer(201, CREATED));
+    const run = await cli.run(["add", "--file", "-"], {
+      stdin: '{"name":"Tom","categoryId":2,"status":"sold"}',
+    });
+    expect(run.code).toBe(0);
+    expect(cli.stubs.requests[0]?.body).toBe('{"name":"Tom","categoryId":2,"status":"sold"}');
+  });
+
+  it.each([
+    [[], /--name is required; --category-id is required/],
+    [["--name", "Rex"], /--category-id is required/],
+    [["--name", "Rex", "--category-id", "x1"], /--category-id must be an integer/],
+    [["--name", "Rex", "--category-id", "9223372036854775808"], /--category-id must be an integer/],
+    [["--name", " ", "--category-id", "1"], /--name must be a non-blank string/],
+    [
+      ["--name", "Rex", "--category-id", "1", "--status", "lost"],
+      /--status must be one of available, pending, sold/,
+    ],
+    [["--file", "-", "--name", "Rex"], /--file gives the whole pet; it conflicts with --name/],
+    [
+      ["--file", "/nonexistent/pet.json"],
+      /--file \/nonexistent\/pet.json cannot be read \(ENOENT\)/,
+    ],
+  ])("rejects %j with exit 2 and sends nothing", async (flags, message) => {
+    const run = await cli.run(["add", ...flags]);
+    expect(run.code).toBe(2);
+    expect(run.err).toMatch(message);
+    expect(cli.stubs.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ["{", /the JSON on stdin is not valid JSON: Unexpected end of input.* at line 1, column 2/],
+    ['{"name":"Tom","categoryId":"2"}', /the JSON on stdin: categoryId must be an integer/],
+    ['{"name":"Tom","categoryId":2,"colour":"red"}', /the JSON on stdin: colour unknown field/],
+    ["[]", /the JSON on stdin: body must be a JSON object/],
+  ])("rejects the body %j from stdin with exit 2", async (body, message) => {
+    const run = await cli.run(["add", "--file", "-"], { stdin: body });
+    expect(run.code).toBe(2);
+    expect(run.err).toMatch(message);
+    expect(cli.stubs.requests).toHaveLength(0);
+  });
+
+  it("reports the service's 400 message with exit 2", async () => {
+    cli.stubs.on("POST /pets", errorAnswer(400, "invalid_body", "categoryId is unknown"));
+    const run = await cli.run(["add", "--name", "Rex", "--category-id", "1"]);
+    expect(run.code).toBe(2);
+    expect(run.err).toContain("categoryId is unknown");
+  });
+});
