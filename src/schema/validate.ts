@@ -64,11 +64,19 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
+/** Query parameters and arguments are always text: quote them, without "the string". */
+function describeText(value: unknown): string {
+  return typeof value === "string"
+    ? JSON.stringify(value.length > 60 ? value.slice(0, 57) + "..." : value)
+    : describeValue(value);
+}
+
 function problemsFrom(
   error: z.core.$ZodError,
   input: Record<string, unknown>,
   unknownLabel: string,
   allowed: readonly string[],
+  describe: (value: unknown) => string = describeValue,
 ): Problem[] {
   const problems: Problem[] = [];
   const seen = new Set<string>();
@@ -91,7 +99,7 @@ function problemsFrom(
       continue;
     }
     const rule = RULES[field] ?? "is not valid";
-    let detail = describeValue(given);
+    let detail = describe(given);
     if (field === "name" && typeof given === "string" && given.length > NAME_MAX_LENGTH) {
       detail = `${given.length} characters`;
     }
@@ -147,7 +155,9 @@ export function validateListQuery(params: Iterable<[string, string]>): Validated
   }
   const result = ListQuery.safeParse(input);
   if (!result.success) {
-    problems.push(...problemsFrom(result.error, input, "unknown query parameter", LIST_PARAMS));
+    problems.push(
+      ...problemsFrom(result.error, input, "unknown query parameter", LIST_PARAMS, describeText),
+    );
   }
   if (problems.length > 0 || !result.success) return { ok: false, problems };
   const value: ListQueryType = { limit: result.data.limit ?? LIMIT_DEFAULT };
@@ -161,7 +171,7 @@ export function validatePetId(text: string): Validated<bigint> {
   if (result.success) return { ok: true, value: result.data };
   return {
     ok: false,
-    problems: [{ field: "petId", problem: `${RULES.petId}; got ${describeValue(text)}` }],
+    problems: [{ field: "petId", problem: `${RULES.petId}; got ${describeText(text)}` }],
   };
 }
 

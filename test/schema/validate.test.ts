@@ -89,7 +89,7 @@ describe("validateListQuery", () => {
   });
 
   it.each([
-    [[["limit", "0"]], 'limit must be an integer from 1 to 100; got the string "0"'],
+    [[["limit", "0"]], 'limit must be an integer from 1 to 100; got "0"'],
     [[["limit", "101"]], "limit must be an integer from 1 to 100"],
     [[["limit", "1.5"]], "limit must be an integer from 1 to 100"],
     [[["limit", "abc"]], 'got "abc"'],
