@@ -23,7 +23,8 @@ async function newestSourceMs(directory: string): Promise<number> {
 }
 
 export async function ensureBuilt(): Promise<void> {
-  const builtMs = await stat(join(REPO_ROOT, "dist", "cli.js")).then(
+  // dist/package.json is written by every build, whatever the layout of the bundles.
+  const builtMs = await stat(join(REPO_ROOT, "dist", "package.json")).then(
     (s) => s.mtimeMs,
     () => 0,
   );
