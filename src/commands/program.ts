@@ -83,6 +83,7 @@ export function buildProgram(factory: Factory): Command {
       getOutHelpWidth: () => io.stdout.columns ?? 80,
       getErrHelpWidth: () => io.stderr.columns ?? 80,
     })
+    .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError("(add --help for usage)")
     .exitOverride();
   for (const option of GLOBAL_OPTIONS)

@@ -48,7 +48,7 @@ export function fishScript(root: CompletionCommand): string {
   const commands = allCommands(root);
   const lines: string[] = [];
   for (const command of commands) {
-    const condition = `__petstore_at ${fishQuote(command.path)}`;
+    const condition = `__petstore_at "${command.path}"`;
     for (const child of command.commands) {
       lines.push(
         `complete -c ${name} -n ${fishQuote(condition)} -a ${plainWords([child.name])} -d ${fishQuote(child.description)}`,

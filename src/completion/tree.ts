@@ -81,7 +81,8 @@ function commandOf(command: Command, path: string): CompletionCommand {
   const help = command.createHelp();
   const options = [...help.visibleOptions(command)];
   for (let parent = command.parent; parent; parent = parent.parent) {
-    options.push(...parent.options.filter((option) => !option.hidden));
+    // Inherited flags, except --version, which only makes sense on its own.
+    options.push(...parent.options.filter((o) => !o.hidden && o.long !== "--version"));
   }
   return {
     name: command.name(),
