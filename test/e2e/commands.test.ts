@@ -1,0 +1,141 @@
+/** Every client command against a real fake server, through the real CLI. */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningServer } from "../../src/server/server.js";
+import { ensureBuilt, PRO_KEY, runCli, startFake, tempDir } from "./harness.js";
+
+let server: RunningServer;
+let home: ReturnType<typeof tempDir>;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  server = await startFake({ seed: 3 });
+  home = tempDir();
+  env = {
+    PETSTORE_BASE_URL: server.url,
+    PETSTORE_API_KEY: PRO_KEY,
+    PETSTORE_CONFIG_DIR: home.path,
+  };
+});
+afterAll(async () => {
+  await server?.close();
+  home?.remove();
+});
+
+describe("the CLI against petstore serve", () => {
+  it("adds a pet from flags, prints its id with -q, and lists it with its int64 category exact", async () => {
+    const added = await runCli(
+      [
+        "add",
+        "--name",
+        "Big Cat",
+        "--category-id",
+        "9007199254740993",
+        "--status",
+        "pending",
+        "-q",
+      ],
+      { env },
+    );
+    expect(added).toMatchObject({ code: 0, stderr: "" });
+    const id = added.stdout.trim();
+    expect(id).toMatch(/^[0-9]+$/);
+
+    const listed = await runCli(["list", "--status", "pending", "--json"], { env });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(
+      `{"id":${id},"name":"Big Cat","categoryId":9007199254740993,"status":"pending"}`,
+    );
+
+    const tsv = await runCli(["list", "--status", "pending"], { env });
+    expect(tsv.stdout.split("\n")).toContain(`${id}\tBig Cat\t9007199254740993\tpending`);
+  });
+
+  it("adds a pet from a JSON file and from stdin", async () => {
+    const file = join(home.path, "pet.json");
+    writeFileSync(file, '{"name":"Filed","categoryId":4,"status":"sold"}');
+    const fromFile = await runCli(["add", "--file", file, "--json"], { env });
+    expect(fromFile.code).toBe(0);
+    expect(fromFile.stdout).toMatch(
+      /^\{"id":\d+,"name":"Filed","categoryId":4,"status":"sold"\}\n$/,
+    );
+
+    const fromStdin = await runCli(["add", "--file", "-", "-o", "ndjson"], {
+      env,
+      stdin: '{"name":"Piped","categoryId":5}',
+    });
+    expect(fromStdin.code).toBe(0);
+    expect(fromStdin.stdout).toMatch(/"name":"Piped","categoryId":5,"status":"available"\}\n$/);
+  });
+
+  it("gets one pet, with the deprecation warning dated by the service's Sunset header", async () => {
+    const run = await runCli(["get", "1", "--json"], { env });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ id: 1 });
+    const daysLeft = Math.ceil((Date.UTC(2030, 11, 5) - Date.now()) / 86_400_000);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^warning: .*GET /pets/\\{petId\\}.*removed on 5 December 2030 \\(in (${daysLeft}|${daysLeft - 1}) days\\).*petstore list --status`,
+      ),
+    );
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("silences the deprecation warning with PETSTORE_NO_DEPRECATION_WARNING=1", async () => {
+    const run = await runCli(["get", "1", "-q"], {
+      env: { ...env, PETSTORE_NO_DEPRECATION_WARNING: "1" },
+    });
+    expect(run).toEqual({ code: 0, stdout: "1\n", stderr: "" });
+  });
+
+  it("prints csv with a header, and a table when colour is forced", async () => {
+    const csv = await runCli(["list", "--limit", "2", "-o", "csv"], { env });
+    expect(csv.stdout.split("\r\n")[0]).toBe("id,name,categoryId,status");
+    expect(csv.stdout.split("\r\n")).toHaveLength(4);
+    const table = await runCli(["list", "--limit", "1", "-o", "table"], {
+      env: { ...env, FORCE_COLOR: "1" },
+    });
+    expect(table.stdout).toContain("\u001b[1mID\u001b[22m");
+  });
+
+  it("logs the request with --verbose on stderr, without the key", async () => {
+    const run = await runCli(["list", "--limit", "1", "--verbose"], { env });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(
+      /^GET http:\/\/127\.0\.0\.1:\d+\/v1\/pets\?limit=1 -> 200 in \d+ ms; rate limit \d+\/300 left/,
+    );
+    expect(run.stderr).not.toContain(PRO_KEY);
+  });
+
+  it("logs in, shows the status with the rate limit from the headers, and logs out", async () => {
+    const configEnv = { PETSTORE_CONFIG_DIR: join(home.path, "login") };
+    const login = await runCli(["auth", "login", "--with-token", "--base-url", server.url], {
+      env: configEnv,
+      stdin: `${PRO_KEY}\n`,
+    });
+    expect(login.code).toBe(0);
+    const status = await runCli(["auth", "status"], { env: configEnv });
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(`Base URL:    ${server.url} (from profile default)`);
+    expect(status.stdout).toContain("Key:         accepted");
+    expect(status.stdout).toMatch(
+      /Rate limit: {2}\d+ of 300 requests left; resets at \S+Z \(in \d+ s\)/,
+    );
+    expect(status.stdout + status.stderr).not.toContain(PRO_KEY);
+
+    expect((await runCli(["auth", "logout"], { env: configEnv })).code).toBe(0);
+    const after = await runCli(["list"], { env: configEnv });
+    expect(after.code).toBe(3);
+  });
+
+  it("answers --version and --help", async () => {
+    const version = await runCli(["--version"]);
+    expect(version).toMatchObject({ code: 0, stderr: "" });
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+/);
+    const help = await runCli(["add", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Examples:");
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * End-to-end runs: the real CLI (`node bin/petstore.js`, the built bundle) as a
+ * child process, with an environment of its own (a fresh config directory, no
+ * PETSTORE_* variable from the machine), against a real server on 127.0.0.1:0.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type RequestListener } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  startServer,
+  type RunningServer,
+  type StartServerOptions,
+} from "../../src/server/server.js";
+import { BIN } from "../server/cli-build.js";
+
+export { ensureBuilt } from "../server/cli-build.js";
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  env?: NodeJS.ProcessEnv;
+  stdin?: string;
+}
+
+const RUN_TIMEOUT_MS = 25_000;
+
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, ...options.env };
+  for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: "pipe" });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.stdin ?? "");
+  });
+}
+
+/** A fresh directory for the config file (PETSTORE_CONFIG_DIR) and other files. */
+export function tempDir(): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), "petstore-e2e-"));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export const PRO_KEY = "e2e-pro-key-0123456789";
+
+/** The fake service, as `petstore serve` runs it, in memory, silent. */
+export function startFake(options: StartServerOptions = {}): Promise<RunningServer> {
+  return startServer({
+    port: 0,
+    keys: [`${PRO_KEY}:pro`],
+    quiet: true,
+    log: { write: () => undefined },
+    ...options,
+  });
+}
+
+/** A server that answers every request with `listener`, for what the fake never does. */
+export async function startOddServer(
+  listener: RequestListener,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A loopback port with nothing listening on it. */
+export async function closedPortUrl(): Promise<string> {
+  const odd = await startOddServer(() => undefined);
+  await odd.close();
+  return odd.url;
+}
