@@ -101,8 +101,10 @@ describe("RatePacer", () => {
 });
 
 /** A discrete-event world: virtual time, the service's real limiter, random latencies. */
+const WORLD_START = 1_000_000_000_000;
+
 class World implements GateTimers {
-  private time = 1_000_000_000_000;
+  private time = WORLD_START;
   private events: Array<{ at: number; order: number; run: () => void }> = [];
   private order = 0;
   now = () => this.time;
@@ -279,10 +281,13 @@ describe("RatePacer against the service's own limiter (simulated time)", () => {
       fc.asyncProperty(
         fc.record({
           concurrency: fc.integer({ min: 1, max: 16 }),
-          offsetMs: fc.integer({ min: -90_000, max: 90_000 }),
+          // Where in its minute the service's clock starts: early enough for 60 rows one by one.
+          positionMs: fc.integer({ min: 0, max: 50_000 }),
+          minutesApart: fc.integer({ min: -2, max: 2 }),
           seed: fc.integer(),
         }),
-        async ({ concurrency, offsetMs, seed }) => {
+        async ({ concurrency, positionMs, minutesApart, seed }) => {
+          const offsetMs = positionMs - (WORLD_START % MINUTE) + minutesApart * MINUTE;
           const scenario: Scenario = {
             rows: 150,
             concurrency,

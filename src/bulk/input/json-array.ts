@@ -147,6 +147,7 @@ export async function* parseJsonArray(chunks: AsyncIterable<string>): AsyncGener
     yield element();
     phase = Phase.AfterValue;
   }
-  if (phase === Phase.Start) fail("the input is empty; a JSON array is expected");
-  if (phase !== Phase.End) fail("the array is not closed with ']'");
+  const ending = phase as Phase;
+  if (ending === Phase.Start) fail("the input is empty; a JSON array is expected");
+  if (ending !== Phase.End) fail("the array is not closed with ']'");
 }

@@ -1,0 +1,94 @@
+/**
+ * `petstore add --from <file>` as a command: flags in, a summary on stderr, and
+ * an error (hence an exit code, decided in cli.ts) unless every row was added.
+ * Loaded only when --from is given, so plain `add`, `list` and `get` never load
+ * any of the bulk code.
+ */
+import type { OptionValues } from "../commands/fast-parse.js";
+import { VERSION } from "../commands/version.js";
+import { EXIT, PetstoreError } from "../errors.js";
+import type { Factory } from "../factory.js";
+import type { InputStream } from "../io.js";
+import { runBulkAdd, type BulkOptions, type BulkReport } from "./engine.js";
+import type { StdinChunks } from "./input/source.js";
+import { bulkOptionsFrom } from "./options.js";
+import { formatCount, formatDuration } from "./progress.js";
+
+/** Streams stdin when the IO can; otherwise (a test IO) reads it whole. */
+function stdinOf(stdin: InputStream): StdinChunks {
+  const streaming = stdin as InputStream & { chunks?: () => AsyncIterable<Uint8Array | string> };
+  if (typeof streaming.chunks === "function") return () => streaming.chunks!();
+  return async function* () {
+    yield await stdin.readAll();
+  };
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
+export function summaryLine(report: BulkReport): string {
+  const parts = [`${formatCount(report.added)} added`];
+  if (report.previouslyAdded > 0) parts.push(`${formatCount(report.previouslyAdded)} added before`);
+  parts.push(`${formatCount(report.invalid)} invalid`);
+  parts.push(`${formatCount(report.failed)} failed`);
+  parts.push(`${formatCount(report.unknown)} outcome unknown`);
+  if (report.notSent > 0) parts.push(`${formatCount(report.notSent)} not sent`);
+  return `petstore add: ${parts.join(", ")} (${plural(report.rows, "row")} in ${formatDuration(report.elapsedMs)})`;
+}
+
+function rowList(rows: number[], total: number): string {
+  const more = total > rows.length ? ` and ${formatCount(total - rows.length)} more` : "";
+  return rows.join(", ") + more;
+}
+
+/** The error that carries the exit code of a run that did not add every row. */
+export function incompleteRun(report: BulkReport, options: BulkOptions): PetstoreError {
+  const file = options.results ?? options.resume;
+  const resume = file === undefined ? undefined : `--resume ${file}`;
+  if (report.unknown > 0) {
+    return new PetstoreError(
+      `the outcome of ${plural(report.unknown, "row")} is unknown (rows ${rowList(report.unknownRows, report.unknown)}): ${report.unknown === 1 ? "it was" : "they were"} sent, but no answer came`,
+      EXIT.OUTCOME_UNKNOWN,
+      resume === undefined
+        ? "check whether they were added (petstore list) before adding them again"
+        : `check whether they were added (petstore list); ${resume} --retry-unknown sends them again`,
+    );
+  }
+  if (report.stopped !== undefined) {
+    const { stopped } = report;
+    const hint =
+      resume === undefined
+        ? stopped.hint
+        : `${stopped.hint ? `${stopped.hint}; then ` : ""}run the same command with ${resume} to send the rest`;
+    return new PetstoreError(
+      `${stopped.message}; ${formatCount(report.notSent)} rows not sent`,
+      report.exitCode,
+      hint,
+    );
+  }
+  const refused = report.failed > 0 ? `${plural(report.failed, "row")} refused by the service` : "";
+  const invalid = report.invalid > 0 ? `${plural(report.invalid, "invalid row")} skipped` : "";
+  return new PetstoreError(
+    `not every row was added: ${[invalid, refused].filter(Boolean).join(", ")}`,
+    report.exitCode,
+    file === undefined
+      ? "--results <file> records each row's outcome"
+      : `${file} lists each row's outcome`,
+  );
+}
+
+export async function runBulkCommand(values: OptionValues, factory: Factory): Promise<BulkReport> {
+  const { bulk, request } = bulkOptionsFrom(values, factory.env);
+  const settings = factory.settings(request.settings);
+  const report = await runBulkAdd(bulk, {
+    io: factory.io,
+    settings,
+    userAgent: `petstore-cli/${VERSION}`,
+    stdin: stdinOf(factory.io.stdin),
+    handleSignals: true,
+  });
+  factory.io.stderr.write(summaryLine(report) + "\n");
+  if (report.exitCode !== EXIT.OK) throw incompleteRun(report, bulk);
+  return report;
+}

@@ -1,0 +1,538 @@
+/**
+ * `petstore add --from`: two passes over the input. The first reads every row
+ * and checks it with the shared schema (and, with --resume, against the results
+ * of earlier runs) keeping only counts and the first problems, so nothing is sent
+ * unless the whole input is good (or --skip-invalid says to send the good rows).
+ * The second reads the rows again and sends them, at the pace the rate limit
+ * allows (see pacer.ts), recording each row's outcome as it is known.
+ */
+import { RESET_MARGIN_MS, computeDelay, type RetryPolicy } from "../client/retry.js";
+import { rateLimitFromHeaders, completeRateLimit } from "../client/rate-limit.js";
+import { parseBaseUrl } from "../client/environments.js";
+import { assertKeyMayTravelTo } from "../client/key-safety.js";
+import type { Transport } from "../client/transport.js";
+import { EXIT, PetstoreError, RateLimitError, UsageError, type ExitCode } from "../errors.js";
+import type { IO } from "../io.js";
+import { createPoster, summarize, type Attempt, type Poster } from "./attempt.js";
+import { PacerGate, realTimers, type GateTimers, type Wait } from "./gate.js";
+import type { InputFormat } from "./input/format.js";
+import { InputFormatError } from "./input/records.js";
+import { openInput, type InputSource, type StdinChunks } from "./input/source.js";
+import { RatePacer } from "./pacer.js";
+import { PriorState, readPriorRuns, type PriorRuns } from "./prior-runs.js";
+import { Progress, formatCount, formatDuration, type Counts } from "./progress.js";
+import { checkResultsPath, ResultsWriter } from "./results.js";
+import { createPooledTransport } from "./pooled-transport.js";
+import { describeProblem, readRows, type Row } from "./rows.js";
+import { ServerClock } from "./server-clock.js";
+
+export interface BulkOptions {
+  /** A path, or `-` for stdin. */
+  from: string;
+  format?: InputFormat;
+  skipInvalid: boolean;
+  results?: string;
+  resume?: string;
+  retryUnknown: boolean;
+  concurrency: number;
+  timeoutMs: number;
+  retry: RetryPolicy;
+  verbose: boolean;
+}
+
+export interface BulkDeps {
+  io: IO;
+  settings: { baseUrl: string; apiKey?: string; allowInsecure: boolean };
+  userAgent: string;
+  stdin: StdinChunks;
+  /** Instead of the pooled node:http transport (tests). */
+  transport?: Transport;
+  timers?: GateTimers;
+  random?: () => number;
+  /** Ctrl-C (SIGINT) and SIGTERM stop the run gracefully: the real CLI only. */
+  handleSignals?: boolean;
+}
+
+export interface BulkReport {
+  rows: number;
+  added: number;
+  /** Added by an earlier run (--resume). */
+  previouslyAdded: number;
+  invalid: number;
+  failed: number;
+  /** Outcome unknown: in this run, or left so by an earlier one and not sent again. */
+  unknown: number;
+  /** Meant to be sent, but the run stopped first. */
+  notSent: number;
+  /** Up to SHOWN_ROWS rows whose outcome is unknown. */
+  unknownRows: number[];
+  elapsedMs: number;
+  exitCode: ExitCode;
+  /** Why the run stopped early, when it did. */
+  stopped?: PetstoreError;
+}
+
+/** Problems and row numbers printed on stderr; the results file has all of them. */
+const SHOWN = 20;
+/** A wait longer than this (the daily limit, a ban) ends the run: resume it later. */
+export const MAX_WAIT_MS = 15 * 60_000;
+
+/** Exit code of a run interrupted by Ctrl-C, as shells report a SIGINT death. */
+const INTERRUPTED = 130 as ExitCode;
+
+interface FirstPass {
+  rows: number;
+  invalid: number;
+  invalidProblems: number;
+  previouslyAdded: number;
+  heldUnknown: number;
+  toSend: number;
+}
+
+function problemsHeading(label: string): string {
+  return `petstore add: problems in ${label}:\n`;
+}
+
+async function firstPass(
+  source: InputSource,
+  prior: PriorRuns | undefined,
+  options: BulkOptions,
+  io: IO,
+): Promise<FirstPass> {
+  const pass: FirstPass = {
+    rows: 0,
+    invalid: 0,
+    invalidProblems: 0,
+    previouslyAdded: 0,
+    heldUnknown: 0,
+    toSend: 0,
+  };
+  const mismatches: string[] = [];
+  let mismatchCount = 0;
+  let shown = 0;
+  for await (const row of readRows(source)) {
+    pass.rows++;
+    if (row.problems !== undefined) {
+      pass.invalid++;
+      for (const problem of row.problems) {
+        pass.invalidProblems++;
+        if (shown++ < SHOWN) {
+          if (shown === 1) io.stderr.write(problemsHeading(source.label));
+          io.stderr.write(`  ${describeProblem(row, problem)}\n`);
+        }
+      }
+    }
+    const state = prior?.state(row.row) ?? PriorState.None;
+    const sent =
+      state === PriorState.Added || state === PriorState.Sending || state === PriorState.Unknown;
+    if (sent && !prior!.sameContent(row.row, row.digest)) {
+      if (mismatchCount++ < SHOWN) {
+        mismatches.push(
+          `row ${row.row} (line ${row.line}) is not the row that was ${state === PriorState.Added ? "added" : "sent"} before`,
+        );
+      }
+      continue;
+    }
+    if (row.problems !== undefined) continue;
+    if (state === PriorState.Added) pass.previouslyAdded++;
+    else if (sent && !options.retryUnknown) pass.heldUnknown++;
+    else pass.toSend++;
+  }
+  if (prior !== undefined) {
+    for (const row of prior.sentBeyond(pass.rows)) {
+      if (mismatchCount++ < SHOWN)
+        mismatches.push(`row ${row} was sent before; the input has ${pass.rows} rows`);
+    }
+  }
+  if (mismatchCount > 0) {
+    const more = mismatchCount > SHOWN ? `\n  and ${mismatchCount - SHOWN} more` : "";
+    throw new UsageError(
+      `${source.label} is not the input of the run recorded in ${options.resume}; nothing was sent:\n  ${mismatches.join("\n  ")}${more}`,
+      "resume with the same input file (rows may be fixed, not moved), or start a new --results file",
+    );
+  }
+  if (pass.invalidProblems > SHOWN) {
+    io.stderr.write(`  and ${formatCount(pass.invalidProblems - SHOWN)} more problems\n`);
+  }
+  return pass;
+}
+
+function checkConnection(deps: BulkDeps): string {
+  const base = parseBaseUrl(deps.settings.baseUrl);
+  if (!base.ok) throw new UsageError(`the base URL ${base.problem}`);
+  if (!deps.settings.apiKey) {
+    throw new PetstoreError(
+      "no API key",
+      EXIT.AUTH,
+      "run `petstore auth login`, or set PETSTORE_API_KEY",
+    );
+  }
+  assertKeyMayTravelTo(new URL(base.url), deps.settings.allowInsecure);
+  return base.url;
+}
+
+function untilText(localMs: number): string {
+  return new Date(localMs).toISOString().replace("T", " ").slice(0, 19) + " UTC";
+}
+
+export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<BulkReport> {
+  const timers = deps.timers ?? realTimers;
+  const now = timers.now;
+  const startedAt = now();
+  const io = deps.io;
+  const baseUrl = checkConnection(deps);
+  const resultsPath = options.results ?? options.resume;
+  if (options.results !== undefined && options.results !== options.resume) {
+    checkResultsPath(options.results);
+  }
+  const prior = options.resume === undefined ? undefined : await readPriorRuns(options.resume);
+  const source = await openInput(options.from, options.format, deps.stdin);
+  try {
+    let pass: FirstPass;
+    try {
+      pass = await firstPass(source, prior, options, io);
+    } catch (error) {
+      if (error instanceof InputFormatError) {
+        throw new UsageError(`${source.label}, ${error.message}; nothing was sent`);
+      }
+      throw error;
+    }
+    const results =
+      resultsPath === undefined
+        ? undefined
+        : ResultsWriter.open({
+            path: resultsPath,
+            header: {
+              input: source.label,
+              format: source.format,
+              startedAt: new Date(startedAt).toISOString(),
+              ...(options.resume !== undefined ? { resumed: options.resume } : {}),
+            },
+            ...(prior !== undefined && options.resume !== undefined
+              ? { resume: { path: options.resume, validBytes: prior.validBytes } }
+              : {}),
+          });
+    try {
+      if (pass.invalid > 0 && !options.skipInvalid) {
+        if (results !== undefined) await recordInvalid(source, prior, results);
+        const where = results !== undefined ? `; every problem is listed in ${resultsPath}` : "";
+        throw new UsageError(
+          `${formatCount(pass.invalid)} of ${formatCount(pass.rows)} rows ${pass.invalid === 1 ? "is" : "are"} invalid; nothing was sent${where}`,
+          "fix them, or add --skip-invalid to send the valid rows",
+        );
+      }
+      return await secondPass(source, prior, results, pass, options, deps, baseUrl, startedAt);
+    } finally {
+      await results?.close();
+    }
+  } finally {
+    await source.dispose();
+  }
+}
+
+async function recordInvalid(
+  source: InputSource,
+  prior: PriorRuns | undefined,
+  results: ResultsWriter,
+): Promise<void> {
+  for await (const row of readRows(source)) {
+    if (row.problems === undefined || prior?.state(row.row) === PriorState.Invalid) continue;
+    results.record({ row: row.row, line: row.line, outcome: "invalid", problems: row.problems });
+  }
+}
+
+async function secondPass(
+  source: InputSource,
+  prior: PriorRuns | undefined,
+  results: ResultsWriter | undefined,
+  pass: FirstPass,
+  options: BulkOptions,
+  deps: BulkDeps,
+  baseUrl: string,
+  startedAt: number,
+): Promise<BulkReport> {
+  const { io } = deps;
+  const timers = deps.timers ?? realTimers;
+  const now = timers.now;
+  const random = deps.random ?? Math.random;
+  const counts: Counts = { rows: pass.rows, toSend: pass.toSend, added: 0, failed: 0, unknown: 0 };
+  const unknownRows: number[] = [];
+  let unknownTotal = 0;
+  const noteUnknown = (row: number) => {
+    unknownTotal++;
+    if (unknownRows.length < SHOWN) unknownRows.push(row);
+  };
+
+  const clock = new ServerClock();
+  const pacer = new RatePacer({
+    concurrency: options.concurrency,
+    marginMs: RESET_MARGIN_MS,
+    clock,
+  });
+  const progress = new Progress(io, counts, { now });
+  let stopped: PetstoreError | undefined;
+  const stop = (error: PetstoreError) => {
+    if (stopped !== undefined) return;
+    stopped = error;
+    gate.close();
+  };
+  const gate = new PacerGate(pacer, timers, (wait: Wait) => {
+    if (wait.untilLocalMs === undefined || (wait.reason !== "limit" && wait.reason !== "pause")) {
+      progress.waiting(undefined, "");
+      return;
+    }
+    const ms = wait.untilLocalMs - now();
+    if (ms > MAX_WAIT_MS) {
+      stop(
+        new RateLimitError(
+          `the rate limit allows no more requests until ${untilText(wait.untilLocalMs)} (in ${formatDuration(ms)}); the run stops here`,
+          EXIT.RATE_LIMITED,
+          429,
+          { method: "POST", url: `${baseUrl}/pets` },
+          undefined,
+          resultsPath(options) === undefined
+            ? undefined
+            : `run the same command with --resume ${resultsPath(options)} after that`,
+        ),
+      );
+      return;
+    }
+    progress.waiting(
+      wait.untilLocalMs,
+      wait.reason === "limit" ? "rate limit reached" : "the service asked to wait",
+    );
+  });
+
+  const pooled =
+    deps.transport === undefined
+      ? createPooledTransport({ maxSockets: options.concurrency, now })
+      : undefined;
+  const post: Poster = createPoster(
+    {
+      baseUrl,
+      apiKey: deps.settings.apiKey,
+      timeoutMs: options.timeoutMs,
+      allowInsecure: deps.settings.allowInsecure,
+      now,
+      userAgent: deps.userAgent,
+      debug: options.verbose ? (line) => io.stderr.write(line + "\n") : undefined,
+    },
+    deps.transport ?? pooled!.transport,
+  );
+
+  async function sendRow(row: Row): Promise<void> {
+    const { body, digest } = row;
+    const at = { row: row.row, line: row.line, digest };
+    let announced = false;
+    let last: Attempt | undefined;
+    for (let attempt = 1; ; attempt++) {
+      const issued = await gate.acquire();
+      if (issued === undefined) {
+        // Stopped while waiting: a row whose earlier attempt was refused was certainly not added.
+        if (last !== undefined && last.result.kind === "again") {
+          results?.record({
+            ...at,
+            outcome: "failed",
+            error: summarize(last.result.error, last.answer),
+          });
+          counts.failed++;
+        }
+        return;
+      }
+      if (!announced) {
+        results?.record({ ...at, outcome: "sending" });
+        await results?.durable();
+        announced = true;
+      }
+      last = await post(body!);
+      const receivedAt = now();
+      clock.observe(last.answer?.headers.date, receivedAt);
+      const headers = last.answer
+        ? rateLimitFromHeaders(last.answer.headers, clock.serviceNow(receivedAt))
+        : {};
+      const limit = completeRateLimit(headers);
+      const completion = {
+        answered: last.answer !== undefined,
+        counted: last.counted,
+        ...(limit !== undefined
+          ? { limit: { remaining: limit.remaining, resetAt: limit.resetAt } }
+          : {}),
+      };
+      const { result } = last;
+      if (result.kind !== "again") {
+        gate.complete(issued, completion);
+        if (result.kind === "added") {
+          results?.record({
+            ...at,
+            outcome: "added",
+            ...(result.id !== undefined ? { id: result.id } : {}),
+          });
+          counts.added++;
+        } else {
+          results?.record({
+            ...at,
+            outcome: result.kind,
+            error: summarize(result.error, last.answer),
+          });
+          if (result.kind === "unknown") {
+            counts.unknown++;
+            noteUnknown(row.row);
+          } else {
+            counts.failed++;
+          }
+          if (result.stop !== undefined) stop(result.stop);
+        }
+        return;
+      }
+      const delay = computeDelay(
+        { retry: attempt, rateLimited: result.rateLimited, headers },
+        options.retry,
+        clock.serviceNow(receivedAt),
+        random,
+      );
+      gate.complete(issued, completion, receivedAt + delay);
+      const giveUp =
+        !options.retry.enabled || attempt > options.retry.maxRetries || delay > MAX_WAIT_MS;
+      if (giveUp) {
+        results?.record({ ...at, outcome: "failed", error: summarize(result.error, last.answer) });
+        counts.failed++;
+        stop(
+          new PetstoreError(
+            `${result.error.message} (row ${row.row}, after ${attempt} attempt${attempt === 1 ? "" : "s"})`,
+            result.error.exitCode,
+            result.error.hint,
+          ),
+        );
+        return;
+      }
+    }
+  }
+
+  async function* rowsToSend(): AsyncGenerator<Row> {
+    for await (const row of readRows(source)) {
+      if (stopped !== undefined) return;
+      if (row.problems !== undefined) {
+        if (prior?.state(row.row) !== PriorState.Invalid) {
+          results?.record({
+            row: row.row,
+            line: row.line,
+            outcome: "invalid",
+            problems: row.problems,
+          });
+        }
+        continue;
+      }
+      const state = prior?.state(row.row) ?? PriorState.None;
+      if (state === PriorState.Added) continue;
+      if ((state === PriorState.Sending || state === PriorState.Unknown) && !options.retryUnknown) {
+        noteUnknown(row.row);
+        if (state === PriorState.Sending) {
+          results?.record({
+            row: row.row,
+            line: row.line,
+            outcome: "unknown",
+            digest: row.digest,
+            error: { message: "an earlier run was stopped while this row was being sent" },
+          });
+        }
+        continue;
+      }
+      yield row;
+    }
+  }
+
+  const interrupt = installSignals(deps, io, () =>
+    stop(new PetstoreError("interrupted; the rows in flight were finished", INTERRUPTED)),
+  );
+  if (pass.heldUnknown > 0) {
+    progress.note(
+      `${formatCount(pass.heldUnknown)} row${pass.heldUnknown === 1 ? "" : "s"} had an unknown outcome in an earlier run and ${pass.heldUnknown === 1 ? "is" : "are"} not sent again (--retry-unknown sends them)`,
+    );
+  }
+  progress.start();
+  try {
+    const rows = rowsToSend();
+    const worker = async () => {
+      for (;;) {
+        if (stopped !== undefined) return;
+        const next = await rows.next();
+        if (next.done) return;
+        await sendRow(next.value);
+      }
+    };
+    await Promise.all(Array.from({ length: options.concurrency }, worker));
+    await rows.return(undefined);
+  } finally {
+    progress.stop();
+    interrupt();
+    gate.close();
+    pooled?.close();
+  }
+  await results?.durable();
+
+  const notSent = Math.max(0, pass.toSend - counts.added - counts.failed - counts.unknown);
+  const report: BulkReport = {
+    rows: pass.rows,
+    added: counts.added,
+    previouslyAdded: pass.previouslyAdded,
+    invalid: pass.invalid,
+    failed: counts.failed,
+    unknown: unknownTotal,
+    notSent,
+    unknownRows,
+    elapsedMs: now() - startedAt,
+    exitCode: exitCodeOf(
+      counts.added + pass.previouslyAdded === pass.rows,
+      unknownTotal,
+      stopped,
+      counts.failed + pass.invalid + notSent,
+    ),
+  };
+  if (stopped !== undefined) report.stopped = stopped;
+  return report;
+}
+
+function resultsPath(options: BulkOptions): string | undefined {
+  return options.results ?? options.resume;
+}
+
+/**
+ * 0 when every row is added; else, in this order: 7 when a row's outcome is
+ * unknown, the code of what stopped the run (3 auth, 5 rate limit, 6 network,
+ * 130 Ctrl-C), 2 for rows that were invalid or refused by the service.
+ */
+function exitCodeOf(
+  allAdded: boolean,
+  unknown: number,
+  stopped: PetstoreError | undefined,
+  notAdded: number,
+): ExitCode {
+  if (allAdded) return EXIT.OK;
+  if (unknown > 0) return EXIT.OUTCOME_UNKNOWN;
+  if (stopped !== undefined) return stopped.exitCode;
+  return notAdded > 0 ? EXIT.USAGE : EXIT.UNEXPECTED;
+}
+
+/** First signal: stop starting rows and finish those in flight. Second: die as usual. */
+function installSignals(deps: BulkDeps, io: IO, stop: () => void): () => void {
+  if (!deps.handleSignals) return () => {};
+  const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM"];
+  let received = false;
+  const remove = () => {
+    for (const signal of signals) process.off(signal, onSignal);
+  };
+  function onSignal(signal: NodeJS.Signals): void {
+    if (received) {
+      remove();
+      process.kill(process.pid, signal);
+      return;
+    }
+    received = true;
+    io.stderr.write(
+      `\npetstore add: stopping; finishing the requests in flight (${signal === "SIGINT" ? "Ctrl-C" : signal} again to quit at once)\n`,
+    );
+    stop();
+  }
+  for (const signal of signals) process.on(signal, onSignal);
+  return remove;
+}

@@ -1,0 +1,129 @@
+/**
+ * What a person watching sees. On a terminal (stderr), a spinner line redrawn a
+ * few times a second: rows done, rows left, the rate, and the wait when the rate
+ * limit binds. Elsewhere (pipes, CI logs), a plain line every few seconds and one
+ * when a long wait begins. At the end, a summary.
+ */
+import type { IO, Spinner } from "../io.js";
+
+export interface Counts {
+  /** Rows in the input. */
+  rows: number;
+  /** Rows this run means to send. */
+  toSend: number;
+  added: number;
+  failed: number;
+  unknown: number;
+}
+
+export interface ProgressOptions {
+  now: () => number;
+  /** Between plain lines when stderr is not a terminal. */
+  plainEveryMs?: number;
+}
+
+const REDRAW_MS = 200;
+const RATE_WINDOW_MS = 10_000;
+const LONG_WAIT_MS = 2_000;
+
+export function formatCount(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+export function formatDuration(ms: number): string {
+  const seconds = Math.ceil(ms / 1000);
+  if (seconds < 120) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes} min ${seconds % 60} s`;
+}
+
+export class Progress {
+  private spinner: Spinner | undefined;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private samples: Array<{ at: number; done: number }> = [];
+  private waitUntil: number | undefined;
+  private lastPlainAt: number;
+  private readonly plainEveryMs: number;
+
+  constructor(
+    private readonly io: IO,
+    private readonly counts: Counts,
+    private readonly options: ProgressOptions,
+  ) {
+    this.plainEveryMs = options.plainEveryMs ?? 5_000;
+    this.lastPlainAt = options.now();
+  }
+
+  start(): void {
+    this.spinner = this.io.startSpinner(this.text());
+    this.timer = setInterval(() => this.tick(), REDRAW_MS);
+    this.timer.unref();
+  }
+
+  /** The rate limit (or a Retry-After) holds every request until then; undefined when it no longer does. */
+  waiting(untilLocalMs: number | undefined, why: string): void {
+    const now = this.options.now();
+    const long = untilLocalMs !== undefined && untilLocalMs - now >= LONG_WAIT_MS;
+    const wasWaiting = this.waitUntil !== undefined;
+    if (!long && !wasWaiting) return;
+    this.waitUntil = long ? untilLocalMs : undefined;
+    if (long && !wasWaiting && this.spinner === undefined) {
+      this.io.stderr.write(
+        `petstore add: ${why}; waiting ${formatDuration(untilLocalMs - now)} (until ${new Date(untilLocalMs).toISOString().slice(11, 19)} UTC)\n`,
+      );
+    }
+    if (this.spinner) this.spinner.update(this.text());
+  }
+
+  note(line: string): void {
+    if (this.spinner) this.spinner.update(this.text());
+    this.io.stderr.write(`petstore add: ${line}\n`);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.spinner?.stop();
+    this.spinner = undefined;
+  }
+
+  private done(): number {
+    return this.counts.added + this.counts.failed + this.counts.unknown;
+  }
+
+  private rate(now: number): number | undefined {
+    const done = this.done();
+    this.samples.push({ at: now, done });
+    while (this.samples.length > 2 && this.samples[0]!.at < now - RATE_WINDOW_MS)
+      this.samples.shift();
+    const first = this.samples[0]!;
+    const span = now - first.at;
+    return span >= 1_000 ? ((done - first.done) * 1000) / span : undefined;
+  }
+
+  private text(): string {
+    const now = this.options.now();
+    const done = this.done();
+    const left = Math.max(0, this.counts.toSend - done);
+    const rate = this.rate(now);
+    let text = `adding pets: ${formatCount(done)} of ${formatCount(this.counts.toSend)} done, ${formatCount(left)} left`;
+    if (rate !== undefined) text += `, ${formatCount(Math.round(rate))} rows/s`;
+    if (this.waitUntil !== undefined && this.waitUntil > now) {
+      text += `; rate limit: next request in ${formatDuration(this.waitUntil - now)}`;
+    }
+    return text;
+  }
+
+  private tick(): void {
+    const text = this.text();
+    if (this.spinner) {
+      this.spinner.update(text);
+      return;
+    }
+    const now = this.options.now();
+    if (now - this.lastPlainAt >= this.plainEveryMs) {
+      this.lastPlainAt = now;
+      this.io.stderr.write(`petstore add: ${text.slice("adding pets: ".length)}\n`);
+    }
+  }
+}

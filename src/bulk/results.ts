@@ -1,0 +1,193 @@
+/**
+ * The results file: NDJSON, appended as rows finish, so a run that is killed
+ * loses nothing it learned, and `--resume` continues where it stopped.
+ *
+ * Lines (the last line of a row is its outcome):
+ *   {"run":{...}}                                   one per run: input, format, start
+ *   {"row":5,"line":6,"outcome":"sending","digest":"…"}      before the POST
+ *   {"row":5,"line":6,"outcome":"added","id":123,"digest":"…"}
+ *   {"row":5,"line":6,"outcome":"invalid","problems":[{"field":"status","message":"…"}]}
+ *   {"row":5,"line":6,"outcome":"failed","error":{"message":"…","status":400},"digest":"…"}
+ *   {"row":5,"line":6,"outcome":"unknown","error":{"message":"…"},"digest":"…"}
+ *
+ * `sending` is written, and made durable (fdatasync), before the request leaves:
+ * a row whose last line is `sending` may have been added by a run that died, and
+ * is treated as `unknown`. Other lines are written straight to the file (no
+ * buffering in the process); the syncs before each new request cover them too.
+ * Syncs are shared by all requests that wait for one (group commit).
+ */
+import {
+  closeSync,
+  copyFileSync,
+  fdatasync,
+  fstatSync,
+  openSync,
+  readSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from "node:fs";
+import { promisify } from "node:util";
+import { UsageError } from "../errors.js";
+import { stringifyJson } from "../schema/json.js";
+import { lockResults } from "./results-lock.js";
+import type { RowProblem } from "./rows.js";
+
+const datasync = promisify(fdatasync);
+
+export const OUTCOMES = ["sending", "added", "invalid", "failed", "unknown"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export interface ErrorSummary {
+  message: string;
+  /** The HTTP status of the answer, when there was one. */
+  status?: number;
+  /** The `code` of the service's Error body, when it had one. */
+  code?: string;
+}
+
+export interface ResultLine {
+  row: number;
+  line: number;
+  outcome: Outcome;
+  digest?: string;
+  id?: bigint;
+  problems?: RowProblem[];
+  error?: ErrorSummary;
+}
+
+export interface RunHeader {
+  input: string;
+  format: string;
+  startedAt: string;
+  resumed?: string;
+}
+
+export interface OpenResults {
+  path: string;
+  header: RunHeader;
+  /** Continue this file (`--resume`): `validBytes` of it are kept, a torn last line is dropped. */
+  resume?: { path: string; validBytes: number };
+}
+
+export class ResultsWriter {
+  private written = 0;
+  private synced = 0;
+  private syncing: Promise<void> | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly fd: number,
+    private readonly unlock: () => void,
+  ) {}
+
+  static open(options: OpenResults): ResultsWriter {
+    const { path, resume } = options;
+    const unlockTarget = lockResults(path);
+    const unlockSource =
+      resume !== undefined && resume.path !== path ? lockResults(resume.path) : () => {};
+    const unlock = () => {
+      unlockTarget();
+      unlockSource();
+    };
+    let fd: number;
+    try {
+      if (resume === undefined || resume.path !== path) assertFresh(path);
+      if (resume !== undefined) {
+        if (resume.path !== path) copyFileSync(resume.path, path);
+        truncateSync(path, resume.validBytes);
+      }
+      fd = openSync(path, "a+", 0o600);
+    } catch (error) {
+      unlock();
+      if (error instanceof UsageError) throw error;
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      throw new UsageError(`cannot write the results file ${path} (${code})`);
+    }
+    const writer = new ResultsWriter(fd, unlock);
+    if (!endsWithNewline(fd)) writer.writeText("\n");
+    const run: Record<string, string> = { ...options.header };
+    writer.writeText(stringifyJson({ run }) + "\n");
+    return writer;
+  }
+
+  record(line: ResultLine): void {
+    const { row, outcome } = line;
+    const text = stringifyJson({
+      row,
+      line: line.line,
+      outcome,
+      id: line.id,
+      digest: line.digest,
+      problems: line.problems,
+      error: line.error,
+    });
+    this.writeText(text + "\n");
+  }
+
+  /** Resolves once everything recorded so far is on disk. */
+  async durable(): Promise<void> {
+    const target = this.written;
+    while (this.synced < target) {
+      this.syncing ??= this.sync();
+      await this.syncing;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.durable();
+    } finally {
+      this.closed = true;
+      closeSync(this.fd);
+      this.unlock();
+    }
+  }
+
+  private writeText(text: string): void {
+    if (text === "") return;
+    const bytes = Buffer.from(text, "utf8");
+    let offset = 0;
+    while (offset < bytes.length) offset += writeSync(this.fd, bytes, offset);
+    this.written++;
+  }
+
+  private async sync(): Promise<void> {
+    const upTo = this.written;
+    try {
+      await datasync(this.fd);
+      this.synced = upTo;
+    } finally {
+      this.syncing = undefined;
+    }
+  }
+}
+
+function endsWithNewline(fd: number): boolean {
+  const size = fstatSync(fd).size;
+  if (size === 0) return true;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  return last[0] === 0x0a;
+}
+
+/** A results file is never overwritten or mixed with another run's: that is what --resume is for. */
+function assertFresh(path: string): void {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch {
+    return;
+  }
+  if (size > 0) {
+    throw new UsageError(
+      `the results file ${path} already exists`,
+      `to continue that run, use --resume ${path}; otherwise choose another --results file`,
+    );
+  }
+}
+
+export function checkResultsPath(path: string): void {
+  assertFresh(path);
+}
