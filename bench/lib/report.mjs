@@ -85,6 +85,8 @@ export function formatValue(value, unit) {
   switch (unit) {
     case "req/s":
       return `${grouped.format(value)} req/s`;
+    case "us":
+      return `${value.toFixed(0)} us`;
     case "ms":
       return value < 1000 ? `${value.toFixed(1)} ms` : `${(value / 1000).toFixed(2)} s`;
     case "KiB":
@@ -111,8 +113,8 @@ export function renderTable(rows) {
   const header = ["measurement", "figure", "baseline", "ratio", "goal", "result"];
   const body = rows.map((row) => {
     const marks = row.notes.map((note) => {
-      notes.push(note);
-      return `[${notes.length}]`;
+      if (!notes.includes(note)) notes.push(note);
+      return `[${notes.indexOf(note) + 1}]`;
     });
     const baseline =
       row.baseline === null

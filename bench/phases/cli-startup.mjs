@@ -152,6 +152,17 @@ export async function run(ctx) {
         notes: ["expected about 1.13 (measurements guide)", ...failureNotes(httpGet)],
       }),
     );
+    ctx.record(
+      measured({
+        phase: name,
+        measurement: "CLI own cost: petstore list --json vs node:http GET script",
+        figure: list.median,
+        unit: "ms",
+        baseline: httpGet.median,
+        baselineLabel: "GET script",
+        notes: ["both wait for the same server; what list adds over the plainest client"],
+      }),
+    );
     ctx.detail("list", { zero, list, httpGet });
 
     if (!canMeasureMaxRss()) {
