@@ -46,6 +46,21 @@ export interface Factory {
   finish(): void;
 }
 
+/**
+ * The retry countdown ends when the request settles, before the command prints
+ * anything: on a shared terminal a spinner line would otherwise run into the data.
+ */
+function stoppingNotices(client: PetstoreClient, stop: () => void): PetstoreClient {
+  return {
+    listPets: (query) => client.listPets(query).finally(stop),
+    createPet: (pet) => client.createPet(pet).finally(stop),
+    getPet: (id) => client.getPet(id).finally(stop),
+    get lastRateLimit() {
+      return client.lastRateLimit;
+    },
+  };
+}
+
 export function createFactory(deps: FactoryDeps): Factory {
   const { io, env } = deps;
   const now = deps.now ?? Date.now;
@@ -85,7 +100,7 @@ export function createFactory(deps: FactoryDeps): Factory {
       if (deps.transport) options.transport = deps.transport;
       if (deps.sleep) options.sleep = deps.sleep;
       if (deps.random) options.random = deps.random;
-      return { client: createClient(options), settings };
+      return { client: stoppingNotices(createClient(options), notices.stop), settings };
     },
     finish: notices.stop,
   };

@@ -69,10 +69,17 @@ export function decideColor(options: {
   return isTTY;
 }
 
-/** Spinners redraw a line with escape codes: a terminal only, never a CI log or a dumb terminal. */
-export function decideSpinner(options: { stderrIsTTY: boolean; env: NodeJS.ProcessEnv }): boolean {
-  const { stderrIsTTY, env } = options;
-  if (!stderrIsTTY || env.TERM === "dumb") return false;
+/**
+ * Spinners redraw a line with escape codes: a terminal only, never a CI log or a
+ * dumb terminal, nor one that reports no width (ora cannot count its lines there).
+ */
+export function decideSpinner(options: {
+  stderrIsTTY: boolean;
+  stderrColumns: number | undefined;
+  env: NodeJS.ProcessEnv;
+}): boolean {
+  const { stderrIsTTY, stderrColumns, env } = options;
+  if (!stderrIsTTY || !stderrColumns || env.TERM === "dumb") return false;
   return env.CI === undefined || env.CI === "" || env.CI === "0" || env.CI === "false";
 }
 
@@ -138,7 +145,6 @@ function readHiddenLine(
   output: NodeJS.WriteStream,
   prompt: string,
 ): Promise<string> {
-  output.write(prompt);
   return new Promise((resolve, reject) => {
     let line = "";
     const finish = (error?: Error) => {
@@ -157,7 +163,9 @@ function readHiddenLine(
         else line += ch;
       }
     };
+    // Echo goes off before the prompt shows: what is typed after it never appears.
     input.setRawMode(true);
+    output.write(prompt);
     input.resume();
     input.on("data", onData);
   });
@@ -179,7 +187,11 @@ function withDecisions(
       return decideColor({ isTTY: streams[stream].isTTY, env, noColorFlag });
     },
     spinnerEnabled() {
-      return decideSpinner({ stderrIsTTY: streams.stderr.isTTY, env });
+      return decideSpinner({
+        stderrIsTTY: streams.stderr.isTTY,
+        stderrColumns: streams.stderr.columns,
+        env,
+      });
     },
     startSpinner(text) {
       return io.spinnerEnabled() ? makeSpinner(text) : undefined;
@@ -256,6 +268,8 @@ export interface TestIO extends IO {
   out(): string;
   err(): string;
   readonly spinnerEvents: SpinnerEvent[];
+  /** Writes and spinner events in the order they happened: `stdout`, `stderr`, `spinner:start`. */
+  readonly transcript: string[];
   /** The prompts shown for hidden input. */
   readonly prompts: string[];
 }
@@ -265,6 +279,7 @@ export function createTestIO(options: TestIOOptions = {}): TestIO {
   let out = "";
   let err = "";
   const spinnerEvents: SpinnerEvent[] = [];
+  const transcript: string[] = [];
   const prompts: string[] = [];
   const answers = [...(options.hiddenAnswers ?? [])];
   const columns = options.columns ?? 80;
@@ -285,17 +300,25 @@ export function createTestIO(options: TestIOOptions = {}): TestIO {
   };
   const io = withDecisions(
     {
-      stdout: output(options.stdoutTTY ?? false, (text) => (out += text)),
-      stderr: output(options.stderrTTY ?? false, (text) => (err += text)),
+      stdout: output(options.stdoutTTY ?? false, (text) => {
+        transcript.push("stdout");
+        out += text;
+      }),
+      stderr: output(options.stderrTTY ?? false, (text) => {
+        transcript.push("stderr");
+        err += text;
+      }),
       stdin,
     },
     options.env ?? {},
     (text) => {
       spinnerEvents.push({ event: "start", text });
+      transcript.push("spinner:start");
       return {
         update: (next) => void spinnerEvents.push({ event: "update", text: next }),
         stop(finalText) {
           spinnerEvents.push({ event: "stop", text: finalText });
+          transcript.push("spinner:stop");
           if (finalText !== undefined) err += finalText + "\n";
         },
       };
@@ -305,6 +328,7 @@ export function createTestIO(options: TestIOOptions = {}): TestIO {
     out: () => out,
     err: () => err,
     spinnerEvents,
+    transcript,
     prompts,
   });
 }

@@ -56,6 +56,13 @@ describe("retry notices", () => {
     expect(run.err).toBe(`${start?.text}\n`);
   });
 
+  it("ends the spinner before the data is written to a terminal", async () => {
+    cli.stubs.on("GET /pets?limit=20", limited).on("GET /pets?limit=20", jsonAnswer(200, "[]"));
+    const run = await cli.run(["list", "--json"], { stderrTTY: true, stdoutTTY: true });
+    expect(run.io.transcript).toEqual(["spinner:start", "spinner:stop", "stdout"]);
+    expect(run.out).toBe("[]\n");
+  });
+
   it("never spins in CI, even on a terminal", async () => {
     cli.stubs.on("GET /pets?limit=20", limited).on("GET /pets?limit=20", jsonAnswer(200, "[]"));
     const run = await cli.run(["list"], { stderrTTY: true, env: { CI: "true" } });

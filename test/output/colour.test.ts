@@ -30,12 +30,16 @@ describe("the colour decision", () => {
 
 describe("the spinner decision", () => {
   it.each([
-    [true, {}, true],
-    [false, {}, false],
-    [true, { CI: "true" }, false],
-    [true, { CI: "false" }, true],
-    [true, { TERM: "dumb" }, false],
-  ])("stderr terminal=%s env=%j: spinner %s", (stderrIsTTY, env, expected) => {
-    expect(decideSpinner({ stderrIsTTY, env })).toBe(expected);
-  });
+    [true, 80, {}, true],
+    [false, undefined, {}, false],
+    [true, 80, { CI: "true" }, false],
+    [true, 80, { CI: "false" }, true],
+    [true, 80, { TERM: "dumb" }, false],
+    [true, 0, {}, false],
+  ])(
+    "stderr terminal=%s of %s columns, env=%j: spinner %s",
+    (stderrIsTTY, stderrColumns, env, expected) => {
+      expect(decideSpinner({ stderrIsTTY, stderrColumns, env })).toBe(expected);
+    },
+  );
 });
