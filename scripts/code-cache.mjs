@@ -56,6 +56,19 @@ const { exports, script } = loadBundle(bundle, undefined);
 })().catch((error) => { console.error(error); process.exitCode = 1; });
 `;
 
+/**
+ * The child's environment without this machine's PETSTORE_* settings (a stored
+ * profile name would break the workload) and without NODE_OPTIONS: V8 accepts a
+ * cache only under the flags it was made with, and users run without any.
+ */
+function cleanEnvironment(env) {
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      ([name]) => !name.startsWith("PETSTORE_") && name !== "NODE_OPTIONS",
+    ),
+  );
+}
+
 export async function writeCodeCache(bundleUrl) {
   const bundle = fileURLToPath(bundleUrl);
   if ((await readFile(bundle, "utf8")).includes("import(")) {
@@ -66,7 +79,7 @@ export async function writeCodeCache(bundleUrl) {
   const configDir = await mkdtemp(join(tmpdir(), "petstore-code-cache-"));
   try {
     const env = {
-      ...process.env,
+      ...cleanEnvironment(process.env),
       CODE_CACHE_LAUNCHER: LAUNCHER,
       CODE_CACHE_BUNDLE: bundle,
       CODE_CACHE_WORKLOAD: JSON.stringify(WORKLOAD),

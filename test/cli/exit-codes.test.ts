@@ -61,6 +61,18 @@ describe("exit codes", () => {
     expect(run.err).toContain("(add --help for usage)");
   });
 
+  it("2 before sending the key over plain http:// to another host, unless --allow-insecure", async () => {
+    const env = { PETSTORE_BASE_URL: "http://pets.example.test/v1" };
+    const refused = await cli.run(["list"], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain("refusing to send the API key over plain http://");
+    expect(cli.stubs.requests).toHaveLength(0);
+
+    cli.stubs.on("GET http://pets.example.test/v1/pets?limit=20", jsonAnswer(200, "[]"));
+    const allowed = await cli.run(["list", "--allow-insecure"], { env });
+    expect(allowed.code).toBe(0);
+  });
+
   it("3 when the service rejects the key, and the key is not printed", async () => {
     cli.stubs.on(
       "GET /pets?limit=20",

@@ -130,6 +130,35 @@ describe("the CLI against petstore serve", () => {
     expect(after.code).toBe(3);
   });
 
+  it("lists, shows and removes profiles, and completes their names", async () => {
+    const configEnv = { PETSTORE_CONFIG_DIR: join(home.path, "profiles") };
+    for (const profile of ["ci", "local"]) {
+      const login = await runCli(
+        ["auth", "login", "--with-token", "--profile", profile, "--base-url", server.url],
+        { env: configEnv, stdin: PRO_KEY },
+      );
+      expect(login.code).toBe(0);
+    }
+    const listed = await runCli(["profile", "list"], { env: configEnv });
+    expect(listed.stdout).toBe(
+      `*\tci\tproduction\t${server.url}\t…6789\n\tlocal\tproduction\t${server.url}\t…6789\n`,
+    );
+    const shown = await runCli(["profile", "show", "local", "--json"], { env: configEnv });
+    expect(JSON.parse(shown.stdout)).toMatchObject({ profile: "local", baseUrl: server.url });
+    const names = await runCli(["__complete", "profiles"], { env: configEnv });
+    expect(names.stdout).toBe("ci\nlocal\n");
+    expect((await runCli(["profile", "remove", "local"], { env: configEnv })).code).toBe(0);
+    expect((await runCli(["__complete", "profiles"], { env: configEnv })).stdout).toBe("ci\n");
+  });
+
+  it("prints the completion script of each shell", async () => {
+    for (const shell of ["bash", "zsh", "fish"]) {
+      const run = await runCli(["completion", shell]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`# ${shell} completion for petstore`);
+    }
+  });
+
   it("answers --version and --help", async () => {
     const version = await runCli(["--version"]);
     expect(version).toMatchObject({ code: 0, stderr: "" });
