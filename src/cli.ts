@@ -31,8 +31,9 @@ interface ReportedError {
 }
 
 /**
- * Errors are recognised by shape, not class: the commander program loads in its
- * own chunk, and a duplicated class would fail an `instanceof`.
+ * Errors are recognised by shape, not class: the commander program is a bundle
+ * of its own (dist/program.cjs) with its own copy of the error classes, which
+ * would fail an `instanceof`.
  */
 async function reportError(error: unknown, io: IO, debug: boolean): Promise<number> {
   const failure: ReportedError =

@@ -9,7 +9,7 @@ import { createRetryNotices } from "./commands/retry-notice.js";
 import type { RequestOptions } from "./commands/request-options.js";
 import { VERSION } from "./commands/version.js";
 import type { IO } from "./io.js";
-import { readConfig, type StoredConfig } from "./profiles/config-file.js";
+import { readConfig, updateConfig, type StoredConfig } from "./profiles/config-file.js";
 import {
   resolveSettings,
   type ResolvedSettings,
@@ -76,7 +76,6 @@ export function createFactory(deps: FactoryDeps): Factory {
       return config;
     },
     async updateConfig(change) {
-      const { updateConfig } = await import("./profiles/config-file.js");
       config = await updateConfig(env, change);
       return config;
     },
