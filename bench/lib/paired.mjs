@@ -21,19 +21,35 @@ export function timeOnce({ command, args, env, cwd }) {
   });
 }
 
-/** Max resident set size of one run in KiB, as GNU time reports it (wait4's ru_maxrss). */
-export function maxRssOnce({ command, args, env, cwd }, scratchDir, index) {
-  const output = join(scratchDir, `maxrss-${process.pid}-${index}.txt`);
+// bash's `time` reports the children's user and system CPU to the millisecond (GNU time
+// rounds to 10 ms); GNU time inside it gives the max RSS. Both add the same tiny cost to all.
+const RESOURCE_SCRIPT =
+  'mem="$1"; cpu="$2"; timebin="$3"; shift 3; TIMEFORMAT="%3U %3S"; ' +
+  '{ time "$timebin" -f %M -o "$mem" "$@" >/dev/null 2>&1; } 2>"$cpu"';
+
+/**
+ * Max resident set size (KiB, wait4's ru_maxrss) and CPU time (user + system, ms) of one run.
+ * CPU time, unlike wall time, barely moves when other work shares the cores.
+ */
+export function resourceUseOnce({ command, args, env, cwd }, scratchDir, index) {
+  const memoryFile = join(scratchDir, `maxrss-${process.pid}-${index}.txt`);
+  const cpuFile = join(scratchDir, `cpu-${process.pid}-${index}.txt`);
+  const shellArgs = ["-c", RESOURCE_SCRIPT, "bench", memoryFile, cpuFile, TIME_BIN, command];
   return new Promise((resolve) => {
-    const child = track(
-      spawn(TIME_BIN, ["-f", "%M", "-o", output, command, ...args], { cwd, env, stdio: "ignore" }),
-    );
-    child.once("error", () => resolve({ kib: Number.NaN, code: null }));
+    const child = track(spawn("bash", [...shellArgs, ...args], { cwd, env, stdio: "ignore" }));
+    child.once("error", () => resolve({ kib: Number.NaN, cpuMs: Number.NaN, code: null }));
     child.once("exit", async (code) => {
-      const text = await readFile(output, "utf8").catch(() => "");
-      await rm(output, { force: true });
-      const kib = Number(text.trim().split("\n").pop());
-      resolve({ kib: Number.isFinite(kib) && kib > 0 ? kib : Number.NaN, code });
+      const memoryText = await readFile(memoryFile, "utf8").catch(() => "");
+      const cpuText = await readFile(cpuFile, "utf8").catch(() => "");
+      await rm(memoryFile, { force: true });
+      await rm(cpuFile, { force: true });
+      const kib = Number(memoryText.trim().split("\n").pop());
+      const [user, system] = cpuText.trim().split("\n").pop().split(" ").map(Number);
+      resolve({
+        kib: Number.isFinite(kib) && kib > 0 ? kib : Number.NaN,
+        cpuMs: (user + system) * 1000,
+        code,
+      });
     });
   });
 }
@@ -78,11 +94,20 @@ export function pairedWallTimes(subjects, { rounds, warmupRounds }) {
   });
 }
 
-export function pairedMaxRss(subjects, { rounds, warmupRounds, scratchDir }) {
-  return interleave(subjects, {
+/** Max RSS and CPU time per subject; `interleave` results for each, keyed `maxRss` and `cpu`. */
+export async function pairedResourceUse(subjects, { rounds, warmupRounds, scratchDir }) {
+  const samples = await interleave(subjects, {
     rounds,
     warmupRounds,
-    measure: (subject, index) => maxRssOnce(subject, scratchDir, index),
-    value: (sample) => sample.kib,
+    measure: (subject, index) => resourceUseOnce(subject, scratchDir, index),
+    value: (sample) => sample,
   });
+  const summarise = (result, pick) => {
+    const values = result.samples.map(pick).filter(Number.isFinite);
+    return { ...result, samples: values, median: median(values), spread: spread(values) };
+  };
+  return samples.map((result) => ({
+    maxRss: summarise(result, (sample) => sample.kib),
+    cpu: summarise(result, (sample) => sample.cpuMs),
+  }));
 }
