@@ -15,11 +15,15 @@
 //
 // The library entry (dist/index.js) and an ESM build of the CLI (dist/cli.js,
 // for programmatic use) stay ESM with code splitting.
+//
+// Everything is built into a staging directory that then replaces dist/ in one
+// rename, so a test or benchmark running meanwhile never sees half a build.
 import { build } from "esbuild";
-import { rm, writeFile, mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { writeCodeCache } from "./code-cache.mjs";
 
 const root = new URL("..", import.meta.url);
+const staging = `.tmp/build-${process.pid}`;
 const { version } = JSON.parse(await readFile(new URL("package.json", root), "utf8"));
 
 /**
@@ -38,7 +42,7 @@ const VENDORED_NAMES = Object.keys(VENDORED);
 
 const common = {
   absWorkingDir: root.pathname,
-  outdir: "dist",
+  outdir: staging,
   bundle: true,
   platform: "node",
   target: "node20",
@@ -89,7 +93,7 @@ const commonJs = {
   supported: { "dynamic-import": false },
 };
 
-await rm(new URL("dist/", root), { recursive: true, force: true });
+await rm(new URL(`${staging}/`, root), { recursive: true, force: true });
 await Promise.all([
   build({
     ...common,
@@ -119,6 +123,13 @@ await Promise.all([
     plugins: [vendorShims],
   }),
 ]);
-await mkdir(new URL("dist/", root), { recursive: true });
-await writeFile(new URL("dist/package.json", root), '{"type":"module"}\n');
-await writeCodeCache(new URL("dist/cli.cjs", root));
+await writeFile(new URL(`${staging}/package.json`, root), '{"type":"module"}\n');
+await writeCodeCache(new URL(`${staging}/cli.cjs`, root));
+
+const previous = new URL(`.tmp/previous-${process.pid}/`, root);
+await mkdir(new URL(".tmp/", root), { recursive: true });
+await rename(new URL("dist/", root), previous).catch((error) => {
+  if (error.code !== "ENOENT") throw error;
+});
+await rename(new URL(`${staging}/`, root), new URL("dist/", root));
+await rm(previous, { recursive: true, force: true });
