@@ -23,6 +23,7 @@ import { PriorState, readPriorRuns, type PriorRuns } from "./prior-runs.js";
 import { Progress, formatCount, formatDuration, type Counts } from "./progress.js";
 import { checkResultsPath, ResultsWriter } from "./results.js";
 import { createPooledTransport } from "./pooled-transport.js";
+import { createWireTransport } from "./wire-transport.js";
 import { describeProblem, readRows, type Row } from "./rows.js";
 import { ServerClock } from "./server-clock.js";
 
@@ -110,7 +111,7 @@ async function firstPass(
   const mismatches: string[] = [];
   let mismatchCount = 0;
   let shown = 0;
-  for await (const row of readRows(source)) {
+  for await (const row of readRows(source, prior !== undefined)) {
     pass.rows++;
     if (row.problems !== undefined) {
       pass.invalid++;
@@ -235,7 +236,7 @@ async function recordInvalid(
   prior: PriorRuns | undefined,
   results: ResultsWriter,
 ): Promise<void> {
-  for await (const row of readRows(source)) {
+  for await (const row of readRows(source, false)) {
     if (row.problems === undefined || prior?.state(row.row) === PriorState.Invalid) continue;
     results.record({ row: row.row, line: row.line, outcome: "invalid", problems: row.problems });
   }
@@ -304,9 +305,11 @@ async function secondPass(
   });
 
   const pooled =
-    deps.transport === undefined
-      ? createPooledTransport({ maxSockets: options.concurrency, now })
-      : undefined;
+    deps.transport !== undefined
+      ? undefined
+      : baseUrl.startsWith("http:")
+        ? createWireTransport({ maxSockets: options.concurrency, now })
+        : createPooledTransport({ maxSockets: options.concurrency, now });
   const post: Poster = createPoster(
     {
       baseUrl,
@@ -341,7 +344,6 @@ async function secondPass(
       }
       if (!announced) {
         results?.record({ ...at, outcome: "sending" });
-        await results?.durable();
         announced = true;
       }
       last = await post(body!);

@@ -10,7 +10,7 @@
  * re-sent blindly), and connections are not kept where the service would close
  * them: idle ones are dropped after a second, and all of them after a pause.
  */
-import type { Agent as HttpAgent, IncomingHttpHeaders } from "node:http";
+import type { Agent as HttpAgent, IncomingHttpHeaders, RequestOptions } from "node:http";
 import type { Socket } from "node:net";
 import type { Transport, TransportResponse } from "../client/transport.js";
 import { NetworkError, TimeoutError, type RequestSummary } from "../errors.js";
@@ -50,14 +50,18 @@ export function createPooledTransport(options: {
   let agent: HttpAgent | undefined;
   let active = 0;
   let idleSince = now();
+  let http: typeof import("node:http") | typeof import("node:https") | undefined;
+  /** Every request of a run goes to the same URL: parse it once. */
+  let target: { url: string; parsed: URL; options: RequestOptions } | undefined;
 
   async function agentFor(tls: boolean): Promise<HttpAgent> {
     if (agent !== undefined && active === 0 && now() - idleSince > IDLE_SOCKET_MS) {
       agent.destroy();
       agent = undefined;
     }
+    http ??= tls ? await import("node:https") : await import("node:http");
     if (agent === undefined) {
-      const { Agent } = tls ? await import("node:https") : await import("node:http");
+      const { Agent } = http;
       agent = new Agent({
         keepAlive: true,
         maxSockets: options.maxSockets,
@@ -68,11 +72,28 @@ export function createPooledTransport(options: {
     return agent;
   }
 
+  function targetOf(text: string) {
+    if (target?.url !== text) {
+      const parsed = new URL(text);
+      target = {
+        url: text,
+        parsed,
+        options: {
+          protocol: parsed.protocol,
+          hostname: parsed.hostname.replace(/^\[(.*)\]$/, "$1"),
+          port: parsed.port,
+          path: parsed.pathname + parsed.search,
+        },
+      };
+    }
+    return target;
+  }
+
   const transport: Transport = async (request) => {
-    const url = new URL(request.url);
+    const { parsed: url, options: where } = targetOf(request.url);
     const tls = url.protocol === "https:";
     const pool = await agentFor(tls);
-    const { request: open } = tls ? await import("node:https") : await import("node:http");
+    const open = http!.request;
     active++;
     try {
       return await new Promise<TransportResponse>((resolve, reject) => {
@@ -87,7 +108,12 @@ export function createPooledTransport(options: {
           req.destroy();
           reject(error);
         };
-        const req = open(url, { method: request.method, headers: request.headers, agent: pool });
+        const req = open({
+          ...where,
+          method: request.method,
+          headers: request.headers,
+          agent: pool,
+        });
         const deadline = setTimeout(() => {
           const what = connected ? "no complete answer" : "could not connect";
           fail(

@@ -12,9 +12,16 @@ import { parseHttpDate } from "../client/http-date.js";
 export class ServerClock {
   /** A lower bound of (service time - local time), in ms; undefined until a Date header is seen. */
   private offsetMs: number | undefined;
+  /** The Date header changes once a second: parse each text once. */
+  private lastHeader: string | undefined;
+  private lastDated: number | undefined;
 
   observe(dateHeader: string | undefined, receivedAtLocalMs: number): void {
-    const dated = parseHttpDate(dateHeader);
+    if (dateHeader !== this.lastHeader) {
+      this.lastHeader = dateHeader;
+      this.lastDated = parseHttpDate(dateHeader);
+    }
+    const dated = this.lastDated;
     if (dated === undefined) return;
     const bound = dated - receivedAtLocalMs;
     if (this.offsetMs === undefined || bound > this.offsetMs) this.offsetMs = bound;

@@ -1,0 +1,194 @@
+/**
+ * Reading HTTP/1.1 answers from a byte stream, incrementally: the head (status
+ * line and headers), then a body framed by Content-Length, by chunked transfer
+ * coding, or by the end of the connection. Only what a client of a JSON API
+ * needs; anything malformed is an error rather than a guess.
+ */
+
+export class AnswerFormatError extends Error {
+  override readonly name = "AnswerFormatError";
+}
+
+export interface AnswerHead {
+  status: number;
+  /** Lower-cased names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** The connection may carry another request after this answer. */
+  keepAlive: boolean;
+}
+
+export interface ParsedAnswer extends AnswerHead {
+  body: Buffer;
+}
+
+const MAX_HEAD_BYTES = 64 * 1024;
+const CRLF = Buffer.from("\r\n");
+const HEAD_END = Buffer.from("\r\n\r\n");
+
+const enum State {
+  Head,
+  Length,
+  ChunkSize,
+  ChunkData,
+  ChunkDataEnd,
+  Trailers,
+  UntilClose,
+  Done,
+}
+
+function parseHead(text: string): AnswerHead {
+  const lines = text.split("\r\n");
+  const match = /^HTTP\/1\.([01]) ([1-9][0-9]{2})(?: .*)?$/.exec(lines[0] ?? "");
+  if (!match) throw new AnswerFormatError("not an HTTP/1.x status line");
+  const headers: Record<string, string> = Object.create(null);
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    const colon = line.indexOf(":");
+    if (colon <= 0) throw new AnswerFormatError("a malformed header line");
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+  }
+  const connection = (headers.connection ?? "").toLowerCase();
+  const keepAlive =
+    match[1] === "1" ? !connection.includes("close") : connection.includes("keep-alive");
+  return { status: Number(match[2]), headers, keepAlive };
+}
+
+export class AnswerParser {
+  private state = State.Head;
+  private buffered: Buffer = Buffer.alloc(0);
+  private head: AnswerHead | undefined;
+  private body: Buffer[] = [];
+  private bodyBytes = 0;
+  private remaining = 0;
+
+  constructor(private readonly maxBodyBytes: number) {}
+
+  /** Feeds bytes; returns the answer once complete. Bytes after it are an error. */
+  push(chunk: Buffer): ParsedAnswer | undefined {
+    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    for (;;) {
+      const progressed = this.step();
+      if (this.state === State.Done) {
+        if (this.buffered.length > 0) throw new AnswerFormatError("more bytes than one answer");
+        return { ...this.head!, body: Buffer.concat(this.body) };
+      }
+      if (!progressed) return undefined;
+    }
+  }
+
+  /** The connection ended: completes an answer framed by the end of the connection. */
+  end(): ParsedAnswer | undefined {
+    if (this.state !== State.UntilClose) return undefined;
+    this.state = State.Done;
+    return { ...this.head!, keepAlive: false, body: Buffer.concat(this.body) };
+  }
+
+  private take(bytes: Buffer): void {
+    this.bodyBytes += bytes.length;
+    if (this.bodyBytes > this.maxBodyBytes) throw new AnswerFormatError("an answer too large");
+    this.body.push(bytes);
+  }
+
+  private line(): string | undefined {
+    const at = this.buffered.indexOf(CRLF);
+    if (at === -1) {
+      if (this.buffered.length > MAX_HEAD_BYTES) throw new AnswerFormatError("a line too long");
+      return undefined;
+    }
+    const text = this.buffered.subarray(0, at).toString("latin1");
+    this.buffered = this.buffered.subarray(at + 2);
+    return text;
+  }
+
+  /** One step of the state machine; false when it needs more bytes. */
+  private step(): boolean {
+    switch (this.state) {
+      case State.Head: {
+        const at = this.buffered.indexOf(HEAD_END);
+        if (at === -1) {
+          if (this.buffered.length > MAX_HEAD_BYTES)
+            throw new AnswerFormatError("headers too large");
+          return false;
+        }
+        const head = parseHead(this.buffered.subarray(0, at).toString("latin1"));
+        this.buffered = this.buffered.subarray(at + 4);
+        if (head.status < 200) {
+          if (head.status === 101) throw new AnswerFormatError("an unexpected protocol switch");
+          return true; // 100 Continue, 103 Early Hints: the real answer follows.
+        }
+        this.head = head;
+        const encoding = head.headers["transfer-encoding"];
+        const length = head.headers["content-length"];
+        if (head.status === 204 || head.status === 304) {
+          this.state = State.Done;
+        } else if (encoding !== undefined) {
+          if (!/(^|,)\s*chunked\s*$/i.test(encoding)) {
+            throw new AnswerFormatError(`an unsupported transfer coding (${encoding})`);
+          }
+          this.state = State.ChunkSize;
+        } else if (length !== undefined) {
+          if (!/^[0-9]{1,15}$/.test(length))
+            throw new AnswerFormatError("a malformed Content-Length");
+          this.remaining = Number(length);
+          if (this.remaining > this.maxBodyBytes)
+            throw new AnswerFormatError("an answer too large");
+          this.state = this.remaining === 0 ? State.Done : State.Length;
+        } else {
+          this.state = State.UntilClose;
+          head.keepAlive = false;
+        }
+        return true;
+      }
+      case State.Length: {
+        if (this.buffered.length === 0) return false;
+        const piece = this.buffered.subarray(0, this.remaining);
+        this.buffered = this.buffered.subarray(piece.length);
+        this.take(piece);
+        this.remaining -= piece.length;
+        if (this.remaining === 0) this.state = State.Done;
+        return true;
+      }
+      case State.ChunkSize: {
+        const text = this.line();
+        if (text === undefined) return false;
+        const size = /^([0-9a-fA-F]{1,8})\s*(;.*)?$/.exec(text);
+        if (!size) throw new AnswerFormatError("a malformed chunk size");
+        this.remaining = parseInt(size[1]!, 16);
+        this.state = this.remaining === 0 ? State.Trailers : State.ChunkData;
+        return true;
+      }
+      case State.ChunkData: {
+        if (this.buffered.length === 0) return false;
+        const piece = this.buffered.subarray(0, this.remaining);
+        this.buffered = this.buffered.subarray(piece.length);
+        this.take(piece);
+        this.remaining -= piece.length;
+        if (this.remaining === 0) this.state = State.ChunkDataEnd;
+        return true;
+      }
+      case State.ChunkDataEnd: {
+        const text = this.line();
+        if (text === undefined) return false;
+        if (text !== "") throw new AnswerFormatError("a chunk longer than its size");
+        this.state = State.ChunkSize;
+        return true;
+      }
+      case State.Trailers: {
+        const text = this.line();
+        if (text === undefined) return false;
+        if (text === "") this.state = State.Done;
+        return true;
+      }
+      case State.UntilClose: {
+        if (this.buffered.length === 0) return false;
+        this.take(this.buffered);
+        this.buffered = Buffer.alloc(0);
+        return true;
+      }
+      case State.Done:
+        return false;
+    }
+  }
+}
