@@ -1,3 +1,20 @@
+/**
+ * The library entry for TypeScript and JavaScript users: the fake server for test
+ * suites, the client the CLI uses, and the shared schema.
+ */
 export * from "./schema/index.js";
 export { startServer } from "./server/server.js";
 export type { RunningServer, ServerTimeouts, StartServerOptions } from "./server/server.js";
+export { createClient, DEFAULT_TIMEOUT_MS } from "./client/client.js";
+export type { ClientOptions, Transport } from "./client/client.js";
+export { DEFAULT_RETRY_POLICY } from "./client/retry.js";
+export type { RetryPolicy } from "./client/retry.js";
+export { DEFAULT_BASE_URLS } from "./client/environments.js";
+export type {
+  ClientResult,
+  Deprecation,
+  PetstoreClient,
+  RateLimitInfo,
+  RetryEvent,
+} from "./client/types.js";
+export * from "./errors.js";

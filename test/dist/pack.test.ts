@@ -1,0 +1,109 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseJson } from "../../src/schema/json.js";
+import { REPO_ROOT } from "../server/cli-build.js";
+import { run, serve } from "./run.js";
+
+const { version, name } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+  version: string;
+  name: string;
+};
+
+/** What a user needs, and nothing else: built code, completions, README, licence, OpenAPI. */
+const ALLOWED = [
+  /^package\.json$/,
+  /^README\.md$/,
+  /^LICENSE$/,
+  /^openapi\.json$/,
+  /^bin\/(petstore\.js|package\.json)$/,
+  /^completions\/(petstore\.bash|_petstore|petstore\.fish)$/,
+  /^dist\/[a-z]+\.(cjs|js)$/,
+  /^dist\/cli\.cjs\.cache$/,
+  /^dist\/package\.json$/,
+  /^dist\/(chunks|vendor)\/[\w-]+\.(js|cjs)$/,
+  /^dist\/types\/[\w/-]+\.d\.ts$/,
+];
+
+describe("the npm package", () => {
+  let work: string;
+  let files: string[];
+  let prefix: string;
+
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), "petstore-pack-"));
+    prefix = join(work, "prefix");
+    // dist/ is built by the global setup; the declarations are the part prepack adds.
+    execFileSync("npm", ["run", "build:types"], { cwd: REPO_ROOT, stdio: "ignore" });
+    const packed = JSON.parse(
+      execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], {
+        cwd: REPO_ROOT,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      }),
+    ) as { filename: string; files: { path: string }[] }[];
+    files = packed[0]!.files.map((file) => file.path);
+    execFileSync(
+      "npm",
+      ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", "--prefer-offline", join(work, packed[0]!.filename)],
+      { stdio: "ignore" },
+    );
+  }, 180_000);
+
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it("carries only what a user needs", () => {
+    expect(files.filter((file) => !ALLOWED.some((pattern) => pattern.test(file)))).toEqual([]);
+    for (const needed of [
+      "bin/petstore.js",
+      "dist/cli.cjs",
+      "dist/index.js",
+      "dist/types/index.d.ts",
+      "completions/petstore.bash",
+      "openapi.json",
+      "README.md",
+      "LICENSE",
+    ]) {
+      expect(files).toContain(needed);
+    }
+  });
+
+  it("installs into an empty prefix with a working petstore on the PATH", async () => {
+    const env = {
+      PATH: `${join(prefix, "bin")}:${process.env.PATH}`,
+      HOME: work,
+      PETSTORE_CONFIG_DIR: join(work, "config"),
+    };
+    const cli = [join(prefix, "bin", "petstore")];
+    expect(run(cli, ["--version"], { cwd: work, env }).stdout).toBe(`${version}\n`);
+
+    const server = await serve(cli, ["--file", join(work, "pets.json"), "--seed", "7", "--key", "k"], {
+      cwd: work,
+      env,
+    });
+    try {
+      const list = run(cli, ["list", "--json"], {
+        cwd: work,
+        env: { ...env, PETSTORE_BASE_URL: server.url, PETSTORE_API_KEY: "k" },
+      });
+      expect(list.status, list.stderr).toBe(0);
+      expect((parseJson(list.stdout) as unknown[]).length).toBe(7);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it("exports startServer and createClient for programs", () => {
+    const entry = join(prefix, "lib", "node_modules", name, "dist", "index.js");
+    const script =
+      `const m = await import(${JSON.stringify(entry)});` +
+      "const s = await m.startServer({ keys: ['k'], quiet: true });" +
+      "const c = m.createClient({ baseUrl: s.url, apiKey: 'k', timeoutMs: 5000, retry: m.DEFAULT_RETRY_POLICY });" +
+      "const made = await c.createPet({ name: 'Lib', categoryId: 5n });" +
+      "console.log(made.raw); await s.close();";
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(out.trim()).toBe('{"id":1,"name":"Lib","categoryId":5,"status":"available"}');
+  });
+});
