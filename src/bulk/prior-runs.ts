@@ -51,7 +51,12 @@ export class PriorRuns {
       digests.set(this.digests);
       this.digests = digests;
     }
-    this.states[row] = digest === undefined ? state : state | HAS_DIGEST;
+    // A line without a digest (one written by hand to settle an unknown row) keeps the
+    // row's digest; an `invalid` line has none because nothing valid was there.
+    const keep = digest === undefined && state !== PriorState.Invalid;
+    const hasDigest =
+      digest !== undefined || (keep && ((this.states[row] ?? 0) & HAS_DIGEST) !== 0);
+    this.states[row] = hasDigest ? state | HAS_DIGEST : state;
     if (digest !== undefined) {
       this.digests[row * 2] = parseInt(digest.slice(0, 8), 16);
       this.digests[row * 2 + 1] = parseInt(digest.slice(8), 16);
