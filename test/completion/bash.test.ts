@@ -9,13 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, REPO_ROOT, ensureBuilt } from "../server/cli-build.js";
+import { BIN, REPO_ROOT } from "../server/cli-build.js";
 
 const SCRIPT = join(REPO_ROOT, "completions", "petstore.bash");
 let home: string;
 
 beforeAll(async () => {
-  await ensureBuilt();
   home = mkdtempSync(join(tmpdir(), "petstore-completion-"));
   const config = { currentProfile: "default", profiles: { default: {}, ci: { env: "staging" } } };
   mkdirSync(join(home, "config"));

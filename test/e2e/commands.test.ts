@@ -3,14 +3,13 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../src/server/server.js";
-import { ensureBuilt, PRO_KEY, runCli, startFake, tempDir } from "./harness.js";
+import { PRO_KEY, runCli, startFake, tempDir } from "./harness.js";
 
 let server: RunningServer;
 let home: ReturnType<typeof tempDir>;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  await ensureBuilt();
   server = await startFake({ seed: 3 });
   home = tempDir();
   env = {

@@ -1,15 +1,7 @@
 /** Every exit code of the real CLI, each from a real cause. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../src/server/server.js";
-import {
-  closedPortUrl,
-  ensureBuilt,
-  PRO_KEY,
-  runCli,
-  startFake,
-  startOddServer,
-  tempDir,
-} from "./harness.js";
+import { closedPortUrl, PRO_KEY, runCli, startFake, startOddServer, tempDir } from "./harness.js";
 
 const LIMITED_KEY = "e2e-one-per-minute";
 /** The middle of a minute, so the one-request window cannot roll over during the test. */
@@ -21,7 +13,6 @@ let home: ReturnType<typeof tempDir>;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  await ensureBuilt();
   server = await startFake({
     seed: 1,
     keys: [`${PRO_KEY}:pro`, `${LIMITED_KEY}:enterprise:1/1000`],

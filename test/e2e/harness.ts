@@ -1,6 +1,6 @@
 /**
- * End-to-end runs: the real CLI (`node bin/petstore.js`, the built bundle) as a
- * child process, with an environment of its own (a fresh config directory, no
+ * End-to-end runs: the real CLI (`node bin/petstore.js`, the bundle that
+ * test/global-setup.ts builds) as a child process, with an environment of its own (a fresh config directory, no
  * PETSTORE_* variable from the machine), against a real server on 127.0.0.1:0.
  */
 import { spawn } from "node:child_process";
@@ -14,8 +14,6 @@ import {
   type StartServerOptions,
 } from "../../src/server/server.js";
 import { BIN } from "../server/cli-build.js";
-
-export { ensureBuilt } from "../server/cli-build.js";
 
 export interface CliResult {
   code: number | null;

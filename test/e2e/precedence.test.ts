@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../src/server/server.js";
-import { closedPortUrl, ensureBuilt, PRO_KEY, runCli, startFake, tempDir } from "./harness.js";
+import { closedPortUrl, PRO_KEY, runCli, startFake, tempDir } from "./harness.js";
 
 let server: RunningServer;
 let home: ReturnType<typeof tempDir>;
@@ -12,7 +12,6 @@ let deadUrl: string;
 let config: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  await ensureBuilt();
   server = await startFake();
   home = tempDir();
   deadUrl = await closedPortUrl();

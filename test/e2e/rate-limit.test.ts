@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/server/app.js";
 import { parseKeySpec } from "../../src/server/keys.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
-import { ensureBuilt, runCli, tempDir } from "./harness.js";
+import { runCli, tempDir } from "./harness.js";
 
 const FREE_KEY = "e2e-free-key-0123456789";
 const MINUTE_MS = 60_000;
@@ -30,7 +30,6 @@ const arrivals: Arrival[] = [];
 const serviceNow = () => Date.now() + offset;
 
 beforeAll(async () => {
-  await ensureBuilt();
   const app = createApp(createMemoryStore([]), {
     keys: [parseKeySpec(`${FREE_KEY}:free`)],
     clock: { now: serviceNow },

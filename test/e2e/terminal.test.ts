@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../src/server/server.js";
 import { BIN } from "../server/cli-build.js";
-import { ensureBuilt, PRO_KEY, startFake, tempDir } from "./harness.js";
+import { PRO_KEY, startFake, tempDir } from "./harness.js";
 
 const ESC = String.fromCharCode(27);
 const SPINNER_FRAMES = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
@@ -17,7 +17,6 @@ let failing: RunningServer;
 let home: ReturnType<typeof tempDir>;
 
 beforeAll(async () => {
-  await ensureBuilt();
   server = await startFake({ seed: 2 });
   failing = await startFake({ faults: { failRate: 1, failMode: "503" } });
   home = tempDir();
