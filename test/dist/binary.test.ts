@@ -8,7 +8,9 @@ import { REPO_ROOT } from "../server/cli-build.js";
 import { run, serve, type Served } from "./run.js";
 
 const BINARY = join(REPO_ROOT, "dist", "petstore-linux-x64");
-const { version } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
+const { version } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+  version: string;
+};
 
 /** Builds the single executable unless one newer than the CLI bundle is there already. */
 function ensureBinary(): void {
@@ -33,10 +35,14 @@ describe("the standalone binary (Node single executable)", () => {
     mkdirSync(emptyPath);
     // No node on the PATH and no node_modules anywhere near the working directory.
     env = { PATH: emptyPath, HOME: work, PETSTORE_CONFIG_DIR: join(work, "config") };
-    server = await serve(cli, ["--file", join(work, "pets.json"), "--seed", "12", "--key", "bin:pro"], {
-      cwd: work,
-      env,
-    });
+    server = await serve(
+      cli,
+      ["--file", join(work, "pets.json"), "--seed", "12", "--key", "bin:pro"],
+      {
+        cwd: work,
+        env,
+      },
+    );
     env = { ...env, PETSTORE_BASE_URL: server.url, PETSTORE_API_KEY: "bin" };
   }, 180_000);
 
@@ -60,10 +66,14 @@ describe("the standalone binary (Node single executable)", () => {
     expect(list.status, list.stderr).toBe(0);
     expect((parseJson(list.stdout) as unknown[]).length).toBe(12);
 
-    const add = run(cli, ["add", "--name", "Binary", "--category-id", "9223372036854775807", "--json"], {
-      cwd: work,
-      env,
-    });
+    const add = run(
+      cli,
+      ["add", "--name", "Binary", "--category-id", "9223372036854775807", "--json"],
+      {
+        cwd: work,
+        env,
+      },
+    );
     expect(add.status, add.stderr).toBe(0);
     expect(add.stdout).toContain('"categoryId":9223372036854775807');
 
@@ -75,7 +85,9 @@ describe("the standalone binary (Node single executable)", () => {
   it("keeps the documented exit codes", () => {
     expect(run(cli, ["list", "--limit", "0"], { cwd: work, env }).status).toBe(2);
     expect(run(cli, ["get", "999"], { cwd: work, env }).status).toBe(4);
-    expect(run(cli, ["list"], { cwd: work, env: { ...env, PETSTORE_API_KEY: "wrong" } }).status).toBe(3);
+    expect(
+      run(cli, ["list"], { cwd: work, env: { ...env, PETSTORE_API_KEY: "wrong" } }).status,
+    ).toBe(3);
   });
 
   it("stops its server cleanly on SIGTERM and leaves the file up to date", async () => {

@@ -47,7 +47,16 @@ describe("the npm package", () => {
     files = packed[0]!.files.map((file) => file.path);
     execFileSync(
       "npm",
-      ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", "--prefer-offline", join(work, packed[0]!.filename)],
+      [
+        "install",
+        "-g",
+        "--prefix",
+        prefix,
+        "--no-audit",
+        "--no-fund",
+        "--prefer-offline",
+        join(work, packed[0]!.filename),
+      ],
       { stdio: "ignore" },
     );
   }, 180_000);
@@ -79,10 +88,14 @@ describe("the npm package", () => {
     const cli = [join(prefix, "bin", "petstore")];
     expect(run(cli, ["--version"], { cwd: work, env }).stdout).toBe(`${version}\n`);
 
-    const server = await serve(cli, ["--file", join(work, "pets.json"), "--seed", "7", "--key", "k"], {
-      cwd: work,
-      env,
-    });
+    const server = await serve(
+      cli,
+      ["--file", join(work, "pets.json"), "--seed", "7", "--key", "k"],
+      {
+        cwd: work,
+        env,
+      },
+    );
     try {
       const list = run(cli, ["list", "--json"], {
         cwd: work,
@@ -103,7 +116,9 @@ describe("the npm package", () => {
       "const c = m.createClient({ baseUrl: s.url, apiKey: 'k', timeoutMs: 5000, retry: m.DEFAULT_RETRY_POLICY });" +
       "const made = await c.createPet({ name: 'Lib', categoryId: 5n });" +
       "console.log(made.raw); await s.close();";
-    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
     expect(out.trim()).toBe('{"id":1,"name":"Lib","categoryId":5,"status":"available"}');
   });
 });

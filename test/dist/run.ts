@@ -7,12 +7,20 @@ export interface Served {
 }
 
 /** Starts `<command> serve --port 0 ...` and resolves with the base URL it prints. */
-export function serve(command: string[], args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Served> {
-  const child: ChildProcess = spawn(command[0]!, [...command.slice(1), "serve", "--port", "0", "--quiet", ...args], {
-    cwd: options.cwd,
-    env: options.env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+export function serve(
+  command: string[],
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<Served> {
+  const child: ChildProcess = spawn(
+    command[0]!,
+    [...command.slice(1), "serve", "--port", "0", "--quiet", ...args],
+    {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
@@ -31,11 +39,17 @@ export function serve(command: string[], args: string[], options: { cwd: string;
         });
       }
     });
-    void exited.then((code) => reject(new Error(`serve exited with ${code} before it was ready: ${stderr}`)));
+    void exited.then((code) =>
+      reject(new Error(`serve exited with ${code} before it was ready: ${stderr}`)),
+    );
   });
 }
 
-export function run(command: string[], args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; input?: string }) {
+export function run(
+  command: string[],
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; input?: string },
+) {
   const result = spawnSync(command[0]!, [...command.slice(1), ...args], {
     cwd: options.cwd,
     env: options.env,
