@@ -46,7 +46,7 @@ export function lockResults(path: string): () => void {
       }
     }
     const owner = ownerOf(lockPath);
-    if (owner !== undefined && owner !== process.pid && isRunning(owner)) {
+    if (owner !== undefined && isRunning(owner)) {
       throw new UsageError(
         `the results file ${path} is in use by another petstore add (pid ${owner})`,
         `if that run is over, delete ${lockPath}`,

@@ -1,0 +1,143 @@
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { runBulkCommand, summaryLine } from "../../src/bulk/command.js";
+import { bulkOptionsFrom } from "../../src/bulk/options.js";
+import { Progress } from "../../src/bulk/progress.js";
+import { EXIT, PetstoreError, UsageError } from "../../src/errors.js";
+import { createFactory } from "../../src/factory.js";
+import { createTestIO } from "../../src/io.js";
+import { startServer, type RunningServer } from "../../src/server/server.js";
+import { KEY, csvOf, tempDir, writeInput } from "./helpers.js";
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeAll(async () => ({ dir, cleanup } = await tempDir()));
+afterAll(() => cleanup());
+
+describe("bulk flags", () => {
+  const parse = (values: Record<string, string | boolean>) => () => bulkOptionsFrom(values, {});
+
+  it("take defaults from the request flags and a measured concurrency", () => {
+    const { bulk } = bulkOptionsFrom({ from: "pets.csv", timeout: "3", maxRetries: "2" }, {});
+    expect(bulk).toMatchObject({
+      from: "pets.csv",
+      concurrency: 16,
+      timeoutMs: 3_000,
+      skipInvalid: false,
+    });
+    expect(bulk.retry.maxRetries).toBe(2);
+  });
+
+  it("refuse what does not go with a file of pets, naming the flags", () => {
+    expect(parse({ from: "a.csv", name: "Rex", json: true })).toThrow(
+      "it does not go with --name, --json",
+    );
+    expect(parse({ concurrency: "4", skipInvalid: true })).toThrow(
+      "--skip-invalid, --concurrency only go with --from",
+    );
+    expect(parse({ from: "a.csv", retryUnknown: true })).toThrow("it needs --resume");
+    expect(parse({ from: "a.csv", format: "xml" })).toThrow(
+      "--format must be one of csv, ndjson, json",
+    );
+    expect(parse({ from: "a.csv", concurrency: "0" })).toThrow(
+      "--concurrency must be an integer from 1 to 64",
+    );
+    expect(parse({ from: "a.csv", concurrency: "65" })).toThrow(UsageError);
+  });
+});
+
+describe("the command", () => {
+  let server: RunningServer;
+  beforeEach(async () => {
+    server = await startServer({ keys: [`${KEY}:enterprise`], quiet: true });
+  });
+  afterEach(() => server.close());
+
+  const factoryFor = (stdin?: string) => {
+    const io = createTestIO({ stdin, env: {} });
+    const env = { PETSTORE_BASE_URL: server.url, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: dir };
+    return { io, factory: createFactory({ io, env }) };
+  };
+
+  it("prints a summary on stderr and nothing on stdout", async () => {
+    const input = await writeInput(dir, "cmd.csv", csvOf(3));
+    const { io, factory } = factoryFor();
+    await runBulkCommand({ from: input }, factory);
+    expect(io.out()).toBe("");
+    expect(io.err()).toMatch(
+      /^petstore add: 3 added, 0 invalid, 0 failed, 0 outcome unknown \(3 rows in \d+ s\)\n$/,
+    );
+  });
+
+  it("reads a test IO's stdin whole when it cannot stream it", async () => {
+    const { factory } = factoryFor('{"name":"in","categoryId":1}\n');
+    const report = await runBulkCommand({ from: "-" }, factory);
+    expect(report.added).toBe(1);
+  });
+
+  it("turns a run that did not add every row into an error with the exit code and a hint", async () => {
+    const input = await writeInput(dir, "cmd-bad.csv", "name,categoryId\na,1\nb,x\n");
+    const results = join(dir, "cmd-bad.results");
+    const { io, factory } = factoryFor();
+    const error = await runBulkCommand({ from: input, skipInvalid: true, results }, factory).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(PetstoreError);
+    expect(error).toMatchObject({
+      exitCode: EXIT.USAGE,
+      message: "not every row was added: 1 invalid row skipped",
+    });
+    expect((error as PetstoreError).hint).toContain(results);
+    expect(io.err()).toContain("1 added, 1 invalid");
+  });
+});
+
+describe("progress", () => {
+  it("on a terminal, redraws a spinner with done, left and the rate-limit wait", async () => {
+    const io = createTestIO({ stderrTTY: true });
+    let now = 0;
+    const counts = { rows: 10, toSend: 10, added: 0, failed: 0, unknown: 0 };
+    const progress = new Progress(io, counts, { now: () => now });
+    progress.start();
+    counts.added = 4;
+    now = 2_000;
+    progress.waiting(42_000, "rate limit reached");
+    progress.stop();
+    const texts = io.spinnerEvents.map((event) => event.text);
+    expect(texts[0]).toBe("adding pets: 0 of 10 done, 10 left");
+    expect(texts).toContain(
+      "adding pets: 4 of 10 done, 6 left, 2 rows/s; rate limit: next request in 40 s",
+    );
+    expect(io.spinnerEvents.at(-1)?.event).toBe("stop");
+  });
+
+  it("elsewhere, writes one plain line when a long wait begins", () => {
+    const io = createTestIO();
+    const counts = { rows: 1, toSend: 1, added: 0, failed: 0, unknown: 0 };
+    const progress = new Progress(io, counts, { now: () => Date.UTC(2030, 0, 1, 12, 0, 20) });
+    progress.start();
+    progress.waiting(Date.UTC(2030, 0, 1, 12, 1, 0, 250), "rate limit reached");
+    progress.waiting(Date.UTC(2030, 0, 1, 12, 1, 0, 250), "rate limit reached");
+    progress.stop();
+    expect(io.err()).toBe("petstore add: rate limit reached; waiting 41 s (until 12:01:00 UTC)\n");
+    expect(io.spinnerEvents).toEqual([]);
+  });
+
+  it("summarises a run in one line", () => {
+    const line = summaryLine({
+      rows: 1500,
+      added: 1200,
+      previouslyAdded: 250,
+      invalid: 10,
+      failed: 5,
+      unknown: 3,
+      notSent: 32,
+      unknownRows: [],
+      elapsedMs: 125_000,
+      exitCode: EXIT.OUTCOME_UNKNOWN,
+    });
+    expect(line).toBe(
+      "petstore add: 1,200 added, 250 added before, 10 invalid, 5 failed, 3 outcome unknown, 32 not sent (1,500 rows in 2 min 5 s)",
+    );
+  });
+});

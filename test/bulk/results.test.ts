@@ -1,0 +1,166 @@
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PriorState, readPriorRuns } from "../../src/bulk/prior-runs.js";
+import { ResultsWriter } from "../../src/bulk/results.js";
+import { UsageError } from "../../src/errors.js";
+import { tempDir } from "./helpers.js";
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeAll(async () => ({ dir, cleanup } = await tempDir()));
+afterAll(() => cleanup());
+
+const header = { input: "pets.csv", format: "csv", startedAt: "2030-01-01T00:00:00.000Z" };
+const D1 = "0123456789abcdef";
+const D2 = "fedcba9876543210";
+
+describe("results file", () => {
+  it("writes one JSON line per record, int64 ids exact, after a run line", async () => {
+    const path = join(dir, "write.results");
+    const writer = ResultsWriter.open({ path, header });
+    writer.record({ row: 1, line: 2, outcome: "sending", digest: D1 });
+    writer.record({ row: 1, line: 2, outcome: "added", digest: D1, id: 9223372036854775807n });
+    writer.record({
+      row: 2,
+      line: 3,
+      outcome: "invalid",
+      problems: [{ field: "name", message: "is required" }],
+    });
+    await writer.close();
+    expect((await readFile(path, "utf8")).split("\n")).toEqual([
+      `{"run":{"input":"pets.csv","format":"csv","startedAt":"2030-01-01T00:00:00.000Z"}}`,
+      `{"row":1,"line":2,"outcome":"sending","digest":"${D1}"}`,
+      `{"row":1,"line":2,"outcome":"added","id":9223372036854775807,"digest":"${D1}"}`,
+      `{"row":2,"line":3,"outcome":"invalid","problems":[{"field":"name","message":"is required"}]}`,
+      "",
+    ]);
+  });
+
+  it("holds a lock while open, refuses a second writer, and takes over the lock of a dead run", async () => {
+    const path = join(dir, "locked.results");
+    const writer = ResultsWriter.open({ path, header });
+    expect(() => ResultsWriter.open({ path: join(dir, "locked.results"), header })).toThrow(
+      /in use by another petstore add/,
+    );
+    await writer.close();
+    expect(existsSync(`${path}.lock`)).toBe(false);
+    // A lock left by a process that no longer runs (pid 2^22 + 1 is beyond Linux's pid range).
+    await writeFile(`${path}.lock`, `${2 ** 22 + 1}\n`);
+    const prior = await readPriorRuns(path);
+    const again = ResultsWriter.open({
+      path,
+      header,
+      resume: { path, validBytes: prior.validBytes },
+    });
+    await again.close();
+  });
+
+  it("refuses to start a new run in an existing file", async () => {
+    const path = join(dir, "exists.results");
+    await writeFile(path, "{}\n");
+    expect(() => ResultsWriter.open({ path, header })).toThrow(UsageError);
+  });
+
+  it("resuming into another file copies the earlier lines first", async () => {
+    const old = join(dir, "old.results");
+    await writeFile(old, `{"row":1,"line":2,"outcome":"added","id":5,"digest":"${D1}"}\n`);
+    const path = join(dir, "new.results");
+    const prior = await readPriorRuns(old);
+    const writer = ResultsWriter.open({
+      path,
+      header,
+      resume: { path: old, validBytes: prior.validBytes },
+    });
+    writer.record({ row: 2, line: 3, outcome: "added", id: 6n, digest: D2 });
+    await writer.close();
+    const copy = await readPriorRuns(path);
+    expect([copy.state(1), copy.state(2)]).toEqual([PriorState.Added, PriorState.Added]);
+  });
+});
+
+describe("reading earlier runs (--resume)", () => {
+  it("takes each row's last line, with its digest", async () => {
+    const path = join(dir, "last.results");
+    await writeFile(
+      path,
+      [
+        '{"run":{"input":"a.csv"}}',
+        `{"row":1,"line":2,"outcome":"sending","digest":"${D1}"}`,
+        `{"row":2,"line":3,"outcome":"sending","digest":"${D2}"}`,
+        `{"row":1,"line":2,"outcome":"added","id":1,"digest":"${D1}"}`,
+        '{"row":3,"line":4,"outcome":"invalid","problems":[]}',
+        `{"row":5000,"line":5001,"outcome":"failed","error":{"message":"x"},"digest":"${D2}"}`,
+        "",
+      ].join("\n"),
+    );
+    const prior = await readPriorRuns(path);
+    expect([1, 2, 3, 4, 5000].map((row) => prior.state(row))).toEqual([
+      PriorState.Added,
+      PriorState.Sending,
+      PriorState.Invalid,
+      PriorState.None,
+      PriorState.Failed,
+    ]);
+    expect(prior.sameContent(1, D1)).toBe(true);
+    expect(prior.sameContent(1, D2)).toBe(false);
+    expect(prior.sameContent(3, D1)).toBe(false);
+    expect([...prior.sentBeyond(1)]).toEqual([2]);
+    expect(prior.maxRow).toBe(5000);
+  });
+
+  it("drops a last line cut short, and truncates it away when the run continues", async () => {
+    const path = join(dir, "torn.results");
+    const good = `{"row":1,"line":2,"outcome":"sending","digest":"${D1}"}\n`;
+    await writeFile(path, good + '{"row":1,"line":2,"outcome":"add');
+    const prior = await readPriorRuns(path);
+    expect(prior.state(1)).toBe(PriorState.Sending);
+    expect(prior.validBytes).toBe(Buffer.byteLength(good));
+    const writer = ResultsWriter.open({
+      path,
+      header,
+      resume: { path, validBytes: prior.validBytes },
+    });
+    writer.record({ row: 1, line: 2, outcome: "unknown", digest: D1 });
+    await writer.close();
+    const lines = (await readFile(path, "utf8")).trimEnd().split("\n");
+    expect(lines.map((line) => JSON.parse(line) as object)).toHaveLength(3);
+  });
+
+  it("keeps a whole last line that lost only its newline", async () => {
+    const path = join(dir, "nonewline.results");
+    await writeFile(path, `{"row":1,"line":2,"outcome":"added","id":3,"digest":"${D1}"}`);
+    const prior = await readPriorRuns(path);
+    expect(prior.state(1)).toBe(PriorState.Added);
+    const writer = ResultsWriter.open({
+      path,
+      header,
+      resume: { path, validBytes: prior.validBytes },
+    });
+    await writer.close();
+    expect((await readFile(path, "utf8")).split("\n")[1]).toMatch(/^\{"run"/);
+  });
+
+  it("refuses a file with a broken line before good ones: it is not a results file", async () => {
+    const path = join(dir, "corrupt.results");
+    await writeFile(
+      path,
+      `name,categoryId\n{"row":1,"line":2,"outcome":"added","digest":"${D1}"}\n`,
+    );
+    await expect(readPriorRuns(path)).rejects.toThrow(
+      /line 1 is not a line of a petstore results file/,
+    );
+  });
+
+  it("a line settled by hand, without a digest, keeps the row's digest", async () => {
+    const path = join(dir, "settled.results");
+    await writeFile(
+      path,
+      `{"row":7,"line":8,"outcome":"unknown","digest":"${D1}"}\n{"row":7,"outcome":"added","id":12}\n`,
+    );
+    const prior = await readPriorRuns(path);
+    expect(prior.state(7)).toBe(PriorState.Added);
+    expect(prior.sameContent(7, D1)).toBe(true);
+  });
+});
