@@ -111,7 +111,15 @@ function processStream(fd: 1 | 2, stream: () => NodeJS.WriteStream): OutputStrea
       if (viaStream) return toStream(data);
       let offset = 0;
       try {
-        while (offset < data.length) offset += writeSync(fd, data, offset);
+        while (offset < data.length) {
+          const written = writeSync(fd, data, offset);
+          // A terminal that hung up can accept nothing forever: stop rather than spin.
+          if (written <= 0) {
+            closed = true;
+            return;
+          }
+          offset += written;
+        }
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === "EAGAIN") toStream(data.subarray(offset));

@@ -42,6 +42,9 @@ function onTerminal(
     const child = spawn("script", ["-qec", command, "/dev/null"], {
       env: { PATH: process.env.PATH, TERM: "xterm-256color", ...env },
       stdio: ["pipe", "pipe", "inherit"],
+      // Never leave a CLI behind on a terminal if a test goes wrong.
+      timeout: 20_000,
+      killSignal: "SIGKILL",
     });
     let screen = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
