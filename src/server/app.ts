@@ -217,7 +217,6 @@ export function createApp(store: PetStore, options: AppOptions): App {
     if (route === Route.Pets && req.method === "POST") {
       createPet(store, req).then(
         (reply) => {
-          if (reply?.status === 201) pages.invalidate();
           finish(reply);
         },
         (error: unknown) => finish(fail(req, res, error)),

@@ -74,6 +74,9 @@ describe("shutting down", () => {
       get size() {
         return memory.size;
       },
+      get revision() {
+        return memory.revision;
+      },
       async create(pet) {
         entered();
         await gate;

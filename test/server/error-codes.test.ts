@@ -25,6 +25,9 @@ function brokenStore(): PetStore {
     get size() {
       return pets.size;
     },
+    get revision() {
+      return pets.revision;
+    },
     close: () => pets.close(),
   };
 }

@@ -3,10 +3,12 @@ import { PageCache } from "../../src/server/page-cache.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
 import type { PetStore } from "../../src/server/store/types.js";
 
-function countingStore(pets: PetStore): PetStore & { lists: number; text: string | undefined } {
+/** A store whose list text and revision the test controls, counting the lists it makes. */
+function countingStore(pets: PetStore) {
   const store = {
     lists: 0,
     text: undefined as string | undefined,
+    bumped: 0,
     listJson: (options: Parameters<PetStore["listJson"]>[0]) => {
       store.lists++;
       return store.text ?? pets.listJson(options);
@@ -16,6 +18,9 @@ function countingStore(pets: PetStore): PetStore & { lists: number; text: string
     get size() {
       return pets.size;
     },
+    get revision() {
+      return pets.revision * 1000 + store.bumped;
+    },
     close: () => pets.close(),
   };
   return store;
@@ -24,7 +29,7 @@ function countingStore(pets: PetStore): PetStore & { lists: number; text: string
 describe("the page cache", () => {
   it("serves the same bytes for the same page while the store is unchanged", () => {
     const store = countingStore(createMemoryStore([{ id: 1n, name: "A", categoryId: 1n }]));
-    const pages = new PageCache(store, 60_000);
+    const pages = new PageCache(store);
     const first = pages.page({ limit: 5 });
     expect(first.toString()).toBe('[{"id":1,"name":"A","categoryId":1}]');
     expect(pages.page({ limit: 5 })).toBe(first);
@@ -36,27 +41,30 @@ describe("the page cache", () => {
 
   it("rebuilds a page after a create", async () => {
     const store = countingStore(createMemoryStore());
-    const pages = new PageCache(store, 60_000);
+    const pages = new PageCache(store);
     expect(pages.page({ limit: 5 }).toString()).toBe("[]");
     await store.create({ name: "B", categoryId: 2n });
     expect(pages.page({ limit: 5 }).toString()).toContain('"name":"B"');
   });
 
-  it("rebuilds a page after invalidate, even when the count is the same", () => {
+  it("rebuilds a page when the revision changes with the count unchanged (an adopted edit)", () => {
     const store = countingStore(createMemoryStore());
-    const pages = new PageCache(store, 60_000);
+    const pages = new PageCache(store);
     pages.page({ limit: 5 });
     store.text = '["edited"]';
     expect(pages.page({ limit: 5 }).toString()).toBe("[]");
-    pages.invalidate();
+    store.bumped++;
     expect(pages.page({ limit: 5 }).toString()).toBe('["edited"]');
   });
+});
 
-  it("keeps no page longer than its maximum age", () => {
-    const store = countingStore(createMemoryStore());
-    const pages = new PageCache(store, 0);
-    pages.page({ limit: 5 });
-    store.text = '["edited"]';
-    expect(pages.page({ limit: 5 }).toString()).toBe('["edited"]');
+describe("store revisions", () => {
+  it("change on every create and differ between stores", async () => {
+    const one = createMemoryStore();
+    const two = createMemoryStore();
+    expect(one.revision).not.toBe(two.revision);
+    const before = one.revision;
+    await one.create({ name: "C", categoryId: 3n });
+    expect(one.revision).not.toBe(before);
   });
 });

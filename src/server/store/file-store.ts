@@ -356,6 +356,10 @@ class FileStore implements PetStore {
     return this.index.size;
   }
 
+  get revision(): number {
+    return this.index.revision;
+  }
+
   listJson(options: ListOptions): string {
     return this.index.list(options);
   }

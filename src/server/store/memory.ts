@@ -32,6 +32,9 @@ export function createMemoryStore(pets: Pet[] = []): PetStore {
     get size() {
       return index.size;
     },
+    get revision() {
+      return index.revision;
+    },
     async close() {
       closed = true;
     },

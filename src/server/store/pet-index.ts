@@ -62,8 +62,12 @@ export function idAfter(max: bigint | undefined): bigint {
 
 type StatusArrays = Record<PetStatus, StoredPet[]>;
 
+/** Shared by every index, so a revision is never seen twice even when a store swaps indexes. */
+let lastRevision = 0;
+
 export class PetIndex {
   private readonly byStatus: StatusArrays;
+  private currentRevision = ++lastRevision;
 
   /** `pets` must be sorted by id with no id twice (see `sortPets`). */
   constructor(private readonly all: StoredPet[] = []) {
@@ -75,6 +79,11 @@ export class PetIndex {
 
   get size(): number {
     return this.all.length;
+  }
+
+  /** Changes whenever the pets change, including when a store replaces its index. */
+  get revision(): number {
+    return this.currentRevision;
   }
 
   /** Pets by id ascending; do not modify. */
@@ -122,6 +131,7 @@ export class PetIndex {
     }
     this.all.push(pet);
     if (pet.status !== undefined) this.byStatus[pet.status].push(pet);
+    this.currentRevision = ++lastRevision;
   }
 }
 

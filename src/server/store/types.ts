@@ -30,6 +30,8 @@ export interface PetStore {
   create(pet: NewPet): Promise<CreatedPet>;
   /** Number of pets stored. */
   readonly size: number;
+  /** A number that changes whenever the stored pets change (creates, adopted edits). */
+  readonly revision: number;
   /** Finish pending writes, bring the JSON file exactly up to date, release the file. */
   close(): Promise<void>;
 }

@@ -316,9 +316,11 @@ describe("file store", () => {
   describe("edits made while serving", () => {
     it("are picked up; new ids continue above the edit's largest id", async () => {
       const store = await openStore({ seed: 3 });
+      const revisionBefore = store.revision;
       const edited = canonicalFile([pet(1n, "Renamed"), pet(100n, "Added by hand", "pending")]);
       await writeFile(file, edited);
       await vi.waitFor(() => expect(store.getJson(100n)).toBeDefined(), { timeout: 5000 });
+      expect(store.revision).not.toBe(revisionBefore);
       expect(store.size).toBe(2);
       expect(store.getJson(1n)).toContain("Renamed");
       expect(store.getJson(2n)).toBeUndefined();
