@@ -6,6 +6,7 @@
  */
 import { randomInt } from "node:crypto";
 import { ServerConfigError } from "./config-error.js";
+import { seededRandom } from "./seeded-random.js";
 
 export const FAIL_MODES = ["503", "reset", "reset-after"] as const;
 /**
@@ -69,18 +70,6 @@ export function parseFaultSeed(text: string): number {
     );
   }
   return Number(text);
-}
-
-/** mulberry32: small, fast, and plenty for choosing faults. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export interface FaultPlan {

@@ -4,6 +4,7 @@
  * available. Deterministic for a given seed, so a seeded fixture is reproducible.
  */
 import type { Pet, PetStatus } from "../../schema/pet.js";
+import { seededRandom } from "../seeded-random.js";
 
 const NAMES = (
   "Bella Max Luna Charlie Lucy Cooper Daisy Milo Bailey Rocky Sadie Buddy Molly Bear " +
@@ -28,18 +29,6 @@ const STATUSES: ReadonlyArray<readonly [PetStatus, number]> = [
   ["sold", 24],
 ];
 
-/** mulberry32: small, fast, and good enough to look random. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function weighted<T>(choices: ReadonlyArray<readonly [T, number]>, roll: number): T {
   let left = roll * 100;
   for (const [value, weight] of choices) {
@@ -51,7 +40,7 @@ function weighted<T>(choices: ReadonlyArray<readonly [T, number]>, roll: number)
 
 /** `count` pets with ids 1..count. */
 export function demoPets(count: number, seed = 1): Pet[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const pets: Pet[] = [];
   for (let i = 1; i <= count; i++) {
     pets.push({
