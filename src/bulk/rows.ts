@@ -4,7 +4,7 @@
  * and its digest. The digest ties a line of the results file to the content
  * that was sent, so `--resume` can tell that a row is still the same row.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { stringifyJson } from "../schema/json.js";
 import type { NewPet } from "../schema/pet.js";
 import { validateNewPet } from "../schema/validate.js";
@@ -41,7 +41,7 @@ const PARSERS: Record<InputFormat, RecordParser> = {
 };
 
 export function digestOf(body: string): string {
-  return createHash("sha256").update(body).digest("hex").slice(0, 16);
+  return hash("sha256", body, "hex").slice(0, 16);
 }
 
 /** `withBody`: also build the request body and its digest (not needed to count problems). */
