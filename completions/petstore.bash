@@ -17,7 +17,7 @@ __petstore_flags() {
     "") REPLY="-V --version --no-color --debug -h --help" ;;
     "list") REPLY="--status --limit -o --output --json -q --quiet --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
     "get") REPLY="-o --output --json -q --quiet --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
-    "add") REPLY="--name --category-id --status --file -o --output --json -q --quiet --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
+    "add") REPLY="--name --category-id --status --file --from --format --skip-invalid --results --resume --retry-unknown --concurrency -o --output --json -q --quiet --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
     "auth") REPLY="-h --help --no-color --debug" ;;
     "auth login") REPLY="--profile --env --base-url --with-token --api-key-file -h --help --no-color --debug" ;;
     "auth status") REPLY="--profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
@@ -42,7 +42,7 @@ __petstore_value_flags() {
     "") REPLY="" ;;
     "list") REPLY="--status --limit -o --output --profile --env --base-url --timeout --max-retries" ;;
     "get") REPLY="-o --output --profile --env --base-url --timeout --max-retries" ;;
-    "add") REPLY="--name --category-id --status --file -o --output --profile --env --base-url --timeout --max-retries" ;;
+    "add") REPLY="--name --category-id --status --file --from --format --results --resume --concurrency -o --output --profile --env --base-url --timeout --max-retries" ;;
     "auth") REPLY="" ;;
     "auth login") REPLY="--profile --env --base-url --api-key-file" ;;
     "auth status") REPLY="--profile --env --base-url --timeout --max-retries" ;;
@@ -75,6 +75,10 @@ __petstore_flag_values() {
     "get|--env") REPLY="words:production staging" ;;
     "add|--status") REPLY="words:available pending sold" ;;
     "add|--file") REPLY="files" ;;
+    "add|--from") REPLY="files" ;;
+    "add|--format") REPLY="words:csv ndjson json" ;;
+    "add|--results") REPLY="files" ;;
+    "add|--resume") REPLY="files" ;;
     "add|-o") REPLY="words:table tsv csv json ndjson" ;;
     "add|--output") REPLY="words:table tsv csv json ndjson" ;;
     "add|--profile") REPLY="profiles" ;;

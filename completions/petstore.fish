@@ -19,7 +19,7 @@ function __petstore_value_flags
         case 'get'
             printf '%s\n' -o --output --profile --env --base-url --timeout --max-retries
         case 'add'
-            printf '%s\n' --name --category-id --status --file -o --output --profile --env --base-url --timeout --max-retries
+            printf '%s\n' --name --category-id --status --file --from --format --results --resume --concurrency -o --output --profile --env --base-url --timeout --max-retries
         case 'auth login'
             printf '%s\n' --profile --env --base-url --api-key-file
         case 'auth status'
@@ -70,7 +70,7 @@ end
 complete -c petstore -f
 complete -c petstore -n '__petstore_at ""' -a list -d 'list pets, optionally only those with one status'
 complete -c petstore -n '__petstore_at ""' -a get -d 'show one pet by id (deprecated by the service: prefer list --status)'
-complete -c petstore -n '__petstore_at ""' -a add -d 'add a pet from flags, or from a JSON body with --file'
+complete -c petstore -n '__petstore_at ""' -a add -d 'add a pet from flags or a JSON body (--file), or every pet of a file (--from)'
 complete -c petstore -n '__petstore_at ""' -a auth -d 'store, check and remove API keys'
 complete -c petstore -n '__petstore_at ""' -a profile -d 'list, choose, show and remove stored profiles'
 complete -c petstore -n '__petstore_at ""' -a completion -d 'print a shell completion script (bash, zsh, fish)'
@@ -114,6 +114,13 @@ complete -c petstore -n '__petstore_at "add"' -l name -r -d 'the pet\'s name'
 complete -c petstore -n '__petstore_at "add"' -l category-id -r -d 'its category (an int64)'
 complete -c petstore -n '__petstore_at "add"' -l status -r -f -a 'available pending sold' -d 'available, pending, sold (the service\'s default if left out)'
 complete -c petstore -n '__petstore_at "add"' -l file -r -F -d 'a JSON NewPet body from this file, or - for stdin (instead of the flags)'
+complete -c petstore -n '__petstore_at "add"' -l from -r -F -d 'add every pet of a CSV, NDJSON or JSON-array file (- for stdin), at the pace the rate limit allows'
+complete -c petstore -n '__petstore_at "add"' -l format -r -f -a 'csv ndjson json' -d 'csv, ndjson or json (default: from the extension, else the content)'
+complete -c petstore -n '__petstore_at "add"' -l skip-invalid -d 'send the valid rows even if some are invalid (exit 2 at the end)'
+complete -c petstore -n '__petstore_at "add"' -l results -r -F -d 'record each row\'s outcome (NDJSON: added with its id, invalid, failed, unknown)'
+complete -c petstore -n '__petstore_at "add"' -l resume -r -F -d 'continue the run recorded in this results file'
+complete -c petstore -n '__petstore_at "add"' -l retry-unknown -d 'with --resume: send again the rows whose outcome is unknown (they may be added twice)'
+complete -c petstore -n '__petstore_at "add"' -l concurrency -r -d 'requests in flight at most, 1 to 64 (16)'
 complete -c petstore -n '__petstore_at "add"' -s o -l output -r -f -a 'table tsv csv json ndjson' -d 'table, tsv, csv, json, ndjson (default: table on a terminal, else tsv)'
 complete -c petstore -n '__petstore_at "add"' -l json -d 'same as --output json'
 complete -c petstore -n '__petstore_at "add"' -s q -l quiet -d 'print only the ids'

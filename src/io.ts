@@ -22,6 +22,8 @@ export interface InputStream {
   readonly isTTY: boolean;
   /** Everything until end of input, as UTF-8. */
   readAll(): Promise<string>;
+  /** The input as it arrives (`add --from -` streams large files); without it, readAll. */
+  chunks?(): AsyncIterable<Uint8Array>;
   /** One line typed at the terminal without echo (for API keys); the prompt goes to stderr. */
   readHiddenLine(prompt: string): Promise<string>;
 }
@@ -143,6 +145,7 @@ function processStdin(): InputStream {
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks).toString("utf8");
     },
+    chunks: () => process.stdin,
     readHiddenLine: (prompt) => readHiddenLine(process.stdin, process.stderr, prompt),
   };
 }

@@ -16,8 +16,7 @@ import { formatCount, formatDuration } from "./progress.js";
 
 /** Streams stdin when the IO can; otherwise (a test IO) reads it whole. */
 function stdinOf(stdin: InputStream): StdinChunks {
-  const streaming = stdin as InputStream & { chunks?: () => AsyncIterable<Uint8Array | string> };
-  if (typeof streaming.chunks === "function") return () => streaming.chunks!();
+  if (stdin.chunks !== undefined) return () => stdin.chunks!();
   return async function* () {
     yield await stdin.readAll();
   };

@@ -100,11 +100,28 @@ export async function addRun(options: AddOptions, factory: Factory): Promise<voi
   await writePets(factory.io, { pets: [result.data], raw: result.raw }, options.output);
 }
 
-export const run: CommandRunner = async (parsed, factory) =>
-  addRun(
+/** A bulk add's flags: with any of them, `add` reads a file of pets (src/bulk, loaded only then). */
+const BULK_FLAGS = [
+  "from",
+  "format",
+  "skipInvalid",
+  "results",
+  "resume",
+  "retryUnknown",
+  "concurrency",
+];
+
+export const run: CommandRunner = async (parsed, factory) => {
+  if (BULK_FLAGS.some((key) => parsed.options[key] !== undefined)) {
+    const { runBulkCommand } = await import("../bulk/index.js");
+    await runBulkCommand(parsed.options, factory);
+    return;
+  }
+  await addRun(
     await addOptionsFrom(parsed.options, factory.env, {
       stdin: factory.io.stdin,
       stdoutIsTTY: factory.io.stdout.isTTY,
     }),
     factory,
   );
+};

@@ -107,7 +107,7 @@ export const GET_COMMAND: CommandSpec = {
 
 export const ADD_COMMAND: CommandSpec = {
   name: "add",
-  description: "add a pet from flags, or from a JSON body with --file",
+  description: "add a pet from flags or a JSON body (--file), or every pet of a file (--from)",
   options: [
     { flags: "--name <name>", description: "the pet's name" },
     { flags: "--category-id <id>", description: "its category (an int64)" },
@@ -119,6 +119,31 @@ export const ADD_COMMAND: CommandSpec = {
       flags: "--file <path>",
       description: "a JSON NewPet body from this file, or - for stdin (instead of the flags)",
     },
+    {
+      flags: "--from <path>",
+      description:
+        "add every pet of a CSV, NDJSON or JSON-array file (- for stdin), at the pace the rate limit allows",
+    },
+    {
+      flags: "--format <format>",
+      description: "csv, ndjson or json (default: from the extension, else the content)",
+    },
+    {
+      flags: "--skip-invalid",
+      description: "send the valid rows even if some are invalid (exit 2 at the end)",
+    },
+    {
+      flags: "--results <path>",
+      description:
+        "record each row's outcome (NDJSON: added with its id, invalid, failed, unknown)",
+    },
+    { flags: "--resume <results>", description: "continue the run recorded in this results file" },
+    {
+      flags: "--retry-unknown",
+      description:
+        "with --resume: send again the rows whose outcome is unknown (they may be added twice)",
+    },
+    { flags: "--concurrency <n>", description: "requests in flight at most, 1 to 64 (16)" },
     ...OUTPUT_OPTIONS,
     ...REQUEST_OPTIONS,
   ],
@@ -126,6 +151,8 @@ export const ADD_COMMAND: CommandSpec = {
     "petstore add --name Rex --category-id 1 --status available",
     "id=$(petstore add --name Rex --category-id 1 -q)",
     `echo '{"name":"Tom","categoryId":2}' | petstore add --file -`,
+    "petstore add --from shelter.csv --results shelter.results",
+    "petstore add --from shelter.csv --resume shelter.results",
   ],
 };
 

@@ -7,6 +7,7 @@
 import type { Argument, Command, Option } from "commander";
 import { ENVIRONMENT_NAMES } from "../client/environments.js";
 import { SHELLS } from "../commands/spec.js";
+import { INPUT_FORMATS } from "../bulk/input/format.js";
 import { OUTPUT_FORMATS } from "../output/format.js";
 import { PET_STATUSES } from "../schema/pet.js";
 
@@ -48,6 +49,10 @@ const OPTION_VALUES: Readonly<Record<string, ValueHint>> = {
   "--file": { kind: "files" },
   "--api-key-file": { kind: "files" },
   "--keys-file": { kind: "files" },
+  "--from": { kind: "files" },
+  "--format": words(INPUT_FORMATS),
+  "--results": { kind: "files" },
+  "--resume": { kind: "files" },
 };
 
 const ARGUMENT_VALUES: Readonly<Record<string, ValueHint>> = {

@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runBulkCommand, summaryLine } from "../../src/bulk/command.js";
-import { bulkOptionsFrom } from "../../src/bulk/options.js";
+import { DEFAULT_CONCURRENCY, bulkOptionsFrom } from "../../src/bulk/options.js";
+import { ADD_COMMAND } from "../../src/commands/spec.js";
 import { Progress } from "../../src/bulk/progress.js";
 import { EXIT, PetstoreError, UsageError } from "../../src/errors.js";
 import { createFactory } from "../../src/factory.js";
@@ -26,6 +27,22 @@ describe("bulk flags", () => {
       skipInvalid: false,
     });
     expect(bulk.retry.maxRetries).toBe(2);
+  });
+
+  it("are in the help of add, with the default concurrency it states", () => {
+    const flags = ADD_COMMAND.options!.map((option) => option.flags.split(" ")[0]);
+    for (const flag of [
+      "--from",
+      "--format",
+      "--skip-invalid",
+      "--results",
+      "--resume",
+      "--retry-unknown",
+    ]) {
+      expect(flags).toContain(flag);
+    }
+    const concurrency = ADD_COMMAND.options!.find((o) => o.flags.startsWith("--concurrency"));
+    expect(concurrency?.description).toContain(`(${DEFAULT_CONCURRENCY})`);
   });
 
   it("refuse what does not go with a file of pets, naming the flags", () => {
