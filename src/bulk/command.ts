@@ -36,9 +36,11 @@ export function summaryLine(report: BulkReport): string {
   return `petstore add: ${parts.join(", ")} (${plural(report.rows, "row")} in ${formatDuration(report.elapsedMs)})`;
 }
 
+/** "row 4", "rows 2, 8 and 3 more" */
 function rowList(rows: number[], total: number): string {
   const more = total > rows.length ? ` and ${formatCount(total - rows.length)} more` : "";
-  return rows.join(", ") + more;
+  const sorted = [...rows].sort((a, b) => a - b);
+  return `${total === 1 ? "row" : "rows"} ${sorted.join(", ")}${more}`;
 }
 
 /** The error that carries the exit code of a run that did not add every row. */
@@ -47,7 +49,7 @@ export function incompleteRun(report: BulkReport, options: BulkOptions): Petstor
   const resume = file === undefined ? undefined : `--resume ${file}`;
   if (report.unknown > 0) {
     return new PetstoreError(
-      `the outcome of ${plural(report.unknown, "row")} is unknown (rows ${rowList(report.unknownRows, report.unknown)}): ${report.unknown === 1 ? "it was" : "they were"} sent, but no answer came`,
+      `the outcome of ${plural(report.unknown, "row")} is unknown (${rowList(report.unknownRows, report.unknown)}): ${report.unknown === 1 ? "it was" : "they were"} sent, but no answer came`,
       EXIT.OUTCOME_UNKNOWN,
       resume === undefined
         ? "check whether they were added (petstore list) before adding them again"

@@ -39,6 +39,11 @@ async function settled(measure: () => number): Promise<void> {
   }
 }
 
+/** How the CLI names rows whose outcome is unknown: "row 4", "rows 2, 8". */
+function rowsText(rows: number[]): string {
+  return `${rows.length === 1 ? "row" : "rows"} ${[...rows].sort((a, b) => a - b).join(", ")}`;
+}
+
 function countByName(pets: Array<{ name: string }>): Map<string, number> {
   const counts = new Map<string, number>();
   for (const pet of pets) counts.set(pet.name, (counts.get(pet.name) ?? 0) + 1);
@@ -151,7 +156,7 @@ describe("petstore add --from (end to end)", () => {
       unknownRows = [...outcomes].filter(([, l]) => l.outcome === "unknown").map(([row]) => row);
       expect(unknownRows.length).toBe(first.server.stats().resets);
       expect(unknownRows.length).toBeGreaterThan(0);
-      expect(run.stderr).toContain(`rows ${unknownRows.join(", ")}`);
+      expect(run.stderr).toContain(rowsText(unknownRows));
       // reset-after really created them: the honest answer was "unknown", not "failed".
       const names = new Set(allPets(first.server.store).map((p) => p.name));
       for (const row of unknownRows) expect(names.has(`u-${row}`)).toBe(true);
@@ -178,6 +183,36 @@ describe("petstore add --from (end to end)", () => {
       for (const row of unknownRows) expect(counts.get(`u-${row}`)).toBe(2);
     } finally {
       await second.server.close();
+    }
+  });
+
+  it("stops gracefully on Ctrl-C: requests in flight are finished, so a resume has nothing unknown", async () => {
+    const { server, env } = await serve({ faults: { latency: { minMs: 20, maxMs: 40 } } });
+    try {
+      const rows = 200;
+      const input = await writeInput(dir, "interrupt.csv", csvOf(rows, "i"));
+      const results = join(dir, "interrupt.results");
+      const run = spawnCli(
+        ["add", "--from", input, "--results", results, "--concurrency", "4"],
+        env,
+      );
+      for (;;) {
+        const text = await readFile(results, "utf8").catch(() => "");
+        if (text.split('"outcome":"added"').length > 20) break;
+        if (run.child.exitCode !== null) throw new Error(`the run ended first: ${run.stderr()}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      run.child.kill("SIGINT");
+      expect(await run.exited).toBe(130);
+      expect(run.stderr()).toContain("stopping; finishing the requests in flight");
+      const outcomes = finalOutcomes(await resultLines(results));
+      expect([...outcomes.values()].every((line) => line.outcome === "added")).toBe(true);
+      expect(allPets(server.store)).toHaveLength(outcomes.size);
+      const resumed = await runCli(["add", "--from", input, "--resume", results], env);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(allPets(server.store)).toHaveLength(rows);
+    } finally {
+      await server.close();
     }
   });
 
@@ -225,7 +260,7 @@ describe("petstore add --from (end to end)", () => {
       expect(server.store.size - createdBefore).toBe(pending);
       if (inFlight.length > 0) {
         expect(resumed.code).toBe(7);
-        expect(resumed.stderr).toContain(`rows ${inFlight.join(", ")}`);
+        expect(resumed.stderr).toContain(rowsText(inFlight));
       } else {
         expect(resumed.code, resumed.stderr).toBe(0);
       }
