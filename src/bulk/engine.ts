@@ -46,7 +46,7 @@ export interface BulkDeps {
   settings: { baseUrl: string; apiKey?: string; allowInsecure: boolean };
   userAgent: string;
   stdin: StdinChunks;
-  /** Instead of the pooled node:http transport (tests). */
+  /** Instead of the one chosen by the URL (wire-transport for http://, node:https for https://). */
   transport?: Transport;
   timers?: GateTimers;
   random?: () => number;
@@ -215,7 +215,7 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
           });
     try {
       if (pass.invalid > 0 && !options.skipInvalid) {
-        if (results !== undefined) await recordInvalid(source, prior, results);
+        if (results !== undefined) await recordInvalid(source, results);
         const where = results !== undefined ? `; every problem is listed in ${resultsPath}` : "";
         throw new UsageError(
           `${formatCount(pass.invalid)} of ${formatCount(pass.rows)} rows ${pass.invalid === 1 ? "is" : "are"} invalid; nothing was sent${where}`,
@@ -231,13 +231,9 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
   }
 }
 
-async function recordInvalid(
-  source: InputSource,
-  prior: PriorRuns | undefined,
-  results: ResultsWriter,
-): Promise<void> {
+async function recordInvalid(source: InputSource, results: ResultsWriter): Promise<void> {
   for await (const row of readRows(source, false)) {
-    if (row.problems === undefined || prior?.state(row.row) === PriorState.Invalid) continue;
+    if (row.problems === undefined) continue;
     results.record({ row: row.row, line: row.line, outcome: "invalid", problems: row.problems });
   }
 }
@@ -291,9 +287,6 @@ async function secondPass(
           429,
           { method: "POST", url: `${baseUrl}/pets` },
           undefined,
-          resultsPath(options) === undefined
-            ? undefined
-            : `run the same command with --resume ${resultsPath(options)} after that`,
         ),
       );
       return;
@@ -304,7 +297,7 @@ async function secondPass(
     );
   });
 
-  const pooled =
+  const ownTransport =
     deps.transport !== undefined
       ? undefined
       : baseUrl.startsWith("http:")
@@ -320,7 +313,7 @@ async function secondPass(
       userAgent: deps.userAgent,
       debug: options.verbose ? (line) => io.stderr.write(line + "\n") : undefined,
     },
-    deps.transport ?? pooled!.transport,
+    deps.transport ?? ownTransport!.transport,
   );
 
   async function sendRow(row: Row): Promise<void> {
@@ -414,14 +407,12 @@ async function secondPass(
     for await (const row of readRows(source)) {
       if (stopped !== undefined) return;
       if (row.problems !== undefined) {
-        if (prior?.state(row.row) !== PriorState.Invalid) {
-          results?.record({
-            row: row.row,
-            line: row.line,
-            outcome: "invalid",
-            problems: row.problems,
-          });
-        }
+        results?.record({
+          row: row.row,
+          line: row.line,
+          outcome: "invalid",
+          problems: row.problems,
+        });
         continue;
       }
       const state = prior?.state(row.row) ?? PriorState.None;
@@ -468,7 +459,7 @@ async function secondPass(
     progress.stop();
     interrupt();
     gate.close();
-    pooled?.close();
+    ownTransport?.close();
   }
   await results?.durable();
 
@@ -492,10 +483,6 @@ async function secondPass(
   };
   if (stopped !== undefined) report.stopped = stopped;
   return report;
-}
-
-function resultsPath(options: BulkOptions): string | undefined {
-  return options.results ?? options.resume;
 }
 
 /**

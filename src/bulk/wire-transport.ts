@@ -1,10 +1,10 @@
 /**
  * The transport of a bulk add to an http:// service: HTTP/1.1 written and read
- * directly on kept-alive sockets. node:http's client costs about twice the CPU
- * per request of what the bulk add needs (measured: about 140 against 70
- * microseconds per POST), and on a 2-core machine that CPU is taken from the
- * service itself. https:// goes through node:https instead (pooled-transport.ts):
- * TLS is not worth re-doing.
+ * directly on kept-alive sockets. With node:http's client a whole bulk add cost
+ * about 295 microseconds of CPU per row, with this one 160 (and added 5,000
+ * instead of 3,100 rows/s against `petstore serve` on 2 cores, where the client's
+ * CPU is taken from the service). https:// goes through node:https instead
+ * (pooled-transport.ts): TLS is not worth re-doing.
  *
  * The hazard of reuse is a connection the service closes just as a request is
  * written to it: the request may or may not have been read. So a failure on a

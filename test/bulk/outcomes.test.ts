@@ -59,7 +59,9 @@ function scripted(
     log.push({ name, at: Date.now() });
     const outcome = reply(name, attempt, request);
     if (outcome instanceof Error) throw outcome;
-    return outcome.status === 201 ? created(request, ++ids) : outcome;
+    if (outcome.status !== 201) return outcome;
+    const pet = created(request, ++ids);
+    return outcome.headers === undefined ? pet : { ...pet, headers: outcome.headers };
   };
   return { transport, log, attempts };
 }
@@ -176,6 +178,26 @@ describe("what each answer means for the row and for the run", () => {
     expect(report).toMatchObject({ failed: 1, unknown: 0, notSent: 4, exitCode: EXIT.NETWORK });
     expect(script.attempts.get("d-1")).toBe(5);
     expect(finalOutcomes(await resultLines(results)).get(1)?.outcome).toBe("failed");
+  });
+
+  it("stops (exit 5) rather than wait hours for the daily limit, with the rest left for --resume", async () => {
+    const input = await writeInput(dir, "daily.csv", csvOf(3, "y"));
+    const tomorrow = String(Math.floor(Date.now() / 86_400_000 + 1) * 86_400);
+    const script = scripted(() => ({
+      ...answer(201, {}),
+      headers: {
+        "x-ratelimit-limit": "1000",
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-reset": tomorrow,
+      },
+    }));
+    const report = await runBulkAdd(
+      options(input, { concurrency: 1 }),
+      deps(BASE, { transport: script.transport }),
+    );
+    expect(report).toMatchObject({ added: 1, notSent: 2, exitCode: EXIT.RATE_LIMITED });
+    expect(report.stopped?.message).toMatch(/the rate limit allows no more requests until .* UTC/);
+    expect(script.log).toHaveLength(1);
   });
 
   it("with --no-retry stops at the first refusal", async () => {
