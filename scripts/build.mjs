@@ -8,6 +8,7 @@
 //   saves about a tenth of `node -e 0` more.
 // - dist/program.cjs: the commander program and every other command (and the
 //   server, for `serve`); required by cli.cjs only when the fast parser declines.
+// - dist/bulk.cjs: `add --from` (src/bulk), required only when a bulk flag is given.
 // - dist/vendor/*.cjs: chalk, cli-table3, conf and ora, required on first use by
 //   either bundle, so each is loaded once and only when a command needs it.
 // - dist/cli.cjs.cache: the code cache, made by running the hot commands once
@@ -64,6 +65,10 @@ function separateFiles({ program }) {
           external: true,
         }));
       }
+      builder.onResolve({ filter: /(^|\/)bulk\/index\.js$/ }, () => ({
+        path: "./bulk.cjs",
+        external: true,
+      }));
       builder.onResolve({ filter: new RegExp(`^(${VENDORED_NAMES.join("|")})$`) }, (args) => ({
         path: `./vendor/${args.path}.cjs`,
         external: true,
@@ -113,6 +118,11 @@ await Promise.all([
   build({
     ...commonJs,
     entryPoints: { program: "src/commands/program.ts" },
+    plugins: [separateFiles({ program: false })],
+  }),
+  build({
+    ...commonJs,
+    entryPoints: { bulk: "src/bulk/index.ts" },
     plugins: [separateFiles({ program: false })],
   }),
   build({

@@ -21,6 +21,8 @@ export const EXIT = {
   NETWORK: 6,
   /** A write may or may not have happened (timeout or reset after the body was sent). */
   OUTCOME_UNKNOWN: 7,
+  /** Stopped by Ctrl-C or SIGTERM (128 + SIGINT), as shells report it. */
+  INTERRUPTED: 130,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 

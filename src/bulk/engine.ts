@@ -79,7 +79,7 @@ const SHOWN = 20;
 export const MAX_WAIT_MS = 15 * 60_000;
 
 /** Exit code of a run interrupted by Ctrl-C, as shells report a SIGINT death. */
-const INTERRUPTED = 130 as ExitCode;
+const INTERRUPTED = EXIT.INTERRUPTED;
 
 interface FirstPass {
   rows: number;

@@ -20,7 +20,8 @@ export const EXIT_CODES_HELP = `Exit codes:
   4  not found (404)
   5  still rate limited after the retries (429)
   6  network error or timeout
-  7  outcome unknown: an add may or may not have happened`;
+  7  outcome unknown: an add may or may not have happened
+  130 interrupted (Ctrl-C) during add --from; --resume continues`;
 
 export const ENVIRONMENT_HELP = `Environment:
   PETSTORE_API_KEY, PETSTORE_PROFILE, PETSTORE_ENV, PETSTORE_BASE_URL

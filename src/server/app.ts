@@ -166,6 +166,8 @@ export function createApp(store: PetStore, options: AppOptions): App {
     if (route === Route.Pet) headers.push(...DEPRECATION_HEADERS);
     if (reply.headers !== undefined) headers.push(...reply.headers);
     if (reply.closeConnection === true || draining) headers.push("Connection", "close");
+    // With an injected clock, Date must agree with X-RateLimit-Reset, as on a real service.
+    if (clock !== Date) headers.push("Date", new Date(clock.now()).toUTCString());
     res.writeHead(reply.status, headers);
     res.end(reply.body);
     count(reply.status);

@@ -66,6 +66,8 @@ describe("the free plan over HTTP", () => {
       code: "rate_limited",
     });
     expectRetryAfterConsistent(limited, clock.now());
+    // Date comes from the same clock as the limits, so clients can reason about Reset.
+    expect(limited.headers.date).toBe(new Date(clock.now()).toUTCString());
 
     clock.set(MINUTE_END_S * 1000);
     const next = await call(server.url, "/v1/pets", { key: "free-key" });
