@@ -15,12 +15,14 @@ import { createPetFiles } from "./lib/pets.mjs";
 import { stopAll } from "./lib/processes.mjs";
 import { phaseError, renderTable, renderVerdict } from "./lib/report.mjs";
 import { createServe } from "./lib/serve.mjs";
+import * as binaryStartup from "./phases/binary-startup.mjs";
+import * as bulkImport from "./phases/bulk-import.mjs";
 import * as cliStartup from "./phases/cli-startup.mjs";
 import * as serverRead from "./phases/server-read.mjs";
 import * as serverWrite from "./phases/server-write.mjs";
 import * as serverStartup from "./phases/server-startup.mjs";
 
-const PHASES = [cliStartup, serverRead, serverWrite, serverStartup];
+const PHASES = [cliStartup, binaryStartup, serverRead, serverWrite, serverStartup, bulkImport];
 
 const FULL = {
   loadSeconds: 5,
@@ -32,6 +34,9 @@ const FULL = {
   cliRuns: 15,
   cliWarmups: 2,
   memoryRuns: 10,
+  bulkRows: 10_000,
+  bulkRounds: 2,
+  freeLeadSeconds: 20,
 };
 const QUICK = {
   loadSeconds: 1,
@@ -43,6 +48,9 @@ const QUICK = {
   cliRuns: 3,
   cliWarmups: 1,
   memoryRuns: 3,
+  bulkRows: 2_000,
+  bulkRounds: 1,
+  freeLeadSeconds: 5,
 };
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));

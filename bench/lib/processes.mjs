@@ -52,9 +52,14 @@ export async function stopAll() {
 
 /**
  * Spawns a long-running process and waits for a stdout line matching `readyPattern`.
- * `readyMs` runs from just before spawn to the moment that line arrived.
+ * `readyMs` runs from just before spawn to the moment that line arrived. `onStderr`, when given,
+ * receives every stderr chunk for the life of the process (an access log to count, say).
  */
-export function startProcess(command, args, { env, cwd, readyPattern, timeoutMs = 60_000 }) {
+export function startProcess(
+  command,
+  args,
+  { env, cwd, readyPattern, timeoutMs = 60_000, onStderr },
+) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = track(
@@ -94,6 +99,7 @@ export function startProcess(command, args, { env, cwd, readyPattern, timeoutMs 
     });
     child.stderr.on("data", (chunk) => {
       stderrTail = (stderrTail + chunk).slice(-4096);
+      onStderr?.(chunk);
     });
     child.once("error", (error) => fail(`cannot start ${command}: ${error.message}`));
     child.once("exit", (code, signal) => fail(`exited (${signal ?? `code ${code}`}) before ready`));

@@ -37,25 +37,30 @@ export function createServe({ repoRoot, pets }) {
     return helpText;
   }
 
-  /** The arguments for serving `file`, following what `serve --help` offers. */
-  async function serveArgs(file) {
+  /**
+   * The arguments for serving `file`, following what `serve --help` offers. `keys`: the `--key`
+   * values (default the unlimited bench key); `quiet: false` keeps the access log on stderr.
+   */
+  async function serveArgs(file, { keys = [BENCH_KEY_FLAG], quiet = true } = {}) {
     const help = await serveHelp();
     const offers = (flag) => new RegExp(`${flag}\\b`).test(help);
     const fileFlag = ["--file", "--data", "--db", "--store"].find(offers);
     const args = fileFlag ? [fileFlag, file] : [file];
     if (offers("--port")) args.push("--port", "0");
     if (offers("--host")) args.push("--host", "127.0.0.1");
-    args.push("--key", BENCH_KEY_FLAG);
-    if (offers("--quiet")) args.push("--quiet");
+    for (const key of keys) args.push("--key", key);
+    if (quiet && offers("--quiet")) args.push("--quiet");
     return args;
   }
 
-  async function start(file, { timeoutMs = 60_000 } = {}) {
-    const args = ["serve", ...(await serveArgs(file))];
+  /** `onStderr` receives everything serve writes on stderr (the access log without `quiet`). */
+  async function start(file, { timeoutMs = 60_000, keys, quiet, onStderr } = {}) {
+    const args = ["serve", ...(await serveArgs(file, { keys, quiet }))];
     const started = await startProcess(process.execPath, [bin, ...args], {
       cwd: repoRoot,
       readyPattern: BASE_URL_PATTERN,
       timeoutMs,
+      onStderr,
     });
     const baseUrl = normaliseBaseUrl(started.match[0]);
     const { child } = started;

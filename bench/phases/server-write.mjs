@@ -4,35 +4,20 @@
  * Every load is bracketed by two single POSTs: the ids they get tell how many pets the load
  * really created, which must equal the 2xx count the load tool saw.
  */
-import { request } from "../lib/http.mjs";
-import { describeLoadTool, runLoad } from "../lib/load.mjs";
-import { cpuSeconds, runToEnd } from "../lib/processes.mjs";
+import { describeLoadTool } from "../lib/load.mjs";
+import { runToEnd } from "../lib/processes.mjs";
 import { measured, notAvailable } from "../lib/report.mjs";
-import { authHeaders } from "../lib/serve.mjs";
 import { median } from "../lib/stats.mjs";
+import { postLoad } from "../lib/writes.mjs";
 
 export const name = "server-write";
 export const summary = "durable POST /v1/pets req/s at 1k, 10k and 1M pets";
 
 const CONNECTIONS = 32;
-const BODY = '{"name":"Rex","categoryId":1}';
 const RATE_GOAL = { on: "figure", op: ">=", value: 2500 };
 const SCALING_GOAL = { on: "ratio", op: ">=", value: 0.5 };
 
 const count = (n) => n.toLocaleString("en-US");
-
-async function createOne(server) {
-  const response = await request("POST", `${server.baseUrl}/pets`, {
-    headers: { ...authHeaders(), "content-type": "application/json" },
-    body: BODY,
-  });
-  const text = response.body.toString("utf8");
-  const id = /"id"\s*:\s*(\d+)/.exec(text);
-  if (response.status !== 201 || !id) {
-    throw new Error(`POST /pets answered ${response.status}: ${text.slice(0, 120)}`);
-  }
-  return BigInt(id[1]);
-}
 
 /** Append + fdatasync rounds per second, one at a time: what this disk allows right now. */
 async function syncRate(directory, seconds) {
@@ -40,29 +25,6 @@ async function syncRate(directory, seconds) {
   const run = await runToEnd(process.execPath, [script, directory, String(seconds)]);
   if (run.code !== 0) throw new Error(`sync-rate reference failed: ${run.stderr.trim()}`);
   return JSON.parse(run.stdout).perSecond;
-}
-
-async function postLoad(server, seconds, scratchDir) {
-  const idBefore = await createOne(server);
-  const cpuBefore = await cpuSeconds(server.pid);
-  const result = await runLoad({
-    origin: server.origin,
-    path: `${server.basePath}/pets`,
-    method: "POST",
-    headers: authHeaders(),
-    body: BODY,
-    connections: CONNECTIONS,
-    seconds,
-    scratchDir,
-  });
-  const cpuAfter = await cpuSeconds(server.pid);
-  const idAfter = await createOne(server);
-  return {
-    ...result,
-    created: Number(idAfter - idBefore - 1n),
-    serverCpu: (cpuAfter - cpuBefore) / result.seconds,
-    cpuUsPerRequest: ((cpuAfter - cpuBefore) * 1e6) / Math.max(1, result.requests),
-  };
 }
 
 export async function run(ctx) {
@@ -104,7 +66,9 @@ export async function run(ctx) {
       servers.set(size, await ctx.serve.start(await ctx.pets.fresh(size)));
     }
     ctx.log(`load tool: ${describeLoadTool(CONNECTIONS)}`);
-    for (const size of sizes) await postLoad(servers.get(size), settings.warmupSeconds, tmp);
+    const load = (size, seconds) =>
+      postLoad(servers.get(size), { seconds, connections: CONNECTIONS, scratchDir: tmp });
+    for (const size of sizes) await load(size, settings.warmupSeconds);
     const runs = new Map(sizes.map((size) => [size, []]));
     const syncRates = [];
     for (let round = 0; round < settings.writeRounds; round++) {
@@ -113,7 +77,7 @@ export async function run(ctx) {
       syncRates.push(await syncRate(tmp, Math.min(2, settings.loadSeconds)));
       for (const size of order) {
         ctx.log(`round ${round + 1}: POST on ${count(size)} pets`);
-        runs.get(size).push(await postLoad(servers.get(size), settings.loadSeconds, tmp));
+        runs.get(size).push(await load(size, settings.loadSeconds));
       }
     }
 

@@ -1,0 +1,533 @@
+/**
+ * Bulk intake, `petstore add --from <file>`, run as a user runs it (node bin/petstore.js).
+ *
+ * Unlimited key: rows per second of the whole command (spawn to exit) on a 10,000-row NDJSON
+ * file, against a fresh serve on a 10,000-pet file, beside the durable POST rate the load driver
+ * reaches on another fresh serve of the same size with as many connections as the command has
+ * requests in flight (the server-write phase's machinery). Both servers get the same warm-up
+ * load first; rounds alternate which goes first. The results file must hold an `added` outcome
+ * for every row, and serve's file every id it names.
+ *
+ * Free-plan key (60 requests a minute, windows aligned to Unix minutes): a run of N > 60 rows on
+ * a fresh key cannot end before the window that lets the last rows through has opened. The
+ * figure is the command's wall time against that necessary time, computed from the moment it was
+ * spawned; 429s are counted in serve's access log. The run starts only when the next minute
+ * boundary is far enough away that fixed costs (start-up, the last requests) do not decide the
+ * ratio, so the free part runs before or after the unlimited part, whichever waits less.
+ */
+import { createWriteStream, existsSync } from "node:fs";
+import { mkdir, readFile } from "node:fs/promises";
+import { once } from "node:events";
+import { join } from "node:path";
+import { describeLoadTool } from "../lib/load.mjs";
+import { TIME_BIN } from "../lib/paired.mjs";
+import { cpuSeconds, runToEnd } from "../lib/processes.mjs";
+import { measured, notAvailable, phaseError } from "../lib/report.mjs";
+import { BENCH_KEY } from "../lib/serve.mjs";
+import { median } from "../lib/stats.mjs";
+import { createOne, postLoad } from "../lib/writes.mjs";
+
+export const name = "bulk-import";
+export const summary = "petstore add --from rows/s vs serve's own POST rate; Free-plan pacing";
+
+const STORE_SIZE = 10_000;
+/** Free plan: 60 now and 10 in the next minute, so the run lasts at most a minute. */
+const FREE_ROWS = 70;
+const FREE_PER_MINUTE = 60;
+const FREE_KEY = "benchfree";
+/** Used, and said so, when `add --help` names no default concurrency. */
+const FALLBACK_CONCURRENCY = 16;
+const RATE_GOAL = { on: "figure", op: ">=", value: 1500 };
+const RATIO_GOAL = { on: "ratio", op: ">=", value: 0.8 };
+const FREE_GOAL = { on: "ratio", op: "<=", value: 1.05 };
+const NO_429_GOAL = { on: "figure", op: "<=", value: 0 };
+const MINUTE_MS = 60_000;
+
+const count = (n) => n.toLocaleString("en-US");
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const msToNextMinute = () => MINUTE_MS - (Date.now() % MINUTE_MS);
+const lastLine = (text) => text.trim().split("\n").pop() ?? "";
+
+/** The run's environment: no PETSTORE_* from the harness's own, an empty config dir. */
+function cleanEnv(configDir, more) {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith("PETSTORE_")),
+  );
+  return { ...env, PETSTORE_CONFIG_DIR: configDir, NO_COLOR: "1", ...more };
+}
+
+/** `rows` valid pets as NDJSON, one NewPet a line. */
+async function writeRows(path, rows, prefix) {
+  const statuses = ["available", "pending", "sold"];
+  const out = createWriteStream(path);
+  for (let first = 1; first <= rows; first += 1_000) {
+    let chunk = "";
+    for (let i = first; i <= Math.min(rows, first + 999); i++) {
+      chunk += `{"name":"${prefix} ${i}","categoryId":${(i % 7) + 1},"status":"${statuses[i % 3]}"}\n`;
+    }
+    if (!out.write(chunk)) await once(out, "drain");
+  }
+  out.end();
+  await once(out, "finish");
+  return path;
+}
+
+/** The option's block in `add --help`: its line and the wrapped lines under it. */
+function optionHelp(help, flag) {
+  const lines = help.split("\n");
+  const start = lines.findIndex((line) => new RegExp(`^\\s*(-\\w, )?${flag}\\b`).test(line));
+  if (start < 0) return undefined;
+  const block = [lines[start]];
+  for (const line of lines.slice(start + 1)) {
+    if (/^\s*-/.test(line) || line.trim() === "") break;
+    block.push(line);
+  }
+  return block.join(" ").replace(/\s+/g, " ");
+}
+
+/** What `add --help` offers: --from at all, and the default of --concurrency. */
+async function bulkHelp(repoRoot, bin) {
+  const run = await runToEnd(process.execPath, [bin, "add", "--help"], { cwd: repoRoot });
+  if (run.code !== 0) return { reason: `add --help failed (exit ${run.code})` };
+  if (!optionHelp(run.stdout, "--from")) {
+    return { reason: "add --help offers no --from yet (bulk intake not wired in)" };
+  }
+  const block = optionHelp(run.stdout, "--concurrency");
+  const found = block && /\((?:default:?\s*)?(\d+)\)|default:?\s*(\d+)/i.exec(block);
+  const concurrency = found ? Number(found[1] ?? found[2]) : undefined;
+  return {
+    concurrency: concurrency ?? FALLBACK_CONCURRENCY,
+    source: concurrency
+      ? `--concurrency ${concurrency} passed explicitly: the default add --help names`
+      : `--concurrency ${FALLBACK_CONCURRENCY} passed explicitly: add --help names no default${block ? ` ("${block.trim()}")` : ""}`,
+  };
+}
+
+/** Per row, its last line in the results file: outcome and id, read without losing int64. */
+async function readOutcomes(path) {
+  const finals = new Map();
+  let text = "";
+  try {
+    text = await readFile(path, "utf8");
+  } catch {
+    return finals;
+  }
+  for (const line of text.split("\n")) {
+    const row = /"row":(\d+)/.exec(line);
+    if (!row) continue;
+    finals.set(row[1], {
+      outcome: /"outcome":"(\w+)"/.exec(line)?.[1],
+      id: /"id":(\d+)/.exec(line)?.[1],
+    });
+  }
+  return finals;
+}
+
+/** The ids in serve's pet file (a JSON array, one pet a line), as strings. */
+async function idsInStore(file) {
+  const text = await readFile(file, "utf8");
+  const ids = [];
+  for (const match of text.matchAll(/^\s*\{\s*"id"\s*:\s*(\d+)/gm)) ids.push(match[1]);
+  return { ids, unique: new Set(ids) };
+}
+
+/**
+ * Runs `node bin/petstore.js add --from ...`, wrapped in GNU time when it is there for the
+ * command's CPU time and peak RSS. `ms` is spawn to exit, as a user would time it.
+ */
+async function runBulk({ repoRoot, bin, args, env, scratch, timeoutMs }) {
+  const usage = join(scratch, `bulk-usage-${Date.now()}.txt`);
+  const wrapped = existsSync(TIME_BIN);
+  const command = wrapped ? TIME_BIN : process.execPath;
+  const commandArgs = wrapped
+    ? ["-f", "%U %S %M", "-o", usage, process.execPath, bin, ...args]
+    : [bin, ...args];
+  const startedAt = Date.now();
+  const started = performance.now();
+  const run = await runToEnd(command, commandArgs, { cwd: repoRoot, env, timeoutMs });
+  const ms = performance.now() - started;
+  let cpuMs;
+  let maxRssKiB;
+  if (wrapped) {
+    const fields = lastLine(await readFile(usage, "utf8").catch(() => "")).split(" ");
+    if (fields.length === 3) {
+      cpuMs = (Number(fields[0]) + Number(fields[1])) * 1000;
+      maxRssKiB = Number(fields[2]);
+    }
+  }
+  const summaryLine = run.stderr
+    .split("\n")
+    .reverse()
+    .find((line) => line.startsWith("petstore add:"));
+  return { ...run, ms, startedAt, cpuMs, maxRssKiB, summaryLine };
+}
+
+async function unlimitedBulkRound(ctx, plan, round) {
+  const { settings, tmp } = ctx;
+  const file = await ctx.pets.fresh(STORE_SIZE);
+  const server = await ctx.serve.start(file);
+  let stopped = false;
+  try {
+    await postLoad(server, {
+      seconds: settings.warmupSeconds,
+      connections: plan.concurrency,
+      scratchDir: tmp,
+    });
+    const results = join(plan.dir, `results-${round}.ndjson`);
+    const idBefore = await createOne(server);
+    const cpuBefore = await cpuSeconds(server.pid);
+    ctx.log(`round ${round + 1}: add --from ${count(plan.rows)} rows against ${server.baseUrl}`);
+    const run = await runBulk({
+      repoRoot: ctx.repoRoot,
+      bin: plan.bin,
+      args: [
+        "add",
+        "--from",
+        plan.rowsFile,
+        "--results",
+        results,
+        "--concurrency",
+        String(plan.concurrency),
+      ],
+      env: cleanEnv(plan.configDir, {
+        PETSTORE_BASE_URL: server.baseUrl,
+        PETSTORE_API_KEY: BENCH_KEY,
+      }),
+      scratch: plan.dir,
+      timeoutMs: 300_000,
+    });
+    const cpuAfter = await cpuSeconds(server.pid);
+    const idAfter = await createOne(server);
+    await server.stop(30_000);
+    stopped = true;
+
+    const finals = await readOutcomes(results);
+    const addedIds = [...finals.values()].filter((f) => f.outcome === "added").map((f) => f.id);
+    const store = await idsInStore(file);
+    const inFile = addedIds.filter((id) => id !== undefined && store.unique.has(id)).length;
+    return {
+      round,
+      code: run.code,
+      signal: run.signal,
+      ms: run.ms,
+      rowsPerSecond: plan.rows / (run.ms / 1000),
+      cliCpuMs: run.cpuMs,
+      cliMaxRssKiB: run.maxRssKiB,
+      summaryLine: run.summaryLine,
+      stderrTail: run.code === 0 ? undefined : run.stderr.trim().split("\n").slice(-3).join(" | "),
+      outcomes: finals.size,
+      added: addedIds.length,
+      distinctAddedIds: new Set(addedIds).size,
+      inFile,
+      createdByIds: Number(idAfter - idBefore - 1n),
+      storePets: store.ids.length,
+      storeDuplicates: store.ids.length - store.unique.size,
+      serverCpuUsPerRow: ((cpuAfter - cpuBefore) * 1e6) / plan.rows,
+      serverCpu: (cpuAfter - cpuBefore) / (run.ms / 1000),
+    };
+  } finally {
+    if (!stopped) await server.stop();
+  }
+}
+
+async function postRound(ctx, plan, round) {
+  const { settings, tmp } = ctx;
+  const server = await ctx.serve.start(await ctx.pets.fresh(STORE_SIZE));
+  try {
+    const load = (seconds) =>
+      postLoad(server, { seconds, connections: plan.concurrency, scratchDir: tmp });
+    await load(settings.warmupSeconds);
+    ctx.log(`round ${round + 1}: POST load, ${plan.concurrency} connections, ${server.baseUrl}`);
+    return await load(settings.loadSeconds);
+  } finally {
+    await server.stop();
+  }
+}
+
+function checkProblems(run, rows) {
+  const problems = [];
+  if (run.code !== 0) {
+    problems.push(`exit ${run.signal ?? run.code}${run.stderrTail ? `: ${run.stderrTail}` : ""}`);
+  }
+  if (run.added !== rows) problems.push(`${count(run.added)} added outcomes, not ${count(rows)}`);
+  if (run.distinctAddedIds !== run.added) problems.push(`${run.distinctAddedIds} distinct ids`);
+  if (run.inFile !== run.added) problems.push(`${count(run.inFile)} of the ids in serve's file`);
+  if (run.createdByIds !== rows) {
+    problems.push(`ids advanced by ${count(run.createdByIds)} around the run`);
+  }
+  if (run.storeDuplicates > 0) problems.push(`${run.storeDuplicates} duplicate ids in the file`);
+  return problems;
+}
+
+async function unlimitedPart(ctx, plan) {
+  const { settings } = ctx;
+  const bulkRuns = [];
+  const postRuns = [];
+  for (let round = 0; round < settings.bulkRounds; round++) {
+    const steps = [
+      async () => bulkRuns.push(await unlimitedBulkRound(ctx, plan, round)),
+      async () => postRuns.push(await postRound(ctx, plan, round)),
+    ];
+    for (const step of round % 2 === 0 ? steps : steps.reverse()) await step();
+  }
+
+  const rows = plan.rows;
+  const COMPLETE_GOAL = { on: "figure", op: ">=", value: rows };
+  const bulkRate = median(bulkRuns.map((r) => r.rowsPerSecond));
+  const postRate = median(postRuns.map((r) => r.rps));
+  const problems = bulkRuns.map((r) => checkProblems(r, rows));
+  const rateMeasurement = `bulk add --from: ${count(rows)} rows against serve, unlimited key`;
+  const cliNotes = bulkRuns.map(
+    (r) =>
+      `round ${r.round + 1}: ${count(rows)} rows in ${(r.ms / 1000).toFixed(2)} s = ${Math.round(r.rowsPerSecond)} rows/s` +
+      (r.cliCpuMs === undefined
+        ? ""
+        : `; CLI CPU ${Math.round(r.cliCpuMs)} ms (${Math.round((r.cliCpuMs * 1000) / rows)} us a row), peak RSS ${(r.cliMaxRssKiB / 1024).toFixed(0)} MiB`) +
+      `; serve CPU ${Math.round(r.serverCpu * 100)}% (${Math.round(r.serverCpuUsPerRow)} us a row)` +
+      (r.summaryLine ? `; it said "${r.summaryLine.replace(/^petstore add: /, "")}"` : ""),
+  );
+  ctx.record(
+    measured({
+      phase: name,
+      measurement: rateMeasurement,
+      figure: bulkRate,
+      unit: "rows/s",
+      goal: RATE_GOAL,
+      notes: [
+        `node bin/petstore.js add --from rows.ndjson --results <tmp> ${plan.concurrencySource}; wall time spawn to exit, fresh serve on ${count(STORE_SIZE)} pets warmed by a ${ctx.settings.warmupSeconds} s POST load`,
+        ...cliNotes,
+      ],
+    }),
+  );
+  const postNotes = postRuns.map(
+    (r, i) =>
+      `POST load round ${i + 1}: ${Math.round(r.rps)} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, serve CPU ${Math.round(r.serverCpu * 100)}% (${Math.round(r.cpuUsPerRequest)} us a request)` +
+      (r.loaderCpu === undefined
+        ? ""
+        : `, load tool CPU ${Math.round(r.loaderCpu * 100)}% (${Math.round((r.loaderCpu * r.seconds * 1e6) / Math.max(1, r.requests))} us a request)`) +
+      `; ${count(r.created)} created, ${count(r.ok)} 2xx counted` +
+      (r.non2xx + r.errors > 0 ? `, ${r.non2xx} non-2xx, ${r.errors} socket errors` : ""),
+  );
+  const roundRatios = bulkRuns.map((r, i) => (r.rowsPerSecond / postRuns[i].rps).toFixed(2));
+  ctx.record(
+    measured({
+      phase: name,
+      measurement: `bulk add --from vs serve's durable POST at ${plan.concurrency} connections`,
+      figure: bulkRate,
+      unit: "rows/s",
+      baseline: postRate,
+      baselineLabel: `serve POST req/s, ${plan.concurrency} connections`,
+      goal: RATIO_GOAL,
+      notes: [
+        `POST load: the server-write machinery (${describeLoadTool(plan.concurrency)}), ${ctx.settings.loadSeconds} s after a ${ctx.settings.warmupSeconds} s warm-up, fresh serve on ${count(STORE_SIZE)} pets; ratio per round ${roundRatios.join(", ")}`,
+        ...postNotes,
+      ],
+    }),
+  );
+  const brokenRounds = problems.filter((p) => p.length > 0).length;
+  const completeRow = measured({
+    phase: name,
+    measurement: `bulk add --from: rows recorded added and found in serve's file`,
+    figure: Math.min(...bulkRuns.map((r) => r.inFile)),
+    unit: "rows",
+    goal: COMPLETE_GOAL,
+    notes:
+      brokenRounds > 0
+        ? problems.flatMap((p, i) => (p.length ? [`round ${i + 1}: ${p.join("; ")}`] : []))
+        : [
+            `every round: exit 0, ${count(rows)} added outcomes in --results, ${count(rows)} distinct ids all in serve's file after it stopped, ids advanced by ${count(rows)} around the run`,
+          ],
+  });
+  // Any other problem (exit code, duplicates, ids that advanced by more) fails the row too.
+  if (brokenRounds > 0) completeRow.result = "fail";
+  ctx.record(completeRow);
+  ctx.detail("unlimited", { plan: { ...plan, bin: undefined }, bulkRuns, postRuns });
+}
+
+/** The time the Free plan's minute windows make necessary for `rows` requests from `t0`. */
+export function necessaryMs(t0, rows, perMinute = FREE_PER_MINUTE) {
+  const windows = Math.ceil(rows / perMinute);
+  return (Math.floor(t0 / MINUTE_MS) + windows - 1) * MINUTE_MS - t0;
+}
+
+/** Lines of serve's access log: time (ms), method, path, status. */
+function accessLines(log) {
+  const lines = [];
+  for (const match of log.matchAll(
+    /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) (\S+) (\S+) (\d{3}|\S+) [\d.]+ms$/gm,
+  )) {
+    lines.push({ at: Date.parse(match[1]), method: match[2], path: match[3], status: match[4] });
+  }
+  return lines;
+}
+
+async function freePart(ctx, plan) {
+  const { settings } = ctx;
+  const leadMs = settings.freeLeadSeconds * 1000;
+  const measurement = `bulk add --from: ${FREE_ROWS} rows on a fresh Free-plan key vs the time its limit makes necessary`;
+  const countMeasurement = `bulk add --from, Free-plan key: 429 answers in serve's access log`;
+  let log = "";
+  const file = await ctx.pets.fresh(1_000);
+  const server = await ctx.serve.start(file, {
+    keys: [`${FREE_KEY}:free`],
+    quiet: false,
+    onStderr: (chunk) => (log += chunk),
+  });
+  let stopped = false;
+  try {
+    if (msToNextMinute() < leadMs) {
+      ctx.log(
+        `Free plan: waiting ${(msToNextMinute() / 1000).toFixed(1)} s for a minute boundary (a run needs at least ${settings.freeLeadSeconds} s before the next one)`,
+      );
+      await sleep(msToNextMinute() + 50);
+    }
+    const results = join(plan.dir, "results-free.ndjson");
+    ctx.log(
+      `Free plan: add --from ${FREE_ROWS} rows, ${(msToNextMinute() / 1000).toFixed(1)} s before the next minute`,
+    );
+    const run = await runBulk({
+      repoRoot: ctx.repoRoot,
+      bin: plan.bin,
+      args: ["add", "--from", plan.freeRowsFile, "--results", results],
+      env: cleanEnv(plan.configDir, {
+        PETSTORE_BASE_URL: server.baseUrl,
+        PETSTORE_API_KEY: FREE_KEY,
+      }),
+      scratch: plan.dir,
+      timeoutMs: 3 * MINUTE_MS,
+    });
+    await sleep(150); // the access log is flushed every 100 ms
+    await server.stop(30_000);
+    stopped = true;
+
+    const t0 = run.startedAt;
+    const necessary = necessaryMs(t0, FREE_ROWS);
+    const lines = accessLines(log);
+    const posts = lines.filter((l) => l.method === "POST");
+    const statusCount = (status) => lines.filter((l) => l.status === status).length;
+    const tooMany = statusCount("429");
+    const created = posts.filter((l) => l.status === "201");
+    const boundary = t0 + necessary;
+    const lastBatch = created.filter((l) => l.at >= boundary);
+    const finals = await readOutcomes(results);
+    const added = [...finals.values()].filter((f) => f.outcome === "added").length;
+    const timing = [];
+    if (created.length > 0) {
+      timing.push(`CLI spawn to first 201 ${created[0].at - t0} ms`);
+      if (lastBatch.length > 0) {
+        timing.push(
+          `${lastBatch.length} 201s after the boundary, the first ${lastBatch[0].at - boundary} ms after it, the last ${lastBatch.at(-1).at - boundary} ms after it`,
+        );
+      }
+      timing.push(`last 201 to exit ${Math.round(t0 + run.ms - created.at(-1).at)} ms`);
+    }
+    const notes = [
+      `N = ${FREE_ROWS}: ${FREE_PER_MINUTE} in the minute of the start, ${FREE_ROWS - FREE_PER_MINUTE} in the next; necessary = next minute start - spawn time = ${(necessary / 1000).toFixed(2)} s; actual - necessary = ${Math.round(run.ms - necessary)} ms`,
+      `default concurrency; server log: ${timing.join("; ") || "no 201 lines read"}`,
+    ];
+    if (run.code !== 0) {
+      notes.push(`exit ${run.signal ?? run.code}: ${lastLine(run.stderr)}`);
+    }
+    if (added !== FREE_ROWS || created.length !== FREE_ROWS) {
+      notes.push(
+        `${added} added outcomes in --results and ${created.length} 201s in the log, expected ${FREE_ROWS}`,
+      );
+    }
+    ctx.record(
+      measured({
+        phase: name,
+        measurement,
+        figure: run.ms,
+        unit: "ms",
+        baseline: necessary,
+        baselineLabel: "necessary",
+        goal: FREE_GOAL,
+        notes,
+      }),
+    );
+    const byStatus = {};
+    for (const line of lines) byStatus[line.status] = (byStatus[line.status] ?? 0) + 1;
+    ctx.record(
+      measured({
+        phase: name,
+        measurement: countMeasurement,
+        figure: tooMany,
+        unit: "",
+        goal: NO_429_GOAL,
+        notes: [`serve without --quiet; access log lines by status ${JSON.stringify(byStatus)}`],
+      }),
+    );
+    ctx.detail("free", {
+      rows: FREE_ROWS,
+      t0,
+      necessaryMs: necessary,
+      actualMs: run.ms,
+      exitCode: run.code,
+      summaryLine: run.summaryLine,
+      added,
+      byStatus,
+      postTimes: posts.map((l) => ({ at: l.at - t0, status: l.status })),
+    });
+  } finally {
+    if (!stopped) await server.stop();
+  }
+}
+
+export async function run(ctx) {
+  const { repoRoot, settings, tmp } = ctx;
+  const bin = join(repoRoot, "bin", "petstore.js");
+  const unavailable = (reason) => {
+    const rows = [
+      [`bulk add --from: ${count(settings.bulkRows)} rows against serve, unlimited key`, "rows/s"],
+      [`bulk add --from vs serve's durable POST at the same concurrency`, "rows/s"],
+      [
+        `bulk add --from: ${FREE_ROWS} rows on a fresh Free-plan key vs the time its limit makes necessary`,
+        "ms",
+      ],
+    ];
+    const goals = [RATE_GOAL, RATIO_GOAL, FREE_GOAL];
+    rows.forEach(([measurement, unit], i) =>
+      ctx.record(notAvailable({ phase: name, measurement, unit, goal: goals[i], reason })),
+    );
+  };
+  const serveState = await ctx.serve.available();
+  if (!serveState.ok) {
+    unavailable(serveState.reason);
+    return;
+  }
+  const help = await bulkHelp(repoRoot, bin);
+  if (help.reason) {
+    unavailable(help.reason);
+    return;
+  }
+
+  const dir = join(tmp, "bulk");
+  const configDir = join(dir, "config");
+  await mkdir(configDir, { recursive: true });
+  const plan = {
+    bin,
+    dir,
+    configDir,
+    rows: settings.bulkRows,
+    concurrency: help.concurrency,
+    concurrencySource: help.source,
+    rowsFile: await writeRows(join(dir, "rows.ndjson"), settings.bulkRows, "Bulk"),
+    freeRowsFile: await writeRows(join(dir, "free-rows.ndjson"), FREE_ROWS, "Free"),
+  };
+  ctx.log(`${plan.concurrencySource}; load tool ${describeLoadTool(plan.concurrency)}`);
+
+  // A few seconds go to starting serve; the free run needs its lead before the minute ends.
+  const freeFirst = msToNextMinute() >= settings.freeLeadSeconds * 1000 + 3_000;
+  const parts = [
+    ["Free plan", () => freePart(ctx, plan)],
+    ["unlimited", () => unlimitedPart(ctx, plan)],
+  ];
+  // A part that breaks is recorded as such; the other part still runs.
+  for (const [label, part] of freeFirst ? parts : parts.reverse()) {
+    try {
+      await part();
+    } catch (error) {
+      ctx.record({ ...phaseError(name, error), measurement: `${name}: the ${label} part failed` });
+    }
+  }
+}
