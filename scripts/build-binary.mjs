@@ -67,6 +67,9 @@ await build({
   target: "node24",
   minify: true,
   legalComments: "none",
+  // import() of a builtin would go through Node 24's ES module loader, which reads
+  // every export of node:http and so loads undici (~40 ms); require() does not.
+  supported: { "dynamic-import": false },
   define: { PETSTORE_VERSION: JSON.stringify(version), "import.meta.url": "__petstoreSeaUrl" },
   banner: {
     js: 'const __petstoreSeaUrl=require("node:url").pathToFileURL(process.execPath).href;',
