@@ -41,23 +41,41 @@ const ROW_SPECIFIC = new Set([400, 409, 422]);
 
 export type Poster = (body: string) => Promise<Attempt>;
 
-/** `base` as for the client's send; each POST gets its own send, to keep its answer. */
+/**
+ * `base` as for the client's send. One send serves every POST: the client's
+ * send calls the transport synchronously, before its first await, so the answer
+ * box of the POST being started is handed to it through `starting`.
+ */
 export function createPoster(base: Omit<SendOptions, "transport">, transport: Transport): Poster {
+  let starting: { answer?: TransportResponse } | undefined;
+  const send = createSend({
+    ...base,
+    transport: (request) => {
+      const box = starting;
+      starting = undefined;
+      if (box === undefined) throw new Error("a request the bulk add did not start");
+      return transport(request).then((answer) => (box.answer = answer));
+    },
+  });
   return async (body) => {
-    let answer: TransportResponse | undefined;
-    const send = createSend({
-      ...base,
-      transport: async (request) => (answer = await transport(request)),
-    });
+    const box: { answer?: TransportResponse } = {};
     let result: AttemptResult;
     try {
-      const response = await send({ method: "POST", path: "/pets", body });
+      starting = box;
+      let sent: ReturnType<typeof send>;
+      try {
+        sent = send({ method: "POST", path: "/pets", body });
+      } finally {
+        starting = undefined;
+      }
+      const response = await sent;
       result = { kind: "added" };
       const id = idOf(response.body);
       if (id !== undefined) result.id = id;
     } catch (error) {
-      result = classify(error, answer);
+      result = classify(error, box.answer);
     }
+    const { answer } = box;
     const counted =
       answer !== undefined ? (answer.status === 429 ? "no" : "yes") : notAnswered(result);
     const attempt: Attempt = { result, counted };

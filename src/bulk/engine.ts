@@ -297,12 +297,21 @@ async function secondPass(
     );
   });
 
+  // With the wire transport, the lines of the results file are written in groups,
+  // each group before the requests of the same turn leave (beforeWrite): one
+  // write instead of two per row, and every `sending` line still precedes its request.
+  const wire = deps.transport === undefined && baseUrl.startsWith("http:");
   const ownTransport =
     deps.transport !== undefined
       ? undefined
-      : baseUrl.startsWith("http:")
-        ? createWireTransport({ maxSockets: options.concurrency, now })
+      : wire
+        ? createWireTransport({
+            maxSockets: options.concurrency,
+            now,
+            ...(results !== undefined ? { beforeWrite: () => results.flush() } : {}),
+          })
         : createPooledTransport({ maxSockets: options.concurrency, now });
+  if (wire) results?.batchLines();
   const post: Poster = createPoster(
     {
       baseUrl,

@@ -37,17 +37,22 @@ const enum State {
 }
 
 function parseHead(text: string): AnswerHead {
-  const lines = text.split("\r\n");
-  const match = /^HTTP\/1\.([01]) ([1-9][0-9]{2})(?: .*)?$/.exec(lines[0] ?? "");
+  let end = text.indexOf("\r\n");
+  if (end === -1) end = text.length;
+  const match = /^HTTP\/1\.([01]) ([1-9][0-9]{2})(?: .*)?$/.exec(text.slice(0, end));
   if (!match) throw new AnswerFormatError("not an HTTP/1.x status line");
   const headers: Record<string, string> = Object.create(null);
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    const colon = line.indexOf(":");
-    if (colon <= 0) throw new AnswerFormatError("a malformed header line");
-    const name = line.slice(0, colon).trim().toLowerCase();
-    const value = line.slice(colon + 1).trim();
-    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+  let start = end + 2;
+  while (start <= text.length) {
+    let stop = text.indexOf("\r\n", start);
+    if (stop === -1) stop = text.length;
+    const colon = text.indexOf(":", start);
+    if (colon <= start || colon >= stop) throw new AnswerFormatError("a malformed header line");
+    const name = text.slice(start, colon).trim().toLowerCase();
+    const value = text.slice(colon + 1, stop).trim();
+    const before = headers[name];
+    headers[name] = before === undefined ? value : `${before}, ${value}`;
+    start = stop + 2;
   }
   const connection = (headers.connection ?? "").toLowerCase();
   const keepAlive =

@@ -83,6 +83,11 @@ export class ResultsWriter {
   private synced = 0;
   private syncing: Promise<void> | undefined;
   private closed = false;
+  /** Lines recorded but not yet written (batched mode only; see batchLines). */
+  private pending = "";
+  private pendingLines = 0;
+  private batched = false;
+  private flushScheduled = false;
   private readonly timer: ReturnType<typeof setInterval>;
 
   private constructor(
@@ -125,23 +130,48 @@ export class ResultsWriter {
     return writer;
   }
 
+  /**
+   * From now on, lines recorded in one turn of the event loop are written
+   * together, in one write, at the end of that turn, or earlier by flush(). The
+   * caller must call flush() before any request leaves, so that each `sending`
+   * line still reaches the file before its request does.
+   */
+  batchLines(): void {
+    this.batched = true;
+  }
+
+  /** Writes the lines recorded and not yet written. */
+  flush(): void {
+    if (this.pending === "") return;
+    const text = this.pending;
+    const lines = this.pendingLines;
+    this.pending = "";
+    this.pendingLines = 0;
+    this.writeText(text, lines);
+  }
+
   record(line: ResultLine): void {
-    const { row, outcome } = line;
-    const text = stringifyJson({
-      row,
-      line: line.line,
-      outcome,
-      id: line.id,
-      digest: line.digest,
-      problems: line.problems,
-      error: line.error,
-    });
-    this.writeText(text + "\n");
+    const text = lineText(line) + "\n";
+    if (!this.batched || this.closed) {
+      this.writeText(text);
+      return;
+    }
+    this.pending += text;
+    this.pendingLines++;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => {
+        this.flushScheduled = false;
+        if (!this.closed) this.flush();
+      });
+    }
   }
 
   /** Resolves once everything recorded so far is on disk. */
   async durable(): Promise<void> {
+    this.flush();
     const target = this.written;
+
     while (this.synced < target) {
       this.syncing ??= this.sync();
       await this.syncing;
@@ -152,6 +182,7 @@ export class ResultsWriter {
     if (this.closed) return;
     clearInterval(this.timer);
     try {
+      this.flush();
       await this.durable();
     } finally {
       this.closed = true;
@@ -160,12 +191,12 @@ export class ResultsWriter {
     }
   }
 
-  private writeText(text: string): void {
+  private writeText(text: string, lines = 1): void {
     if (text === "") return;
     const bytes = Buffer.from(text, "utf8");
     let offset = 0;
     while (offset < bytes.length) offset += writeSync(this.fd, bytes, offset);
-    this.written++;
+    this.written += lines;
   }
 
   private async sync(): Promise<void> {
@@ -177,6 +208,31 @@ export class ResultsWriter {
       this.syncing = undefined;
     }
   }
+}
+
+/** The JSON of one line; the two lines of every row sent are written without the general encoder. */
+function lineText(line: ResultLine): string {
+  const { row, outcome, digest, id } = line;
+  if (
+    line.problems === undefined &&
+    line.error === undefined &&
+    typeof digest === "string" &&
+    Number.isSafeInteger(row) &&
+    Number.isSafeInteger(line.line) &&
+    (outcome === "sending" || outcome === "added")
+  ) {
+    const idText = id === undefined ? "" : `"id":${id.toString()},`;
+    return `{"row":${row},"line":${line.line},"outcome":"${outcome}",${idText}"digest":${JSON.stringify(digest)}}`;
+  }
+  return stringifyJson({
+    row,
+    line: line.line,
+    outcome,
+    id,
+    digest,
+    problems: line.problems,
+    error: line.error,
+  });
 }
 
 function endsWithNewline(fd: number): boolean {

@@ -85,21 +85,37 @@ class Connection {
   }
 }
 
-function requestText(request: TransportRequest, url: URL): string {
-  let text = `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n`;
-  for (const [name, value] of Object.entries(request.headers)) {
+/** Header lines already checked, by name and value: the same few come with every row. */
+const checkedLines = new Map<string, string>();
+
+function headerLine(name: string, value: string): string {
+  const key = `${name}\0${value}`;
+  let line = checkedLines.get(key);
+  if (line === undefined) {
     if (/[\r\n\0]/.test(value) || /[^!#$%&'*+\-.^_`|~0-9A-Za-z]/.test(name)) {
       throw new UsageError(`the ${name} header holds characters that cannot be sent`);
     }
-    text += `${name}: ${value}\r\n`;
+    line = `${name}: ${value}\r\n`;
+    if (checkedLines.size >= 256) checkedLines.clear();
+    checkedLines.set(key, line);
   }
+  return line;
+}
+
+function requestText(request: TransportRequest, url: URL): string {
+  let text = `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n`;
+  const headers = request.headers;
+  for (const name in headers) text += headerLine(name, headers[name]!);
   return text + "\r\n" + (request.body ?? "");
 }
 
 export function createWireTransport(options: {
   maxSockets: number;
   now?: () => number;
+  /** Called before each group of requests is written to the sockets (the results file's flush). */
+  beforeWrite?: () => void;
 }): PooledTransport {
+  const beforeWrite = options.beforeWrite;
   const now = options.now ?? Date.now;
   const idle: Connection[] = [];
   const all = new Set<Connection>();
@@ -239,6 +255,7 @@ export function createWireTransport(options: {
   const flush = () => {
     const batch = outgoing;
     outgoing = [];
+    beforeWrite?.();
     for (const [connection, text] of batch) if (!connection.closed) connection.socket.write(text);
   };
   function send(connection: Connection, text: string): void {

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -36,6 +36,34 @@ describe("results file", () => {
       `{"row":2,"line":3,"outcome":"invalid","problems":[{"field":"name","message":"is required"}]}`,
       "",
     ]);
+  });
+
+  it("in batched mode writes a turn's lines together: on flush(), at the end of the turn, or at close", async () => {
+    const path = join(dir, "batched.results");
+    const writer = ResultsWriter.open({ path, header });
+    writer.batchLines();
+    // Read synchronously: an asynchronous read would let the turn end (and the lines be written).
+    const lines = () =>
+      readFileSync(path, "utf8")
+        .split("\n")
+        .filter((l) => l !== "");
+    writer.record({ row: 1, line: 2, outcome: "sending", digest: D1 });
+    writer.record({ row: 2, line: 3, outcome: "sending", digest: D2 });
+    expect(lines()).toHaveLength(1);
+    writer.flush();
+    expect(lines()).toHaveLength(3);
+    writer.record({ row: 1, line: 2, outcome: "added", digest: D1, id: 7n });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines().slice(1)).toEqual([
+      `{"row":1,"line":2,"outcome":"sending","digest":"${D1}"}`,
+      `{"row":2,"line":3,"outcome":"sending","digest":"${D2}"}`,
+      `{"row":1,"line":2,"outcome":"added","id":7,"digest":"${D1}"}`,
+    ]);
+    writer.record({ row: 2, line: 3, outcome: "failed", digest: D2, error: { message: "no" } });
+    await writer.close();
+    expect(lines().at(-1)).toBe(
+      `{"row":2,"line":3,"outcome":"failed","digest":"${D2}","error":{"message":"no"}}`,
+    );
   });
 
   it("holds a lock while open, refuses a second writer, and takes over the lock of a dead run", async () => {
