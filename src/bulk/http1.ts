@@ -77,7 +77,8 @@ export class AnswerParser {
       const progressed = this.step();
       if (this.state === State.Done) {
         if (this.buffered.length > 0) throw new AnswerFormatError("more bytes than one answer");
-        return { ...this.head!, body: Buffer.concat(this.body) };
+        const body = this.body.length === 1 ? this.body[0]! : Buffer.concat(this.body);
+        return { ...this.head!, body };
       }
       if (!progressed) return undefined;
     }

@@ -26,8 +26,10 @@ const REDRAW_MS = 200;
 const RATE_WINDOW_MS = 10_000;
 const LONG_WAIT_MS = 2_000;
 
+/** `12,345`, as en-US writes it; whole numbers without Intl (its first use costs milliseconds). */
 export function formatCount(n: number): string {
-  return n.toLocaleString("en-US");
+  if (!Number.isSafeInteger(n)) return n.toLocaleString("en-US");
+  return String(n).replace(/\B(?=(\d{3})+$)/g, ",");
 }
 
 export function formatDuration(ms: number): string {
