@@ -10,10 +10,11 @@
  * re-sent blindly), and connections are not kept where the service would close
  * them: idle ones are dropped after a second, and all of them after a pause.
  */
-import type { Agent as HttpAgent, IncomingHttpHeaders, RequestOptions } from "node:http";
+import type { Agent as HttpAgent, RequestOptions } from "node:http";
 import type { Socket } from "node:net";
 import type { Transport, TransportResponse } from "../client/transport.js";
 import { NetworkError, TimeoutError, type RequestSummary } from "../errors.js";
+import { flattenHeaders } from "../client/node-transport.js";
 
 /** A pet is a few hundred bytes; an answer this large is not our service. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -32,14 +33,6 @@ export interface PooledTransport {
   transport: Transport;
   /** Closes every kept connection. */
   close(): void;
-}
-
-function flatten(headers: IncomingHttpHeaders): Record<string, string> {
-  const flat: Record<string, string> = Object.create(null);
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return flat;
 }
 
 export function createPooledTransport(options: {
@@ -178,7 +171,7 @@ export function createPooledTransport(options: {
             clearTimeout(deadline);
             resolve({
               status: res.statusCode ?? 0,
-              headers: flatten(res.headers),
+              headers: flattenHeaders(res.headers),
               body: Buffer.concat(chunks).toString("utf8"),
             });
           });

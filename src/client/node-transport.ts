@@ -84,7 +84,7 @@ export const nodeTransport: Transport = async (request) => {
   });
 };
 
-function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+export function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const flat: Record<string, string> = Object.create(null);
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
