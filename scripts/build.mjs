@@ -47,7 +47,7 @@ const common = {
   bundle: true,
   platform: "node",
   target: "node20",
-  minify: true,
+  minify: process.env.PETSTORE_BUILD_NO_MINIFY !== "1",
   keepNames: false,
   legalComments: "none",
   define: { PETSTORE_VERSION: JSON.stringify(version) },

@@ -10,17 +10,24 @@
  * - Anything else (401, 403, 404, a redirect...) would refuse every row the
  *   same way: the row fails and the run stops; the rest stays for --resume.
  */
+import { completeRateLimit, rateLimitFromHeaders } from "../client/rate-limit.js";
+import { errorFromResponse, printable } from "../client/response-errors.js";
+import { describeRateLimit, failureOf } from "../client/send.js";
+import { withoutKey } from "../client/key-safety.js";
 import type { Transport, TransportResponse } from "../client/transport.js";
-import { createSend, type SendOptions } from "../client/send.js";
+import type { HttpResponse, RateLimitInfo } from "../client/types.js";
 import {
   HttpError,
   NetworkError,
   OutcomeUnknownError,
   PetstoreError,
   RateLimitError,
+  type RequestSummary,
 } from "../errors.js";
+import { redactKey } from "../profiles/redact-key.js";
 import { parseJson } from "../schema/json.js";
 import { ErrorBody, INT64_MAX, INT64_MIN } from "../schema/pet.js";
+import { parseRecordJson } from "./input/records.js";
 import type { ErrorSummary } from "./results.js";
 
 export type AttemptResult =
@@ -41,46 +48,90 @@ const ROW_SPECIFIC = new Set([400, 409, 422]);
 
 export type Poster = (body: string) => Promise<Attempt>;
 
+export interface PosterOptions {
+  /** Already checked and without a trailing slash (see parseBaseUrl). */
+  baseUrl: string;
+  /** Already checked: present, and allowed to travel to baseUrl (see engine.ts). */
+  apiKey: string;
+  timeoutMs: number;
+  now: () => number;
+  userAgent: string;
+  debug?: (line: string) => void;
+}
+
 /**
- * `base` as for the client's send. One send serves every POST: the client's
- * send calls the transport synchronously, before its first await, so the answer
- * box of the POST being started is handed to it through `starting`.
+ * The client's one attempt (send.ts), cut to what every row repeats: the URL and
+ * the key were checked once for the run, the headers are the same but for the
+ * length, and a 2xx answer is read no further than its id.
  */
-export function createPoster(base: Omit<SendOptions, "transport">, transport: Transport): Poster {
-  let starting: { answer?: TransportResponse } | undefined;
-  const send = createSend({
-    ...base,
-    transport: (request) => {
-      const box = starting;
-      starting = undefined;
-      if (box === undefined) throw new Error("a request the bulk add did not start");
-      return transport(request).then((answer) => (box.answer = answer));
-    },
-  });
-  return async (body) => {
-    const box: { answer?: TransportResponse } = {};
-    let result: AttemptResult;
-    try {
-      starting = box;
-      let sent: ReturnType<typeof send>;
-      try {
-        sent = send({ method: "POST", path: "/pets", body });
-      } finally {
-        starting = undefined;
-      }
-      const response = await sent;
-      result = { kind: "added" };
-      const id = idOf(response.body);
-      if (id !== undefined) result.id = id;
-    } catch (error) {
-      result = classify(error, box.answer);
+export function createPoster(options: PosterOptions, transport: Transport): Poster {
+  const { apiKey, debug, now, timeoutMs } = options;
+  const url = options.baseUrl + "/pets";
+  const summary: RequestSummary = { method: "POST", url };
+  const keyNote = `key ${redactKey(apiKey)}`;
+  const log = debug && ((line: string) => debug(printable(withoutKey(line, apiKey))));
+  const authorization = `Bearer ${apiKey}`;
+  const userAgent = options.userAgent;
+
+  const answered = (answer: TransportResponse, startedAt: number): Attempt => {
+    const { status } = answer;
+    let rateLimit: RateLimitInfo | undefined;
+    if (log !== undefined || status < 200 || status >= 300) {
+      rateLimit = completeRateLimit(rateLimitFromHeaders(answer.headers, now()));
     }
-    const { answer } = box;
-    const counted =
-      answer !== undefined ? (answer.status === 429 ? "no" : "yes") : notAnswered(result);
-    const attempt: Attempt = { result, counted };
-    if (answer !== undefined) attempt.answer = answer;
-    return attempt;
+    log?.(
+      `POST ${url} -> ${status} in ${now() - startedAt} ms; ${describeRateLimit(answer.headers, rateLimit)}; ${keyNote}`,
+    );
+    if (status >= 200 && status < 300) {
+      const id = idOf(answer.body);
+      return {
+        result: id === undefined ? { kind: "added" } : { kind: "added", id },
+        counted: "yes",
+        answer,
+      };
+    }
+    const response: HttpResponse = {
+      status,
+      headers: answer.headers,
+      body: answer.body,
+      rateLimit,
+      durationMs: now() - startedAt,
+    };
+    const error = errorFromResponse(summary, response, apiKey);
+    return { result: classify(error, answer), counted: status === 429 ? "no" : "yes", answer };
+  };
+
+  const failed = (error: unknown, startedAt: number): Attempt => {
+    const failure = failureOf(error, summary);
+    log?.(`POST ${url} -> failed after ${now() - startedAt} ms: ${failure.message}; ${keyNote}`);
+    const result = classify(failure, undefined);
+    return { result, counted: notAnswered(result) };
+  };
+
+  return (body) => {
+    const startedAt = now();
+    let sent: Promise<TransportResponse>;
+    try {
+      sent = transport({
+        method: "POST",
+        url,
+        headers: {
+          accept: "application/json",
+          authorization,
+          "user-agent": userAgent,
+          "content-type": "application/json",
+          "content-length": String(Buffer.byteLength(body)),
+        },
+        body,
+        timeoutMs,
+      });
+    } catch (error) {
+      return Promise.resolve(failed(error, startedAt));
+    }
+    return sent.then(
+      (answer) => answered(answer, startedAt),
+      (error: unknown) => failed(error, startedAt),
+    );
   };
 }
 
@@ -91,7 +142,7 @@ function notAnswered(result: AttemptResult): "no" | "maybe" {
 
 function idOf(body: string): bigint | undefined {
   try {
-    const value = parseJson(body);
+    const value = parseRecordJson(body);
     if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
     // What Int64 accepts, without a schema run per answer.
     const id = (value as Record<string, unknown>).id;

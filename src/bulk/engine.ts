@@ -111,7 +111,7 @@ async function firstPass(
   const mismatches: string[] = [];
   let mismatchCount = 0;
   let shown = 0;
-  for await (const row of readRows(source, prior !== undefined)) {
+  for (const row of readRows(source, prior !== undefined)) {
     pass.rows++;
     if (row.problems !== undefined) {
       pass.invalid++;
@@ -232,7 +232,7 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
 }
 
 async function recordInvalid(source: InputSource, results: ResultsWriter): Promise<void> {
-  for await (const row of readRows(source, false)) {
+  for (const row of readRows(source, false)) {
     if (row.problems === undefined) continue;
     results.record({ row: row.row, line: row.line, outcome: "invalid", problems: row.problems });
   }
@@ -315,9 +315,8 @@ async function secondPass(
   const post: Poster = createPoster(
     {
       baseUrl,
-      apiKey: deps.settings.apiKey,
+      apiKey: deps.settings.apiKey!,
       timeoutMs: options.timeoutMs,
-      allowInsecure: deps.settings.allowInsecure,
       now,
       userAgent: deps.userAgent,
       debug: options.verbose ? (line) => io.stderr.write(line + "\n") : undefined,
@@ -331,7 +330,7 @@ async function secondPass(
     let announced = false;
     let last: Attempt | undefined;
     for (let attempt = 1; ; attempt++) {
-      const issued = await gate.acquire();
+      const issued = gate.tryAcquire() ?? (await gate.acquire());
       if (issued === undefined) {
         // Stopped while waiting: a row whose earlier attempt was refused was certainly not added.
         if (last !== undefined && last.result.kind === "again") {
@@ -412,8 +411,8 @@ async function secondPass(
     }
   }
 
-  async function* rowsToSend(): AsyncGenerator<Row> {
-    for await (const row of readRows(source)) {
+  function* rowsToSend(): Generator<Row> {
+    for (const row of readRows(source)) {
       if (stopped !== undefined) return;
       if (row.problems !== undefined) {
         results?.record({
@@ -457,13 +456,13 @@ async function secondPass(
     const worker = async () => {
       for (;;) {
         if (stopped !== undefined) return;
-        const next = await rows.next();
+        const next = rows.next();
         if (next.done) return;
         await sendRow(next.value);
       }
     };
     await Promise.all(Array.from({ length: options.concurrency }, worker));
-    await rows.return(undefined);
+    rows.return(undefined);
   } finally {
     progress.stop();
     interrupt();

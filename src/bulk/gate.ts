@@ -30,6 +30,13 @@ export class PacerGate {
     private readonly onWait?: (wait: Wait) => void,
   ) {}
 
+  /** The request's number when it may go at once (nobody waits and the pacer says go); else undefined. */
+  tryAcquire(): number | undefined {
+    if (this.closed || this.waiters.length > 0) return undefined;
+    if (!this.pacer.decide(this.timers.now()).go) return undefined;
+    return this.pacer.issue();
+  }
+
   /** Resolves with the request's number once it may go; undefined once the gate is closed. */
   acquire(): Promise<number | undefined> {
     if (this.closed) return Promise.resolve(undefined);

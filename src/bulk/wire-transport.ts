@@ -85,20 +85,18 @@ class Connection {
   }
 }
 
-/** Header lines already checked, by name and value: the same few come with every row. */
-const checkedLines = new Map<string, string>();
+/** Header lines already checked, by name: the same few come with every row. */
+const checkedLines = new Map<string, { value: string; line: string }>();
 
 function headerLine(name: string, value: string): string {
-  const key = `${name}\0${value}`;
-  let line = checkedLines.get(key);
-  if (line === undefined) {
-    if (/[\r\n\0]/.test(value) || /[^!#$%&'*+\-.^_`|~0-9A-Za-z]/.test(name)) {
-      throw new UsageError(`the ${name} header holds characters that cannot be sent`);
-    }
-    line = `${name}: ${value}\r\n`;
-    if (checkedLines.size >= 256) checkedLines.clear();
-    checkedLines.set(key, line);
+  const known = checkedLines.get(name);
+  if (known !== undefined && known.value === value) return known.line;
+  if (/[\r\n\0]/.test(value) || /[^!#$%&'*+\-.^_`|~0-9A-Za-z]/.test(name)) {
+    throw new UsageError(`the ${name} header holds characters that cannot be sent`);
   }
+  const line = `${name}: ${value}\r\n`;
+  if (checkedLines.size >= 64) checkedLines.clear();
+  checkedLines.set(name, { value, line });
   return line;
 }
 
@@ -137,19 +135,21 @@ export function createWireTransport(options: {
     return connection;
   }
 
-  function acquire(): Promise<Connection> {
+  /** Hands `take` a connection: at once when one is idle or may be opened, else when one comes free. */
+  function acquire(take: (connection: Connection) => void): void {
     const time = now();
     while (idle.length > 0) {
       const connection = idle.pop()!;
       if (!connection.closed && time - connection.idleSince <= IDLE_SOCKET_MS) {
-        return Promise.resolve(connection);
+        take(connection);
+        return;
       }
       connection.closed = true;
       all.delete(connection);
       connection.socket.destroy();
     }
-    if (all.size < options.maxSockets) return Promise.resolve(open());
-    return new Promise((resolve) => queue.push(resolve));
+    if (all.size < options.maxSockets) take(open());
+    else queue.push(take);
   }
 
   function release(connection: Connection, reusable: boolean): void {
@@ -166,24 +166,36 @@ export function createWireTransport(options: {
     idle.push(connection);
   }
 
-  const transport: Transport = async (request) => {
-    if (target?.text !== request.url) {
-      const url = new URL(request.url);
-      if (url.protocol !== "http:") throw new Error("the wire transport speaks http:// only");
-      target = {
-        text: request.url,
-        url,
-        host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
-        port: Number(url.port || 80),
-      };
+  const transport: Transport = (request) => {
+    let text: string;
+    try {
+      if (target?.text !== request.url) {
+        const url = new URL(request.url);
+        if (url.protocol !== "http:") throw new Error("the wire transport speaks http:// only");
+        target = {
+          text: request.url,
+          url,
+          host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
+          port: Number(url.port || 80),
+        };
+      }
+      text = requestText(request, target.url);
+    } catch (error) {
+      return Promise.reject(error as Error);
     }
     const { url } = target;
-    const text = requestText(request, url);
     const summary: RequestSummary = { method: request.method, url: request.url };
-    const connection = await acquire();
-    // A reused connection may have taken bytes of this request before failing.
-    const reused = connection.connected;
-    return new Promise<TransportResponse>((resolve, reject) => {
+    return new Promise<TransportResponse>((resolve, reject) =>
+      acquire((connection) => exchange(connection, resolve, reject)),
+    );
+
+    function exchange(
+      connection: Connection,
+      resolve: (answer: TransportResponse) => void,
+      reject: (error: Error) => void,
+    ): void {
+      // A reused connection may have taken bytes of this request before failing.
+      const reused = connection.connected;
       let settled = false;
       const deadline = setTimeout(() => {
         if (settled) return;
@@ -245,7 +257,7 @@ export function createWireTransport(options: {
         },
       };
       send(connection, text);
-    });
+    }
   };
 
   // Requests made ready in the same turn of the event loop go out together: a

@@ -30,7 +30,7 @@ export interface SendOptions {
   debug?: (line: string) => void;
 }
 
-function describeRateLimit(headers: Record<string, string>, rateLimit?: RateLimitInfo): string {
+export function describeRateLimit(headers: Record<string, string>, rateLimit?: RateLimitInfo): string {
   const parts = [
     rateLimit === undefined
       ? "no rate-limit headers"
@@ -42,7 +42,7 @@ function describeRateLimit(headers: Record<string, string>, rateLimit?: RateLimi
 }
 
 /** A POST that may have reached the service cannot be reported as a plain network error. */
-function failureOf(error: unknown, request: RequestSummary): PetstoreError {
+export function failureOf(error: unknown, request: RequestSummary): PetstoreError {
   const networkError =
     error instanceof NetworkError
       ? error

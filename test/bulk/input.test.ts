@@ -6,13 +6,16 @@ import { parseJsonArray } from "../../src/bulk/input/json-array.js";
 import { parseNdjson } from "../../src/bulk/input/ndjson.js";
 import {
   InputFormatError,
+  parseRecordJson,
   type InputRecord,
   type RecordParser,
 } from "../../src/bulk/input/records.js";
-import { plainlyValid } from "../../src/bulk/rows.js";
+import { petBody, plainlyValid } from "../../src/bulk/rows.js";
+import { parseJson, stringifyJson } from "../../src/schema/json.js";
+import type { PetStatus } from "../../src/schema/pet.js";
 import { validateNewPet } from "../../src/schema/validate.js";
 
-async function* chunked(text: string, cuts: number[] = []): AsyncGenerator<string> {
+function* chunked(text: string, cuts: number[] = []): Generator<string> {
   let start = 0;
   for (const cut of [...new Set(cuts)].sort((a, b) => a - b)) {
     if (cut <= start || cut >= text.length) continue;
@@ -28,7 +31,7 @@ async function records(
   cuts?: number[],
 ): Promise<InputRecord[]> {
   const all: InputRecord[] = [];
-  for await (const record of parser(chunked(text, cuts))) all.push(record);
+  for (const record of parser(chunked(text, cuts))) all.push(record);
   return all;
 }
 
@@ -253,5 +256,84 @@ describe("rows the schema plainly accepts", () => {
       else if (checked.ok) expect.fail(`the shortcut missed ${String(sample)}`);
     }
     expect(plainlyValid(samples[1])).toEqual({ name: "Rex", categoryId: 1n, status: "sold" });
+  });
+});
+
+describe("record JSON without a parser run", () => {
+  const outcome = (read: (text: string) => unknown, text: string) => {
+    try {
+      return { value: read(text) };
+    } catch (error) {
+      return { error: (error as Error).message };
+    }
+  };
+
+  it("gives what parseJson gives, for records and for anything else", () => {
+    const samples = [
+      '{"name":"Rex","categoryId":1,"status":"sold"}',
+      '{"name":"Rex","categoryId":9007199254740993}',
+      '{"name":"Rex","categoryId":1.0}',
+      '{"name":"Rex","categoryId":-0}',
+      '{"name":"Rex","name":"Tom","categoryId":1}',
+      '{"name":"R\\u0065x","categoryId":1}',
+      '{"__proto__":{"x":1},"categoryId":1}',
+      '{"__proto__":"x","categoryId":1}',
+      '{"name":"Rex","categoryId":1,"tags":[1]}',
+      '{"name":"Rex","categoryId":true}',
+      '{"name": "Rex", "categoryId": 1}',
+      '{"name":"Rex",}',
+      "[1,2]",
+      "{}",
+    ];
+    for (const text of samples) {
+      expect(outcome(parseRecordJson, text), text).toEqual(outcome(parseJson, text));
+    }
+    const fast = parseRecordJson('{"name":"Rex","categoryId":9007199254740991}');
+    expect(fast).toEqual({ name: "Rex", categoryId: 9007199254740991n });
+    expect(Object.getPrototypeOf(fast)).toBe(null);
+  });
+
+  it("agrees with parseJson on generated JSON", () => {
+    const field = fc.oneof(
+      fc.string(),
+      fc.integer(),
+      fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }),
+      fc.double(),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const text = fc.oneof(
+      fc
+        .dictionary(
+          fc.oneof(fc.string(), fc.constantFrom("name", "categoryId", "__proto__")),
+          field,
+        )
+        .map((record) => stringifyJson(record)),
+      fc.json(),
+      fc.string().map((s) => `{"name":${JSON.stringify(s)},"name":"x"}`),
+    );
+    fc.assert(
+      fc.property(text, (sample) => {
+        expect(outcome(parseRecordJson, sample)).toEqual(outcome(parseJson, sample));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("writes a NewPet body exactly as stringifyJson does", () => {
+    fc.assert(
+      fc.property(
+        fc.string(),
+        fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+        fc.option(fc.constantFrom("available", "pending", "sold") as fc.Arbitrary<PetStatus>, {
+          nil: undefined,
+        }),
+        (name, categoryId, status) => {
+          const pet = status === undefined ? { name, categoryId } : { name, categoryId, status };
+          expect(petBody(pet)).toBe(stringifyJson({ name, categoryId, status }));
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 });

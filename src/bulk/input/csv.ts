@@ -34,7 +34,7 @@ const LF = 10;
 const CR = 13;
 
 /** Splits text chunks into records of raw fields; the caller gives the records meaning. */
-async function* rawRecords(chunks: AsyncIterable<string>): AsyncGenerator<RawRecord> {
+function* rawRecords(chunks: Iterable<string>): Generator<RawRecord> {
   let line = 1;
   let fields: string[] = [];
   let field = "";
@@ -65,7 +65,7 @@ async function* rawRecords(chunks: AsyncIterable<string>): AsyncGenerator<RawRec
     return record;
   };
 
-  for await (const chunk of chunks) {
+  for (const chunk of chunks) {
     const length = chunk.length;
     let i = 0;
     if (pendingCR) {
@@ -191,10 +191,10 @@ function cellValue(column: Column, text: string): unknown {
   return trimmed;
 }
 
-export async function* parseCsv(chunks: AsyncIterable<string>): AsyncGenerator<InputRecord> {
+export function* parseCsv(chunks: Iterable<string>): Generator<InputRecord> {
   let columns: Column[] | undefined;
   let row = 0;
-  for await (const record of rawRecords(chunks)) {
+  for (const record of rawRecords(chunks)) {
     if (isBlank(record)) continue;
     if (columns === undefined) {
       columns = columnsOf(record);

@@ -6,8 +6,8 @@
  * column while the others are still read. Broken structure between elements (a
  * missing comma, an unclosed array) ends the reading: nothing after it can be trusted.
  */
-import { JsonSyntaxError, parseJson } from "../../schema/json.js";
-import { InputFormatError, MAX_RECORD_CHARS, type InputRecord } from "./records.js";
+import { JsonSyntaxError } from "../../schema/json.js";
+import { InputFormatError, MAX_RECORD_CHARS, parseRecordJson, type InputRecord } from "./records.js";
 
 const enum Phase {
   Start,
@@ -28,7 +28,7 @@ function describe(ch: string): string {
     : `'${ch}'`;
 }
 
-export async function* parseJsonArray(chunks: AsyncIterable<string>): AsyncGenerator<InputRecord> {
+export function* parseJsonArray(chunks: Iterable<string>): Generator<InputRecord> {
   let phase: Phase = Phase.Start;
   let line = 1;
   let column = 0;
@@ -50,7 +50,7 @@ export async function* parseJsonArray(chunks: AsyncIterable<string>): AsyncGener
     const source = text;
     text = "";
     try {
-      return { row, line: startLine, value: parseJson(source) };
+      return { row, line: startLine, value: parseRecordJson(source) };
     } catch (error) {
       if (!(error instanceof JsonSyntaxError)) throw error;
       const at =
@@ -61,7 +61,7 @@ export async function* parseJsonArray(chunks: AsyncIterable<string>): AsyncGener
     }
   };
 
-  for await (const chunk of chunks) {
+  for (const chunk of chunks) {
     let runStart = phase === Phase.InValue ? 0 : -1;
     for (let i = 0; i < chunk.length; i++) {
       const c = chunk.charCodeAt(i);

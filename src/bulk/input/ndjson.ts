@@ -3,19 +3,19 @@
  * Values are read by the lossless parser, so a categoryId above 2^53 stays exact.
  * A line too long to be a pet is reported without being held in memory.
  */
-import { JsonSyntaxError, parseJson } from "../../schema/json.js";
-import { MAX_RECORD_CHARS, type InputRecord } from "./records.js";
+import { JsonSyntaxError } from "../../schema/json.js";
+import { MAX_RECORD_CHARS, parseRecordJson, type InputRecord } from "./records.js";
 
 function recordOf(text: string, row: number, line: number): InputRecord {
   try {
-    return { row, line, value: parseJson(text) };
+    return { row, line, value: parseRecordJson(text) };
   } catch (error) {
     if (!(error instanceof JsonSyntaxError)) throw error;
     return { row, line, unreadable: `not valid JSON: ${error.reason} at column ${error.column}` };
   }
 }
 
-export async function* parseNdjson(chunks: AsyncIterable<string>): AsyncGenerator<InputRecord> {
+export function* parseNdjson(chunks: Iterable<string>): Generator<InputRecord> {
   let line = 0;
   let row = 0;
   let partial = "";
@@ -35,7 +35,7 @@ export async function* parseNdjson(chunks: AsyncIterable<string>): AsyncGenerato
     yield recordOf(content, row, line);
   }
 
-  for await (const chunk of chunks) {
+  for (const chunk of chunks) {
     let start = 0;
     for (;;) {
       const end = chunk.indexOf("\n", start);

@@ -17,6 +17,45 @@ export interface InputRecord {
   unreadable?: string;
 }
 
+import { parseJson } from "../../schema/json.js";
+
+/**
+ * A record's JSON as `parseJson` reads it (integers as bigint, no prototype),
+ * most of the time without running it. The usual record, compact JSON of
+ * strings and integers that need no escape, is read by the engine's JSON.parse
+ * and accepted only when writing it back gives the very same text: that rules
+ * out duplicate keys, integers beyond 2^53, fractions, escapes and nesting, each
+ * of which goes to `parseJson` (which also words any syntax error).
+ */
+export function parseRecordJson(text: string): unknown {
+  const first = text.charCodeAt(0);
+  if (first === 0x7b /* { */) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return parseJson(text);
+    }
+    if (JSON.stringify(value) === text) {
+      const plain = value as Record<string, unknown>;
+      const record: Record<string, unknown> = Object.create(null);
+      let flat = true;
+      for (const key in plain) {
+        const field = plain[key];
+        if (typeof field === "string") record[key] = field;
+        else if (typeof field === "number" && Number.isSafeInteger(field)) {
+          record[key] = BigInt(field);
+        } else {
+          flat = false;
+          break;
+        }
+      }
+      if (flat) return record;
+    }
+  }
+  return parseJson(text);
+}
+
 /**
  * A problem that makes the rest of the input unreadable (an unterminated quote,
  * an array that is not closed): nothing can be trusted after it, so nothing is sent.
@@ -39,4 +78,4 @@ export class InputFormatError extends Error {
 /** A record this long is not a pet (names have at most 200 characters): memory stays bounded. */
 export const MAX_RECORD_CHARS = 1024 * 1024;
 
-export type RecordParser = (chunks: AsyncIterable<string>) => AsyncGenerator<InputRecord>;
+export type RecordParser = (chunks: Iterable<string>) => Generator<InputRecord>;
