@@ -30,7 +30,10 @@ export interface SendOptions {
   debug?: (line: string) => void;
 }
 
-export function describeRateLimit(headers: Record<string, string>, rateLimit?: RateLimitInfo): string {
+export function describeRateLimit(
+  headers: Record<string, string>,
+  rateLimit?: RateLimitInfo,
+): string {
   const parts = [
     rateLimit === undefined
       ? "no rate-limit headers"

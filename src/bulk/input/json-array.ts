@@ -7,7 +7,12 @@
  * missing comma, an unclosed array) ends the reading: nothing after it can be trusted.
  */
 import { JsonSyntaxError } from "../../schema/json.js";
-import { InputFormatError, MAX_RECORD_CHARS, parseRecordJson, type InputRecord } from "./records.js";
+import {
+  InputFormatError,
+  MAX_RECORD_CHARS,
+  parseRecordJson,
+  type InputRecord,
+} from "./records.js";
 
 const enum Phase {
   Start,
