@@ -78,6 +78,50 @@ const SHOWN = 20;
 /** A wait longer than this (the daily limit, a ban) ends the run: resume it later. */
 export const MAX_WAIT_MS = 15 * 60_000;
 
+/** Rows read and checked ahead of need, while the service works on the requests just sent. */
+const READ_AHEAD = 64;
+
+/**
+ * The rows to send, read a few dozen ahead. Reading a row (parsing, checking,
+ * the body and its digest) is not needed to send the rows before it, so with the
+ * wire transport it is done right after a group of requests has left, while the
+ * service answers them, instead of between an answer and the next request.
+ */
+class RowsAhead {
+  private readonly rows: Row[] = [];
+  private next_ = 0;
+  private done = false;
+
+  constructor(
+    private readonly source: Generator<Row>,
+    private readonly size: number,
+  ) {}
+
+  next(): Row | undefined {
+    if (this.next_ === this.rows.length) this.fill();
+    if (this.next_ === this.rows.length) return undefined;
+    const row = this.rows[this.next_++];
+    if (this.next_ === this.rows.length) {
+      this.rows.length = 0;
+      this.next_ = 0;
+    }
+    return row;
+  }
+
+  fill(): void {
+    while (!this.done && this.rows.length - this.next_ < this.size) {
+      const next = this.source.next();
+      if (next.done) this.done = true;
+      else this.rows.push(next.value);
+    }
+  }
+
+  close(): void {
+    this.done = true;
+    this.source.return(undefined);
+  }
+}
+
 /** Exit code of a run interrupted by Ctrl-C, as shells report a SIGINT death. */
 const INTERRUPTED = EXIT.INTERRUPTED;
 
@@ -190,6 +234,8 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
   const source = await openInput(options.from, options.format, deps.stdin);
   try {
     let pass: FirstPass;
+    if (process.env.PS_T)
+      process.stderr.write(`T start ${JSON.stringify(process.cpuUsage())} ${performance.now()}\n`);
     try {
       pass = await firstPass(source, prior, options, io);
     } catch (error) {
@@ -198,6 +244,8 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
       }
       throw error;
     }
+    if (process.env.PS_T)
+      process.stderr.write(`T pass1 ${JSON.stringify(process.cpuUsage())} ${performance.now()}\n`);
     const results =
       resultsPath === undefined
         ? undefined
@@ -300,6 +348,7 @@ async function secondPass(
   // With the wire transport, the lines of the results file are written in groups,
   // each group before the requests of the same turn leave (beforeWrite): one
   // write instead of two per row, and every `sending` line still precedes its request.
+  const ahead = new RowsAhead(rowsToSend(), READ_AHEAD);
   const wire = deps.transport === undefined && baseUrl.startsWith("http:");
   const ownTransport =
     deps.transport !== undefined
@@ -309,6 +358,7 @@ async function secondPass(
             maxSockets: options.concurrency,
             now,
             ...(results !== undefined ? { beforeWrite: () => results.flush() } : {}),
+            afterWrite: () => ahead.fill(),
           })
         : createPooledTransport({ maxSockets: options.concurrency, now });
   if (wire) results?.batchLines();
@@ -452,17 +502,16 @@ async function secondPass(
   }
   progress.start();
   try {
-    const rows = rowsToSend();
     const worker = async () => {
       for (;;) {
         if (stopped !== undefined) return;
-        const next = rows.next();
-        if (next.done) return;
-        await sendRow(next.value);
+        const row = ahead.next();
+        if (row === undefined) return;
+        await sendRow(row);
       }
     };
     await Promise.all(Array.from({ length: options.concurrency }, worker));
-    rows.return(undefined);
+    ahead.close();
   } finally {
     progress.stop();
     interrupt();
@@ -470,6 +519,8 @@ async function secondPass(
     ownTransport?.close();
   }
   await results?.durable();
+  if (process.env.PS_T)
+    process.stderr.write(`T send ${JSON.stringify(process.cpuUsage())} ${performance.now()}\n`);
 
   const notSent = Math.max(0, pass.toSend - counts.added - counts.failed - counts.unknown);
   const report: BulkReport = {

@@ -60,9 +60,41 @@ function parseHead(text: string): AnswerHead {
   return { status: Number(match[2]), headers, keepAlive };
 }
 
+const NO_BYTES = Buffer.alloc(0);
+const LENGTH = /^[0-9]{1,15}$/;
+
+/**
+ * The usual case in one step: a chunk that is exactly one final answer framed by
+ * Content-Length. Anything else (undefined) goes through the state machine.
+ */
+function wholeAnswer(chunk: Buffer, maxBodyBytes: number): ParsedAnswer | undefined {
+  const at = chunk.indexOf(HEAD_END);
+  if (at === -1 || at > MAX_HEAD_BYTES) return undefined;
+  const head = parseHead(chunk.toString("latin1", 0, at));
+  const length = head.headers["content-length"];
+  if (
+    head.status < 200 ||
+    head.status === 204 ||
+    head.status === 304 ||
+    head.headers["transfer-encoding"] !== undefined ||
+    length === undefined ||
+    !LENGTH.test(length)
+  ) {
+    return undefined;
+  }
+  const bytes = Number(length);
+  if (bytes > maxBodyBytes || chunk.length !== at + 4 + bytes) return undefined;
+  return {
+    status: head.status,
+    headers: head.headers,
+    keepAlive: head.keepAlive,
+    body: chunk.subarray(at + 4),
+  };
+}
+
 export class AnswerParser {
   private state = State.Head;
-  private buffered: Buffer = Buffer.alloc(0);
+  private buffered: Buffer = NO_BYTES;
   private head: AnswerHead | undefined;
   private body: Buffer[] = [];
   private bodyBytes = 0;
@@ -72,6 +104,13 @@ export class AnswerParser {
 
   /** Feeds bytes; returns the answer once complete. Bytes after it are an error. */
   push(chunk: Buffer): ParsedAnswer | undefined {
+    if (this.state === State.Head && this.buffered.length === 0) {
+      const whole = wholeAnswer(chunk, this.maxBodyBytes);
+      if (whole !== undefined) {
+        this.state = State.Done;
+        return whole;
+      }
+    }
     this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
     for (;;) {
       const progressed = this.step();
@@ -135,8 +174,7 @@ export class AnswerParser {
           }
           this.state = State.ChunkSize;
         } else if (length !== undefined) {
-          if (!/^[0-9]{1,15}$/.test(length))
-            throw new AnswerFormatError("a malformed Content-Length");
+          if (!LENGTH.test(length)) throw new AnswerFormatError("a malformed Content-Length");
           this.remaining = Number(length);
           if (this.remaining > this.maxBodyBytes)
             throw new AnswerFormatError("an answer too large");
@@ -190,7 +228,7 @@ export class AnswerParser {
       case State.UntilClose: {
         if (this.buffered.length === 0) return false;
         this.take(this.buffered);
-        this.buffered = Buffer.alloc(0);
+        this.buffered = NO_BYTES;
         return true;
       }
       case State.Done:

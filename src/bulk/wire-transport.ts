@@ -112,8 +112,10 @@ export function createWireTransport(options: {
   now?: () => number;
   /** Called before each group of requests is written to the sockets (the results file's flush). */
   beforeWrite?: () => void;
+  /** Called after each group of requests was written (work that can wait for the answers). */
+  afterWrite?: () => void;
 }): PooledTransport {
-  const beforeWrite = options.beforeWrite;
+  const { beforeWrite, afterWrite } = options;
   const now = options.now ?? Date.now;
   const idle: Connection[] = [];
   const all = new Set<Connection>();
@@ -269,6 +271,7 @@ export function createWireTransport(options: {
     outgoing = [];
     beforeWrite?.();
     for (const [connection, text] of batch) if (!connection.closed) connection.socket.write(text);
+    afterWrite?.();
   };
   function send(connection: Connection, text: string): void {
     if (outgoing.length === 0) setImmediate(flush);

@@ -63,7 +63,7 @@ export async function resultLines(path: string): Promise<ResultRecord[]> {
 export function finalOutcomes(lines: ResultRecord[]): Map<number, ResultRecord> {
   const byRow = new Map<number, ResultRecord>();
   for (const line of lines) if (line.row !== undefined) byRow.set(Number(line.row), line);
-  return byRow;
+  return new Map([...byRow].sort(([a], [b]) => a - b));
 }
 
 /** Names of the pets in a store's list JSON. */

@@ -20,40 +20,29 @@ export interface InputRecord {
 import { parseJson } from "../../schema/json.js";
 
 /**
- * A record's JSON as `parseJson` reads it (integers as bigint, no prototype),
- * most of the time without running it. The usual record, compact JSON of
+ * A record's JSON as `parseJson` reads it (integers as bigint; the object may
+ * have the usual prototype, which no reader of a record consults), most of the
+ * time without running it. The usual record, compact JSON of
  * strings and integers that need no escape, is read by the engine's JSON.parse
  * and accepted only when writing it back gives the very same text: that rules
  * out duplicate keys, integers beyond 2^53, fractions, escapes and nesting, each
  * of which goes to `parseJson` (which also words any syntax error).
  */
 export function parseRecordJson(text: string): unknown {
-  const first = text.charCodeAt(0);
-  if (first === 0x7b /* { */) {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return parseJson(text);
-    }
-    if (JSON.stringify(value) === text) {
-      const plain = value as Record<string, unknown>;
-      const record: Record<string, unknown> = Object.create(null);
-      let flat = true;
-      for (const key in plain) {
-        const field = plain[key];
-        if (typeof field === "string") record[key] = field;
-        else if (typeof field === "number" && Number.isSafeInteger(field)) {
-          record[key] = BigInt(field);
-        } else {
-          flat = false;
-          break;
-        }
-      }
-      if (flat) return record;
-    }
+  if (text.charCodeAt(0) !== 0x7b /* { */) return parseJson(text);
+  let value: Record<string, unknown>;
+  try {
+    value = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return parseJson(text);
   }
-  return parseJson(text);
+  if (JSON.stringify(value) !== text) return parseJson(text);
+  for (const key in value) {
+    const field = value[key];
+    if (typeof field === "number" && Number.isSafeInteger(field)) value[key] = BigInt(field);
+    else if (typeof field !== "string" || key === "__proto__") return parseJson(text);
+  }
+  return value;
 }
 
 /**
