@@ -140,7 +140,15 @@ function notAnswered(result: AttemptResult): "no" | "maybe" {
   return result.kind === "unknown" ? "maybe" : "no";
 }
 
+/** How `petstore serve` (and any compact writer) begins a Pet: the id first. */
+const LEADING_ID = /^\{"id":(0|[1-9][0-9]{0,18})[,}]/;
+
 function idOf(body: string): bigint | undefined {
+  const leading = LEADING_ID.exec(body);
+  if (leading !== null) {
+    const id = BigInt(leading[1]!);
+    return id <= INT64_MAX ? id : undefined;
+  }
   try {
     const value = parseRecordJson(body);
     if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;

@@ -18,7 +18,7 @@ import { PacerGate, realTimers, type GateTimers, type Wait } from "./gate.js";
 import type { InputFormat } from "./input/format.js";
 import { InputFormatError } from "./input/records.js";
 import { openInput, type InputSource, type StdinChunks } from "./input/source.js";
-import { RatePacer } from "./pacer.js";
+import { RatePacer, type Completion } from "./pacer.js";
 import { PriorState, readPriorRuns, type PriorRuns } from "./prior-runs.js";
 import { Progress, formatCount, formatDuration, type Counts } from "./progress.js";
 import { checkResultsPath, ResultsWriter } from "./results.js";
@@ -394,7 +394,7 @@ async function secondPass(
         return;
       }
       if (!announced) {
-        results?.record({ ...at, outcome: "sending" });
+        results?.sending(row.row, row.line, digest!);
         announced = true;
       }
       last = await post(body!);
@@ -404,22 +404,14 @@ async function secondPass(
         ? rateLimitFromHeaders(last.answer.headers, clock.serviceNow(receivedAt))
         : {};
       const limit = completeRateLimit(headers);
-      const completion = {
-        answered: last.answer !== undefined,
-        counted: last.counted,
-        ...(limit !== undefined
-          ? { limit: { remaining: limit.remaining, resetAt: limit.resetAt } }
-          : {}),
-      };
+      const completion: Completion = { answered: last.answer !== undefined, counted: last.counted };
+      if (limit !== undefined)
+        completion.limit = { remaining: limit.remaining, resetAt: limit.resetAt };
       const { result } = last;
       if (result.kind !== "again") {
         gate.complete(issued, completion);
         if (result.kind === "added") {
-          results?.record({
-            ...at,
-            outcome: "added",
-            ...(result.id !== undefined ? { id: result.id } : {}),
-          });
+          results?.added(row.row, row.line, digest!, result.id);
           counts.added++;
         } else {
           results?.record({

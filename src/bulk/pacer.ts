@@ -158,7 +158,13 @@ export class RatePacer {
         (limit.remaining < current.remaining ||
           (limit.remaining === current.remaining && issued > current.issued)))
     ) {
-      this.current = { ...limit, issued };
+      if (current === undefined) {
+        this.current = { remaining: limit.remaining, resetAt: limit.resetAt, issued };
+      } else {
+        current.remaining = limit.remaining;
+        current.resetAt = limit.resetAt;
+        current.issued = issued;
+      }
     }
   }
 

@@ -151,7 +151,21 @@ export class ResultsWriter {
   }
 
   record(line: ResultLine): void {
-    const text = lineText(line) + "\n";
+    this.append(lineText(line) + "\n");
+  }
+
+  /** The `sending` line of a row (record() would write the same). */
+  sending(row: number, line: number, digest: string): void {
+    this.append(`{"row":${row},"line":${line},"outcome":"sending","digest":"${digest}"}\n`);
+  }
+
+  /** The `added` line of a row (record() would write the same). */
+  added(row: number, line: number, digest: string, id: bigint | undefined): void {
+    const idText = id === undefined ? "" : `"id":${id},`;
+    this.append(`{"row":${row},"line":${line},"outcome":"added",${idText}"digest":"${digest}"}\n`);
+  }
+
+  private append(text: string): void {
     if (!this.batched || this.closed) {
       this.writeText(text);
       return;

@@ -38,6 +38,30 @@ describe("results file", () => {
     ]);
   });
 
+  it("writes the sending and added lines of a row as record() would", async () => {
+    const path = join(dir, "fast-lines.results");
+    const writer = ResultsWriter.open({ path, header });
+    const rows = [
+      { row: 7, line: 9, digest: D1, id: 9223372036854775807n },
+      { row: 8, line: 10, digest: D2, id: undefined },
+    ];
+    for (const { row, line, digest, id } of rows) {
+      writer.sending(row, line, digest);
+      writer.added(row, line, digest, id);
+      writer.record({ row, line, outcome: "sending", digest });
+      writer.record({ row, line, outcome: "added", digest, ...(id !== undefined ? { id } : {}) });
+    }
+    await writer.close();
+    const lines = (await readFile(path, "utf8")).trimEnd().split("\n").slice(1);
+    expect(lines).toHaveLength(8);
+    for (let at = 0; at < 8; at += 4) {
+      expect(lines.slice(at, at + 2)).toEqual(lines.slice(at + 2, at + 4));
+    }
+    expect(lines[1]).toBe(
+      `{"row":7,"line":9,"outcome":"added","id":9223372036854775807,"digest":"${D1}"}`,
+    );
+  });
+
   it("in batched mode writes a turn's lines together: on flush(), at the end of the turn, or at close", async () => {
     const path = join(dir, "batched.results");
     const writer = ResultsWriter.open({ path, header });

@@ -21,6 +21,23 @@ describe("AnswerParser", () => {
     }
   });
 
+  it("reads an answer that comes whole in one chunk as it reads the same answer in pieces", () => {
+    const answers = [
+      "HTTP/1.1 201 Created\r\nContent-Length: 5\r\nX-A: 1\r\nx-a: 2\r\n\r\nhello",
+      "HTTP/1.1 429 Too Many Requests\r\nretry-after: 3\r\ncontent-length: 2\r\nConnection: close\r\n\r\n{}",
+      "HTTP/1.0 200 OK\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n",
+      "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+      "HTTP/1.1 204 No Content\r\n\r\n",
+    ];
+    for (const text of answers) {
+      const whole = parseAll([text]);
+      const pieces = parseAll([...text]);
+      expect(whole, text).toEqual(pieces);
+      expect(whole!.body.toString()).toBe(pieces!.body.toString());
+    }
+    expect(parseAll([answers[1]!])).toMatchObject({ status: 429, keepAlive: false });
+  });
+
   it("reads a chunked body with extensions and trailers, after a 100 Continue", () => {
     const answer = parseAll([
       "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { createPoster } from "../../src/bulk/attempt.js";
+import type { TransportRequest } from "../../src/client/transport.js";
+
+function posterAnswering(status: number, body: string, seen: TransportRequest[] = []) {
+  return createPoster(
+    {
+      baseUrl: "http://127.0.0.1:1/v1",
+      apiKey: "k-123456789",
+      timeoutMs: 1000,
+      now: () => 0,
+      userAgent: "petstore-test",
+    },
+    (request) => {
+      seen.push(request);
+      return Promise.resolve({ status, headers: { "content-type": "application/json" }, body });
+    },
+  );
+}
+
+describe("one POST of a row", () => {
+  it("sends the row with the key, the type and the exact length", async () => {
+    const seen: TransportRequest[] = [];
+    await posterAnswering(201, '{"id":1}', seen)('{"name":"Zoë","categoryId":1}');
+    expect(seen).toEqual([
+      {
+        method: "POST",
+        url: "http://127.0.0.1:1/v1/pets",
+        headers: {
+          accept: "application/json",
+          authorization: "Bearer k-123456789",
+          "user-agent": "petstore-test",
+          "content-type": "application/json",
+          "content-length": "30",
+        },
+        body: '{"name":"Zoë","categoryId":1}',
+        timeoutMs: 1000,
+      },
+    ]);
+  });
+
+  it("reads the new id exactly, however the Pet is written, and only an int64 one", async () => {
+    const cases: Array<[string, bigint | undefined]> = [
+      ['{"id":9223372036854775807,"name":"a","categoryId":1}', 9223372036854775807n],
+      ['{"id":9223372036854775808,"name":"a","categoryId":1}', undefined],
+      ['{"id":42}', 42n],
+      ['{ "name": "a", "id": 9007199254740993 }', 9007199254740993n],
+      ['{"name":"a","id":-1}', -1n],
+      ['{"id":"7"}', undefined],
+      ["not json", undefined],
+    ];
+    for (const [body, id] of cases) {
+      const attempt = await posterAnswering(201, body)("{}");
+      expect(attempt.result.kind, body).toBe("added");
+      expect(attempt.result.kind === "added" ? attempt.result.id : "none", body).toBe(id);
+      expect(attempt.counted).toBe("yes");
+    }
+  });
+
+  it("turns a refusal into the client's typed error, counted unless it was a 429", async () => {
+    const refused = await posterAnswering(400, '{"code":"invalid_body","message":"bad"}')("{}");
+    expect(refused.result).toMatchObject({ kind: "failed" });
+    expect(refused.counted).toBe("yes");
+    const limited = await posterAnswering(429, '{"code":"rate_limited","message":"slow"}')("{}");
+    expect(limited.result).toMatchObject({ kind: "again", rateLimited: true });
+    expect(limited.counted).toBe("no");
+  });
+});
