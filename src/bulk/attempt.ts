@@ -12,7 +12,7 @@
  */
 import { completeRateLimit, rateLimitFromHeaders } from "../client/rate-limit.js";
 import { errorFromResponse, printable } from "../client/response-errors.js";
-import { describeRateLimit, failureOf } from "../client/send.js";
+import { describeRateLimit, failureOf, requestHeaders } from "../client/send.js";
 import { withoutKey } from "../client/key-safety.js";
 import type { Transport, TransportResponse } from "../client/transport.js";
 import type { HttpResponse, RateLimitInfo } from "../client/types.js";
@@ -115,13 +115,7 @@ export function createPoster(options: PosterOptions, transport: Transport): Post
       sent = transport({
         method: "POST",
         url,
-        headers: {
-          accept: "application/json",
-          authorization,
-          "user-agent": userAgent,
-          "content-type": "application/json",
-          "content-length": String(Buffer.byteLength(body)),
-        },
+        headers: requestHeaders(authorization, userAgent, body),
         body,
         timeoutMs,
       });

@@ -89,7 +89,7 @@ const READ_AHEAD = 64;
  */
 class RowsAhead {
   private readonly rows: Row[] = [];
-  private next_ = 0;
+  private taken = 0;
   private done = false;
 
   constructor(
@@ -98,18 +98,18 @@ class RowsAhead {
   ) {}
 
   next(): Row | undefined {
-    if (this.next_ === this.rows.length) this.fill();
-    if (this.next_ === this.rows.length) return undefined;
-    const row = this.rows[this.next_++];
-    if (this.next_ === this.rows.length) {
+    if (this.taken === this.rows.length) this.fill();
+    if (this.taken === this.rows.length) return undefined;
+    const row = this.rows[this.taken++];
+    if (this.taken === this.rows.length) {
       this.rows.length = 0;
-      this.next_ = 0;
+      this.taken = 0;
     }
     return row;
   }
 
   fill(): void {
-    while (!this.done && this.rows.length - this.next_ < this.size) {
+    while (!this.done && this.rows.length - this.taken < this.size) {
       const next = this.source.next();
       if (next.done) this.done = true;
       else this.rows.push(next.value);
@@ -202,7 +202,7 @@ async function firstPass(
   return pass;
 }
 
-function checkConnection(deps: BulkDeps): string {
+function checkConnection(deps: BulkDeps): { baseUrl: string; apiKey: string } {
   const base = parseBaseUrl(deps.settings.baseUrl);
   if (!base.ok) throw new UsageError(`the base URL ${base.problem}`);
   if (!deps.settings.apiKey) {
@@ -213,7 +213,7 @@ function checkConnection(deps: BulkDeps): string {
     );
   }
   assertKeyMayTravelTo(new URL(base.url), deps.settings.allowInsecure);
-  return base.url;
+  return { baseUrl: base.url, apiKey: deps.settings.apiKey };
 }
 
 function untilText(localMs: number): string {
@@ -225,7 +225,7 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
   const now = timers.now;
   const startedAt = now();
   const io = deps.io;
-  const baseUrl = checkConnection(deps);
+  const target = checkConnection(deps);
   const resultsPath = options.results ?? options.resume;
   if (options.results !== undefined && options.results !== options.resume) {
     checkResultsPath(options.results);
@@ -234,8 +234,6 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
   const source = await openInput(options.from, options.format, deps.stdin);
   try {
     let pass: FirstPass;
-    if (process.env.PS_T)
-      process.stderr.write(`T start ${JSON.stringify(process.cpuUsage())} ${performance.now()}\n`);
     try {
       pass = await firstPass(source, prior, options, io);
     } catch (error) {
@@ -244,8 +242,6 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
       }
       throw error;
     }
-    if (process.env.PS_T)
-      process.stderr.write(`T pass1 ${JSON.stringify(process.cpuUsage())} ${performance.now()}\n`);
     const results =
       resultsPath === undefined
         ? undefined
@@ -270,7 +266,7 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
           "fix them, or add --skip-invalid to send the valid rows",
         );
       }
-      return await secondPass(source, prior, results, pass, options, deps, baseUrl, startedAt);
+      return await secondPass(source, prior, results, pass, options, deps, target, startedAt);
     } finally {
       await results?.close();
     }
@@ -293,7 +289,7 @@ async function secondPass(
   pass: FirstPass,
   options: BulkOptions,
   deps: BulkDeps,
-  baseUrl: string,
+  { baseUrl, apiKey }: { baseUrl: string; apiKey: string },
   startedAt: number,
 ): Promise<BulkReport> {
   const { io } = deps;
@@ -365,7 +361,7 @@ async function secondPass(
   const post: Poster = createPoster(
     {
       baseUrl,
-      apiKey: deps.settings.apiKey!,
+      apiKey,
       timeoutMs: options.timeoutMs,
       now,
       userAgent: deps.userAgent,
@@ -511,8 +507,6 @@ async function secondPass(
     ownTransport?.close();
   }
   await results?.durable();
-  if (process.env.PS_T)
-    process.stderr.write(`T send ${JSON.stringify(process.cpuUsage())} ${performance.now()}\n`);
 
   const notSent = Math.max(0, pass.toSend - counts.added - counts.failed - counts.unknown);
   const report: BulkReport = {

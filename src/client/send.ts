@@ -64,6 +64,24 @@ export function failureOf(error: unknown, request: RequestSummary): PetstoreErro
   return networkError;
 }
 
+/** The headers of every request: JSON both ways, the key, who asks; a body's type and length. */
+export function requestHeaders(
+  authorization: string,
+  userAgent: string,
+  body: string | undefined,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    authorization,
+    "user-agent": userAgent,
+  };
+  if (body !== undefined) {
+    headers["content-type"] = "application/json";
+    headers["content-length"] = String(Buffer.byteLength(body));
+  }
+  return headers;
+}
+
 export function createSend(options: SendOptions): Send {
   const { apiKey, debug } = options;
   const keyNote = apiKey ? `key ${redactKey(apiKey)}` : "no key";
@@ -82,15 +100,7 @@ export function createSend(options: SendOptions): Send {
     }
     assertKeyMayTravelTo(new URL(url), options.allowInsecure);
 
-    const headers: Record<string, string> = {
-      accept: "application/json",
-      authorization: `Bearer ${apiKey}`,
-      "user-agent": options.userAgent,
-    };
-    if (request.body !== undefined) {
-      headers["content-type"] = "application/json";
-      headers["content-length"] = String(Buffer.byteLength(request.body));
-    }
+    const headers = requestHeaders(`Bearer ${apiKey}`, options.userAgent, request.body);
 
     const startedAt = options.now();
     let answer;
