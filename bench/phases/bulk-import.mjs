@@ -14,11 +14,19 @@
  * spawned; 429s are counted in serve's access log. The run starts only when the next minute
  * boundary is far enough away that fixed costs (start-up, the last requests) do not decide the
  * ratio, so the free part runs before or after the unlimited part, whichever waits less.
+ *
+ * Reference, for context only (no goal): bench/lib/reference-bulk-client.mjs, a minimal
+ * raw-socket bulk client (checks the rows, journals each one before and after its POST, no
+ * pacing, retries, resume or progress), timed the same way on the same rows, interleaved with the
+ * unlimited rounds on its own fresh, warmed-up serve: how close to serve's POST rate a node client
+ * can get when it shares this machine's cores with serve.
  */
 import { createWriteStream, existsSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { once } from "node:events";
+import { cpus } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describeLoadTool } from "../lib/load.mjs";
 import { TIME_BIN } from "../lib/paired.mjs";
 import { cpuSeconds, runToEnd } from "../lib/processes.mjs";
@@ -42,6 +50,9 @@ const RATIO_GOAL = { on: "ratio", op: ">=", value: 0.8 };
 const FREE_GOAL = { on: "ratio", op: "<=", value: 1.05 };
 const NO_429_GOAL = { on: "figure", op: "<=", value: 0 };
 const MINUTE_MS = 60_000;
+const REFERENCE_CLIENT = fileURLToPath(
+  new URL("../lib/reference-bulk-client.mjs", import.meta.url),
+);
 
 const count = (n) => n.toLocaleString("en-US");
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -132,16 +143,17 @@ async function idsInStore(file) {
 }
 
 /**
- * Runs `node bin/petstore.js add --from ...`, wrapped in GNU time when it is there for the
- * command's CPU time and peak RSS. `ms` is spawn to exit, as a user would time it.
+ * Runs `node <script> ...` (bin/petstore.js add --from ..., or the reference client), wrapped in
+ * GNU time when it is there for the command's CPU time and peak RSS. `ms` is spawn to exit, as a
+ * user would time it.
  */
-async function runBulk({ repoRoot, bin, args, env, scratch, timeoutMs }) {
+async function runBulk({ repoRoot, script, args, env, scratch, timeoutMs }) {
   const usage = join(scratch, `bulk-usage-${Date.now()}.txt`);
   const wrapped = existsSync(TIME_BIN);
   const command = wrapped ? TIME_BIN : process.execPath;
   const commandArgs = wrapped
-    ? ["-f", "%U %S %M", "-o", usage, process.execPath, bin, ...args]
-    : [bin, ...args];
+    ? ["-f", "%U %S %M", "-o", usage, process.execPath, script, ...args]
+    : [script, ...args];
   const startedAt = Date.now();
   const started = performance.now();
   const run = await runToEnd(command, commandArgs, { cwd: repoRoot, env, timeoutMs });
@@ -162,7 +174,41 @@ async function runBulk({ repoRoot, bin, args, env, scratch, timeoutMs }) {
   return { ...run, ms, startedAt, cpuMs, maxRssKiB, summaryLine };
 }
 
-async function unlimitedBulkRound(ctx, plan, round) {
+/** How a bulk subject runs against `server`: the CLI as a user runs it, or the reference client. */
+function bulkCommand(plan, subject, server, results) {
+  if (subject === "reference") {
+    return {
+      script: REFERENCE_CLIENT,
+      args: [
+        ["--base-url", server.baseUrl],
+        ["--key", BENCH_KEY],
+        ["--from", plan.rowsFile],
+        ["--results", results],
+        ["--concurrency", String(plan.concurrency)],
+      ].flat(),
+      env: cleanEnv(plan.configDir),
+    };
+  }
+  return {
+    script: plan.bin,
+    args: [
+      "add",
+      "--from",
+      plan.rowsFile,
+      "--results",
+      results,
+      "--concurrency",
+      String(plan.concurrency),
+    ],
+    env: cleanEnv(plan.configDir, {
+      PETSTORE_BASE_URL: server.baseUrl,
+      PETSTORE_API_KEY: BENCH_KEY,
+    }),
+  };
+}
+
+/** One timed bulk run (`subject` "cli" or "reference") on a fresh, warmed-up serve. */
+async function unlimitedBulkRound(ctx, plan, round, subject = "cli") {
   const { settings, tmp } = ctx;
   const file = await ctx.pets.fresh(STORE_SIZE);
   const server = await ctx.serve.start(file);
@@ -173,26 +219,16 @@ async function unlimitedBulkRound(ctx, plan, round) {
       connections: plan.concurrency,
       scratchDir: tmp,
     });
-    const results = join(plan.dir, `results-${round}.ndjson`);
+    const reference = subject === "reference";
+    const results = join(plan.dir, `${reference ? "reference-" : ""}results-${round}.ndjson`);
     const idBefore = await createOne(server);
     const cpuBefore = await cpuSeconds(server.pid);
-    ctx.log(`round ${round + 1}: add --from ${count(plan.rows)} rows against ${server.baseUrl}`);
+    ctx.log(
+      `round ${round + 1}: ${reference ? "reference client" : "add --from"} ${count(plan.rows)} rows against ${server.baseUrl}`,
+    );
     const run = await runBulk({
       repoRoot: ctx.repoRoot,
-      bin: plan.bin,
-      args: [
-        "add",
-        "--from",
-        plan.rowsFile,
-        "--results",
-        results,
-        "--concurrency",
-        String(plan.concurrency),
-      ],
-      env: cleanEnv(plan.configDir, {
-        PETSTORE_BASE_URL: server.baseUrl,
-        PETSTORE_API_KEY: BENCH_KEY,
-      }),
+      ...bulkCommand(plan, subject, server, results),
       scratch: plan.dir,
       timeoutMs: 300_000,
     });
@@ -263,9 +299,17 @@ async function unlimitedPart(ctx, plan) {
   const { settings } = ctx;
   const bulkRuns = [];
   const postRuns = [];
+  const referenceRuns = [];
   for (let round = 0; round < settings.bulkRounds; round++) {
+    // The reference is informational: a round of it that breaks is noted, not fatal.
+    const referenceRound = () =>
+      unlimitedBulkRound(ctx, plan, round, "reference").catch((error) => ({
+        round,
+        error: error instanceof Error ? error.message : String(error),
+      }));
     const steps = [
       async () => bulkRuns.push(await unlimitedBulkRound(ctx, plan, round)),
+      async () => referenceRuns.push(await referenceRound()),
       async () => postRuns.push(await postRound(ctx, plan, round)),
     ];
     for (const step of round % 2 === 0 ? steps : steps.reverse()) await step();
@@ -324,6 +368,7 @@ async function unlimitedPart(ctx, plan) {
       ],
     }),
   );
+  recordReference(ctx, plan, referenceRuns, postRuns, postRate);
   const brokenRounds = problems.filter((p) => p.length > 0).length;
   const completeRow = measured({
     phase: name,
@@ -341,7 +386,48 @@ async function unlimitedPart(ctx, plan) {
   // Any other problem (exit code, duplicates, ids that advanced by more) fails the row too.
   if (brokenRounds > 0) completeRow.result = "fail";
   ctx.record(completeRow);
-  ctx.detail("unlimited", { plan: { ...plan, bin: undefined }, bulkRuns, postRuns });
+  ctx.detail("unlimited", {
+    plan: { ...plan, bin: undefined },
+    bulkRuns,
+    postRuns,
+    referenceRuns,
+  });
+}
+
+/** The reference client's row: its rows/s against the same POST baseline, with no goal. */
+function recordReference(ctx, plan, referenceRuns, postRuns, postRate) {
+  const rows = plan.rows;
+  const measuredRuns = referenceRuns.filter((r) => r.error === undefined);
+  const roundNotes = referenceRuns.map((r) => {
+    const post = postRuns[r.round];
+    if (r.error !== undefined) return `reference round ${r.round + 1}: failed to run: ${r.error}`;
+    const problems = checkProblems(r, rows);
+    return (
+      `reference round ${r.round + 1}: ${count(rows)} rows in ${(r.ms / 1000).toFixed(2)} s = ${Math.round(r.rowsPerSecond)} rows/s` +
+      (post ? `, ratio ${(r.rowsPerSecond / post.rps).toFixed(2)} to that round's POST load` : "") +
+      (r.cliCpuMs === undefined
+        ? ""
+        : `; client CPU ${Math.round(r.cliCpuMs)} ms (${Math.round((r.cliCpuMs * 1000) / rows)} us a row), peak RSS ${(r.cliMaxRssKiB / 1024).toFixed(0)} MiB`) +
+      `; serve CPU ${Math.round(r.serverCpu * 100)}% (${Math.round(r.serverCpuUsPerRow)} us a row)` +
+      (problems.length > 0
+        ? `; CHECK FAILED: ${problems.join("; ")}`
+        : `; check: exit 0, ${count(rows)} added, distinct ids all in serve's file after it stopped, ids advanced by ${count(rows)} around the run`)
+    );
+  });
+  ctx.record(
+    measured({
+      phase: name,
+      measurement: `reference: minimal raw-socket client (no pacing, no retries) vs serve's durable POST at ${plan.concurrency} connections`,
+      figure: measuredRuns.length > 0 ? median(measuredRuns.map((r) => r.rowsPerSecond)) : null,
+      unit: "rows/s",
+      baseline: postRate,
+      baselineLabel: `serve POST req/s, ${plan.concurrency} connections`,
+      notes: [
+        `informational, no goal: node bench/lib/reference-bulk-client.mjs --from rows.ndjson --results <tmp> --concurrency ${plan.concurrency}, a floor for a node client sharing this machine's ${cpus().length} cores with serve: every row checked first, one request in flight per keep-alive socket, requests written by hand in one batch per event-loop turn after their "sending" lines (sha256 digest) reach the results file, fdatasync at the end; no pacing, retries, resume, progress or lossless int64; same rows, fresh serve on ${count(STORE_SIZE)} pets warmed by a ${ctx.settings.warmupSeconds} s POST load, wall time spawn to exit, interleaved with the CLI rounds`,
+        ...roundNotes,
+      ],
+    }),
+  );
 }
 
 /** The time the Free plan's minute windows make necessary for `rows` requests from `t0`. */
@@ -387,7 +473,7 @@ async function freePart(ctx, plan) {
     );
     const run = await runBulk({
       repoRoot: ctx.repoRoot,
-      bin: plan.bin,
+      script: plan.bin,
       args: ["add", "--from", plan.freeRowsFile, "--results", results],
       env: cleanEnv(plan.configDir, {
         PETSTORE_BASE_URL: server.baseUrl,
