@@ -11,23 +11,13 @@
  * them: idle ones are dropped after a second, and all of them after a pause.
  */
 import type { Agent as HttpAgent, RequestOptions } from "node:http";
-import type { Socket } from "node:net";
-import type { Transport, TransportResponse } from "../client/transport.js";
-import { NetworkError, TimeoutError, type RequestSummary } from "../errors.js";
-import { flattenHeaders } from "../client/node-transport.js";
+import type { Transport } from "../client/transport.js";
+import { exchange } from "../client/node-transport.js";
 
 /** A pet is a few hundred bytes; an answer this large is not our service. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 /** Idle connections are closed well before a typical keep-alive timeout (5 s in node:http). */
 const IDLE_SOCKET_MS = 1_000;
-
-const NOT_CONNECTED: Record<string, string> = {
-  ECONNREFUSED: "connection refused",
-  ENOTFOUND: "host not found",
-  EAI_AGAIN: "host name lookup failed",
-  ENETUNREACH: "network unreachable",
-  EHOSTUNREACH: "host unreachable",
-};
 
 export interface PooledTransport {
   transport: Transport;
@@ -89,95 +79,8 @@ export function createPooledTransport(options: {
     const open = http!.request;
     active++;
     try {
-      return await new Promise<TransportResponse>((resolve, reject) => {
-        const summary: RequestSummary = { method: request.method, url: request.url };
-        // Until a connection is up no byte can have arrived; a reused one may have taken some.
-        let connected = false;
-        let settled = false;
-        const fail = (error: NetworkError) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(deadline);
-          req.destroy();
-          reject(error);
-        };
-        const req = open({
-          ...where,
-          method: request.method,
-          headers: request.headers,
-          agent: pool,
-        });
-        const deadline = setTimeout(() => {
-          const what = connected ? "no complete answer" : "could not connect";
-          fail(
-            new TimeoutError(
-              `${what} from ${url.host} within ${request.timeoutMs / 1000} s`,
-              summary,
-              connected,
-              "a slow service may need a longer --timeout",
-            ),
-          );
-        }, request.timeoutMs);
-        req.on("socket", (socket: Socket) => {
-          if (!socket.connecting) connected = true;
-          else socket.once(tls ? "secureConnect" : "connect", () => (connected = true));
-        });
-        req.on("error", (error: NodeJS.ErrnoException) => {
-          const code = error.code ?? "";
-          const notConnected = NOT_CONNECTED[code];
-          if (notConnected !== undefined && !connected) {
-            fail(
-              new NetworkError(
-                `could not connect to ${url.host}: ${notConnected}`,
-                summary,
-                false,
-                "check the base URL (--base-url, PETSTORE_BASE_URL or the profile) and that the service is up",
-              ),
-            );
-          } else if (code === "ECONNRESET" || code === "EPIPE") {
-            fail(new NetworkError(`${url.host} reset the connection`, summary, connected));
-          } else {
-            fail(
-              new NetworkError(
-                `request to ${url.host} failed: ${code || error.message}`,
-                summary,
-                connected,
-              ),
-            );
-          }
-        });
-        req.on("response", (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on("data", (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > MAX_ANSWER_BYTES) {
-              fail(new NetworkError(`the answer from ${url.host} is too large`, summary, true));
-            } else {
-              chunks.push(chunk);
-            }
-          });
-          res.on("error", () =>
-            fail(new NetworkError(`${url.host} broke off its answer`, summary, true)),
-          );
-          res.on("close", () => {
-            if (!res.complete) {
-              fail(new NetworkError(`${url.host} closed the connection mid-answer`, summary, true));
-            }
-          });
-          res.on("end", () => {
-            if (settled) return;
-            settled = true;
-            clearTimeout(deadline);
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: flattenHeaders(res.headers),
-              body: Buffer.concat(chunks).toString("utf8"),
-            });
-          });
-        });
-        req.end(request.body);
-      });
+      const req = open({ ...where, method: request.method, headers: request.headers, agent: pool });
+      return await exchange(req, request, url, MAX_ANSWER_BYTES);
     } finally {
       if (--active === 0) idleSince = now();
     }

@@ -17,17 +17,10 @@ import type { Transport, TransportRequest, TransportResponse } from "../client/t
 import { NetworkError, TimeoutError, UsageError, type RequestSummary } from "../errors.js";
 import { AnswerFormatError, AnswerParser, type ParsedAnswer } from "./http1.js";
 import type { PooledTransport } from "./pooled-transport.js";
+import { NOT_CONNECTED_CODES } from "../client/node-transport.js";
 
 const MAX_ANSWER_BYTES = 1024 * 1024;
 export const IDLE_SOCKET_MS = 1_000;
-
-const NOT_CONNECTED: Record<string, string> = {
-  ECONNREFUSED: "connection refused",
-  ENOTFOUND: "host not found",
-  EAI_AGAIN: "host name lookup failed",
-  ENETUNREACH: "network unreachable",
-  EHOSTUNREACH: "host unreachable",
-};
 
 interface Exchange {
   parser: AnswerParser;
@@ -236,10 +229,10 @@ export function createWireTransport(options: {
           const sent = reused || connection.connected;
           if (error instanceof AnswerFormatError) {
             finish(new NetworkError(`${url.host} sent ${error.message}`, summary, true));
-          } else if (NOT_CONNECTED[code] !== undefined && !sent) {
+          } else if (NOT_CONNECTED_CODES[code] !== undefined && !sent) {
             finish(
               new NetworkError(
-                `could not connect to ${url.host}: ${NOT_CONNECTED[code]}`,
+                `could not connect to ${url.host}: ${NOT_CONNECTED_CODES[code]}`,
                 summary,
                 false,
                 "check the base URL (--base-url, PETSTORE_BASE_URL or the profile) and that the service is up",

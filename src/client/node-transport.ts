@@ -9,7 +9,7 @@
  * and a reused socket that the server has already closed would turn a harmless
  * POST into one whose outcome is unknown.
  */
-import type { IncomingHttpHeaders } from "node:http";
+import type { ClientRequest, IncomingHttpHeaders } from "node:http";
 import type { Socket } from "node:net";
 import { NetworkError, TimeoutError, type RequestSummary } from "../errors.js";
 import type { Transport, TransportRequest, TransportResponse } from "./transport.js";
@@ -17,7 +17,7 @@ import type { Transport, TransportRequest, TransportResponse } from "./transport
 /** A page of 100 pets is a few kilobytes; anything this large is not our service. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
-const NOT_CONNECTED_CODES: Record<string, string> = {
+export const NOT_CONNECTED_CODES: Record<string, string> = {
   ECONNREFUSED: "connection refused",
   ENOTFOUND: "host not found",
   EAI_AGAIN: "host name lookup failed",
@@ -29,9 +29,26 @@ export const nodeTransport: Transport = async (request) => {
   const url = new URL(request.url);
   const tls = url.protocol === "https:";
   const { request: open } = tls ? await import("node:https") : await import("node:http");
+  const req = open(url, { method: request.method, headers: request.headers, agent: false });
+  return exchange(req, request, url, MAX_RESPONSE_BYTES);
+};
+
+/**
+ * Sends `request` on `req` (made by node:http or node:https, on a new or a pooled
+ * connection) and collects the answer: the timeout, the typed errors, and whether
+ * the request may have reached the service when it failed.
+ */
+export function exchange(
+  req: ClientRequest,
+  request: TransportRequest,
+  url: URL,
+  maxBytes: number,
+): Promise<TransportResponse> {
+  const tls = url.protocol === "https:";
   return new Promise<TransportResponse>((resolve, reject) => {
     const summary: RequestSummary = { method: request.method, url: request.url };
-    // Until the connection is up (TLS included) no byte of the request can have arrived.
+    // Until the connection is up (TLS included) no byte of the request can have arrived;
+    // a pooled connection that is already up may have taken some.
     let connected = false;
     let settled = false;
     const fail = (error: NetworkError) => {
@@ -41,15 +58,13 @@ export const nodeTransport: Transport = async (request) => {
       req.destroy();
       reject(error);
     };
-    const req = open(url, { method: request.method, headers: request.headers, agent: false });
     const deadline = setTimeout(
       () => fail(timeoutError(request, summary, url, connected)),
       request.timeoutMs,
     );
     req.on("socket", (socket: Socket) => {
-      socket.once(tls ? "secureConnect" : "connect", () => {
-        connected = true;
-      });
+      if (!socket.connecting) connected = true;
+      else socket.once(tls ? "secureConnect" : "connect", () => (connected = true));
     });
     req.on("error", (error) => fail(networkError(error, summary, url, connected)));
     req.on("response", (res) => {
@@ -57,8 +72,11 @@ export const nodeTransport: Transport = async (request) => {
       let size = 0;
       res.on("data", (chunk: Buffer) => {
         size += chunk.length;
-        if (size > MAX_RESPONSE_BYTES) {
-          fail(new NetworkError(`the answer from ${url.host} is larger than 8 MiB`, summary, true));
+        if (size > maxBytes) {
+          const limit = `${maxBytes / (1024 * 1024)} MiB`;
+          fail(
+            new NetworkError(`the answer from ${url.host} is larger than ${limit}`, summary, true),
+          );
         } else {
           chunks.push(chunk);
         }
@@ -82,7 +100,7 @@ export const nodeTransport: Transport = async (request) => {
     });
     req.end(request.body);
   });
-};
+}
 
 export function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const flat: Record<string, string> = Object.create(null);
