@@ -95,6 +95,15 @@ export class TimeoutError extends NetworkError {
   override name = "TimeoutError";
 }
 
+/**
+ * The TLS handshake failed in a way another attempt cannot change (a certificate
+ * that is not trusted, expired or for another host; a service that does not
+ * speak TLS): never retried. Nothing was sent.
+ */
+export class TlsError extends NetworkError {
+  override name = "TlsError";
+}
+
 /** A POST whose outcome cannot be known: never retried blindly. */
 export class OutcomeUnknownError extends PetstoreError {
   override name = "OutcomeUnknownError";

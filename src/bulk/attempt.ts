@@ -22,6 +22,7 @@ import {
   OutcomeUnknownError,
   PetstoreError,
   RateLimitError,
+  TlsError,
   type RequestSummary,
 } from "../errors.js";
 import { redactKey } from "../profiles/redact-key.js";
@@ -157,6 +158,8 @@ function idOf(body: string): bigint | undefined {
 function classify(error: unknown, answer: TransportResponse | undefined): AttemptResult {
   if (error instanceof RateLimitError) return { kind: "again", error, rateLimited: true };
   if (error instanceof OutcomeUnknownError) return { kind: "unknown", error };
+  // Every row would meet the same certificate: the row fails (nothing was sent) and the run stops.
+  if (error instanceof TlsError) return { kind: "failed", error, stop: error };
   if (error instanceof NetworkError) {
     // A POST that may have been sent arrives as OutcomeUnknownError; this one never connected.
     return { kind: "again", error, rateLimited: false };

@@ -11,7 +11,15 @@ import { rateLimitFromHeaders, completeRateLimit } from "../client/rate-limit.js
 import { parseBaseUrl } from "../client/environments.js";
 import { assertKeyMayTravelTo } from "../client/key-safety.js";
 import type { Transport } from "../client/transport.js";
-import { EXIT, PetstoreError, RateLimitError, UsageError, type ExitCode } from "../errors.js";
+import {
+  EXIT,
+  HttpError,
+  NetworkError,
+  PetstoreError,
+  RateLimitError,
+  UsageError,
+  type ExitCode,
+} from "../errors.js";
 import type { IO } from "../io.js";
 import { createPoster, summarize, type Attempt, type Poster } from "./attempt.js";
 import { PacerGate, realTimers, type GateTimers, type Wait } from "./gate.js";
@@ -120,6 +128,13 @@ class RowsAhead {
     this.done = true;
     this.source.return(undefined);
   }
+}
+
+/** "a 503 answer", "a network error": what a backoff waits out, in a few words. */
+function describeFailure(error: PetstoreError): string {
+  if (error instanceof HttpError) return `a ${error.status} answer`;
+  if (error instanceof NetworkError) return "a network error";
+  return "a failed attempt";
 }
 
 /** Exit code of a run interrupted by Ctrl-C, as shells report a SIGINT death. */
@@ -311,6 +326,8 @@ async function secondPass(
     clock,
   });
   const progress = new Progress(io, counts, { now });
+  /** Why every request is held (a pause): said by the progress lines. */
+  let pauseWhy = "the service asked to wait";
   let stopped: PetstoreError | undefined;
   const stop = (error: PetstoreError) => {
     if (stopped !== undefined) return;
@@ -335,10 +352,7 @@ async function secondPass(
       );
       return;
     }
-    progress.waiting(
-      wait.untilLocalMs,
-      wait.reason === "limit" ? "rate limit reached" : "the service asked to wait",
-    );
+    progress.waiting(wait.untilLocalMs, wait.reason === "limit" ? "rate limit reached" : pauseWhy);
   });
 
   // With the wire transport, the lines of the results file are written in groups,
@@ -431,6 +445,10 @@ async function secondPass(
         clock.serviceNow(receivedAt),
         random,
       );
+      pauseWhy =
+        headers.retryAfterMs !== undefined || result.rateLimited
+          ? "the service asked to wait"
+          : `retrying after ${describeFailure(result.error)}`;
       gate.complete(issued, completion, receivedAt + delay);
       const giveUp =
         !options.retry.enabled || attempt > options.retry.maxRetries || delay > MAX_WAIT_MS;

@@ -44,6 +44,7 @@ export class Progress {
   private timer: ReturnType<typeof setInterval> | undefined;
   private samples: Array<{ at: number; done: number }> = [];
   private waitUntil: number | undefined;
+  private waitWhy = "";
   private lastPlainAt: number;
   private readonly plainEveryMs: number;
 
@@ -69,6 +70,7 @@ export class Progress {
     const wasWaiting = this.waitUntil !== undefined;
     if (!long && !wasWaiting) return;
     this.waitUntil = long ? untilLocalMs : undefined;
+    this.waitWhy = why;
     if (long && !wasWaiting && this.spinner === undefined) {
       this.io.stderr.write(
         `petstore add: ${why}; waiting ${formatDuration(untilLocalMs - now)} (until ${new Date(untilLocalMs).toISOString().slice(11, 19)} UTC)\n`,
@@ -111,7 +113,7 @@ export class Progress {
     let text = `adding pets: ${formatCount(done)} of ${formatCount(this.counts.toSend)} done, ${formatCount(left)} left`;
     if (rate !== undefined) text += `, ${formatCount(Math.round(rate))} rows/s`;
     if (this.waitUntil !== undefined && this.waitUntil > now) {
-      text += `; rate limit: next request in ${formatDuration(this.waitUntil - now)}`;
+      text += `; ${this.waitWhy}: next request in ${formatDuration(this.waitUntil - now)}`;
     }
     return text;
   }

@@ -11,7 +11,7 @@
  */
 import type { ClientRequest, IncomingHttpHeaders } from "node:http";
 import type { Socket } from "node:net";
-import { NetworkError, TimeoutError, type RequestSummary } from "../errors.js";
+import { NetworkError, TimeoutError, TlsError, type RequestSummary } from "../errors.js";
 import type { Transport, TransportRequest, TransportResponse } from "./transport.js";
 
 /** A page of 100 pets is a few kilobytes; anything this large is not our service. */
@@ -110,6 +110,9 @@ export function flattenHeaders(headers: IncomingHttpHeaders): Record<string, str
   return flat;
 }
 
+/** OpenSSL's and Node's codes for a certificate or protocol another attempt would meet again. */
+const LASTING_TLS_FAILURE = /CERT|SELF_SIGNED|ALTNAME|UNABLE_TO_(GET|VERIFY)|^ERR_SSL_|^ERR_TLS_/;
+
 function timeoutError(
   request: TransportRequest,
   summary: RequestSummary,
@@ -147,6 +150,14 @@ function networkError(
   }
   // Any other failure of an https request before the handshake completed is the TLS layer's.
   if (url.protocol === "https:" && !connected) {
+    if (LASTING_TLS_FAILURE.test(code)) {
+      return new TlsError(
+        `TLS connection to ${url.host} failed: ${error.message}`,
+        summary,
+        false,
+        "check the host name in the base URL; for a certificate of a private authority, point NODE_EXTRA_CA_CERTS at that authority's certificate",
+      );
+    }
     return new NetworkError(
       `TLS connection to ${url.host} failed: ${error.message}`,
       summary,

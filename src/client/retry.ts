@@ -12,6 +12,7 @@ import {
   type PetstoreError,
   RateLimitError,
   TimeoutError,
+  TlsError,
 } from "../errors.js";
 import { type RateLimitHeaders, rateLimitFromHeaders } from "./rate-limit.js";
 import type { HttpRequest, HttpResponse, RateLimitInfo, RetryEvent } from "./types.js";
@@ -93,6 +94,7 @@ export function retryReason(
 ): RetryEvent["reason"] | undefined {
   const idempotent = method === "GET";
   if (error instanceof RateLimitError) return "rate_limited";
+  if (error instanceof TlsError) return undefined;
   if (error instanceof TimeoutError) return idempotent || !error.sent ? "timeout" : undefined;
   if (error instanceof NetworkError) return idempotent || !error.sent ? "network" : undefined;
   if (error instanceof HttpError) {

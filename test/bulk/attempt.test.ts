@@ -1,21 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { createPoster } from "../../src/bulk/attempt.js";
 import type { TransportRequest } from "../../src/client/transport.js";
+import { NetworkError, TlsError } from "../../src/errors.js";
+
+const options = {
+  baseUrl: "http://127.0.0.1:1/v1",
+  apiKey: "k-123456789",
+  timeoutMs: 1000,
+  now: () => 0,
+  userAgent: "petstore-test",
+};
+const summary = { method: "POST" as const, url: "http://127.0.0.1:1/v1/pets" };
 
 function posterAnswering(status: number, body: string, seen: TransportRequest[] = []) {
-  return createPoster(
-    {
-      baseUrl: "http://127.0.0.1:1/v1",
-      apiKey: "k-123456789",
-      timeoutMs: 1000,
-      now: () => 0,
-      userAgent: "petstore-test",
-    },
-    (request) => {
-      seen.push(request);
-      return Promise.resolve({ status, headers: { "content-type": "application/json" }, body });
-    },
-  );
+  return createPoster(options, (request) => {
+    seen.push(request);
+    return Promise.resolve({ status, headers: { "content-type": "application/json" }, body });
+  });
 }
 
 describe("one POST of a row", () => {
@@ -55,6 +56,16 @@ describe("one POST of a row", () => {
       expect(attempt.result.kind === "added" ? attempt.result.id : "none", body).toBe(id);
       expect(attempt.counted).toBe("yes");
     }
+  });
+
+  it("stops the run at a certificate no retry can change; the row failed, certainly not sent", async () => {
+    const tls = new TlsError("TLS connection to h failed: self-signed certificate", summary, false);
+    const attempt = await createPoster(options, () => Promise.reject(tls))("{}");
+    expect(attempt.result).toEqual({ kind: "failed", error: tls, stop: tls });
+    expect(attempt.counted).toBe("no");
+    const refused = new NetworkError("could not connect", summary, false);
+    const again = await createPoster(options, () => Promise.reject(refused))("{}");
+    expect(again.result).toMatchObject({ kind: "again", rateLimited: false });
   });
 
   it("turns a refusal into the client's typed error, counted unless it was a 429", async () => {

@@ -119,12 +119,16 @@ describe("progress", () => {
     counts.added = 4;
     now = 2_000;
     progress.waiting(42_000, "rate limit reached");
+    now = 3_000;
+    progress.waiting(undefined, "");
+    progress.waiting(33_000, "retrying after a network error");
     progress.stop();
     const texts = io.spinnerEvents.map((event) => event.text);
     expect(texts[0]).toBe("adding pets: 0 of 10 done, 10 left");
     expect(texts).toContain(
-      "adding pets: 4 of 10 done, 6 left, 2 rows/s; rate limit: next request in 40 s",
+      "adding pets: 4 of 10 done, 6 left, 2 rows/s; rate limit reached: next request in 40 s",
     );
+    expect(texts.at(-2)).toMatch(/; retrying after a network error: next request in 30 s$/);
     expect(io.spinnerEvents.at(-1)?.event).toBe("stop");
   });
 

@@ -18,6 +18,7 @@ import {
   OutcomeUnknownError,
   RateLimitError,
   TimeoutError,
+  TlsError,
 } from "../../src/errors.js";
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -176,6 +177,13 @@ describe("retryReason", () => {
     ["POST reset after sending", new NetworkError("r", summary, true), "POST", undefined],
     ["POST timeout after sending", new TimeoutError("t", summary, true), "POST", undefined],
     ["POST outcome unknown", new OutcomeUnknownError("u", summary), "POST", undefined],
+    [
+      "GET untrusted certificate: the same every time",
+      new TlsError("c", summary, false),
+      "GET",
+      undefined,
+    ],
+    ["POST untrusted certificate", new TlsError("c", summary, false), "POST", undefined],
     ["a programming error", new TypeError("x"), "GET", undefined],
   ])("%s", (_name, error, method, expected) => {
     expect(retryReason(error, method)).toBe(expected);
