@@ -386,7 +386,7 @@ async function secondPass(
 
   async function sendRow(row: Row): Promise<void> {
     const { body, digest } = row;
-    const at = { row: row.row, line: row.line, digest };
+    const at = () => ({ row: row.row, line: row.line, digest });
     let announced = false;
     let last: Attempt | undefined;
     for (let attempt = 1; ; attempt++) {
@@ -395,7 +395,7 @@ async function secondPass(
         // Stopped while waiting: a row whose earlier attempt was refused was certainly not added.
         if (last !== undefined && last.result.kind === "again") {
           results?.record({
-            ...at,
+            ...at(),
             outcome: "failed",
             error: summarize(last.result.error, last.answer),
           });
@@ -415,8 +415,7 @@ async function secondPass(
         : {};
       const limit = completeRateLimit(headers);
       const completion: Completion = { answered: last.answer !== undefined, counted: last.counted };
-      if (limit !== undefined)
-        completion.limit = { remaining: limit.remaining, resetAt: limit.resetAt };
+      if (limit !== undefined) completion.limit = limit;
       const { result } = last;
       if (result.kind !== "again") {
         gate.complete(issued, completion);
@@ -425,7 +424,7 @@ async function secondPass(
           counts.added++;
         } else {
           results?.record({
-            ...at,
+            ...at(),
             outcome: result.kind,
             error: summarize(result.error, last.answer),
           });
@@ -453,7 +452,11 @@ async function secondPass(
       const giveUp =
         !options.retry.enabled || attempt > options.retry.maxRetries || delay > MAX_WAIT_MS;
       if (giveUp) {
-        results?.record({ ...at, outcome: "failed", error: summarize(result.error, last.answer) });
+        results?.record({
+          ...at(),
+          outcome: "failed",
+          error: summarize(result.error, last.answer),
+        });
         counts.failed++;
         stop(
           new PetstoreError(

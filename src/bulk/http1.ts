@@ -41,7 +41,10 @@ function parseHead(text: string): AnswerHead {
   if (end === -1) end = text.length;
   const match = /^HTTP\/1\.([01]) ([1-9][0-9]{2})(?: .*)?$/.exec(text.slice(0, end));
   if (!match) throw new AnswerFormatError("not an HTTP/1.x status line");
-  const headers: Record<string, string> = Object.create(null);
+  // A plain object: the same few names in the same order every time share one
+  // shape (a null-prototype object would be a hash table per answer). So a name
+  // Object.prototype has is looked up as an own property only, and `__proto__` is dropped.
+  const headers: Record<string, string> = {};
   let start = end + 2;
   while (start <= text.length) {
     let stop = text.indexOf("\r\n", start);
@@ -50,9 +53,9 @@ function parseHead(text: string): AnswerHead {
     if (colon <= start || colon >= stop) throw new AnswerFormatError("a malformed header line");
     const name = text.slice(start, colon).trim().toLowerCase();
     const value = text.slice(colon + 1, stop).trim();
-    const before = headers[name];
-    headers[name] = before === undefined ? value : `${before}, ${value}`;
     start = stop + 2;
+    if (name === "__proto__") continue;
+    headers[name] = Object.hasOwn(headers, name) ? `${headers[name]}, ${value}` : value;
   }
   const connection = (headers.connection ?? "").toLowerCase();
   const keepAlive =

@@ -38,6 +38,16 @@ describe("AnswerParser", () => {
     expect(parseAll([answers[1]!])).toMatchObject({ status: 429, keepAlive: false });
   });
 
+  it("keeps header names that Object.prototype has as plain data, and drops __proto__", () => {
+    const answer = parseAll([
+      "HTTP/1.1 200 OK\r\nConstructor: a\r\nconstructor: b\r\ntoString: c\r\n__proto__: x\r\nContent-Length: 0\r\n\r\n",
+    ])!;
+    expect(answer.headers.constructor).toBe("a, b");
+    expect(answer.headers.tostring).toBe("c");
+    expect(Object.getPrototypeOf(answer.headers)).toBe(Object.prototype);
+    expect(Object.keys(answer.headers)).toEqual(["constructor", "tostring", "content-length"]);
+  });
+
   it("reads a chunked body with extensions and trailers, after a 100 Continue", () => {
     const answer = parseAll([
       "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",

@@ -21,18 +21,18 @@ export function* parseNdjson(chunks: Iterable<string>): Generator<InputRecord> {
   let partial = "";
   let oversized = false;
 
-  function* finishLine(text: string): Generator<InputRecord> {
+  /** The record a line holds; undefined for a blank line. */
+  function finishLine(text: string): InputRecord | undefined {
     line++;
     if (oversized) {
       oversized = false;
       row++;
-      yield { row, line, unreadable: `longer than ${MAX_RECORD_CHARS} characters` };
-      return;
+      return { row, line, unreadable: `longer than ${MAX_RECORD_CHARS} characters` };
     }
     const content = text.endsWith("\r") ? text.slice(0, -1) : text;
-    if (content.trim() === "") return;
+    if (content.trim() === "") return undefined;
     row++;
-    yield recordOf(content, row, line);
+    return recordOf(content, row, line);
   }
 
   for (const chunk of chunks) {
@@ -42,7 +42,8 @@ export function* parseNdjson(chunks: Iterable<string>): Generator<InputRecord> {
       if (end === -1) break;
       const text = partial === "" ? chunk.slice(start, end) : partial + chunk.slice(start, end);
       partial = "";
-      yield* finishLine(text);
+      const record = finishLine(text);
+      if (record !== undefined) yield record;
       start = end + 1;
     }
     if (!oversized) {
@@ -53,5 +54,8 @@ export function* parseNdjson(chunks: Iterable<string>): Generator<InputRecord> {
       }
     }
   }
-  if (partial !== "" || oversized) yield* finishLine(partial);
+  if (partial !== "" || oversized) {
+    const record = finishLine(partial);
+    if (record !== undefined) yield record;
+  }
 }
