@@ -355,10 +355,11 @@ async function secondPass(
     progress.waiting(wait.untilLocalMs, wait.reason === "limit" ? "rate limit reached" : pauseWhy);
   });
 
+  const ahead = new RowsAhead(rowsToSend(), READ_AHEAD);
   // With the wire transport, the lines of the results file are written in groups,
   // each group before the requests of the same turn leave (beforeWrite): one
   // write instead of two per row, and every `sending` line still precedes its request.
-  const ahead = new RowsAhead(rowsToSend(), READ_AHEAD);
+  // Rows are read ahead just after a group has left (afterWrite).
   const wire = deps.transport === undefined && baseUrl.startsWith("http:");
   const ownTransport =
     deps.transport !== undefined
@@ -520,8 +521,8 @@ async function secondPass(
       }
     };
     await Promise.all(Array.from({ length: options.concurrency }, worker));
-    ahead.close();
   } finally {
+    ahead.close();
     progress.stop();
     interrupt();
     gate.close();

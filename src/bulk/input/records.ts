@@ -22,11 +22,11 @@ import { parseJson } from "../../schema/json.js";
 /**
  * A record's JSON as `parseJson` reads it (integers as bigint; the object may
  * have the usual prototype, which no reader of a record consults), most of the
- * time without running it. The usual record, compact JSON of
- * strings and integers that need no escape, is read by the engine's JSON.parse
- * and accepted only when writing it back gives the very same text: that rules
- * out duplicate keys, integers beyond 2^53, fractions, escapes and nesting, each
- * of which goes to `parseJson` (which also words any syntax error).
+ * time without running it. The usual record, compact JSON of strings and
+ * integers that need no escape, is read by the engine's JSON.parse and accepted
+ * only when writing it back gives the very same text: that rules out duplicate
+ * keys, integers beyond 2^53, fractions, escapes and nesting, each of which goes
+ * to `parseJson` (which also words any syntax error).
  */
 export function parseRecordJson(text: string): unknown {
   if (text.charCodeAt(0) !== 0x7b /* { */) return parseJson(text);
