@@ -1,17 +1,10 @@
 /** Every exit code, one by one, in-process: the mapping lives in cli.ts alone. */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { NetworkError, TimeoutError } from "../../src/errors.js";
 import { errorAnswer, jsonAnswer } from "../commands/http-stubs.js";
-import { API_KEY, BASE_URL, cliContext, type CliContext } from "../commands/run-cli.js";
+import { API_KEY, BASE_URL, cliForEachTest } from "../commands/run-cli.js";
 
-let cli: CliContext;
-beforeEach(() => {
-  cli = cliContext();
-});
-afterEach(() => {
-  cli.stubs.verify();
-  cli.cleanup();
-});
+const cli = cliForEachTest();
 
 const refused = () =>
   new NetworkError(

@@ -1,19 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { errorAnswer, jsonAnswer } from "./http-stubs.js";
-import { cliContext, type CliContext } from "./run-cli.js";
+import { cliForEachTest } from "./run-cli.js";
 
 const CREATED = '{"id":7,"name":"Rex","categoryId":9007199254740993,"status":"available"}';
 
-let cli: CliContext;
-beforeEach(() => {
-  cli = cliContext();
-});
-afterEach(() => {
-  cli.stubs.verify();
-  cli.cleanup();
-});
+const cli = cliForEachTest();
 
 describe("petstore add", () => {
   it("sends the flags as a NewPet, category id exact beyond 2^53, and prints only the id with -q", async () => {

@@ -1,20 +1,13 @@
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { errorAnswer, jsonAnswer } from "./http-stubs.js";
-import { BASE_URL, cliContext, type CliContext } from "./run-cli.js";
+import { BASE_URL, cliForEachTest } from "./run-cli.js";
 
 const KEY = "psk_live_abcdefghijklmnop1234";
 const NO_KEY_ENV = { PETSTORE_API_KEY: undefined, PETSTORE_BASE_URL: undefined };
 
-let cli: CliContext;
-beforeEach(() => {
-  cli = cliContext();
-});
-afterEach(() => {
-  cli.stubs.verify();
-  cli.cleanup();
-});
+const cli = cliForEachTest();
 
 function storedConfig() {
   return JSON.parse(readFileSync(join(cli.configDir, "config.json"), "utf8"));

@@ -1,17 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { errorAnswer, jsonAnswer } from "./http-stubs.js";
-import { cliContext, type CliContext } from "./run-cli.js";
+import { cliForEachTest } from "./run-cli.js";
 
 const PET = '{"id":42,"name":"Rex","categoryId":2,"status":"pending"}';
 
-let cli: CliContext;
-beforeEach(() => {
-  cli = cliContext();
-});
-afterEach(() => {
-  cli.stubs.verify();
-  cli.cleanup();
-});
+const cli = cliForEachTest();
 
 describe("petstore get", () => {
   it("prints the pet and one deprecation warning on stderr, with the days left", async () => {

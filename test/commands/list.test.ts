@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cliContext, type CliContext } from "./run-cli.js";
+import { describe, expect, it } from "vitest";
+import { cliForEachTest } from "./run-cli.js";
 import { jsonAnswer } from "./http-stubs.js";
 
 const BIG_ID = "9223372036854775807";
@@ -8,14 +8,7 @@ const PAGE = `[{"id":1,"name":"Rex","categoryId":2,"status":"available"},{"id":$
 const ESC = String.fromCharCode(27);
 const stripAnsi = (text: string) => text.replace(new RegExp(`${ESC}\\[[0-9;]*m`, "g"), "");
 
-let cli: CliContext;
-beforeEach(() => {
-  cli = cliContext();
-});
-afterEach(() => {
-  cli.stubs.verify();
-  cli.cleanup();
-});
+const cli = cliForEachTest();
 
 describe("petstore list", () => {
   it("prints tab-separated rows without colour when stdout is not a TTY", async () => {

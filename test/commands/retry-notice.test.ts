@@ -1,16 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { retryMessage } from "../../src/commands/retry-notice.js";
 import { errorAnswer, jsonAnswer } from "./http-stubs.js";
-import { cliContext, type CliContext } from "./run-cli.js";
+import { cliForEachTest } from "./run-cli.js";
 
-let cli: CliContext;
-beforeEach(() => {
-  cli = cliContext();
-});
-afterEach(() => {
-  cli.stubs.verify();
-  cli.cleanup();
-});
+const cli = cliForEachTest();
 
 const limited = errorAnswer(429, "rate_limited", "too many requests", { "retry-after": "12" });
 

@@ -4,6 +4,7 @@
  * and a fresh config directory.
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { afterEach, beforeEach } from "vitest";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../../src/cli.js";
@@ -69,4 +70,20 @@ export function cliContext(env: NodeJS.ProcessEnv = {}): CliContext {
       rmSync(configDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * One CliContext object for a whole test file, fresh for every test (a new
+ * config dir and stub registry), whose stubs are verified and dir removed after it.
+ */
+export function cliForEachTest(): CliContext {
+  const cli = {} as CliContext;
+  beforeEach(() => {
+    Object.assign(cli, cliContext());
+  });
+  afterEach(() => {
+    cli.stubs.verify();
+    cli.cleanup();
+  });
+  return cli;
 }
