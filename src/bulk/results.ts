@@ -224,26 +224,14 @@ export class ResultsWriter {
   }
 }
 
-/** The JSON of one line; the two lines of every row sent are written without the general encoder. */
+/** The JSON of one line (sending() and added() write those two kinds directly). */
 function lineText(line: ResultLine): string {
-  const { row, outcome, digest, id } = line;
-  if (
-    line.problems === undefined &&
-    line.error === undefined &&
-    typeof digest === "string" &&
-    Number.isSafeInteger(row) &&
-    Number.isSafeInteger(line.line) &&
-    (outcome === "sending" || outcome === "added")
-  ) {
-    const idText = id === undefined ? "" : `"id":${id.toString()},`;
-    return `{"row":${row},"line":${line.line},"outcome":"${outcome}",${idText}"digest":${JSON.stringify(digest)}}`;
-  }
   return stringifyJson({
-    row,
+    row: line.row,
     line: line.line,
-    outcome,
-    id,
-    digest,
+    outcome: line.outcome,
+    id: line.id,
+    digest: line.digest,
     problems: line.problems,
     error: line.error,
   });
