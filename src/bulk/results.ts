@@ -154,12 +154,12 @@ export class ResultsWriter {
     this.append(lineText(line) + "\n");
   }
 
-  /** The `sending` line of a row (record() would write the same). */
+  /** The `sending` line of a row, as record() would write it (`digest` is hex: no escaping). */
   sending(row: number, line: number, digest: string): void {
     this.append(`{"row":${row},"line":${line},"outcome":"sending","digest":"${digest}"}\n`);
   }
 
-  /** The `added` line of a row (record() would write the same). */
+  /** The `added` line of a row, as record() would write it (`digest` is hex: no escaping). */
   added(row: number, line: number, digest: string, id: bigint | undefined): void {
     const idText = id === undefined ? "" : `"id":${id},`;
     this.append(`{"row":${row},"line":${line},"outcome":"added",${idText}"digest":"${digest}"}\n`);
