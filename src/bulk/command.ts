@@ -12,7 +12,7 @@ import type { InputStream } from "../io.js";
 import { runBulkAdd, type BulkOptions, type BulkReport } from "./engine.js";
 import type { StdinChunks } from "./input/source.js";
 import { bulkOptionsFrom } from "./options.js";
-import { formatCount, formatDuration } from "./progress.js";
+import { formatCount, formatElapsed } from "./progress.js";
 
 /** Streams stdin when the IO can; otherwise (a test IO) reads it whole. */
 function stdinOf(stdin: InputStream): StdinChunks {
@@ -33,7 +33,7 @@ export function summaryLine(report: BulkReport): string {
   parts.push(`${formatCount(report.failed)} failed`);
   parts.push(`${formatCount(report.unknown)} outcome unknown`);
   if (report.notSent > 0) parts.push(`${formatCount(report.notSent)} not sent`);
-  return `petstore add: ${parts.join(", ")} (${plural(report.rows, "row")} in ${formatDuration(report.elapsedMs)})`;
+  return `petstore add: ${parts.join(", ")} (${plural(report.rows, "row")} in ${formatElapsed(report.elapsedMs)})`;
 }
 
 /** "row 4", "rows 2, 8 and 3 more" */

@@ -32,11 +32,20 @@ export function formatCount(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+$)/g, ",");
 }
 
+/** A wait still ahead, rounded up: a wait is never announced shorter than it is. */
 export function formatDuration(ms: number): string {
-  const seconds = Math.ceil(ms / 1000);
+  return wholeSeconds(Math.ceil(ms / 1000));
+}
+
+/** Time already spent: tenths under 10 s ("1.3 s", not a rounded-up "2 s"), else to the second. */
+export function formatElapsed(ms: number): string {
+  if (ms < 9_950) return `${(Math.max(ms, 100) / 1000).toFixed(1)} s`;
+  return wholeSeconds(Math.round(ms / 1000));
+}
+
+function wholeSeconds(seconds: number): string {
   if (seconds < 120) return `${seconds} s`;
-  const minutes = Math.floor(seconds / 60);
-  return `${minutes} min ${seconds % 60} s`;
+  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
 
 export class Progress {

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { runBulkCommand, summaryLine } from "../../src/bulk/command.js";
 import { DEFAULT_CONCURRENCY, bulkOptionsFrom } from "../../src/bulk/options.js";
 import { ADD_COMMAND } from "../../src/commands/spec.js";
-import { Progress } from "../../src/bulk/progress.js";
+import { Progress, formatDuration, formatElapsed } from "../../src/bulk/progress.js";
 import { EXIT, PetstoreError, UsageError } from "../../src/errors.js";
 import { createFactory } from "../../src/factory.js";
 import { createTestIO } from "../../src/io.js";
@@ -82,7 +82,7 @@ describe("the command", () => {
     await runBulkCommand({ from: input }, factory);
     expect(io.out()).toBe("");
     expect(io.err()).toMatch(
-      /^petstore add: 3 added, 0 invalid, 0 failed, 0 outcome unknown \(3 rows in \d+ s\)\n$/,
+      /^petstore add: 3 added, 0 invalid, 0 failed, 0 outcome unknown \(3 rows in \d+\.\d s\)\n$/,
     );
   });
 
@@ -106,6 +106,32 @@ describe("the command", () => {
     });
     expect((error as PetstoreError).hint).toContain(results);
     expect(io.err()).toContain("1 added, 1 invalid");
+  });
+});
+
+describe("durations", () => {
+  it("rounds a wait up, so it is never announced shorter than it is", () => {
+    const cases: Array<[number, string]> = [
+      [1, "1 s"],
+      [1_000, "1 s"],
+      [1_001, "2 s"],
+      [119_001, "2 min 0 s"],
+      [125_000, "2 min 5 s"],
+    ];
+    for (const [ms, text] of cases) expect(formatDuration(ms), String(ms)).toBe(text);
+  });
+
+  it("tells time spent to the tenth under 10 s, then to the nearest second", () => {
+    const cases: Array<[number, string]> = [
+      [0, "0.1 s"],
+      [1_180, "1.2 s"],
+      [1_249, "1.2 s"],
+      [9_949, "9.9 s"],
+      [9_950, "10 s"],
+      [62_400, "62 s"],
+      [125_400, "2 min 5 s"],
+    ];
+    for (const [ms, text] of cases) expect(formatElapsed(ms), String(ms)).toBe(text);
   });
 });
 
