@@ -81,7 +81,7 @@ export interface BulkReport {
   stopped?: PetstoreError;
 }
 
-/** Problems and row numbers printed on stderr; the results file has all of them. */
+/** Rows named on stderr for a resume that does not match, or whose outcome is unknown. */
 const SHOWN = 20;
 /** A wait longer than this (the daily limit, a ban) ends the run: resume it later. */
 export const MAX_WAIT_MS = 15 * 60_000;
@@ -143,7 +143,6 @@ const INTERRUPTED = EXIT.INTERRUPTED;
 interface FirstPass {
   rows: number;
   invalid: number;
-  invalidProblems: number;
   previouslyAdded: number;
   heldUnknown: number;
   toSend: number;
@@ -162,25 +161,19 @@ async function firstPass(
   const pass: FirstPass = {
     rows: 0,
     invalid: 0,
-    invalidProblems: 0,
     previouslyAdded: 0,
     heldUnknown: 0,
     toSend: 0,
   };
   const mismatches: string[] = [];
   let mismatchCount = 0;
-  let shown = 0;
   for (const row of readRows(source, prior !== undefined)) {
     pass.rows++;
     if (row.problems !== undefined) {
-      pass.invalid++;
-      for (const problem of row.problems) {
-        pass.invalidProblems++;
-        if (shown++ < SHOWN) {
-          if (shown === 1) io.stderr.write(problemsHeading(source.label));
-          io.stderr.write(`  ${describeProblem(row, problem)}\n`);
-        }
-      }
+      // Every problem, as it is found (a compiler's habit): memory stays flat, and a
+      // spreadsheet's every typo is fixed in one round, whether or not --results is given.
+      if (pass.invalid++ === 0) io.stderr.write(problemsHeading(source.label));
+      for (const problem of row.problems) io.stderr.write(`  ${describeProblem(row, problem)}\n`);
     }
     const state = prior?.state(row.row) ?? PriorState.None;
     const sent =
@@ -210,9 +203,6 @@ async function firstPass(
       `${source.label} is not the input of the run recorded in ${options.resume}; nothing was sent:\n  ${mismatches.join("\n  ")}${more}`,
       "resume with the same input file (rows may be fixed, not moved), or start a new --results file",
     );
-  }
-  if (pass.invalidProblems > SHOWN) {
-    io.stderr.write(`  and ${formatCount(pass.invalidProblems - SHOWN)} more problems\n`);
   }
   return pass;
 }

@@ -106,6 +106,26 @@ describe("runBulkAdd against a real server", () => {
     ]);
   });
 
+  it("lists every problem on stderr, however many, without --results too", async () => {
+    const bad = Array.from({ length: 45 }, (_, i) => `{"name":"pet ${i}","categoryId":"c${i}"}`);
+    const input = await writeInput(
+      dir,
+      "many-bad.ndjson",
+      `{"name":"ok","categoryId":1}\n${bad.join("\n")}\n`,
+    );
+    const io = deps(server.url);
+    const error = await runBulkAdd(options(input), io).catch((e: unknown) => e);
+    expect((error as UsageError).message).toContain("45 of 46 rows are invalid; nothing was sent");
+    expect(posts()).toBe(0);
+    const listed = io.io
+      .err()
+      .split("\n")
+      .filter((line) => /^ {2}row \d+ \(line \d+\): /.test(line));
+    expect(listed).toHaveLength(45);
+    expect(listed[0]).toMatch(/^ {2}row 2 \(line 2\): categoryId must be an integer .*; got "c0"$/);
+    expect(listed[44]).toMatch(/^ {2}row 46 \(line 46\): categoryId /);
+  });
+
   it("with --skip-invalid sends the valid rows, records the rest, and exits 2", async () => {
     const input = await writeInput(
       dir,
