@@ -15,6 +15,9 @@
  * boundary is far enough away that fixed costs (start-up, the last requests) do not decide the
  * ratio, so the free part runs before or after the unlimited part, whichever waits less.
  *
+ * Memory: unlimited runs on ten and twenty times the rows; peak RSS of the second against the
+ * first (the input is streamed, so memory stays flat).
+ *
  * Reference, for context only (no goal): bench/lib/reference-bulk-client.mjs, a minimal
  * raw-socket bulk client (checks the rows, journals each one before and after its POST, no
  * pacing, retries, resume or progress), timed the same way on the same rows, interleaved with the
@@ -49,6 +52,9 @@ const RATE_GOAL = { on: "figure", op: ">=", value: 1500 };
 const RATIO_GOAL = { on: "ratio", op: ">=", value: 0.8 };
 const FREE_GOAL = { on: "ratio", op: "<=", value: 1.05 };
 const NO_429_GOAL = { on: "figure", op: "<=", value: 0 };
+/** Memory stays flat: from 10x the rows (100,000) to 20x, peak RSS grows by at most 15 %. */
+const MEMORY_FACTOR = 10;
+const MEMORY_GOAL = { on: "ratio", op: "<=", value: 1.15 };
 const MINUTE_MS = 60_000;
 const REFERENCE_CLIENT = fileURLToPath(
   new URL("../lib/reference-bulk-client.mjs", import.meta.url),
@@ -392,6 +398,59 @@ async function unlimitedPart(ctx, plan) {
     postRuns,
     referenceRuns,
   });
+  await memoryPart(ctx, plan, bulkRuns);
+}
+
+/**
+ * The input is streamed, not held: peak RSS of a run of ten times the rows (100,000 in a full run)
+ * against a run of twenty times, the same command against the same kind of serve (GNU time's %M).
+ * Memory that grows with the input shows as a ratio well above 1 (a read-ahead that kept every
+ * row measured 1.35); V8 sizing its heap to the allocation rate does not (it settles within the
+ * first tens of thousands of rows, which is why the unlimited rounds' RSS is not the baseline).
+ */
+async function memoryPart(ctx, plan, bulkRuns) {
+  const sizes = [plan.rows * MEMORY_FACTOR, plan.rows * MEMORY_FACTOR * 2];
+  const [rows, doubled] = sizes;
+  const measurement = `bulk add --from: peak RSS with ${count(doubled)} rows vs ${count(rows)} rows`;
+  if (!existsSync(TIME_BIN)) {
+    const reason = `no peak RSS: ${TIME_BIN} (GNU time, Debian package time) is not installed`;
+    ctx.record(notAvailable({ phase: name, measurement, unit: "KiB", goal: MEMORY_GOAL, reason }));
+    return;
+  }
+  const runs = [];
+  for (const [i, n] of sizes.entries()) {
+    const big = {
+      ...plan,
+      rows: n,
+      rowsFile: await writeRows(join(plan.dir, `rows-memory-${n}.ndjson`), n, "Memory"),
+    };
+    runs.push(await unlimitedBulkRound(ctx, big, ctx.settings.bulkRounds + i));
+  }
+  const problems = runs.flatMap((run, i) =>
+    checkProblems(run, sizes[i]).map((p) => `${count(sizes[i])} rows: ${p}`),
+  );
+  const small = median(bulkRuns.map((r) => r.cliMaxRssKiB).filter(Number.isFinite));
+  const row = measured({
+    phase: name,
+    measurement,
+    figure: runs[1].cliMaxRssKiB,
+    unit: "KiB",
+    baseline: runs[0].cliMaxRssKiB,
+    baselineLabel: `${count(rows)} rows`,
+    goal: MEMORY_GOAL,
+    notes: [
+      `the same command with --results on NDJSON files of ${count(rows)} and ${count(doubled)} rows, each against a fresh serve warmed like the rounds above; for scale, ${count(plan.rows)} rows peaked at ${(small / 1024).toFixed(1)} MiB (V8 grows its young generation with the allocation rate)`,
+      ...runs.map(
+        (run, i) =>
+          `${count(sizes[i])} rows in ${(run.ms / 1000).toFixed(1)} s = ${Math.round(run.rowsPerSecond)} rows/s, peak RSS ${(run.cliMaxRssKiB / 1024).toFixed(1)} MiB, CLI CPU ${Math.round((run.cliCpuMs * 1000) / sizes[i])} us a row`,
+      ),
+      problems.length > 0
+        ? `CHECK FAILED: ${problems.join("; ")}`
+        : `check: both exit 0, every row an added outcome in --results, every id in serve's file`,
+    ],
+  });
+  if (problems.length > 0) row.result = "fail";
+  ctx.record(row);
 }
 
 /** The reference client's row: its rows/s against the same POST baseline, with no goal. */
@@ -570,8 +629,12 @@ export async function run(ctx) {
         `bulk add --from: ${FREE_ROWS} rows on a fresh Free-plan key vs the time its limit makes necessary`,
         "ms",
       ],
+      [
+        `bulk add --from: peak RSS with ${count(settings.bulkRows * MEMORY_FACTOR * 2)} rows vs ${count(settings.bulkRows * MEMORY_FACTOR)} rows`,
+        "KiB",
+      ],
     ];
-    const goals = [RATE_GOAL, RATIO_GOAL, FREE_GOAL];
+    const goals = [RATE_GOAL, RATIO_GOAL, FREE_GOAL, MEMORY_GOAL];
     rows.forEach(([measurement, unit], i) =>
       ctx.record(notAvailable({ phase: name, measurement, unit, goal: goals[i], reason })),
     );

@@ -33,6 +33,7 @@ import { checkResultsPath, ResultsWriter } from "./results.js";
 import { createPooledTransport } from "./pooled-transport.js";
 import { createWireTransport } from "./wire-transport.js";
 import { describeProblem, readRows, type Row } from "./rows.js";
+import { RowsAhead } from "./rows-ahead.js";
 import { ServerClock } from "./server-clock.js";
 
 export interface BulkOptions {
@@ -88,47 +89,6 @@ export const MAX_WAIT_MS = 15 * 60_000;
 
 /** Rows read and checked ahead of need, while the service works on the requests just sent. */
 const READ_AHEAD = 64;
-
-/**
- * The rows to send, read a few dozen ahead. Reading a row (parsing, checking,
- * the body and its digest) is not needed to send the rows before it, so with the
- * wire transport it is done right after a group of requests has left, while the
- * service answers them, instead of between an answer and the next request.
- */
-class RowsAhead {
-  private readonly rows: Row[] = [];
-  private taken = 0;
-  private done = false;
-
-  constructor(
-    private readonly source: Generator<Row>,
-    private readonly size: number,
-  ) {}
-
-  next(): Row | undefined {
-    if (this.taken === this.rows.length) this.fill();
-    if (this.taken === this.rows.length) return undefined;
-    const row = this.rows[this.taken++];
-    if (this.taken === this.rows.length) {
-      this.rows.length = 0;
-      this.taken = 0;
-    }
-    return row;
-  }
-
-  fill(): void {
-    while (!this.done && this.rows.length - this.taken < this.size) {
-      const next = this.source.next();
-      if (next.done) this.done = true;
-      else this.rows.push(next.value);
-    }
-  }
-
-  close(): void {
-    this.done = true;
-    this.source.return(undefined);
-  }
-}
 
 /** "a 503 answer", "a network error": what a backoff waits out, in a few words. */
 function describeFailure(error: PetstoreError): string {
