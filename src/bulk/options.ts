@@ -15,11 +15,14 @@ import { INPUT_FORMATS, isInputFormat } from "./input/format.js";
 export const DEFAULT_CONCURRENCY = 16;
 export const MAX_CONCURRENCY = 64;
 
-const NOT_WITH_FROM: Record<string, string> = {
+/** Flags of one pet, and output flags: neither applies to a file of pets. */
+const PET_FLAGS: Record<string, string> = {
   name: "--name",
   categoryId: "--category-id",
   status: "--status",
   file: "--file",
+};
+const OUTPUT_FLAGS: Record<string, string> = {
   output: "--output",
   json: "--json",
   quiet: "--quiet",
@@ -59,13 +62,18 @@ export function bulkOptionsFrom(
     );
   }
   if (from === "") throw new UsageError("--from needs a file path, or - for stdin");
-  const conflicts = Object.entries(NOT_WITH_FROM)
-    .filter(([key]) => values[key] !== undefined && values[key] !== false)
-    .map(([, flag]) => flag);
-  if (conflicts.length > 0) {
+  const given = (flags: Record<string, string>) =>
+    Object.entries(flags)
+      .filter(([key]) => values[key] !== undefined && values[key] !== false)
+      .map(([, flag]) => flag);
+  const petFlags = given(PET_FLAGS);
+  const outputFlags = given(OUTPUT_FLAGS);
+  if (petFlags.length + outputFlags.length > 0) {
     throw new UsageError(
-      `--from adds the pets of a file; it does not go with ${conflicts.join(", ")}`,
-      "each row's outcome and new id go to the --results file",
+      `--from adds the pets of a file; it does not go with ${[...petFlags, ...outputFlags].join(", ")}`,
+      outputFlags.length > 0
+        ? "each row's outcome and new id go to the --results file (NDJSON)"
+        : "add that pet as a row of the file, or on its own without --from",
     );
   }
   const format = stringOption(values, "format");

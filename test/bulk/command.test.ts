@@ -49,6 +49,18 @@ describe("bulk flags", () => {
     expect(parse({ from: "a.csv", name: "Rex", json: true })).toThrow(
       "it does not go with --name, --json",
     );
+    const hintOf = (values: Record<string, string | boolean>) => {
+      try {
+        bulkOptionsFrom(values, {});
+      } catch (error) {
+        return (error as UsageError).hint;
+      }
+      return undefined;
+    };
+    expect(hintOf({ from: "a.csv", json: true })).toContain("go to the --results file");
+    expect(hintOf({ from: "a.csv", status: "sold" })).toBe(
+      "add that pet as a row of the file, or on its own without --from",
+    );
     expect(parse({ concurrency: "4", skipInvalid: true })).toThrow(
       "--skip-invalid, --concurrency only go with --from",
     );
