@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { runBulkCommand, summaryLine } from "../../src/bulk/command.js";
 import { DEFAULT_CONCURRENCY, bulkOptionsFrom } from "../../src/bulk/options.js";
 import { ADD_COMMAND } from "../../src/commands/spec.js";
@@ -180,6 +180,29 @@ describe("progress", () => {
     progress.stop();
     expect(io.err()).toBe("petstore add: rate limit reached; waiting 41 s (until 12:01:00 UTC)\n");
     expect(io.spinnerEvents).toEqual([]);
+  });
+
+  it("elsewhere, writes a plain line of done, left and rate every 5 s, and nothing between", () => {
+    vi.useFakeTimers({ now: Date.UTC(2030, 0, 1, 12, 0, 0) });
+    try {
+      const io = createTestIO();
+      const counts = { rows: 5_000, toSend: 5_000, added: 0, failed: 0, unknown: 0 };
+      const progress = new Progress(io, counts, { now: () => Date.now() });
+      progress.start();
+      for (let second = 1; second <= 11; second++) {
+        counts.added += 200;
+        vi.advanceTimersByTime(1_000);
+      }
+      progress.stop();
+      vi.advanceTimersByTime(10_000);
+      expect(io.err().split("\n").filter(Boolean)).toEqual([
+        "petstore add: 1,000 of 5,000 done, 4,000 left, 200 rows/s",
+        "petstore add: 2,000 of 5,000 done, 3,000 left, 200 rows/s",
+      ]);
+      expect(io.spinnerEvents).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("summarises a run in one line", () => {
