@@ -149,6 +149,10 @@ await writeThirdPartyLicenses({
   heading:
     `petstore-cli ${version} bundles the third-party packages below into dist/. Each entry\n` +
     "gives the package's name, version and declared licence, then the licence files it ships.",
+}).catch(async (error) => {
+  await rm(new URL(`${staging}/`, root), { recursive: true, force: true });
+  console.error(`build: ${error.message}`);
+  process.exit(1);
 });
 await writeCodeCache(new URL(`${staging}/cli.cjs`, root));
 
