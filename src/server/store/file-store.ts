@@ -16,7 +16,7 @@
  *   acknowledged), compact, start an empty journal. `close()` compacts and removes it.
  */
 import { constants, type BigIntStats } from "node:fs";
-import { copyFile, open, readFile, rename, stat, unlink, type FileHandle } from "node:fs/promises";
+import { copyFile, lstat, rename, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { NewPet, Pet } from "../../schema/pet.js";
 import { ignoreMissing, isMissing, syncDirectory, writeAllAt } from "./durable.js";
@@ -29,6 +29,14 @@ import {
   parsePetFile,
   type PetFile,
 } from "./file-format.js";
+import {
+  clearLeftover,
+  createExclusive,
+  openDataFile,
+  openJournal,
+  reopenOwn,
+  resolveDataFile,
+} from "./file-kinds.js";
 import { acquireLock } from "./lock.js";
 import {
   PetIndex,
@@ -79,7 +87,12 @@ interface Paths {
 }
 
 export async function openFileStore(options: FileStoreOptions): Promise<PetStore> {
-  const file = path.resolve(options.file);
+  let file: string;
+  try {
+    file = await resolveDataFile(options.file);
+  } catch (error) {
+    throw asStoreError(error, `Cannot serve ${options.file}`);
+  }
   const paths: Paths = {
     file,
     name: options.file,
@@ -110,6 +123,9 @@ export async function openFileStore(options: FileStoreOptions): Promise<PetStore
     );
   } catch (error) {
     await release().catch(() => {});
+    if (error instanceof StoreError && error.code === "unsafe_file") {
+      throw new StoreError(error.code, `Cannot serve ${paths.name}: ${error.message}`);
+    }
     if (error instanceof StoreError && (error.code === "corrupt" || error.code === "invalid")) {
       throw new StoreError(
         error.code,
@@ -132,15 +148,31 @@ async function recover(
   log: (line: string) => void,
 ): Promise<Recovered> {
   // Leftovers of a write cut short; the file and the journal themselves are whole.
-  await unlink(`${paths.file}.tmp`).catch(ignoreMissing);
-  await unlink(`${paths.journal}.tmp`).catch(ignoreMissing);
+  await clearLeftover(`${paths.file}.tmp`);
+  await clearLeftover(`${paths.journal}.tmp`);
 
-  const existing = await readVersion(paths.file);
-  const journalBytes = await readFile(paths.journal).catch((error: unknown) => {
-    if (isMissing(error)) return undefined;
+  const handle = await openJournal(paths.journal);
+  try {
+    const recovered = await recoverInto(handle, paths, seed, log);
+    await handle.truncate(0);
+    await handle.sync();
+    await syncDirectory(paths.directory);
+    return { ...recovered, journal: handle };
+  } catch (error) {
+    await handle.close();
     throw error;
-  });
-  const journal = journalBytes ? parseJournal(journalBytes) : { pets: [], tornBytes: 0 };
+  }
+}
+
+/** Reads the file and the journal (`journalHandle`), and brings the file up to date. */
+async function recoverInto(
+  journalHandle: FileHandle,
+  paths: Paths,
+  seed: number | undefined,
+  log: (line: string) => void,
+): Promise<Omit<Recovered, "journal">> {
+  const existing = await readVersion(paths.file, paths.name);
+  const journal = parseJournal(await journalHandle.readFile());
 
   const fresh = existing === undefined || existing.bytes.length === 0;
   let pets: StoredPet[];
@@ -187,15 +219,7 @@ async function recover(
     }
   }
 
-  const handle = await open(paths.journal, "w");
-  try {
-    await handle.sync();
-    await syncDirectory(paths.directory);
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-  return { index, version, journal: handle };
+  return { index, version };
 }
 
 /** The journal's pets that `index` lacks; refuses one whose id it holds as another pet. */
@@ -226,14 +250,10 @@ function appendPoint(parsed: PetFile): Omit<FileVersion, "stat"> {
 /** The file's bytes with the stat of the same open file, or undefined when missing. */
 async function readVersion(
   file: string,
+  name: string,
 ): Promise<{ bytes: Buffer; stat: BigIntStats } | undefined> {
-  let handle: FileHandle;
-  try {
-    handle = await open(file, "r");
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
+  const handle = await openDataFile(file, name);
+  if (handle === undefined) return undefined;
   try {
     const fileStat = await handle.stat({ bigint: true });
     return { bytes: await handle.readFile(), stat: fileStat };
@@ -242,9 +262,10 @@ async function readVersion(
   }
 }
 
+/** The file's own stat: a symlink put in its place is a change, not followed. */
 async function statIfExists(file: string): Promise<BigIntStats | undefined> {
   try {
-    return await stat(file, { bigint: true });
+    return await lstat(file, { bigint: true });
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
@@ -259,7 +280,9 @@ function versionKey(fileStat: BigIntStats | undefined): string {
 
 /**
  * Writes `<file>.tmp`: the file as of `base` with `append` pets added after its last
- * element (a kernel copy plus the new tail), or `whole` written out; fsynced.
+ * element (a kernel copy plus the new tail), or `whole` written out; fsynced. The
+ * temporary file is created anew (never through a symlink) and removed on failure,
+ * so a full disk is not kept full by it.
  */
 async function writeTemp(
   file: string,
@@ -267,6 +290,21 @@ async function writeTemp(
   content: { append: readonly StoredPet[] } | { whole: readonly StoredPet[] },
 ): Promise<FileVersion> {
   const temp = `${file}.tmp`;
+  await clearLeftover(temp);
+  try {
+    return await writeNewTemp(file, temp, base, content);
+  } catch (error) {
+    await unlink(temp).catch(() => {});
+    throw error;
+  }
+}
+
+async function writeNewTemp(
+  file: string,
+  temp: string,
+  base: FileVersion,
+  content: { append: readonly StoredPet[] } | { whole: readonly StoredPet[] },
+): Promise<FileVersion> {
   let handle: FileHandle;
   let appendOffset: number;
   let hasElements: boolean;
@@ -274,8 +312,9 @@ async function writeTemp(
     if (base.appendOffset === undefined || content.append.length === 0) {
       throw new Error("writeTemp: nothing to append, or no place to append it");
     }
-    await copyFile(file, temp, constants.COPYFILE_FICLONE);
-    handle = await open(temp, "r+");
+    // EXCL: the copy is written to a new file, never through a name planted meanwhile.
+    await copyFile(file, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+    handle = await reopenOwn(temp);
     try {
       const tail = Buffer.from(appendText(content.append, base.hasElements));
       await writeAllAt(handle, tail, base.appendOffset);
@@ -287,7 +326,7 @@ async function writeTemp(
       throw error;
     }
   } else {
-    handle = await open(temp, "w");
+    handle = await createExclusive(temp);
     try {
       let size = 0;
       for (const chunk of fileTextChunks(content.whole)) {
@@ -529,7 +568,18 @@ class FileStore implements PetStore {
       return true;
     }
     if (versionKey(current) === this.refusedVersion) return false;
-    const read = await readVersion(this.paths.file);
+    let read: Awaited<ReturnType<typeof readVersion>>;
+    try {
+      read = await readVersion(this.paths.file, name);
+    } catch (error) {
+      if (!(error instanceof StoreError && error.code === "unsafe_file")) throw error;
+      this.refusedVersion = versionKey(current);
+      this.log(
+        `${error.message} Not reading or writing it; still serving the ${this.index.size} pets from ` +
+          `before, and acknowledged pets stay safe in ${journal}.`,
+      );
+      return false;
+    }
     if (read === undefined) return false;
     const refuse = (why: string): false => {
       this.refusedVersion = versionKey(read.stat);
@@ -621,7 +671,8 @@ class FileStore implements PetStore {
     }
     const temp = `${this.paths.journal}.tmp`;
     const bytes = Buffer.from(keep.map((p) => p.json + "\n").join(""));
-    const handle = await open(temp, "w");
+    await clearLeftover(temp);
+    const handle = await createExclusive(temp);
     try {
       await writeAllAt(handle, bytes, 0);
       await handle.sync();

@@ -45,6 +45,11 @@ export type StoreErrorCode =
   | "invalid"
   /** No id is left above the largest stored id (int64 exhausted). */
   | "id_space_exhausted"
+  /**
+   * The data file is not a regular file, or a file serve writes next to it is not
+   * one it may write (a symlink, another user's, a second name of another file).
+   */
+  | "unsafe_file"
   /** The disk refused a write or a read. */
   | "io";
 
