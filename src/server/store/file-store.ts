@@ -48,6 +48,7 @@ import {
   type StoredPet,
 } from "./pet-index.js";
 import { demoPets } from "./seed.js";
+import { asStoreError, describeError, notStored } from "./store-errors.js";
 import { StoreError, type CreatedPet, type ListOptions, type PetStore } from "./types.js";
 
 export interface FileStoreOptions {
@@ -377,6 +378,8 @@ class FileStore implements PetStore {
   private closing: Promise<void> | undefined;
   /** Set when the journal can no longer be trusted to take writes. */
   private broken: StoreError | undefined;
+  /** Why the last journal write failed, until one succeeds (logged once). */
+  private writeProblem: string | undefined;
 
   constructor(
     private readonly paths: Paths,
@@ -413,7 +416,15 @@ class FileStore implements PetStore {
     if (this.closed) {
       return Promise.reject(new StoreError("io", `The store of ${this.paths.name} is closed.`));
     }
-    if (this.broken) return Promise.reject(this.broken);
+    if (this.broken) {
+      return Promise.reject(
+        new StoreError(
+          "not_stored",
+          `The pet was not stored: the fake stopped taking new pets after a failed write ` +
+            `(${describeError(this.broken)}); restart it.`,
+        ),
+      );
+    }
     return new Promise((resolve, reject) => {
       this.waiting.push({ newPet, resolve, reject });
       this.startWriting();
@@ -507,13 +518,13 @@ class FileStore implements PetStore {
       await writeAllAt(this.journal, bytes, this.journalSize);
       await this.journal.datasync();
     } catch (error) {
-      const failure = asStoreError(error, `Cannot store the pet in ${this.paths.journal}`);
+      const failure = await this.undoWrite(error);
       for (const a of accepted) a.waiter.reject(failure);
-      // Cut off whatever part of the batch landed, so the next one follows whole lines.
-      await this.journal.truncate(this.journalSize).catch((cause: unknown) => {
-        this.broken = asStoreError(cause, `Cannot repair ${this.paths.journal}`);
-      });
       return;
+    }
+    if (this.writeProblem !== undefined) {
+      this.writeProblem = undefined;
+      this.log(`Pets are stored in ${this.paths.journal} again.`);
     }
     this.journalSize += bytes.length;
     for (const { waiter, pet, stored } of accepted) {
@@ -521,6 +532,37 @@ class FileStore implements PetStore {
       this.unflushed.push(stored);
       waiter.resolve({ pet, json: stored.json });
     }
+  }
+
+  /**
+   * After a failed journal write: cuts off whatever part of the batch landed, durably,
+   * so the batch is certainly not stored (and the next one follows whole lines). The
+   * rejection for the batch: `not_stored` once undone; `io` (the outcome is unknown:
+   * the bytes may be replayed at the next start) when the undo fails too, which also
+   * stops the store from taking pets.
+   */
+  private async undoWrite(error: unknown): Promise<StoreError> {
+    const { journal } = this.paths;
+    try {
+      await this.journal.truncate(this.journalSize);
+      await this.journal.datasync();
+    } catch (cause) {
+      this.broken = asStoreError(cause, `Cannot repair ${journal}`);
+      this.log(
+        `Cannot store pets in ${journal}: ${describeError(error)}, and cutting the failed write ` +
+          `off failed too: ${describeError(this.broken)}. Taking no new pets until restarted.`,
+      );
+      return asStoreError(error, `Cannot store the pet in ${journal}`);
+    }
+    const problem = describeError(error);
+    if (problem !== this.writeProblem) {
+      this.log(
+        `Cannot store pets in ${journal}: ${problem}. Answering 507 insufficient_storage ` +
+          "(nothing stored) until a write succeeds.",
+      );
+    }
+    this.writeProblem = problem;
+    return notStored(error);
   }
 
   // Maintenance: one tick at a time, every flushIntervalMs.
@@ -696,27 +738,4 @@ class FileStore implements PetStore {
       throw error;
     }
   }
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof StoreError) return error.message;
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  switch (code) {
-    case "ENOSPC":
-      return "the disk is full";
-    case "EACCES":
-    case "EPERM":
-      return `permission denied (${(error as Error).message})`;
-    case "EROFS":
-      return "the file system is read-only";
-    case "ENOENT":
-      return `no such file or directory (${(error as Error).message})`;
-    default:
-      return error instanceof Error ? error.message : String(error);
-  }
-}
-
-function asStoreError(error: unknown, what: string): StoreError {
-  if (error instanceof StoreError) return error;
-  return new StoreError("io", `${what}: ${describeError(error)}.`);
 }

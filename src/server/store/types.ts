@@ -50,6 +50,11 @@ export type StoreErrorCode =
    * one it may write (a symlink, another user's, a second name of another file).
    */
   | "unsafe_file"
+  /**
+   * A create's journal write failed (a full disk, a quota, an I/O error) and was
+   * undone, or the store no longer takes writes: the pet is certainly not stored.
+   */
+  | "not_stored"
   /** The disk refused a write or a read. */
   | "io";
 
