@@ -15,28 +15,22 @@
  * - Opening recovers: read the file, replay the journal (a torn last line was never
  *   acknowledged), compact, start an empty journal. `close()` compacts and removes it.
  */
-import { constants, type BigIntStats } from "node:fs";
-import { copyFile, lstat, rename, unlink, type FileHandle } from "node:fs/promises";
+import type { BigIntStats } from "node:fs";
+import { rename, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { NewPet, Pet } from "../../schema/pet.js";
 import { ignoreMissing, isMissing, syncDirectory, writeAllAt } from "./durable.js";
+import { parseJournal, parsePetFile, type PetFile } from "./file-format.js";
+import { clearLeftover, createExclusive, openJournal, resolveDataFile } from "./file-kinds.js";
 import {
-  appendOffsetAfter,
-  appendOffsetOfWholeFile,
-  appendText,
-  fileTextChunks,
-  parseJournal,
-  parsePetFile,
-  type PetFile,
-} from "./file-format.js";
-import {
-  clearLeftover,
-  createExclusive,
-  openDataFile,
-  openJournal,
-  reopenOwn,
-  resolveDataFile,
-} from "./file-kinds.js";
+  appendPoint,
+  install,
+  readVersion,
+  statIfExists,
+  versionKey,
+  writeTemp,
+  type FileVersion,
+} from "./file-versions.js";
 import { acquireLock } from "./lock.js";
 import {
   PetIndex,
@@ -63,15 +57,6 @@ export interface FileStoreOptions {
 }
 
 const DEFAULT_FLUSH_INTERVAL_MS = 1000;
-
-/** The JSON file as this store last wrote or adopted it. */
-interface FileVersion {
-  /** undefined: the file does not exist. */
-  stat: BigIntStats | undefined;
-  /** Where appends go; undefined when the file must be written whole. */
-  appendOffset: number | undefined;
-  hasElements: boolean;
-}
 
 interface Waiter {
   newPet: NewPet;
@@ -210,7 +195,7 @@ async function recoverInto(
       version,
       version.appendOffset === undefined ? { whole: pets } : { append: missing },
     );
-    await install(paths);
+    await install(paths.file);
     version = next;
     if (fresh) log(`Created ${paths.name} with ${pets.length} pets.`);
     if (missing.length > 0) {
@@ -242,118 +227,6 @@ function journalPetsNotIn(index: PetIndex, journal: StoredPet[], paths: Paths): 
     missing.push(pet);
   }
   return missing;
-}
-
-function appendPoint(parsed: PetFile): Omit<FileVersion, "stat"> {
-  return { appendOffset: parsed.appendOffset, hasElements: parsed.hasElements };
-}
-
-/** The file's bytes with the stat of the same open file, or undefined when missing. */
-async function readVersion(
-  file: string,
-  name: string,
-): Promise<{ bytes: Buffer; stat: BigIntStats } | undefined> {
-  const handle = await openDataFile(file, name);
-  if (handle === undefined) return undefined;
-  try {
-    const fileStat = await handle.stat({ bigint: true });
-    return { bytes: await handle.readFile(), stat: fileStat };
-  } finally {
-    await handle.close();
-  }
-}
-
-/** The file's own stat: a symlink put in its place is a change, not followed. */
-async function statIfExists(file: string): Promise<BigIntStats | undefined> {
-  try {
-    return await lstat(file, { bigint: true });
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
-}
-
-function versionKey(fileStat: BigIntStats | undefined): string {
-  return fileStat === undefined
-    ? "missing"
-    : `${fileStat.ino}:${fileStat.size}:${fileStat.mtimeNs}`;
-}
-
-/**
- * Writes `<file>.tmp`: the file as of `base` with `append` pets added after its last
- * element (a kernel copy plus the new tail), or `whole` written out; fsynced. The
- * temporary file is created anew (never through a symlink) and removed on failure,
- * so a full disk is not kept full by it.
- */
-async function writeTemp(
-  file: string,
-  base: FileVersion,
-  content: { append: readonly StoredPet[] } | { whole: readonly StoredPet[] },
-): Promise<FileVersion> {
-  const temp = `${file}.tmp`;
-  await clearLeftover(temp);
-  try {
-    return await writeNewTemp(file, temp, base, content);
-  } catch (error) {
-    await unlink(temp).catch(() => {});
-    throw error;
-  }
-}
-
-async function writeNewTemp(
-  file: string,
-  temp: string,
-  base: FileVersion,
-  content: { append: readonly StoredPet[] } | { whole: readonly StoredPet[] },
-): Promise<FileVersion> {
-  let handle: FileHandle;
-  let appendOffset: number;
-  let hasElements: boolean;
-  if ("append" in content) {
-    if (base.appendOffset === undefined || content.append.length === 0) {
-      throw new Error("writeTemp: nothing to append, or no place to append it");
-    }
-    // EXCL: the copy is written to a new file, never through a name planted meanwhile.
-    await copyFile(file, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-    handle = await reopenOwn(temp);
-    try {
-      const tail = Buffer.from(appendText(content.append, base.hasElements));
-      await writeAllAt(handle, tail, base.appendOffset);
-      await handle.truncate(base.appendOffset + tail.length);
-      appendOffset = appendOffsetAfter(base.appendOffset, tail.length);
-      hasElements = true;
-    } catch (error) {
-      await handle.close();
-      throw error;
-    }
-  } else {
-    handle = await createExclusive(temp);
-    try {
-      let size = 0;
-      for (const chunk of fileTextChunks(content.whole)) {
-        const bytes = Buffer.from(chunk);
-        await writeAllAt(handle, bytes, size);
-        size += bytes.length;
-      }
-      appendOffset = appendOffsetOfWholeFile(size, content.whole.length);
-      hasElements = content.whole.length > 0;
-    } catch (error) {
-      await handle.close();
-      throw error;
-    }
-  }
-  try {
-    await handle.sync();
-    return { stat: await handle.stat({ bigint: true }), appendOffset, hasElements };
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Puts `<file>.tmp` in place of the file, durably. */
-async function install(paths: Paths): Promise<void> {
-  await rename(`${paths.file}.tmp`, paths.file);
-  await syncDirectory(paths.directory);
 }
 
 class FileStore implements PetStore {
@@ -696,7 +569,7 @@ class FileStore implements PetStore {
       await unlink(`${this.paths.file}.tmp`).catch(ignoreMissing);
       return;
     }
-    await install(this.paths);
+    await install(this.paths.file);
     this.version = next;
     this.unflushed.splice(0, count);
     await this.exclusively(() => this.trimJournal());
