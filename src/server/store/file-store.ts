@@ -12,8 +12,11 @@
  * - The same tick notices a file edited by someone else (inode, size, mtime) and
  *   adopts it when it is valid, re-applying acknowledged pets it lacks; otherwise it
  *   keeps serving what it had and does not write the file until it is fixed.
+ * - A journal write that fails (a full disk...) is cut off again and synced before
+ *   its creates are rejected as `not_stored`: they are certainly not stored.
  * - Opening recovers: read the file, replay the journal (a torn last line was never
  *   acknowledged), compact, start an empty journal. `close()` compacts and removes it.
+ *   What may be opened, and how (symlinks, devices), is in file-kinds.ts.
  */
 import type { BigIntStats } from "node:fs";
 import { rename, unlink, type FileHandle } from "node:fs/promises";
