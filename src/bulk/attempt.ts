@@ -7,8 +7,9 @@
  * - A timeout or reset after sending, or a 500/502/504: the pet may exist;
  *   the row is `unknown` and is never sent again without --retry-unknown.
  * - 400 (and 409, 422): the service refused this row; the run goes on.
- * - Anything else (401, 403, 404, a redirect...) would refuse every row the
- *   same way: the row fails and the run stops; the rest stays for --resume.
+ * - Anything else (401, 403, 404, a 507 full disk, a redirect...) would refuse
+ *   every row the same way: the row fails and the run stops; the rest stays for
+ *   --resume.
  */
 import { completeRateLimit, rateLimitFromHeaders } from "../client/rate-limit.js";
 import { errorFromResponse, printable } from "../client/response-errors.js";

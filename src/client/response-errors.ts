@@ -33,6 +33,7 @@ const REASONS: Record<number, string> = {
   502: "Bad Gateway",
   503: "Service Unavailable",
   504: "Gateway Timeout",
+  507: "Insufficient Storage",
 };
 
 const SNIPPET_LENGTH = 120;
@@ -146,9 +147,10 @@ export function errorFromResponse(
   }
   if (status >= 500) {
     // 503 means the service refused the request without handling it (RFC 9110,
-    // 15.6.4). Any other 5xx to a POST may come after the pet was stored, or from
-    // a gateway that forwarded it: nobody can say whether it was added.
-    if (request.method === "POST" && status !== 503) {
+    // 15.6.4); 507 that it could not store what the request asked it to (RFC 4918,
+    // 11.5): the pet was not added. Any other 5xx to a POST may come after the pet
+    // was stored, or from a gateway that forwarded it: nobody can say whether it was.
+    if (request.method === "POST" && status !== 503 && status !== 507) {
       return new OutcomeUnknownError(
         `the service answered ${answer}; the pet may or may not have been added`,
         request,

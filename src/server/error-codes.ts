@@ -22,6 +22,10 @@ export const ERROR_CODES = {
   banned: { status: 429, when: "the client kept sending while rate limited" },
   internal_error: { status: 500, when: "an unexpected failure (details only in the log)" },
   fault_injected: { status: 503, when: "--fail-rate chose this request (--fail-mode 503)" },
+  insufficient_storage: {
+    status: 507,
+    when: "the disk refused the write (full, quota, I/O error); nothing stored",
+  },
   id_space_exhausted: { status: 507, when: "no int64 id is left above the largest stored id" },
 } as const;
 

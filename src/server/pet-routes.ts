@@ -34,6 +34,9 @@ export async function createPet(store: PetStore, req: IncomingMessage): Promise<
     if (error instanceof StoreError && error.code === "id_space_exhausted") {
       return errorReply("id_space_exhausted", error.message);
     }
+    if (error instanceof StoreError && error.code === "not_stored") {
+      return errorReply("insufficient_storage", error.message);
+    }
     throw error;
   }
 }

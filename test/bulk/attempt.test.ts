@@ -68,6 +68,16 @@ describe("one POST of a row", () => {
     expect(again.result).toMatchObject({ kind: "again", rateLimited: false });
   });
 
+  it("fails a row answered 507 (nothing stored) and stops the run, instead of calling it unknown", async () => {
+    const attempt = await posterAnswering(
+      507,
+      '{"code":"insufficient_storage","message":"the disk is full","status":507}',
+    )("{}");
+    expect(attempt.result.kind).toBe("failed");
+    expect(attempt.result.kind === "failed" && attempt.result.stop?.exitCode).toBe(6);
+    expect(attempt.counted).toBe("yes");
+  });
+
   it("turns a refusal into the client's typed error, counted unless it was a 429", async () => {
     const refused = await posterAnswering(400, '{"code":"invalid_body","message":"bad"}')("{}");
     expect(refused.result).toMatchObject({ kind: "failed" });

@@ -203,6 +203,26 @@ describe("the client over a real socket", () => {
     expect(sleeps).toEqual([]);
   });
 
+  it("reports a POST answered 507 as a definite failure (exit 6): not stored, not repeated", async () => {
+    const server = await serve((_req, res) =>
+      json(
+        res,
+        507,
+        '{"code":"insufficient_storage","message":"the disk is full; the pet was not stored","status":507}',
+      ),
+    );
+    const { petstore, sleeps } = client(server.baseUrl, { retry: DEFAULT_RETRY_POLICY });
+    const error = await failureOf(petstore.createPet({ name: "Rex", categoryId: 1n }));
+    expect(error).not.toBeInstanceOf(OutcomeUnknownError);
+    expect(error).toBeInstanceOf(HttpError);
+    expect((error as HttpError).exitCode).toBe(6);
+    expect(error.message).toBe(
+      "the service answered 507 Insufficient Storage: the disk is full; the pet was not stored",
+    );
+    expect(server.requests).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
   it("reports a POST that times out after sending as outcome unknown, never repeated", async () => {
     const server = await serve(() => {});
     const { petstore, sleeps } = client(server.baseUrl, {

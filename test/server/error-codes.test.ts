@@ -3,16 +3,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INT64_MAX } from "../../src/schema/pet.js";
 import { ERROR_CODES } from "../../src/server/error-codes.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
-import type { PetStore } from "../../src/server/store/types.js";
+import { StoreError, type PetStore } from "../../src/server/store/types.js";
 import { call, manualClock, startTestServer, type Answer } from "./http.js";
 
 const KEY = "codes-key";
 const LIMITED = "limited-key";
 const BROKEN_LIMIT = 99;
+/** The name of a pet the broken store has no room for. */
+const NO_ROOM = "No room";
 let server: Awaited<ReturnType<typeof startTestServer>>;
 let faulty: Awaited<ReturnType<typeof startTestServer>>;
 
-/** A full store (its only pet has the largest id) whose list of 99 fails. */
+/** A full store (its only pet has the largest id) whose list of 99 fails, out of disk for NO_ROOM. */
 function brokenStore(): PetStore {
   const pets = createMemoryStore([{ id: INT64_MAX, name: "Last", categoryId: 1n }]);
   return {
@@ -21,7 +23,10 @@ function brokenStore(): PetStore {
       return pets.listJson(options);
     },
     getJson: (id) => pets.getJson(id),
-    create: (pet) => pets.create(pet),
+    create: (pet) =>
+      pet.name === NO_ROOM
+        ? Promise.reject(new StoreError("not_stored", "The pet was not stored: the disk is full."))
+        : pets.create(pet),
     get size() {
       return pets.size;
     },
@@ -108,6 +113,13 @@ const TRIGGERS: Record<keyof typeof ERROR_CODES, () => Promise<{ status: number;
     banned: () => viaHttp(call(server.url, "/v1/pets", { key: LIMITED })),
     internal_error: () => viaHttp(call(server.url, `/v1/pets?limit=${BROKEN_LIMIT}`, { key: KEY })),
     fault_injected: () => viaHttp(call(faulty.url, "/v1/pets", { key: KEY })),
+    insufficient_storage: () =>
+      viaHttp(
+        call(server.url, "/v1/pets", {
+          key: KEY,
+          body: JSON.stringify({ name: NO_ROOM, categoryId: 1 }),
+        }),
+      ),
     id_space_exhausted: () =>
       viaHttp(
         call(server.url, "/v1/pets", { key: KEY, body: '{"name":"One more","categoryId":1}' }),

@@ -1,72 +1,24 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call } from "./http.js";
-import { BIN, ensureBuilt } from "./cli-build.js";
+import { ensureBuilt } from "./cli-build.js";
+import { killServes, runServe as runServeIn, startServe as startServeIn } from "./serve-process.js";
 
 let dir: string;
-const running: ChildProcessWithoutNullStreams[] = [];
 
 beforeAll(async () => {
   await ensureBuilt();
   dir = await mkdtemp(join(tmpdir(), "petstore-serve-"));
 });
-afterEach(() => {
-  for (const child of running.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
-});
+afterEach(killServes);
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-interface Serve {
-  child: ChildProcessWithoutNullStreams;
-  /** The first `count` stdout lines. */
-  lines: string[];
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcessWithoutNullStreams {
-  const child = spawn(process.execPath, [BIN, "serve", ...args], {
-    cwd: dir,
-    env: { ...process.env, PETSTORE_SERVE_KEYS: undefined, ...env },
-  });
-  running.push(child);
-  return child;
-}
-
-/** Starts serve and resolves once it has printed `count` lines on stdout. */
-function startServe(args: string[], count = 1, env: NodeJS.ProcessEnv = {}): Promise<Serve> {
-  const child = spawnServe(args, env);
-  let stdout = "";
-  let stderr = "";
-  child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
-  );
-  return new Promise((resolve, reject) => {
-    child.stdout.on("data", (data: Buffer) => {
-      stdout += data.toString();
-      const lines = stdout.split("\n");
-      if (lines.length > count)
-        resolve({ child, lines: lines.slice(0, count), stderr: () => stderr, exited });
-    });
-    void exited.then(({ code }) =>
-      reject(new Error(`serve exited with ${code} before it was ready: ${stderr}`)),
-    );
-  });
-}
-
-/** Runs serve to its end (for the ones that must refuse to start). */
-async function runServe(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const child = spawnServe(args, env);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (data: Buffer) => (stdout += data.toString()));
-  child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  return { code, stdout, stderr };
-}
+const startServe = (args: string[], count = 1, env: NodeJS.ProcessEnv = {}) =>
+  startServeIn(args, { cwd: dir, env }, count);
+const runServe = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  runServeIn(args, { cwd: dir, env });
 
 describe("petstore serve", () => {
   it("prints the base URL, serves the file, and flushes it on SIGTERM with exit 0", async () => {

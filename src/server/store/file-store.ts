@@ -12,23 +12,28 @@
  * - The same tick notices a file edited by someone else (inode, size, mtime) and
  *   adopts it when it is valid, re-applying acknowledged pets it lacks; otherwise it
  *   keeps serving what it had and does not write the file until it is fixed.
+ * - A journal write that fails (a full disk...) is cut off again and synced before
+ *   its creates are rejected as `not_stored`: they are certainly not stored.
  * - Opening recovers: read the file, replay the journal (a torn last line was never
  *   acknowledged), compact, start an empty journal. `close()` compacts and removes it.
+ *   What may be opened, and how (symlinks, devices), is in file-kinds.ts.
  */
-import { constants, type BigIntStats } from "node:fs";
-import { copyFile, open, readFile, rename, stat, unlink, type FileHandle } from "node:fs/promises";
+import type { BigIntStats } from "node:fs";
+import { rename, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { NewPet, Pet } from "../../schema/pet.js";
 import { ignoreMissing, isMissing, syncDirectory, writeAllAt } from "./durable.js";
+import { parseJournal, parsePetFile, type PetFile } from "./file-format.js";
+import { clearLeftover, createExclusive, openJournal, resolveDataFile } from "./file-kinds.js";
 import {
-  appendOffsetAfter,
-  appendOffsetOfWholeFile,
-  appendText,
-  fileTextChunks,
-  parseJournal,
-  parsePetFile,
-  type PetFile,
-} from "./file-format.js";
+  appendPoint,
+  install,
+  readVersion,
+  statIfExists,
+  versionKey,
+  writeTemp,
+  type FileVersion,
+} from "./file-versions.js";
 import { acquireLock } from "./lock.js";
 import {
   PetIndex,
@@ -40,6 +45,7 @@ import {
   type StoredPet,
 } from "./pet-index.js";
 import { demoPets } from "./seed.js";
+import { asStoreError, describeError, notStored } from "./store-errors.js";
 import { StoreError, type CreatedPet, type ListOptions, type PetStore } from "./types.js";
 
 export interface FileStoreOptions {
@@ -54,15 +60,6 @@ export interface FileStoreOptions {
 }
 
 const DEFAULT_FLUSH_INTERVAL_MS = 1000;
-
-/** The JSON file as this store last wrote or adopted it. */
-interface FileVersion {
-  /** undefined: the file does not exist. */
-  stat: BigIntStats | undefined;
-  /** Where appends go; undefined when the file must be written whole. */
-  appendOffset: number | undefined;
-  hasElements: boolean;
-}
 
 interface Waiter {
   newPet: NewPet;
@@ -79,7 +76,12 @@ interface Paths {
 }
 
 export async function openFileStore(options: FileStoreOptions): Promise<PetStore> {
-  const file = path.resolve(options.file);
+  let file: string;
+  try {
+    file = await resolveDataFile(options.file);
+  } catch (error) {
+    throw asStoreError(error, `Cannot serve ${options.file}`);
+  }
   const paths: Paths = {
     file,
     name: options.file,
@@ -110,6 +112,9 @@ export async function openFileStore(options: FileStoreOptions): Promise<PetStore
     );
   } catch (error) {
     await release().catch(() => {});
+    if (error instanceof StoreError && error.code === "unsafe_file") {
+      throw new StoreError(error.code, `Cannot serve ${paths.name}: ${error.message}`);
+    }
     if (error instanceof StoreError && (error.code === "corrupt" || error.code === "invalid")) {
       throw new StoreError(
         error.code,
@@ -132,15 +137,31 @@ async function recover(
   log: (line: string) => void,
 ): Promise<Recovered> {
   // Leftovers of a write cut short; the file and the journal themselves are whole.
-  await unlink(`${paths.file}.tmp`).catch(ignoreMissing);
-  await unlink(`${paths.journal}.tmp`).catch(ignoreMissing);
+  await clearLeftover(`${paths.file}.tmp`);
+  await clearLeftover(`${paths.journal}.tmp`);
 
-  const existing = await readVersion(paths.file);
-  const journalBytes = await readFile(paths.journal).catch((error: unknown) => {
-    if (isMissing(error)) return undefined;
+  const handle = await openJournal(paths.journal);
+  try {
+    const recovered = await recoverInto(handle, paths, seed, log);
+    await handle.truncate(0);
+    await handle.sync();
+    await syncDirectory(paths.directory);
+    return { ...recovered, journal: handle };
+  } catch (error) {
+    await handle.close();
     throw error;
-  });
-  const journal = journalBytes ? parseJournal(journalBytes) : { pets: [], tornBytes: 0 };
+  }
+}
+
+/** Reads the file and the journal (`journalHandle`), and brings the file up to date. */
+async function recoverInto(
+  journalHandle: FileHandle,
+  paths: Paths,
+  seed: number | undefined,
+  log: (line: string) => void,
+): Promise<Omit<Recovered, "journal">> {
+  const existing = await readVersion(paths.file, paths.name);
+  const journal = parseJournal(await journalHandle.readFile());
 
   const fresh = existing === undefined || existing.bytes.length === 0;
   let pets: StoredPet[];
@@ -177,7 +198,7 @@ async function recover(
       version,
       version.appendOffset === undefined ? { whole: pets } : { append: missing },
     );
-    await install(paths);
+    await install(paths.file);
     version = next;
     if (fresh) log(`Created ${paths.name} with ${pets.length} pets.`);
     if (missing.length > 0) {
@@ -187,15 +208,7 @@ async function recover(
     }
   }
 
-  const handle = await open(paths.journal, "w");
-  try {
-    await handle.sync();
-    await syncDirectory(paths.directory);
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-  return { index, version, journal: handle };
+  return { index, version };
 }
 
 /** The journal's pets that `index` lacks; refuses one whose id it holds as another pet. */
@@ -217,103 +230,6 @@ function journalPetsNotIn(index: PetIndex, journal: StoredPet[], paths: Paths): 
     missing.push(pet);
   }
   return missing;
-}
-
-function appendPoint(parsed: PetFile): Omit<FileVersion, "stat"> {
-  return { appendOffset: parsed.appendOffset, hasElements: parsed.hasElements };
-}
-
-/** The file's bytes with the stat of the same open file, or undefined when missing. */
-async function readVersion(
-  file: string,
-): Promise<{ bytes: Buffer; stat: BigIntStats } | undefined> {
-  let handle: FileHandle;
-  try {
-    handle = await open(file, "r");
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
-  try {
-    const fileStat = await handle.stat({ bigint: true });
-    return { bytes: await handle.readFile(), stat: fileStat };
-  } finally {
-    await handle.close();
-  }
-}
-
-async function statIfExists(file: string): Promise<BigIntStats | undefined> {
-  try {
-    return await stat(file, { bigint: true });
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
-}
-
-function versionKey(fileStat: BigIntStats | undefined): string {
-  return fileStat === undefined
-    ? "missing"
-    : `${fileStat.ino}:${fileStat.size}:${fileStat.mtimeNs}`;
-}
-
-/**
- * Writes `<file>.tmp`: the file as of `base` with `append` pets added after its last
- * element (a kernel copy plus the new tail), or `whole` written out; fsynced.
- */
-async function writeTemp(
-  file: string,
-  base: FileVersion,
-  content: { append: readonly StoredPet[] } | { whole: readonly StoredPet[] },
-): Promise<FileVersion> {
-  const temp = `${file}.tmp`;
-  let handle: FileHandle;
-  let appendOffset: number;
-  let hasElements: boolean;
-  if ("append" in content) {
-    if (base.appendOffset === undefined || content.append.length === 0) {
-      throw new Error("writeTemp: nothing to append, or no place to append it");
-    }
-    await copyFile(file, temp, constants.COPYFILE_FICLONE);
-    handle = await open(temp, "r+");
-    try {
-      const tail = Buffer.from(appendText(content.append, base.hasElements));
-      await writeAllAt(handle, tail, base.appendOffset);
-      await handle.truncate(base.appendOffset + tail.length);
-      appendOffset = appendOffsetAfter(base.appendOffset, tail.length);
-      hasElements = true;
-    } catch (error) {
-      await handle.close();
-      throw error;
-    }
-  } else {
-    handle = await open(temp, "w");
-    try {
-      let size = 0;
-      for (const chunk of fileTextChunks(content.whole)) {
-        const bytes = Buffer.from(chunk);
-        await writeAllAt(handle, bytes, size);
-        size += bytes.length;
-      }
-      appendOffset = appendOffsetOfWholeFile(size, content.whole.length);
-      hasElements = content.whole.length > 0;
-    } catch (error) {
-      await handle.close();
-      throw error;
-    }
-  }
-  try {
-    await handle.sync();
-    return { stat: await handle.stat({ bigint: true }), appendOffset, hasElements };
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Puts `<file>.tmp` in place of the file, durably. */
-async function install(paths: Paths): Promise<void> {
-  await rename(`${paths.file}.tmp`, paths.file);
-  await syncDirectory(paths.directory);
 }
 
 class FileStore implements PetStore {
@@ -338,6 +254,8 @@ class FileStore implements PetStore {
   private closing: Promise<void> | undefined;
   /** Set when the journal can no longer be trusted to take writes. */
   private broken: StoreError | undefined;
+  /** Why the last journal write failed, until one succeeds (logged once). */
+  private writeProblem: string | undefined;
 
   constructor(
     private readonly paths: Paths,
@@ -374,7 +292,15 @@ class FileStore implements PetStore {
     if (this.closed) {
       return Promise.reject(new StoreError("io", `The store of ${this.paths.name} is closed.`));
     }
-    if (this.broken) return Promise.reject(this.broken);
+    if (this.broken) {
+      return Promise.reject(
+        new StoreError(
+          "not_stored",
+          `The pet was not stored: the fake stopped taking new pets after a failed write ` +
+            `(${describeError(this.broken)}); restart it.`,
+        ),
+      );
+    }
     return new Promise((resolve, reject) => {
       this.waiting.push({ newPet, resolve, reject });
       this.startWriting();
@@ -468,13 +394,13 @@ class FileStore implements PetStore {
       await writeAllAt(this.journal, bytes, this.journalSize);
       await this.journal.datasync();
     } catch (error) {
-      const failure = asStoreError(error, `Cannot store the pet in ${this.paths.journal}`);
+      const failure = await this.undoWrite(error);
       for (const a of accepted) a.waiter.reject(failure);
-      // Cut off whatever part of the batch landed, so the next one follows whole lines.
-      await this.journal.truncate(this.journalSize).catch((cause: unknown) => {
-        this.broken = asStoreError(cause, `Cannot repair ${this.paths.journal}`);
-      });
       return;
+    }
+    if (this.writeProblem !== undefined) {
+      this.writeProblem = undefined;
+      this.log(`Pets are stored in ${this.paths.journal} again.`);
     }
     this.journalSize += bytes.length;
     for (const { waiter, pet, stored } of accepted) {
@@ -482,6 +408,37 @@ class FileStore implements PetStore {
       this.unflushed.push(stored);
       waiter.resolve({ pet, json: stored.json });
     }
+  }
+
+  /**
+   * After a failed journal write: cuts off whatever part of the batch landed, durably,
+   * so the batch is certainly not stored (and the next one follows whole lines). The
+   * rejection for the batch: `not_stored` once undone; `io` (the outcome is unknown:
+   * the bytes may be replayed at the next start) when the undo fails too, which also
+   * stops the store from taking pets.
+   */
+  private async undoWrite(error: unknown): Promise<StoreError> {
+    const { journal } = this.paths;
+    try {
+      await this.journal.truncate(this.journalSize);
+      await this.journal.datasync();
+    } catch (cause) {
+      this.broken = asStoreError(cause, `Cannot repair ${journal}`);
+      this.log(
+        `Cannot store pets in ${journal}: ${describeError(error)}, and cutting the failed write ` +
+          `off failed too: ${describeError(this.broken)}. Taking no new pets until restarted.`,
+      );
+      return asStoreError(error, `Cannot store the pet in ${journal}`);
+    }
+    const problem = describeError(error);
+    if (problem !== this.writeProblem) {
+      this.log(
+        `Cannot store pets in ${journal}: ${problem}. Answering 507 insufficient_storage ` +
+          "(nothing stored) until a write succeeds.",
+      );
+    }
+    this.writeProblem = problem;
+    return notStored(error);
   }
 
   // Maintenance: one tick at a time, every flushIntervalMs.
@@ -529,7 +486,18 @@ class FileStore implements PetStore {
       return true;
     }
     if (versionKey(current) === this.refusedVersion) return false;
-    const read = await readVersion(this.paths.file);
+    let read: Awaited<ReturnType<typeof readVersion>>;
+    try {
+      read = await readVersion(this.paths.file, name);
+    } catch (error) {
+      if (!(error instanceof StoreError && error.code === "unsafe_file")) throw error;
+      this.refusedVersion = versionKey(current);
+      this.log(
+        `${error.message} Not reading or writing it; still serving the ${this.index.size} pets from ` +
+          `before, and acknowledged pets stay safe in ${journal}.`,
+      );
+      return false;
+    }
     if (read === undefined) return false;
     const refuse = (why: string): false => {
       this.refusedVersion = versionKey(read.stat);
@@ -604,7 +572,7 @@ class FileStore implements PetStore {
       await unlink(`${this.paths.file}.tmp`).catch(ignoreMissing);
       return;
     }
-    await install(this.paths);
+    await install(this.paths.file);
     this.version = next;
     this.unflushed.splice(0, count);
     await this.exclusively(() => this.trimJournal());
@@ -621,7 +589,8 @@ class FileStore implements PetStore {
     }
     const temp = `${this.paths.journal}.tmp`;
     const bytes = Buffer.from(keep.map((p) => p.json + "\n").join(""));
-    const handle = await open(temp, "w");
+    await clearLeftover(temp);
+    const handle = await createExclusive(temp);
     try {
       await writeAllAt(handle, bytes, 0);
       await handle.sync();
@@ -645,27 +614,4 @@ class FileStore implements PetStore {
       throw error;
     }
   }
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof StoreError) return error.message;
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  switch (code) {
-    case "ENOSPC":
-      return "the disk is full";
-    case "EACCES":
-    case "EPERM":
-      return `permission denied (${(error as Error).message})`;
-    case "EROFS":
-      return "the file system is read-only";
-    case "ENOENT":
-      return `no such file or directory (${(error as Error).message})`;
-    default:
-      return error instanceof Error ? error.message : String(error);
-  }
-}
-
-function asStoreError(error: unknown, what: string): StoreError {
-  if (error instanceof StoreError) return error;
-  return new StoreError("io", `${what}: ${describeError(error)}.`);
 }

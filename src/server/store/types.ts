@@ -45,6 +45,16 @@ export type StoreErrorCode =
   | "invalid"
   /** No id is left above the largest stored id (int64 exhausted). */
   | "id_space_exhausted"
+  /**
+   * The data file is not a regular file, or a file serve writes next to it is not
+   * one it may write (a symlink, another user's, a second name of another file).
+   */
+  | "unsafe_file"
+  /**
+   * A create's journal write failed (a full disk, a quota, an I/O error) and was
+   * undone, or the store no longer takes writes: the pet is certainly not stored.
+   */
+  | "not_stored"
   /** The disk refused a write or a read. */
   | "io";
 

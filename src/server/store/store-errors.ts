@@ -1,0 +1,66 @@
+/** File-system failures in the words of the store's messages: for the log, and for a client. */
+import { StoreError } from "./types.js";
+
+function errnoOf(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** What went wrong, for the person running the server (paths included); no final period. */
+export function describeError(error: unknown): string {
+  if (error instanceof StoreError) return error.message.replace(/\.$/, "");
+  switch (errnoOf(error)) {
+    case "ENOSPC":
+      return "the disk is full";
+    case "EDQUOT":
+      return "the disk quota is used up";
+    case "EFBIG":
+      return "the file is larger than the file system or the process's file size limit allows";
+    case "EIO":
+      return `the disk reported an I/O error (${(error as Error).message})`;
+    case "EACCES":
+    case "EPERM":
+      return `permission denied (${(error as Error).message})`;
+    case "EROFS":
+      return "the file system is read-only";
+    case "ENOENT":
+      return `no such file or directory (${(error as Error).message})`;
+    default:
+      return error instanceof Error ? error.message : String(error);
+  }
+}
+
+export function asStoreError(error: unknown, what: string): StoreError {
+  if (error instanceof StoreError) return error;
+  return new StoreError("io", `${what}: ${describeError(error)}.`);
+}
+
+/** Why a write failed, for a client: no path, no system detail. */
+function writeFailureReason(error: unknown): string {
+  switch (errnoOf(error)) {
+    case "ENOSPC":
+      return "the disk is full";
+    case "EDQUOT":
+      return "the disk quota is used up";
+    case "EFBIG":
+      return "the journal reached the largest file size allowed";
+    case "EIO":
+      return "the disk reported an I/O error";
+    case "EROFS":
+      return "the file system became read-only";
+    case "EACCES":
+    case "EPERM":
+      return "permission to write was denied";
+    default: {
+      const code = errnoOf(error);
+      return code === undefined ? "the write failed" : `the write failed (${code})`;
+    }
+  }
+}
+
+/** A create whose journal write failed and was undone: the pet is certainly not stored. */
+export function notStored(error: unknown): StoreError {
+  return new StoreError(
+    "not_stored",
+    `The pet was not stored: ${writeFailureReason(error)}. Send it again once the fake's disk has room.`,
+  );
+}
