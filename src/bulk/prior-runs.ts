@@ -29,6 +29,9 @@ const STATE_OF: Record<Outcome, PriorState> = {
   unknown: PriorState.Unknown,
 };
 
+/** The size of each read of the file. */
+export const READ_CHUNK_BYTES = 64 * 1024;
+
 const HAS_DIGEST = 0x80;
 const DIGEST = /^[0-9a-f]{16}$/;
 
@@ -122,6 +125,8 @@ function parseLine(
 export async function readPriorRuns(path: string): Promise<PriorRuns> {
   const prior = new PriorRuns();
   let lineNumber = 0;
+  /** Bytes of the file before the current chunk, and up to the end of the current line. */
+  let chunkStart = 0;
   let offset = 0;
   let pending: Buffer[] = [];
   /** The first broken line, and whether a good line came after it. */
@@ -142,11 +147,11 @@ export async function readPriorRuns(path: string): Promise<PriorRuns> {
     prior.validBytes = offset;
   };
   try {
-    for await (const chunk of createReadStream(path)) {
+    for await (const chunk of createReadStream(path, { highWaterMark: READ_CHUNK_BYTES })) {
       const bytes = chunk as Buffer;
       let start = 0;
       for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, start)) {
-        offset += at + 1 - start;
+        offset = chunkStart + at + 1;
         const piece = bytes.subarray(start, at);
         const line = pending.length > 0 ? Buffer.concat([...pending, piece]) : piece;
         pending = [];
@@ -155,6 +160,7 @@ export async function readPriorRuns(path: string): Promise<PriorRuns> {
         start = at + 1;
       }
       if (start < bytes.length) pending.push(bytes.subarray(start));
+      chunkStart += bytes.length;
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -163,7 +169,7 @@ export async function readPriorRuns(path: string): Promise<PriorRuns> {
   }
   const tail = Buffer.concat(pending);
   if (tail.length > 0) {
-    offset += tail.length;
+    offset = chunkStart;
     consume(tail);
   }
   if (corrupt) {
