@@ -2,13 +2,15 @@
  * Reading a results file for --resume, at the sizes where it breaks: around the
  * read chunk, across several chunks, and at 200,000 rows. Resuming only ever appends.
  */
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PriorState, READ_CHUNK_BYTES, readPriorRuns } from "../../src/bulk/prior-runs.js";
 import { ResultsWriter, type Outcome } from "../../src/bulk/results.js";
+import { EXIT, UsageError } from "../../src/errors.js";
 import { tempDir } from "./helpers.js";
 
 let dir: string;
@@ -188,5 +190,83 @@ describe("--resume reads every complete line, whatever the chunk boundaries", ()
     const again = await readPriorRuns(path);
     expect(again.validBytes).toBe(after.length);
     expect(again.maxRow).toBe(rows);
+  });
+});
+
+/** The UsageError readPriorRuns refuses `path` with; the file must be left as it was. */
+async function refusal(path: string): Promise<UsageError> {
+  const before = await stat(path).catch(() => undefined);
+  const bytes = before?.isFile() ? await readFile(path) : undefined;
+  const error = await Promise.race([
+    readPriorRuns(path).then(
+      () => expect.fail(`${path} was accepted`),
+      (e: unknown) => e,
+    ),
+    new Promise((_, reject) => setTimeout(() => reject(new Error("still reading")), 5_000)),
+  ]);
+  expect(error).toBeInstanceOf(UsageError);
+  expect((error as UsageError).exitCode).toBe(EXIT.USAGE);
+  expect((error as UsageError).message).toContain(path);
+  if (bytes !== undefined) expect((await readFile(path)).equals(bytes)).toBe(true);
+  return error as UsageError;
+}
+
+describe("which files --resume accepts", () => {
+  it.each([
+    ["an input CSV", "name,categoryId,status\nRex,1,available\nTom,2,sold\n"],
+    ["notes", "Call the shelter on Monday.\nAsk about the cats.\n"],
+    ["notes without a last newline", "Call the shelter on Monday."],
+    ["blank lines", "\n\n"],
+    ["spaces", "   "],
+    ["NDJSON pets", '{"name":"Kit","categoryId":3}\n{"name":"Max","categoryId":4}\n'],
+    [
+      "result lines without the run line",
+      `{"row":1,"line":2,"outcome":"added","id":5,"digest":"${DIGEST}"}\n`,
+    ],
+    ["a run line cut short", '{"run":{"input":"pets.c'],
+    ["a run line that is not an object", '{"run":"pets.csv"}\n'],
+  ])("refuses %s: not a results file, left byte for byte", async (name, text) => {
+    const path = join(dir, `other-${name.replaceAll(" ", "-")}.txt`);
+    await writeFile(path, text);
+    const error = await refusal(path);
+    expect(error.message).toMatch(/is not a petstore results file/);
+    expect(error.hint).toMatch(/--results/);
+  });
+
+  it("refuses a file whose only broken line is complete (ends with a newline): it is never cut", async () => {
+    const path = join(dir, "broken-last.results");
+    await writeFile(
+      path,
+      `${RUN_LINE}{"row":1,"line":2,"outcome":"added","id":5,"digest":"${DIGEST}"}\n{"row":2,"li\n`,
+    );
+    const error = await refusal(path);
+    expect(error.message).toContain("line 3 is not a line of a petstore results file");
+  });
+
+  it("refuses a directory and a FIFO without reading them", async () => {
+    const fifo = join(dir, "fifo.results");
+    execFileSync("mkfifo", [fifo]);
+    expect((await refusal(fifo)).message).toMatch(/not a regular file/);
+    expect((await refusal(dir)).message).toMatch(/not a regular file/);
+  });
+
+  it("refuses a missing file (a mistyped name must not send every row again)", async () => {
+    const error = await refusal(join(dir, "missing.results"));
+    expect(error.message).toMatch(/cannot be read \(no such file\)/);
+  });
+
+  it("takes a 0-byte file as a run that wrote nothing: a fresh start", async () => {
+    const path = join(dir, "empty.results");
+    await writeFile(path, "");
+    const prior = await readPriorRuns(path);
+    expect([prior.validBytes, prior.maxRow]).toEqual([0, 0]);
+  });
+
+  it("accepts a file that is only its run line, with or without the newline", async () => {
+    const path = join(dir, "run-only.results");
+    for (const text of [RUN_LINE, RUN_LINE.trimEnd()]) {
+      await writeFile(path, text);
+      expect((await readPriorRuns(path)).validBytes).toBe(Buffer.byteLength(text));
+    }
   });
 });

@@ -15,6 +15,8 @@ afterAll(() => cleanup());
 const header = { input: "pets.csv", format: "csv", startedAt: "2030-01-01T00:00:00.000Z" };
 const D1 = "0123456789abcdef";
 const D2 = "fedcba9876543210";
+/** The first line of every results file. */
+const RUN = `{"run":{"input":"pets.csv","format":"csv","startedAt":"2030-01-01T00:00:00.000Z"}}\n`;
 
 describe("results file", () => {
   it("writes one JSON line per record, int64 ids exact, after a run line", async () => {
@@ -117,7 +119,7 @@ describe("results file", () => {
 
   it("resuming into another file copies the earlier lines first", async () => {
     const old = join(dir, "old.results");
-    await writeFile(old, `{"row":1,"line":2,"outcome":"added","id":5,"digest":"${D1}"}\n`);
+    await writeFile(old, `${RUN}{"row":1,"line":2,"outcome":"added","id":5,"digest":"${D1}"}\n`);
     const path = join(dir, "new.results");
     const prior = await readPriorRuns(old);
     const writer = ResultsWriter.open({
@@ -164,7 +166,7 @@ describe("reading earlier runs (--resume)", () => {
 
   it("drops a last line cut short, and truncates it away when the run continues", async () => {
     const path = join(dir, "torn.results");
-    const good = `{"row":1,"line":2,"outcome":"sending","digest":"${D1}"}\n`;
+    const good = `${RUN}{"row":1,"line":2,"outcome":"sending","digest":"${D1}"}\n`;
     await writeFile(path, good + '{"row":1,"line":2,"outcome":"add');
     const prior = await readPriorRuns(path);
     expect(prior.state(1)).toBe(PriorState.Sending);
@@ -177,12 +179,26 @@ describe("reading earlier runs (--resume)", () => {
     writer.record({ row: 1, line: 2, outcome: "unknown", digest: D1 });
     await writer.close();
     const lines = (await readFile(path, "utf8")).trimEnd().split("\n");
-    expect(lines.map((line) => JSON.parse(line) as object)).toHaveLength(3);
+    expect(lines.map((line) => JSON.parse(line) as object)).toHaveLength(4);
+  });
+
+  it("cuts nothing when the file gained lines after it was read (another run): refused, left as it was", async () => {
+    const path = join(dir, "grew.results");
+    const first = `${RUN}{"row":1,"line":2,"outcome":"sending","digest":"${D1}"}\n`;
+    await writeFile(path, first + '{"row":1,"line":2,"outcome":"add');
+    const prior = await readPriorRuns(path);
+    const grown = first + `{"row":1,"line":2,"outcome":"added","id":4,"digest":"${D1}"}\n`;
+    await writeFile(path, grown);
+    expect(() =>
+      ResultsWriter.open({ path, header, resume: { path, validBytes: prior.validBytes } }),
+    ).toThrow(/changed after it was read/);
+    expect(await readFile(path, "utf8")).toBe(grown);
+    expect(existsSync(`${path}.lock`)).toBe(false);
   });
 
   it("keeps a whole last line that lost only its newline", async () => {
     const path = join(dir, "nonewline.results");
-    await writeFile(path, `{"row":1,"line":2,"outcome":"added","id":3,"digest":"${D1}"}`);
+    await writeFile(path, `${RUN}{"row":1,"line":2,"outcome":"added","id":3,"digest":"${D1}"}`);
     const prior = await readPriorRuns(path);
     expect(prior.state(1)).toBe(PriorState.Added);
     const writer = ResultsWriter.open({
@@ -191,17 +207,17 @@ describe("reading earlier runs (--resume)", () => {
       resume: { path, validBytes: prior.validBytes },
     });
     await writer.close();
-    expect((await readFile(path, "utf8")).split("\n")[1]).toMatch(/^\{"run"/);
+    expect((await readFile(path, "utf8")).split("\n")[2]).toMatch(/^\{"run"/);
   });
 
   it("refuses a file with a broken line before good ones: it is not a results file", async () => {
     const path = join(dir, "corrupt.results");
     await writeFile(
       path,
-      `name,categoryId\n{"row":1,"line":2,"outcome":"added","digest":"${D1}"}\n`,
+      `${RUN}name,categoryId\n{"row":1,"line":2,"outcome":"added","digest":"${D1}"}\n`,
     );
     await expect(readPriorRuns(path)).rejects.toThrow(
-      /line 1 is not a line of a petstore results file/,
+      /line 2 is not a line of a petstore results file/,
     );
   });
 
@@ -209,7 +225,7 @@ describe("reading earlier runs (--resume)", () => {
     const path = join(dir, "settled.results");
     await writeFile(
       path,
-      `{"row":7,"line":8,"outcome":"unknown","digest":"${D1}"}\n{"row":7,"outcome":"added","id":12}\n`,
+      `${RUN}{"row":7,"line":8,"outcome":"unknown","digest":"${D1}"}\n{"row":7,"outcome":"added","id":12}\n`,
     );
     const prior = await readPriorRuns(path);
     expect(prior.state(7)).toBe(PriorState.Added);
