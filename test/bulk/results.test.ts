@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { existsSync, readFileSync, readlinkSync } from "node:fs";
+import { readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PriorState, readPriorRuns } from "../../src/bulk/prior-runs.js";
@@ -109,6 +109,26 @@ describe("results file", () => {
       resume: { path, validBytes: prior.validBytes },
     });
     await again.close();
+  });
+
+  it("refuses a lock file that is a symlink, naming it, and leaves it and its target alone", async () => {
+    const path = join(dir, "symlinked-lock.results");
+    const victim = join(dir, "victim.txt");
+    await writeFile(victim, "precious\n");
+    await symlink(victim, `${path}.lock`);
+    const error = (() => {
+      try {
+        ResultsWriter.open({ path, header });
+      } catch (e) {
+        return e;
+      }
+    })() as UsageError;
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toContain(`its lock file ${path}.lock is a symbolic link`);
+    expect(error.hint).toContain(`delete ${path}.lock`);
+    expect(readlinkSync(`${path}.lock`)).toBe(victim);
+    expect(await readFile(victim, "utf8")).toBe("precious\n");
+    expect(existsSync(path)).toBe(false);
   });
 
   it("refuses to start a new run in an existing file", async () => {
