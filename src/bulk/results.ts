@@ -32,6 +32,7 @@ import {
   statSync,
   unlinkSync,
   writeSync,
+  type Stats,
 } from "node:fs";
 import { promisify } from "node:util";
 import { UsageError } from "../errors.js";
@@ -278,13 +279,20 @@ function cutTornLine(fd: number, path: string, validBytes: number): void {
 
 /** A results file is never overwritten or mixed with another run's: that is what --resume is for. */
 function assertFresh(path: string): void {
-  let size: number;
+  let info: Stats;
   try {
-    size = statSync(path).size;
+    info = statSync(path);
   } catch {
     return;
   }
-  if (size > 0) {
+  // Appending to a device or a FIFO would write where no results file is (or block).
+  if (!info.isFile()) {
+    throw new UsageError(
+      `the results file ${path} is not a regular file`,
+      "choose a file for --results (a new one, or an empty one)",
+    );
+  }
+  if (info.size > 0) {
     throw new UsageError(
       `the results file ${path} already exists`,
       `to continue that run, use --resume ${path}; otherwise choose another --results file`,

@@ -1,5 +1,6 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readlinkSync } from "node:fs";
-import { readFile, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PriorState, readPriorRuns } from "../../src/bulk/prior-runs.js";
@@ -129,6 +130,21 @@ describe("results file", () => {
     expect(readlinkSync(`${path}.lock`)).toBe(victim);
     expect(await readFile(victim, "utf8")).toBe("precious\n");
     expect(existsSync(path)).toBe(false);
+  });
+
+  it("refuses a results path that is a device, a FIFO or a directory, and writes nothing there", async () => {
+    const device = join(dir, "null-device");
+    execFileSync("mknod", [device, "c", "1", "3"]);
+    const fifo = join(dir, "results.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const directory = join(dir, "results-dir");
+    await mkdir(directory);
+    for (const path of [device, fifo, directory]) {
+      expect(() => ResultsWriter.open({ path, header })).toThrow(
+        new RegExp(`the results file ${path} is not a regular file`),
+      );
+      expect(existsSync(`${path}.lock`)).toBe(false);
+    }
   });
 
   it("refuses to start a new run in an existing file", async () => {
