@@ -3,12 +3,15 @@
  * last line of a row is its state. Kept compact (a byte and a 64-bit digest per
  * row) so a 100,000-row run resumes in a few hundred kilobytes.
  *
- * Broken lines at the end (a write cut short when the power went) are dropped,
- * and so is whatever they were about to say: at worst a row looks `sending`, and
- * is then treated as `unknown`, never as not sent. A broken line followed by good
- * ones means the file is not a results file, and nothing is sent.
+ * A results file is recognised by its first line, the `run` line; anything else
+ * (an input file, notes) is refused and left as it was. A last line cut short (a
+ * write cut short when the power went) is dropped, and so is whatever it was
+ * about to say: at worst a row looks `sending`, and is then treated as `unknown`,
+ * never as not sent. A complete line that is not a results line refuses the file:
+ * resuming only ever appends, it never cuts a complete line.
  */
-import { createReadStream } from "node:fs";
+import { constants, type Stats } from "node:fs";
+import { open, stat, type FileHandle } from "node:fs/promises";
 import { UsageError } from "../errors.js";
 import { OUTCOMES, type Outcome } from "./results.js";
 
@@ -28,6 +31,9 @@ const STATE_OF: Record<Outcome, PriorState> = {
   failed: PriorState.Failed,
   unknown: PriorState.Unknown,
 };
+
+/** The size of each read of the file. */
+export const READ_CHUNK_BYTES = 64 * 1024;
 
 const HAS_DIGEST = 0x80;
 const DIGEST = /^[0-9a-f]{16}$/;
@@ -119,58 +125,150 @@ function parseLine(
   return parsed;
 }
 
-export async function readPriorRuns(path: string): Promise<PriorRuns> {
-  const prior = new PriorRuns();
-  let lineNumber = 0;
-  let offset = 0;
-  let pending: Buffer[] = [];
-  /** The first broken line, and whether a good line came after it. */
-  let bad: number | undefined;
-  let corrupt = false;
-  const consume = (bytes: Buffer) => {
-    lineNumber++;
-    const parsed = parseLine(bytes.toString("utf8"));
-    if (parsed === undefined) {
-      bad ??= lineNumber;
-      return;
-    }
-    if (bad !== undefined) {
-      corrupt = true;
-      return;
-    }
-    if (parsed !== "other") prior.set(parsed.row, parsed.state, parsed.digest);
-    prior.validBytes = offset;
-  };
+/** A run line holds an input's name and a path or two; a first line longer than this is not one. */
+const MAX_RUN_LINE_BYTES = 1024 * 1024;
+
+function isRunLine(bytes: Buffer): boolean {
+  let value: unknown;
   try {
-    for await (const chunk of createReadStream(path)) {
-      const bytes = chunk as Buffer;
-      let start = 0;
-      for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, start)) {
-        offset += at + 1 - start;
-        const piece = bytes.subarray(start, at);
-        const line = pending.length > 0 ? Buffer.concat([...pending, piece]) : piece;
-        pending = [];
-        if (line.length > 0) consume(line);
-        else if (bad === undefined) prior.validBytes = offset;
-        start = at + 1;
-      }
-      if (start < bytes.length) pending.push(bytes.subarray(start));
+    value = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    return false;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const run = (value as Record<string, unknown>).run;
+  return typeof run === "object" && run !== null && !Array.isArray(run) && !("row" in value);
+}
+
+const LEFT_AS_IT_WAS = "it was left as it was and nothing was sent";
+
+function notResults(path: string): UsageError {
+  return new UsageError(
+    `--resume ${path} is not a petstore results file: its first line is not the {"run":…} line every run writes first`,
+    `${LEFT_AS_IT_WAS}; give the file that --results wrote, or start a new run with --results <new file>`,
+  );
+}
+
+/**
+ * The lines of the file, chunk by chunk. The first line must be a run line (else
+ * the file is not a results file, and nothing more is read); every complete line
+ * after it must be a results line; only a last line without its newline may be
+ * broken (cut short), and it is then left out of `validBytes`.
+ */
+class LineScanner {
+  private lineNumber = 0;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+
+  constructor(
+    private readonly prior: PriorRuns,
+    private readonly path: string,
+  ) {}
+
+  /** Scans `bytes`, read at `position` of the file. */
+  scan(bytes: Buffer, position: number): void {
+    let start = 0;
+    for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, start)) {
+      const piece = bytes.subarray(start, at);
+      const line = this.pending.length > 0 ? Buffer.concat([...this.pending, piece]) : piece;
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.line(line, position + at + 1, true);
+      start = at + 1;
     }
+    if (start < bytes.length) {
+      this.pending.push(bytes.subarray(start));
+      this.pendingBytes += bytes.length - start;
+      if (this.lineNumber === 0 && this.pendingBytes > MAX_RUN_LINE_BYTES) {
+        throw notResults(this.path);
+      }
+    }
+  }
+
+  /** The end of the file, `size` bytes in. */
+  finish(size: number): void {
+    if (this.pendingBytes > 0) this.line(Buffer.concat(this.pending), size, false);
+  }
+
+  private line(bytes: Buffer, end: number, complete: boolean): void {
+    this.lineNumber++;
+    if (this.lineNumber === 1) {
+      if (!isRunLine(bytes)) throw notResults(this.path);
+    } else if (bytes.length > 0) {
+      const parsed = parseLine(bytes.toString("utf8"));
+      if (parsed === undefined) {
+        // A last line cut short is dropped (and cut when the run continues); a whole one never is.
+        if (!complete) return;
+        throw new UsageError(
+          `--resume ${this.path}: line ${this.lineNumber} is not a line of a petstore results file`,
+          `${LEFT_AS_IT_WAS}; a results file holds one JSON object per line: fix or delete that line`,
+        );
+      }
+      if (parsed !== "other") this.prior.set(parsed.row, parsed.state, parsed.digest);
+    }
+    this.prior.validBytes = end;
+  }
+}
+
+function kindOf(info: Stats): string {
+  if (info.isDirectory()) return "a directory";
+  if (info.isFIFO()) return "a FIFO";
+  if (info.isCharacterDevice() || info.isBlockDevice()) return "a device";
+  if (info.isSocket()) return "a socket";
+  return "not a file";
+}
+
+/** Opens the file to read, refusing anything but a regular file (a FIFO would block, a device never end). */
+async function openResults(path: string): Promise<FileHandle> {
+  let handle: FileHandle | undefined;
+  try {
+    const info = await stat(path);
+    if (info.isFile()) {
+      handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+      if ((await handle.stat()).isFile()) return handle;
+    }
+    throw new UsageError(
+      `--resume ${path} is not a regular file (${kindOf(info)})`,
+      `${LEFT_AS_IT_WAS}; give the file that --results wrote`,
+    );
   } catch (error) {
+    await handle?.close();
+    if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === "ENOENT" ? "no such file" : (code ?? String(error));
-    throw new UsageError(`--resume ${path} cannot be read (${why})`);
-  }
-  const tail = Buffer.concat(pending);
-  if (tail.length > 0) {
-    offset += tail.length;
-    consume(tail);
-  }
-  if (corrupt) {
     throw new UsageError(
-      `--resume ${path}: line ${bad} is not a line of a petstore results file`,
-      "give the file that --results wrote; nothing was sent",
+      `--resume ${path} cannot be read (${why})`,
+      "give the results file of the earlier run; a first run takes --results <file>",
     );
+  }
+}
+
+/**
+ * Reads the results file of earlier runs. A 0-byte file is a run that wrote
+ * nothing (killed before its first line): a fresh start. Anything that is not a
+ * results file is refused (UsageError) before a byte of it is changed.
+ */
+export async function readPriorRuns(path: string): Promise<PriorRuns> {
+  const prior = new PriorRuns();
+  const scanner = new LineScanner(prior, path);
+  const handle = await openResults(path);
+  try {
+    let position = 0;
+    for (;;) {
+      // A buffer per read: the scanner keeps the part of a line that runs into the next one.
+      const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+      const { bytesRead } = await handle.read(buffer, 0, READ_CHUNK_BYTES, position);
+      if (bytesRead === 0) break;
+      scanner.scan(buffer.subarray(0, bytesRead), position);
+      position += bytesRead;
+    }
+    scanner.finish(position);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new UsageError(`--resume ${path} cannot be read (${code})`);
+  } finally {
+    await handle.close();
   }
   return prior;
 }

@@ -1,65 +1,48 @@
 /**
  * One run at a time per results file: two runs resuming the same file would both
- * send its pending rows. The lock is `<file>.lock`, created exclusively and holding
- * the owner's pid; a lock whose process is gone (a run killed with -9) is taken over.
+ * send its pending rows. The lock is `<file>.lock` (src/schema/file-lock.ts): it
+ * holds the owner's pid; a lock whose process is gone (a run killed with -9) is
+ * taken over; a lock that is a symlink is refused, never followed.
  */
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { UsageError } from "../errors.js";
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-function ownerOf(lockPath: string): number | undefined {
-  try {
-    const pid = Number(readFileSync(lockPath, "utf8").trim());
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
+import { acquireFileLock } from "../schema/file-lock.js";
 
 /** Returns the function that releases the lock. */
 export function lockResults(path: string): () => void {
   const lockPath = `${path}.lock`;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(lockPath, "wx", 0o600);
-      writeSync(fd, `${process.pid}\n`);
-      closeSync(fd);
-      return () => {
-        try {
-          unlinkSync(lockPath);
-        } catch {
-          // Already gone: nothing to release.
-        }
-      };
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== "EEXIST") {
-        throw new UsageError(`cannot lock the results file ${path} (${code ?? String(error)})`);
+  let attempt;
+  try {
+    attempt = acquireFileLock(lockPath);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new UsageError(`cannot lock the results file ${path} (${code})`);
+  }
+  if (attempt.acquired) {
+    const { lock } = attempt;
+    return () => {
+      try {
+        lock.release();
+      } catch {
+        // Left behind: the next run finds its process gone and takes it over.
       }
-    }
-    const owner = ownerOf(lockPath);
-    if (owner !== undefined && isRunning(owner)) {
+    };
+  }
+  switch (attempt.reason) {
+    case "held":
       throw new UsageError(
-        `the results file ${path} is in use by another petstore add (pid ${owner})`,
+        `the results file ${path} is in use by another petstore add (pid ${attempt.pid})`,
         `if that run is over, delete ${lockPath}`,
       );
-    }
-    try {
-      unlinkSync(lockPath);
-    } catch {
-      // Removed by someone else meanwhile; the next attempt finds out who holds it now.
-    }
+    case "symlink":
+    case "not-a-file":
+      throw new UsageError(
+        `cannot lock the results file ${path}: its lock file ${lockPath} is ${attempt.reason === "symlink" ? "a symbolic link, which is never followed" : "not a regular file"}`,
+        `if no petstore add is running, delete ${lockPath}`,
+      );
+    case "busy":
+      throw new UsageError(
+        `the results file ${path} is locked by another run (${lockPath}), whose take-over did not finish (${attempt.breaker})`,
+        `if no other petstore add is running, delete ${lockPath} and ${attempt.breaker}`,
+      );
   }
-  throw new UsageError(
-    `the results file ${path} is locked by another run (${lockPath})`,
-    `if no other petstore add is running, delete ${lockPath}`,
-  );
 }

@@ -26,11 +26,13 @@ import {
   copyFileSync,
   fdatasync,
   fstatSync,
+  ftruncateSync,
   openSync,
   readSync,
   statSync,
-  truncateSync,
+  unlinkSync,
   writeSync,
+  type Stats,
 } from "node:fs";
 import { promisify } from "node:util";
 import { UsageError } from "../errors.js";
@@ -74,7 +76,10 @@ export interface RunHeader {
 export interface OpenResults {
   path: string;
   header: RunHeader;
-  /** Continue this file (`--resume`): `validBytes` of it are kept, a torn last line is dropped. */
+  /**
+   * Continue this file (`--resume`): `validBytes` of it (as readPriorRuns found) are
+   * kept and a torn last line after them is cut; a complete line is never cut.
+   */
   resume?: { path: string; validBytes: number };
 }
 
@@ -109,15 +114,19 @@ export class ResultsWriter {
       unlockTarget();
       unlockSource();
     };
-    let fd: number;
+    let fd: number | undefined;
+    let copied = false;
     try {
       if (resume === undefined || resume.path !== path) assertFresh(path);
-      if (resume !== undefined) {
-        if (resume.path !== path) copyFileSync(resume.path, path);
-        truncateSync(path, resume.validBytes);
+      if (resume !== undefined && resume.path !== path) {
+        copyFileSync(resume.path, path);
+        copied = true;
       }
       fd = openSync(path, "a+", 0o600);
+      if (resume !== undefined) cutTornLine(fd, path, resume.validBytes);
     } catch (error) {
+      if (fd !== undefined) closeSync(fd);
+      if (copied) unlinkSync(path);
       unlock();
       if (error instanceof UsageError) throw error;
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
@@ -245,15 +254,45 @@ function endsWithNewline(fd: number): boolean {
   return last[0] === 0x0a;
 }
 
+/**
+ * Cuts the last line --resume found cut short (the file up to `validBytes` was
+ * read and checked). Anything that ends a line after `validBytes`, or a file now
+ * shorter, means the file changed since (another run wrote to it): nothing is cut.
+ */
+function cutTornLine(fd: number, path: string, validBytes: number): void {
+  const size = fstatSync(fd).size;
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  let at = validBytes;
+  while (at < size) {
+    const read = readSync(fd, buffer, 0, Math.min(buffer.length, size - at), at);
+    if (read === 0 || buffer.subarray(0, read).includes(0x0a)) break;
+    at += read;
+  }
+  if (at !== size || size < validBytes) {
+    throw new UsageError(
+      `the results file ${path} changed after it was read (is another petstore add writing to it?); nothing was sent and it was left as it was`,
+      "run the same command again",
+    );
+  }
+  if (size > validBytes) ftruncateSync(fd, validBytes);
+}
+
 /** A results file is never overwritten or mixed with another run's: that is what --resume is for. */
 function assertFresh(path: string): void {
-  let size: number;
+  let info: Stats;
   try {
-    size = statSync(path).size;
+    info = statSync(path);
   } catch {
     return;
   }
-  if (size > 0) {
+  // Appending to a device or a FIFO would write where no results file is (or block).
+  if (!info.isFile()) {
+    throw new UsageError(
+      `the results file ${path} is not a regular file`,
+      "choose a file for --results (a new one, or an empty one)",
+    );
+  }
+  if (info.size > 0) {
     throw new UsageError(
       `the results file ${path} already exists`,
       `to continue that run, use --resume ${path}; otherwise choose another --results file`,

@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, readlinkSync } from "node:fs";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PriorState, readPriorRuns } from "../../src/bulk/prior-runs.js";
@@ -15,6 +16,8 @@ afterAll(() => cleanup());
 const header = { input: "pets.csv", format: "csv", startedAt: "2030-01-01T00:00:00.000Z" };
 const D1 = "0123456789abcdef";
 const D2 = "fedcba9876543210";
+/** The first line of every results file. */
+const RUN = `{"run":{"input":"pets.csv","format":"csv","startedAt":"2030-01-01T00:00:00.000Z"}}\n`;
 
 describe("results file", () => {
   it("writes one JSON line per record, int64 ids exact, after a run line", async () => {
@@ -109,6 +112,41 @@ describe("results file", () => {
     await again.close();
   });
 
+  it("refuses a lock file that is a symlink, naming it, and leaves it and its target alone", async () => {
+    const path = join(dir, "symlinked-lock.results");
+    const victim = join(dir, "victim.txt");
+    await writeFile(victim, "precious\n");
+    await symlink(victim, `${path}.lock`);
+    const error = (() => {
+      try {
+        ResultsWriter.open({ path, header });
+      } catch (e) {
+        return e;
+      }
+    })() as UsageError;
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toContain(`its lock file ${path}.lock is a symbolic link`);
+    expect(error.hint).toContain(`delete ${path}.lock`);
+    expect(readlinkSync(`${path}.lock`)).toBe(victim);
+    expect(await readFile(victim, "utf8")).toBe("precious\n");
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it("refuses a results path that is a device, a FIFO or a directory, and writes nothing there", async () => {
+    const device = join(dir, "null-device");
+    execFileSync("mknod", [device, "c", "1", "3"]);
+    const fifo = join(dir, "results.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const directory = join(dir, "results-dir");
+    await mkdir(directory);
+    for (const path of [device, fifo, directory]) {
+      expect(() => ResultsWriter.open({ path, header })).toThrow(
+        new RegExp(`the results file ${path} is not a regular file`),
+      );
+      expect(existsSync(`${path}.lock`)).toBe(false);
+    }
+  });
+
   it("refuses to start a new run in an existing file", async () => {
     const path = join(dir, "exists.results");
     await writeFile(path, "{}\n");
@@ -117,7 +155,7 @@ describe("results file", () => {
 
   it("resuming into another file copies the earlier lines first", async () => {
     const old = join(dir, "old.results");
-    await writeFile(old, `{"row":1,"line":2,"outcome":"added","id":5,"digest":"${D1}"}\n`);
+    await writeFile(old, `${RUN}{"row":1,"line":2,"outcome":"added","id":5,"digest":"${D1}"}\n`);
     const path = join(dir, "new.results");
     const prior = await readPriorRuns(old);
     const writer = ResultsWriter.open({
@@ -164,7 +202,7 @@ describe("reading earlier runs (--resume)", () => {
 
   it("drops a last line cut short, and truncates it away when the run continues", async () => {
     const path = join(dir, "torn.results");
-    const good = `{"row":1,"line":2,"outcome":"sending","digest":"${D1}"}\n`;
+    const good = `${RUN}{"row":1,"line":2,"outcome":"sending","digest":"${D1}"}\n`;
     await writeFile(path, good + '{"row":1,"line":2,"outcome":"add');
     const prior = await readPriorRuns(path);
     expect(prior.state(1)).toBe(PriorState.Sending);
@@ -177,12 +215,26 @@ describe("reading earlier runs (--resume)", () => {
     writer.record({ row: 1, line: 2, outcome: "unknown", digest: D1 });
     await writer.close();
     const lines = (await readFile(path, "utf8")).trimEnd().split("\n");
-    expect(lines.map((line) => JSON.parse(line) as object)).toHaveLength(3);
+    expect(lines.map((line) => JSON.parse(line) as object)).toHaveLength(4);
+  });
+
+  it("cuts nothing when the file gained lines after it was read (another run): refused, left as it was", async () => {
+    const path = join(dir, "grew.results");
+    const first = `${RUN}{"row":1,"line":2,"outcome":"sending","digest":"${D1}"}\n`;
+    await writeFile(path, first + '{"row":1,"line":2,"outcome":"add');
+    const prior = await readPriorRuns(path);
+    const grown = first + `{"row":1,"line":2,"outcome":"added","id":4,"digest":"${D1}"}\n`;
+    await writeFile(path, grown);
+    expect(() =>
+      ResultsWriter.open({ path, header, resume: { path, validBytes: prior.validBytes } }),
+    ).toThrow(/changed after it was read/);
+    expect(await readFile(path, "utf8")).toBe(grown);
+    expect(existsSync(`${path}.lock`)).toBe(false);
   });
 
   it("keeps a whole last line that lost only its newline", async () => {
     const path = join(dir, "nonewline.results");
-    await writeFile(path, `{"row":1,"line":2,"outcome":"added","id":3,"digest":"${D1}"}`);
+    await writeFile(path, `${RUN}{"row":1,"line":2,"outcome":"added","id":3,"digest":"${D1}"}`);
     const prior = await readPriorRuns(path);
     expect(prior.state(1)).toBe(PriorState.Added);
     const writer = ResultsWriter.open({
@@ -191,17 +243,17 @@ describe("reading earlier runs (--resume)", () => {
       resume: { path, validBytes: prior.validBytes },
     });
     await writer.close();
-    expect((await readFile(path, "utf8")).split("\n")[1]).toMatch(/^\{"run"/);
+    expect((await readFile(path, "utf8")).split("\n")[2]).toMatch(/^\{"run"/);
   });
 
   it("refuses a file with a broken line before good ones: it is not a results file", async () => {
     const path = join(dir, "corrupt.results");
     await writeFile(
       path,
-      `name,categoryId\n{"row":1,"line":2,"outcome":"added","digest":"${D1}"}\n`,
+      `${RUN}name,categoryId\n{"row":1,"line":2,"outcome":"added","digest":"${D1}"}\n`,
     );
     await expect(readPriorRuns(path)).rejects.toThrow(
-      /line 1 is not a line of a petstore results file/,
+      /line 2 is not a line of a petstore results file/,
     );
   });
 
@@ -209,7 +261,7 @@ describe("reading earlier runs (--resume)", () => {
     const path = join(dir, "settled.results");
     await writeFile(
       path,
-      `{"row":7,"line":8,"outcome":"unknown","digest":"${D1}"}\n{"row":7,"outcome":"added","id":12}\n`,
+      `${RUN}{"row":7,"line":8,"outcome":"unknown","digest":"${D1}"}\n{"row":7,"outcome":"added","id":12}\n`,
     );
     const prior = await readPriorRuns(path);
     expect(prior.state(7)).toBe(PriorState.Added);

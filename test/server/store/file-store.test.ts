@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { existsSync, readlinkSync } from "node:fs";
+import { mkdtemp, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -225,6 +225,28 @@ describe("file store", () => {
       expect(logs.join("\n")).toContain(`process ${deadPid}`);
       await store.close();
       expect(existsSync(`${file}.lock`)).toBe(false);
+    });
+
+    it("refuses a lock file that is a symlink, naming it, and leaves it and its target alone", async () => {
+      const victim = path.join(dir, "victim.txt");
+      await writeFile(victim, "precious\n");
+      await symlink(victim, `${file}.lock`);
+      const error = await errorOf(openStore());
+      expect(error.code).toBe("locked");
+      expect(error.message).toContain(`${file}.lock is a symbolic link`);
+      expect(readlinkSync(`${file}.lock`)).toBe(victim);
+      expect(await readFile(victim, "utf8")).toBe("precious\n");
+      expect(existsSync(file)).toBe(false);
+    });
+
+    it("never writes the pid through a symlink planted at the lock's private name", async () => {
+      const victim = path.join(dir, "victim.txt");
+      await writeFile(victim, "precious\n");
+      await symlink(victim, `${file}.lock.${process.pid}`);
+      const store = await openStore();
+      expect(await readFile(victim, "utf8")).toBe("precious\n");
+      expect(await readFile(`${file}.lock`, "utf8")).toBe(`${process.pid}\n`);
+      await store.close();
     });
   });
 
