@@ -5,7 +5,7 @@
  * PETSTORE_NO_DEPRECATION_WARNING=1 silences it for scripts that know.
  */
 import type { Deprecation } from "../client/types.js";
-import { SUNSET_DATE } from "../schema/openapi.js";
+import { SUNSET_DATE } from "../schema/deprecation.js";
 
 export const SILENCE_VARIABLE = "PETSTORE_NO_DEPRECATION_WARNING";
 

@@ -3,7 +3,8 @@
  * commander's own usage errors (unknown option, missing argument), and every
  * command that the fast parser leaves alone. Loaded only on that path.
  */
-import { Command, Option } from "commander";
+import { Argument, Command, Option } from "commander";
+import { withHint } from "../completion/hints.js";
 import type { Factory } from "../factory.js";
 import { registerServeCommand } from "./serve.js";
 import { COLD_COMMAND_RUNNERS } from "./cold-runners.js";
@@ -44,13 +45,11 @@ function addCommand(parent: Command, spec: CommandSpec, path: string[], factory:
   const command = parent.command(spec.name, { hidden: spec.hidden === true });
   command.description(spec.description);
   for (const argument of spec.arguments ?? []) {
-    command.argument(
-      argument.required ? `<${argument.name}>` : `[${argument.name}]`,
-      argument.description,
-    );
+    const name = argument.required ? `<${argument.name}>` : `[${argument.name}]`;
+    command.addArgument(withHint(new Argument(name, argument.description), argument.values));
   }
   for (const option of spec.options ?? [])
-    command.addOption(new Option(option.flags, option.description));
+    command.addOption(withHint(new Option(option.flags, option.description), option.values));
   const examples = examplesHelp(spec);
   if (examples) command.addHelpText("after", examples);
   const commandPath = [...path, spec.name];

@@ -1,4 +1,5 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
+import { FILES, withHint } from "../completion/hints.js";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
 import {
   DEFAULT_FILE,
@@ -41,7 +42,14 @@ export function registerServeCommand(program: Command): void {
   program
     .command("serve")
     .description("run a local fake of the Pet Store service on a JSON file")
-    .option("--file <path>", "JSON file of pets, created when missing", DEFAULT_FILE)
+    .addOption(
+      withHint(
+        new Option("--file <path>", "JSON file of pets, created when missing").default(
+          DEFAULT_FILE,
+        ),
+        FILES,
+      ),
+    )
     .option("--port <n>", "port to listen on; 0 picks a free one", String(DEFAULT_PORT))
     .option("--host <address>", "address to listen on", DEFAULT_HOST)
     .option("--seed <n>", "fill a new file with <n> demo pets")
@@ -51,7 +59,9 @@ export function registerServeCommand(program: Command): void {
       collect,
       [],
     )
-    .option("--keys-file <path>", "accept the keys listed in this file")
+    .addOption(
+      withHint(new Option("--keys-file <path>", "accept the keys listed in this file"), FILES),
+    )
     .option("--print-env", "print export lines for PETSTORE_BASE_URL and PETSTORE_API_KEY")
     .option("--quiet", "no access log on stderr")
     .option("--latency <ms|min-max>", "delay each pet operation by this many milliseconds")

@@ -11,7 +11,7 @@ import {
   type EnvironmentName,
   isEnvironmentName,
   parseBaseUrl,
-} from "../client/environments.js";
+} from "./environments.js";
 import { PROFILE_NAME, type ProfileConfig, type StoredConfig } from "./config-file.js";
 
 export { redactKey } from "./redact-key.js";
