@@ -8,7 +8,8 @@
 //   saves about a tenth of `node -e 0` more.
 // - dist/program.cjs: the commander program and every other command (and the
 //   server, for `serve`); required by cli.cjs only when the fast parser declines.
-// - dist/bulk.cjs: `add --from` (src/bulk), required only when a bulk flag is given.
+// - dist/bulk.cjs: `add --from` (src/commands/add-from.ts and src/bulk), required
+//   only when a bulk flag is given.
 // - dist/vendor/*.cjs: chalk, cli-table3, conf and ora, required on first use by
 //   either bundle, so each is loaded once and only when a command needs it.
 // - dist/cli.cjs.cache: the code cache, made by running the hot commands once
@@ -65,7 +66,7 @@ function separateFiles({ program }) {
           external: true,
         }));
       }
-      builder.onResolve({ filter: /(^|\/)bulk\/index\.js$/ }, () => ({
+      builder.onResolve({ filter: /(^|\/)add-from\.js$/ }, () => ({
         path: "./bulk.cjs",
         external: true,
       }));
@@ -122,7 +123,7 @@ await Promise.all([
   }),
   build({
     ...commonJs,
-    entryPoints: { bulk: "src/bulk/index.ts" },
+    entryPoints: { bulk: "src/commands/add-from.ts" },
     plugins: [separateFiles({ program: false })],
   }),
   build({

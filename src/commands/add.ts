@@ -113,7 +113,7 @@ const BULK_FLAGS = [
 
 export const run: CommandRunner = async (parsed, factory) => {
   if (BULK_FLAGS.some((key) => parsed.options[key] !== undefined)) {
-    const { runBulkCommand } = await import("../bulk/index.js");
+    const { runBulkCommand } = await import("./add-from.js");
     await runBulkCommand(parsed.options, factory);
     return;
   }

@@ -90,7 +90,7 @@ export function buildProgram(factory: Factory): Command {
     program.addOption(new Option(option.flags, option.description));
   program.addHelpText("after", `\n${EXIT_CODES_HELP}\n\n${ENVIRONMENT_HELP}`);
   for (const spec of COMMANDS) addCommand(program, spec, [], factory);
-  registerServeCommand(program);
+  registerServeCommand(program, factory);
   return program;
 }
 

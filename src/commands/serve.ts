@@ -1,6 +1,7 @@
 import { Option, type Command } from "commander";
 import { FILES, withHint } from "../completion/hints.js";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
+import type { Factory } from "../factory.js";
 import {
   DEFAULT_FILE,
   DEFAULT_HOST,
@@ -38,7 +39,7 @@ function collect(value: string, previous: string[] | undefined): string[] {
 }
 
 /** Registers `petstore serve`; the server itself is imported only when it runs. */
-export function registerServeCommand(program: Command): void {
+export function registerServeCommand(program: Command, factory: Factory): void {
   program
     .command("serve")
     .description("run a local fake of the Pet Store service on a JSON file")
@@ -72,33 +73,34 @@ export function registerServeCommand(program: Command): void {
     .option("--ban-seconds <n>", "length of a ban", "600")
     .addHelpText("after", HELP_AFTER)
     .action(async (flags: Omit<ServeFlags, "key"> & { key?: string[] }) => {
-      await serve({ ...flags, key: flags.key ?? [] });
+      await serve({ ...flags, key: flags.key ?? [] }, factory);
     });
 }
 
-async function serve(flags: ServeFlags): Promise<void> {
+async function serve(flags: ServeFlags, factory: Factory): Promise<void> {
+  const { stdout, stderr } = factory.io;
   const server = await import("../server/index.js");
   let plan;
   let running;
   try {
-    plan = server.planServe(flags, process.env);
+    plan = server.planServe(flags, factory.env);
     running = await server.startServer(plan.options);
   } catch (error) {
     throw asCommandError(error, server);
   }
   const { generatedKey } = plan;
   if (generatedKey !== undefined) {
-    process.stderr.write(
+    stderr.write(
       `petstore serve: no key given; generated a ${generatedKey.plan}-plan key: ${generatedKey.key}\n`,
     );
   }
   if (flags.printEnv === true) {
-    process.stdout.write(server.exportLines(running.url, running.keys[0]!.key));
+    stdout.write(server.exportLines(running.url, running.keys[0]!.key));
   } else {
-    process.stdout.write(`${running.url}\n`);
+    stdout.write(`${running.url}\n`);
   }
   if (flags.quiet !== true) {
-    process.stderr.write(
+    stderr.write(
       `petstore serve: ${running.store.size} pets from ${flags.file} at ${running.url}; Ctrl-C stops\n`,
     );
   }

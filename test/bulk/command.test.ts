@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { runBulkCommand, summaryLine } from "../../src/bulk/command.js";
-import { DEFAULT_CONCURRENCY, bulkOptionsFrom } from "../../src/bulk/options.js";
+import { runBulkCommand, summaryLine } from "../../src/commands/add-from.js";
+import { DEFAULT_CONCURRENCY, bulkOptionsFrom } from "../../src/commands/add-from-options.js";
 import { ADD_COMMAND } from "../../src/commands/spec.js";
 import { Progress, formatDuration, formatElapsed } from "../../src/bulk/progress.js";
 import { EXIT, PetstoreError, UsageError } from "../../src/errors.js";

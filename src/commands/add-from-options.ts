@@ -4,12 +4,12 @@
  * mean for every command; the single-pet flags and the output flags do not
  * apply to a file of pets.
  */
-import type { OptionValues } from "../commands/fast-parse.js";
-import { booleanOption, stringOption } from "../commands/option-values.js";
-import { requestOptionsFrom, type RequestOptions } from "../commands/request-options.js";
+import type { OptionValues } from "./fast-parse.js";
+import { booleanOption, stringOption } from "./option-values.js";
+import { requestOptionsFrom, type RequestOptions } from "./request-options.js";
 import { UsageError } from "../errors.js";
-import type { BulkOptions } from "./engine.js";
-import { INPUT_FORMATS, isInputFormat } from "./input/format.js";
+import type { BulkOptions } from "../bulk/engine.js";
+import { INPUT_FORMATS, isInputFormat } from "../bulk/input/format.js";
 
 /** Measured against `petstore serve` (README, "Bulk add"): the rate stops growing beyond it. */
 export const DEFAULT_CONCURRENCY = 16;
