@@ -7,7 +7,7 @@
 import type { OptionValues } from "./fast-parse.js";
 import { VERSION } from "./version.js";
 import { EXIT, PetstoreError } from "../errors.js";
-import type { Factory } from "../factory.js";
+import type { Factory } from "./factory.js";
 import type { InputStream } from "../io.js";
 import { runBulkAdd, type BulkOptions, type BulkReport } from "../bulk/engine.js";
 import type { StdinChunks } from "../bulk/input/source.js";

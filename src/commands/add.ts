@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { UsageError } from "../errors.js";
-import type { Factory } from "../factory.js";
+import type { Factory } from "./factory.js";
 import type { InputStream } from "../io.js";
 import { chooseOutput, type OutputChoice } from "../output/format.js";
 import { writePets } from "../output/pets.js";

@@ -2,7 +2,7 @@
 import { completionScript } from "../completion/index.js";
 import { isShell, SHELLS } from "../completion/shells.js";
 import { UsageError } from "../errors.js";
-import type { Factory } from "../factory.js";
+import type { Factory } from "./factory.js";
 import type { CommandRunner } from "./runner.js";
 
 export async function completionRun(shell: string, factory: Factory): Promise<void> {

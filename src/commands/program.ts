@@ -5,7 +5,7 @@
  */
 import { Argument, Command, Option } from "commander";
 import { withHint } from "../completion/hints.js";
-import type { Factory } from "../factory.js";
+import type { Factory } from "./factory.js";
 import { registerServeCommand } from "./serve.js";
 import { COLD_COMMAND_RUNNERS } from "./cold-runners.js";
 import { HOT_COMMAND_RUNNERS, runCommand, type Runners } from "./runner.js";

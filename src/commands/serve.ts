@@ -1,7 +1,7 @@
 import { Option, type Command } from "commander";
 import { FILES, withHint } from "../completion/hints.js";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
-import type { Factory } from "../factory.js";
+import type { Factory } from "./factory.js";
 import {
   DEFAULT_FILE,
   DEFAULT_HOST,
