@@ -53,7 +53,8 @@ module.exports = {
     },
     {
       name: "profiles-below-the-client",
-      comment: "commands -> client -> profiles: profiles never import the client or anything above it.",
+      comment:
+        "commands -> client -> profiles: profiles never import the client or anything above it.",
       severity: "error",
       from: { path: "^src/profiles/" },
       to: { path: "^src/(client|commands|bulk|output|server|completion)/" },
