@@ -5,6 +5,7 @@
  */
 import { Argument, Command, Option } from "commander";
 import { withHint } from "../completion/hints.js";
+import { EXIT_MEANINGS } from "../errors.js";
 import type { Factory } from "./factory.js";
 import { registerServeCommand } from "./serve.js";
 import { COLD_COMMAND_RUNNERS } from "./cold-runners.js";
@@ -13,16 +14,9 @@ import { COMMANDS, GLOBAL_OPTIONS, type CommandSpec } from "./spec.js";
 import { VERSION } from "./version.js";
 import type { OptionValues } from "./fast-parse.js";
 
-export const EXIT_CODES_HELP = `Exit codes:
-  0  success
-  1  unexpected error
-  2  usage or invalid input (also a 400 answer from the service)
-  3  authentication: no key, or the key was rejected (401)
-  4  not found (404)
-  5  still rate limited after the retries (429)
-  6  network error or timeout
-  7  outcome unknown: an add may or may not have happened
-  130 interrupted (Ctrl-C) during add --from; --resume continues`;
+export const EXIT_CODES_HELP = `Exit codes:\n${Object.entries(EXIT_MEANINGS)
+  .map(([code, meaning]) => `  ${code.padEnd(3)}  ${meaning}`)
+  .join("\n")}`;
 
 export const ENVIRONMENT_HELP = `Environment:
   PETSTORE_API_KEY, PETSTORE_PROFILE, PETSTORE_ENV, PETSTORE_BASE_URL
