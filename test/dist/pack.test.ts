@@ -12,7 +12,10 @@ const { version, name } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"
   name: string;
 };
 
-/** What a user needs, and nothing else: built code, completions, README, licence, OpenAPI. */
+/**
+ * What a user needs, and nothing else: built code, completions, README, licence, the
+ * licences of what the bundles carry, OpenAPI.
+ */
 const ALLOWED = [
   /^package\.json$/,
   /^README\.md$/,
@@ -23,6 +26,7 @@ const ALLOWED = [
   /^dist\/[a-z]+\.(cjs|js)$/,
   /^dist\/cli\.cjs\.cache$/,
   /^dist\/package\.json$/,
+  /^dist\/THIRD_PARTY_LICENSES$/,
   /^dist\/(chunks|vendor)\/[\w-]+\.(js|cjs)$/,
   /^dist\/types\/[\w/-]+\.d\.ts$/,
 ];
@@ -74,9 +78,17 @@ describe("the npm package", () => {
       "openapi.json",
       "README.md",
       "LICENSE",
+      "dist/THIRD_PARTY_LICENSES",
     ]) {
       expect(files).toContain(needed);
     }
+  });
+
+  it("installs the licences of the bundled packages beside the code", () => {
+    const installed = join(prefix, "lib", "node_modules", name, "dist", "THIRD_PARTY_LICENSES");
+    const built = join(REPO_ROOT, "dist", "THIRD_PARTY_LICENSES");
+    expect(readFileSync(installed, "utf8")).toBe(readFileSync(built, "utf8"));
+    expect(readFileSync(installed, "utf8")).toMatch(/^Package: commander$/m);
   });
 
   it("installs into an empty prefix with a working petstore on the PATH", async () => {

@@ -1,0 +1,34 @@
+/** Types of third-party-licenses.mjs, for the tests that import it. */
+export interface Metafile {
+  inputs: Record<string, unknown>;
+  outputs: Record<string, unknown>;
+}
+
+export interface LicenceFile {
+  name: string;
+  text: string;
+}
+
+export interface BundledPackage {
+  name: string;
+  version: string;
+  license: string;
+  dir: string;
+  files: LicenceFile[];
+}
+
+export function mergeMetafiles(metafiles: Metafile[]): Metafile;
+export function readPackage(
+  dir: string,
+  label?: string,
+  expectedName?: string,
+): Promise<BundledPackage>;
+export function bundledPackages(root: string, metafile: Metafile): Promise<BundledPackage[]>;
+export function renderLicences(packages: BundledPackage[], heading: string): string;
+export function writeThirdPartyLicenses(options: {
+  root: string;
+  metafile: Metafile;
+  file: string;
+  heading: string;
+  first?: BundledPackage[];
+}): Promise<BundledPackage[]>;
