@@ -3,9 +3,9 @@
 // bin/petstore.js with a V8 code cache:
 //
 // - dist/cli.cjs: the hot path (list, get, add) in one file. CommonJS because
-//   Node's ESM loader alone costs about 7% of `node -e 0` per process, and
-//   because only a classic script can be given a code cache (vm.Script), which
-//   saves about a tenth of `node -e 0` more.
+//   Node's ESM loader alone is a measurable share of `node -e 0` per process,
+//   and because only a classic script can be given a code cache (vm.Script),
+//   which saves more (figures: docs/benchmarks.md, "Start-up").
 // - dist/program.cjs: the commander program and every other command (and the
 //   server, for `serve`); required by cli.cjs only when the fast parser declines.
 // - dist/bulk.cjs: `add --from` (src/commands/add-from.ts and src/bulk), required
