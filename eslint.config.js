@@ -29,4 +29,18 @@ export default tseslint.config(
       "no-console": "off",
     },
   },
+  {
+    // The CLI writes through IO (src/io.ts), so tests can capture it and a failed
+    // write is handled in one place; only the entry points and io.ts touch the
+    // process streams. The server keeps its own log sink.
+    files: ["src/**/*.ts"],
+    ignores: ["src/io.ts", "src/cli.ts", "src/index.ts", "src/server/**"],
+    rules: {
+      "no-restricted-properties": [
+        "error",
+        { object: "process", property: "stdout", message: "write through IO (src/io.ts)" },
+        { object: "process", property: "stderr", message: "write through IO (src/io.ts)" },
+      ],
+    },
+  },
 );

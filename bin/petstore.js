@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The launcher. CommonJS on purpose (bin/package.json): Node's ESM loader costs
-// about 7% of `node -e 0`, and only a classic script takes a V8 code cache.
+// a share of `node -e 0` (docs/benchmarks.md), and only a classic script takes
+// a V8 code cache.
 // `--version` is answered before any bundle is read, and without creating
 // process.stdout (a few milliseconds of start-up).
 /* global require, module, __dirname */

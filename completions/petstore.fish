@@ -115,7 +115,7 @@ complete -c petstore -n '__petstore_at "add"' -l category-id -r -d 'its category
 complete -c petstore -n '__petstore_at "add"' -l status -r -f -a 'available pending sold' -d 'available, pending, sold (the service\'s default if left out)'
 complete -c petstore -n '__petstore_at "add"' -l file -r -F -d 'a JSON NewPet body from this file, or - for stdin (instead of the flags)'
 complete -c petstore -n '__petstore_at "add"' -l from -r -F -d 'add every pet of a CSV, NDJSON or JSON-array file (- for stdin), at the pace the rate limit allows'
-complete -c petstore -n '__petstore_at "add"' -l format -r -f -a 'csv ndjson json' -d 'csv, ndjson or json (default: from the extension, else the content)'
+complete -c petstore -n '__petstore_at "add"' -l format -r -f -a 'csv ndjson json' -d 'csv, ndjson, json (default: from the extension, else the content)'
 complete -c petstore -n '__petstore_at "add"' -l skip-invalid -d 'send the valid rows even if some are invalid (exit 2 at the end)'
 complete -c petstore -n '__petstore_at "add"' -l results -r -F -d 'record each row\'s outcome (NDJSON: added with its id, invalid, failed, unknown)'
 complete -c petstore -n '__petstore_at "add"' -l resume -r -F -d 'continue the run recorded in this results file'

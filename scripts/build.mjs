@@ -3,12 +3,13 @@
 // bin/petstore.js with a V8 code cache:
 //
 // - dist/cli.cjs: the hot path (list, get, add) in one file. CommonJS because
-//   Node's ESM loader alone costs about 7% of `node -e 0` per process, and
-//   because only a classic script can be given a code cache (vm.Script), which
-//   saves about a tenth of `node -e 0` more.
+//   Node's ESM loader alone is a measurable share of `node -e 0` per process,
+//   and because only a classic script can be given a code cache (vm.Script),
+//   which saves more (figures: docs/benchmarks.md, "Start-up").
 // - dist/program.cjs: the commander program and every other command (and the
 //   server, for `serve`); required by cli.cjs only when the fast parser declines.
-// - dist/bulk.cjs: `add --from` (src/bulk), required only when a bulk flag is given.
+// - dist/bulk.cjs: `add --from` (src/commands/add-from.ts and src/bulk), required
+//   only when a bulk flag is given.
 // - dist/vendor/*.cjs: chalk, cli-table3, conf and ora, required on first use by
 //   either bundle, so each is loaded once and only when a command needs it.
 // - dist/cli.cjs.cache: the code cache, made by running the hot commands once
@@ -71,7 +72,7 @@ function separateFiles({ program }) {
           external: true,
         }));
       }
-      builder.onResolve({ filter: /(^|\/)bulk\/index\.js$/ }, () => ({
+      builder.onResolve({ filter: /(^|\/)add-from\.js$/ }, () => ({
         path: "./bulk.cjs",
         external: true,
       }));
@@ -128,7 +129,7 @@ const results = await Promise.all([
   }),
   build({
     ...commonJs,
-    entryPoints: { bulk: "src/bulk/index.ts" },
+    entryPoints: { bulk: "src/commands/add-from.ts" },
     plugins: [separateFiles({ program: false })],
   }),
   build({

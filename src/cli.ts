@@ -9,7 +9,7 @@ import { HOT_COMMAND_RUNNERS, runCommand } from "./commands/runner.js";
 import { GLOBAL_OPTIONS, HOT_COMMANDS } from "./commands/spec.js";
 import { VERSION } from "./commands/version.js";
 import { EXIT } from "./errors.js";
-import { createFactory, type FactoryDeps } from "./factory.js";
+import { createFactory, type FactoryDeps } from "./commands/factory.js";
 import { createProcessIO, type IO } from "./io.js";
 import { loadPalette } from "./output/palette.js";
 

@@ -26,6 +26,23 @@ export const EXIT = {
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
+/**
+ * What each exit code means: the one table behind `petstore --help` and the
+ * README's exit-code table (`npm run docs` writes it; a test checks it is current).
+ */
+export const EXIT_MEANINGS: Readonly<Record<ExitCode, string>> = {
+  [EXIT.OK]: "success",
+  [EXIT.UNEXPECTED]: "unexpected error (a stack trace only with `--debug`)",
+  [EXIT.USAGE]: "usage or invalid input, including a 400 from the service and a redirect",
+  [EXIT.AUTH]: "authentication: no key, or the key was rejected (401)",
+  [EXIT.NOT_FOUND]: "not found (404)",
+  [EXIT.RATE_LIMITED]: "still rate limited after the retries (429)",
+  [EXIT.NETWORK]: "network error, timeout, or the service unavailable (5xx) after the retries",
+  [EXIT.OUTCOME_UNKNOWN]: "outcome unknown: an add may or may not have happened",
+  [EXIT.INTERRUPTED]:
+    "interrupted by Ctrl-C or SIGTERM during `add --from` (requests in flight finish first; `--resume` continues)",
+};
+
 export class PetstoreError extends Error {
   override name = "PetstoreError";
   constructor(

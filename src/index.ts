@@ -9,7 +9,7 @@ export { createClient, DEFAULT_TIMEOUT_MS } from "./client/client.js";
 export type { ClientOptions, Transport } from "./client/client.js";
 export { DEFAULT_RETRY_POLICY } from "./client/retry.js";
 export type { RetryPolicy } from "./client/retry.js";
-export { DEFAULT_BASE_URLS } from "./client/environments.js";
+export { DEFAULT_BASE_URLS } from "./profiles/environments.js";
 export type {
   ClientResult,
   Deprecation,

@@ -10,6 +10,7 @@
 
 import { writeSync } from "node:fs";
 import { isatty } from "node:tty";
+import { envFlag } from "./env-flag.js";
 
 export interface OutputStream {
   write(text: string): void;
@@ -82,7 +83,8 @@ export function decideSpinner(options: {
 }): boolean {
   const { stderrIsTTY, stderrColumns, env } = options;
   if (!stderrIsTTY || !stderrColumns || env.TERM === "dumb") return false;
-  return env.CI === undefined || env.CI === "" || env.CI === "0" || env.CI === "false";
+  // CI=true, CI=1, CI=github...: any value but an "off" one means a CI log.
+  return envFlag(env, "CI") === false;
 }
 
 /**

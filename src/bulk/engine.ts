@@ -8,7 +8,7 @@
  */
 import { RESET_MARGIN_MS, computeDelay, type RetryPolicy } from "../client/retry.js";
 import { rateLimitFromHeaders, completeRateLimit } from "../client/rate-limit.js";
-import { parseBaseUrl } from "../client/environments.js";
+import { parseBaseUrl } from "../profiles/environments.js";
 import { assertKeyMayTravelTo } from "../client/key-safety.js";
 import type { Transport } from "../client/transport.js";
 import {

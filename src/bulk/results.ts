@@ -16,8 +16,8 @@
  * have been added by a run that died, and is treated as `unknown`.
  *
  * The file is synced to disk (fdatasync) every SYNC_EVERY_MS and at the end, not
- * before each request: a sync on the path of every request cost about 40% of the
- * throughput (README, "Bulk add"). After a power loss or an operating-system
+ * before each request: a sync on the path of every request cost a large share of
+ * the throughput (docs/benchmarks.md). After a power loss or an operating-system
  * crash (not a killed process) the lines of that last fraction of a second may
  * be missing, and a resume could send those rows again.
  */

@@ -8,7 +8,7 @@ import { EXIT, HttpError, UsageError } from "../errors.js";
 import { JsonSyntaxError, parseJson, stringifyJson } from "../schema/json.js";
 import { type ListQuery, type NewPet, Pet } from "../schema/pet.js";
 import { deprecationFromHeaders } from "./deprecation.js";
-import { parseBaseUrl } from "./environments.js";
+import { parseBaseUrl } from "../profiles/environments.js";
 import { nodeTransport } from "./node-transport.js";
 import { type RetryPolicy, withRetry } from "./retry.js";
 import { createSend } from "./send.js";

@@ -4,7 +4,7 @@
  * GET /pets/{petId} deprecated with removal on 5 December 2030, so that date
  * stands in when the service sends no (readable) Sunset.
  */
-import { SUNSET_DATE } from "../schema/openapi.js";
+import { SUNSET_DATE } from "../schema/deprecation.js";
 import { parseHttpDate } from "./http-date.js";
 import type { Deprecation } from "./types.js";
 

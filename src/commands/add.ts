@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { UsageError } from "../errors.js";
-import type { Factory } from "../factory.js";
+import type { Factory } from "./factory.js";
 import type { InputStream } from "../io.js";
 import { chooseOutput, type OutputChoice } from "../output/format.js";
 import { writePets } from "../output/pets.js";
@@ -113,7 +113,7 @@ const BULK_FLAGS = [
 
 export const run: CommandRunner = async (parsed, factory) => {
   if (BULK_FLAGS.some((key) => parsed.options[key] !== undefined)) {
-    const { runBulkCommand } = await import("../bulk/index.js");
+    const { runBulkCommand } = await import("./add-from.js");
     await runBulkCommand(parsed.options, factory);
     return;
   }

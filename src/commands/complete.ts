@@ -3,7 +3,7 @@
  * for the completion scripts. It never fails loudly: a broken config file
  * yields no candidates rather than an error in the middle of a command line.
  */
-import type { Factory } from "../factory.js";
+import type { Factory } from "./factory.js";
 import type { CommandRunner } from "./runner.js";
 
 export function completionCandidates(kind: string, factory: Factory): string[] {

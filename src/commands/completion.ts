@@ -1,13 +1,9 @@
 /** `petstore completion <shell>`: prints the completion script generated from the command tree. */
-import { completionScript, type Shell } from "../completion/index.js";
+import { completionScript } from "../completion/index.js";
+import { isShell, SHELLS } from "../completion/shells.js";
 import { UsageError } from "../errors.js";
-import type { Factory } from "../factory.js";
+import type { Factory } from "./factory.js";
 import type { CommandRunner } from "./runner.js";
-import { SHELLS } from "./spec.js";
-
-function isShell(name: string): name is Shell {
-  return (SHELLS as readonly string[]).includes(name);
-}
 
 export async function completionRun(shell: string, factory: Factory): Promise<void> {
   if (!isShell(shell)) {

@@ -5,7 +5,8 @@
  * PETSTORE_NO_DEPRECATION_WARNING=1 silences it for scripts that know.
  */
 import type { Deprecation } from "../client/types.js";
-import { SUNSET_DATE } from "../schema/openapi.js";
+import { envFlag } from "../env-flag.js";
+import { SUNSET_DATE } from "../schema/deprecation.js";
 
 export const SILENCE_VARIABLE = "PETSTORE_NO_DEPRECATION_WARNING";
 
@@ -26,8 +27,8 @@ const MONTHS = [
 ];
 
 export function deprecationSilenced(env: NodeJS.ProcessEnv): boolean {
-  const value = env[SILENCE_VARIABLE]?.trim().toLowerCase();
-  return value !== undefined && value !== "" && value !== "0" && value !== "false";
+  // Any value but an "off" one silences it: a script that sets it means it.
+  return envFlag(env, SILENCE_VARIABLE) !== false;
 }
 
 /** "5 December 2030", in UTC like the header. */

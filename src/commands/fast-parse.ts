@@ -1,6 +1,6 @@
 /**
  * Answers the hot commands (list, get, add) without loading commander, whose
- * import costs about a tenth of Node's whole start-up (see README, "Design").
+ * import is a large part of Node's whole start-up (docs/benchmarks.md, "Start-up").
  *
  * It reads the same command specs commander is built from, and gives up
  * (returns undefined) on anything it does not fully understand: --help, an

@@ -1,6 +1,6 @@
 /** `petstore get <petId>`: GET /pets/{petId}, with the deprecation warning on stderr. */
 import type { Deprecation } from "../client/types.js";
-import type { Factory } from "../factory.js";
+import type { Factory } from "./factory.js";
 import { chooseOutput, type OutputChoice } from "../output/format.js";
 import { loadPalette } from "../output/palette.js";
 import { writePets } from "../output/pets.js";

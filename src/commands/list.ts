@@ -1,5 +1,5 @@
 /** `petstore list`: GET /pets with the status and limit checked by the shared schema first. */
-import type { Factory } from "../factory.js";
+import type { Factory } from "./factory.js";
 import { chooseOutput, type OutputChoice } from "../output/format.js";
 import { writePets } from "../output/pets.js";
 import type { ListQuery } from "../schema/pet.js";

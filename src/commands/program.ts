@@ -3,8 +3,10 @@
  * commander's own usage errors (unknown option, missing argument), and every
  * command that the fast parser leaves alone. Loaded only on that path.
  */
-import { Command, Option } from "commander";
-import type { Factory } from "../factory.js";
+import { Argument, Command, Option } from "commander";
+import { withHint } from "../completion/hints.js";
+import { EXIT_MEANINGS } from "../errors.js";
+import type { Factory } from "./factory.js";
 import { registerServeCommand } from "./serve.js";
 import { COLD_COMMAND_RUNNERS } from "./cold-runners.js";
 import { HOT_COMMAND_RUNNERS, runCommand, type Runners } from "./runner.js";
@@ -12,16 +14,9 @@ import { COMMANDS, GLOBAL_OPTIONS, type CommandSpec } from "./spec.js";
 import { VERSION } from "./version.js";
 import type { OptionValues } from "./fast-parse.js";
 
-export const EXIT_CODES_HELP = `Exit codes:
-  0  success
-  1  unexpected error
-  2  usage or invalid input (also a 400 answer from the service)
-  3  authentication: no key, or the key was rejected (401)
-  4  not found (404)
-  5  still rate limited after the retries (429)
-  6  network error or timeout
-  7  outcome unknown: an add may or may not have happened
-  130 interrupted (Ctrl-C) during add --from; --resume continues`;
+export const EXIT_CODES_HELP = `Exit codes:\n${Object.entries(EXIT_MEANINGS)
+  .map(([code, meaning]) => `  ${code.padEnd(3)}  ${meaning}`)
+  .join("\n")}`;
 
 export const ENVIRONMENT_HELP = `Environment:
   PETSTORE_API_KEY, PETSTORE_PROFILE, PETSTORE_ENV, PETSTORE_BASE_URL
@@ -44,13 +39,11 @@ function addCommand(parent: Command, spec: CommandSpec, path: string[], factory:
   const command = parent.command(spec.name, { hidden: spec.hidden === true });
   command.description(spec.description);
   for (const argument of spec.arguments ?? []) {
-    command.argument(
-      argument.required ? `<${argument.name}>` : `[${argument.name}]`,
-      argument.description,
-    );
+    const name = argument.required ? `<${argument.name}>` : `[${argument.name}]`;
+    command.addArgument(withHint(new Argument(name, argument.description), argument.values));
   }
   for (const option of spec.options ?? [])
-    command.addOption(new Option(option.flags, option.description));
+    command.addOption(withHint(new Option(option.flags, option.description), option.values));
   const examples = examplesHelp(spec);
   if (examples) command.addHelpText("after", examples);
   const commandPath = [...path, spec.name];
@@ -91,7 +84,7 @@ export function buildProgram(factory: Factory): Command {
     program.addOption(new Option(option.flags, option.description));
   program.addHelpText("after", `\n${EXIT_CODES_HELP}\n\n${ENVIRONMENT_HELP}`);
   for (const spec of COMMANDS) addCommand(program, spec, [], factory);
-  registerServeCommand(program);
+  registerServeCommand(program, factory);
   return program;
 }
 

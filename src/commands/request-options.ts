@@ -4,8 +4,10 @@
  * variables and the stored profile), how long to wait, how often to retry, and
  * whether to log each request.
  */
+import { wholeNumberFlag } from "../schema/whole-number.js";
 import { DEFAULT_TIMEOUT_MS } from "../client/client.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../client/retry.js";
+import { envFlag } from "../env-flag.js";
 import { UsageError } from "../errors.js";
 import type { SettingsFlags } from "../profiles/resolve.js";
 import type { OptionValues } from "./fast-parse.js";
@@ -41,18 +43,14 @@ function retryPolicy(values: OptionValues): RetryPolicy {
   }
   if (noRetry) return { ...DEFAULT_RETRY_POLICY, enabled: false, maxRetries: 0 };
   if (text === undefined) return DEFAULT_RETRY_POLICY;
-  const count = /^[0-9]{1,3}$/.test(text) ? Number(text) : NaN;
-  if (!(count >= 0 && count <= MAX_RETRIES_LIMIT)) {
-    throw new UsageError(
-      `--max-retries must be an integer from 0 to ${MAX_RETRIES_LIMIT}; got ${JSON.stringify(text)}`,
-    );
-  }
+  const parsed = wholeNumberFlag(text, "--max-retries", 0, MAX_RETRIES_LIMIT);
+  if (!parsed.ok) throw new UsageError(parsed.problem);
+  const count = parsed.value;
   return { ...DEFAULT_RETRY_POLICY, maxRetries: count, enabled: count > 0 };
 }
 
 export function debugRequested(env: NodeJS.ProcessEnv): boolean {
-  const value = env.PETSTORE_DEBUG?.trim().toLowerCase();
-  return value === "1" || value === "true" || value === "yes";
+  return envFlag(env, "PETSTORE_DEBUG") === true;
 }
 
 export function requestOptionsFrom(values: OptionValues, env: NodeJS.ProcessEnv): RequestOptions {

@@ -3,7 +3,7 @@
  * and arguments in, nothing out (errors are thrown; cli.ts decides the exit code).
  * Implementations load only when their command runs.
  */
-import type { Factory } from "../factory.js";
+import type { Factory } from "./factory.js";
 import type { ParsedCommand } from "./fast-parse.js";
 
 export type CommandRunner = (parsed: ParsedCommand, factory: Factory) => Promise<void>;

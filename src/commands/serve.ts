@@ -1,5 +1,7 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
+import { FILES, withHint } from "../completion/hints.js";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
+import type { Factory } from "./factory.js";
 import {
   DEFAULT_FILE,
   DEFAULT_HOST,
@@ -37,11 +39,18 @@ function collect(value: string, previous: string[] | undefined): string[] {
 }
 
 /** Registers `petstore serve`; the server itself is imported only when it runs. */
-export function registerServeCommand(program: Command): void {
+export function registerServeCommand(program: Command, factory: Factory): void {
   program
     .command("serve")
     .description("run a local fake of the Pet Store service on a JSON file")
-    .option("--file <path>", "JSON file of pets, created when missing", DEFAULT_FILE)
+    .addOption(
+      withHint(
+        new Option("--file <path>", "JSON file of pets, created when missing").default(
+          DEFAULT_FILE,
+        ),
+        FILES,
+      ),
+    )
     .option("--port <n>", "port to listen on; 0 picks a free one", String(DEFAULT_PORT))
     .option("--host <address>", "address to listen on", DEFAULT_HOST)
     .option("--seed <n>", "fill a new file with <n> demo pets")
@@ -51,7 +60,9 @@ export function registerServeCommand(program: Command): void {
       collect,
       [],
     )
-    .option("--keys-file <path>", "accept the keys listed in this file")
+    .addOption(
+      withHint(new Option("--keys-file <path>", "accept the keys listed in this file"), FILES),
+    )
     .option("--print-env", "print export lines for PETSTORE_BASE_URL and PETSTORE_API_KEY")
     .option("--quiet", "no access log on stderr")
     .option("--latency <ms|min-max>", "delay each pet operation by this many milliseconds")
@@ -62,33 +73,34 @@ export function registerServeCommand(program: Command): void {
     .option("--ban-seconds <n>", "length of a ban", "600")
     .addHelpText("after", HELP_AFTER)
     .action(async (flags: Omit<ServeFlags, "key"> & { key?: string[] }) => {
-      await serve({ ...flags, key: flags.key ?? [] });
+      await serve({ ...flags, key: flags.key ?? [] }, factory);
     });
 }
 
-async function serve(flags: ServeFlags): Promise<void> {
+async function serve(flags: ServeFlags, factory: Factory): Promise<void> {
+  const { stdout, stderr } = factory.io;
   const server = await import("../server/index.js");
   let plan;
   let running;
   try {
-    plan = server.planServe(flags, process.env);
+    plan = server.planServe(flags, factory.env);
     running = await server.startServer(plan.options);
   } catch (error) {
     throw asCommandError(error, server);
   }
   const { generatedKey } = plan;
   if (generatedKey !== undefined) {
-    process.stderr.write(
+    stderr.write(
       `petstore serve: no key given; generated a ${generatedKey.plan}-plan key: ${generatedKey.key}\n`,
     );
   }
   if (flags.printEnv === true) {
-    process.stdout.write(server.exportLines(running.url, running.keys[0]!.key));
+    stdout.write(server.exportLines(running.url, running.keys[0]!.key));
   } else {
-    process.stdout.write(`${running.url}\n`);
+    stdout.write(`${running.url}\n`);
   }
   if (flags.quiet !== true) {
-    process.stderr.write(
+    stderr.write(
       `petstore serve: ${running.store.size} pets from ${flags.file} at ${running.url}; Ctrl-C stops\n`,
     );
   }

@@ -7,19 +7,26 @@
  */
 import { DEFAULT_TIMEOUT_MS } from "../client/client.js";
 import { DEFAULT_RETRY_POLICY } from "../client/retry.js";
+import { INPUT_FORMATS } from "../bulk/input/format.js";
+import { FILES, PROFILES, words, type ValueHint } from "../completion/hints.js";
+import { SHELLS } from "../completion/shells.js";
 import { OUTPUT_FORMATS } from "../output/format.js";
+import { ENVIRONMENT_NAMES } from "../profiles/environments.js";
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, PET_STATUSES } from "../schema/pet.js";
 
 export interface OptionSpec {
   /** As commander takes them: `-o, --output <format>`, `--no-retry`. */
   flags: string;
   description: string;
+  /** What the value is (for completion); enum flags take their words from the list they are validated against. */
+  values?: ValueHint;
 }
 
 export interface ArgumentSpec {
   name: string;
   required: boolean;
   description: string;
+  values?: ValueHint;
 }
 
 export interface CommandSpec {
@@ -34,6 +41,9 @@ export interface CommandSpec {
 }
 
 const STATUS_LIST = PET_STATUSES.join(", ");
+const STATUS_WORDS = words(PET_STATUSES);
+const ENVIRONMENT_WORDS = words(ENVIRONMENT_NAMES);
+const ENVIRONMENT_LIST = ENVIRONMENT_NAMES.join(" or ");
 
 /** Accepted before or after the command name, by every command. */
 export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
@@ -45,8 +55,16 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
 ];
 
 export const REQUEST_OPTIONS: readonly OptionSpec[] = [
-  { flags: "--profile <name>", description: "stored profile for this run (PETSTORE_PROFILE)" },
-  { flags: "--env <name>", description: "production or staging for this run (PETSTORE_ENV)" },
+  {
+    flags: "--profile <name>",
+    description: "stored profile for this run (PETSTORE_PROFILE)",
+    values: PROFILES,
+  },
+  {
+    flags: "--env <name>",
+    description: `${ENVIRONMENT_LIST} for this run (PETSTORE_ENV)`,
+    values: ENVIRONMENT_WORDS,
+  },
   { flags: "--base-url <url>", description: "service address for this run (PETSTORE_BASE_URL)" },
   {
     flags: "--allow-insecure",
@@ -71,12 +89,17 @@ export const OUTPUT_OPTIONS: readonly OptionSpec[] = [
   {
     flags: "-o, --output <format>",
     description: `${OUTPUT_FORMATS.join(", ")} (default: table on a terminal, else tsv)`,
+    values: words(OUTPUT_FORMATS),
   },
   { flags: "--json", description: "same as --output json" },
   { flags: "-q, --quiet", description: "print only the ids" },
 ];
 
-const STATUS_OPTION: OptionSpec = { flags: "--status <status>", description: STATUS_LIST };
+const STATUS_OPTION: OptionSpec = {
+  flags: "--status <status>",
+  description: STATUS_LIST,
+  values: STATUS_WORDS,
+};
 
 export const LIST_COMMAND: CommandSpec = {
   name: "list",
@@ -114,19 +137,23 @@ export const ADD_COMMAND: CommandSpec = {
     {
       flags: "--status <status>",
       description: `${STATUS_LIST} (the service's default if left out)`,
+      values: STATUS_WORDS,
     },
     {
       flags: "--file <path>",
       description: "a JSON NewPet body from this file, or - for stdin (instead of the flags)",
+      values: FILES,
     },
     {
       flags: "--from <path>",
       description:
         "add every pet of a CSV, NDJSON or JSON-array file (- for stdin), at the pace the rate limit allows",
+      values: FILES,
     },
     {
       flags: "--format <format>",
-      description: "csv, ndjson or json (default: from the extension, else the content)",
+      description: `${INPUT_FORMATS.join(", ")} (default: from the extension, else the content)`,
+      values: words(INPUT_FORMATS),
     },
     {
       flags: "--skip-invalid",
@@ -136,8 +163,13 @@ export const ADD_COMMAND: CommandSpec = {
       flags: "--results <path>",
       description:
         "record each row's outcome (NDJSON: added with its id, invalid, failed, unknown)",
+      values: FILES,
     },
-    { flags: "--resume <results>", description: "continue the run recorded in this results file" },
+    {
+      flags: "--resume <results>",
+      description: "continue the run recorded in this results file",
+      values: FILES,
+    },
     {
       flags: "--retry-unknown",
       description:
@@ -159,6 +191,7 @@ export const ADD_COMMAND: CommandSpec = {
 const PROFILE_FLAG: OptionSpec = {
   flags: "--profile <name>",
   description: "the profile to act on (default: the current one)",
+  values: PROFILES,
 };
 
 export const AUTH_COMMAND: CommandSpec = {
@@ -170,10 +203,18 @@ export const AUTH_COMMAND: CommandSpec = {
       description: "store an API key in a profile (read from stdin or a hidden prompt)",
       options: [
         PROFILE_FLAG,
-        { flags: "--env <name>", description: "the profile's environment: production or staging" },
+        {
+          flags: "--env <name>",
+          description: `the profile's environment: ${ENVIRONMENT_LIST}`,
+          values: ENVIRONMENT_WORDS,
+        },
         { flags: "--base-url <url>", description: "the profile's address for that environment" },
         { flags: "--with-token", description: "read the key from stdin" },
-        { flags: "--api-key-file <path>", description: "read the key from this file" },
+        {
+          flags: "--api-key-file <path>",
+          description: "read the key from this file",
+          values: FILES,
+        },
       ],
       examples: [
         "petstore auth login",
@@ -200,6 +241,7 @@ const PROFILE_ARGUMENT: ArgumentSpec = {
   name: "profile",
   required: true,
   description: "a profile name",
+  values: PROFILES,
 };
 
 export const PROFILE_COMMAND: CommandSpec = {
@@ -223,7 +265,7 @@ export const PROFILE_COMMAND: CommandSpec = {
       description: "show the settings a run would use, and where each comes from",
       arguments: [{ ...PROFILE_ARGUMENT, required: false }],
       options: [
-        { flags: "--env <name>", description: "as for a request" },
+        { flags: "--env <name>", description: "as for a request", values: ENVIRONMENT_WORDS },
         { flags: "--base-url <url>", description: "as for a request" },
         { flags: "--json", description: "as JSON" },
       ],
@@ -238,12 +280,12 @@ export const PROFILE_COMMAND: CommandSpec = {
   ],
 };
 
-export const SHELLS = ["bash", "zsh", "fish"] as const;
-
 export const COMPLETION_COMMAND: CommandSpec = {
   name: "completion",
   description: `print a shell completion script (${SHELLS.join(", ")})`,
-  arguments: [{ name: "shell", required: true, description: SHELLS.join(", ") }],
+  arguments: [
+    { name: "shell", required: true, description: SHELLS.join(", "), values: words(SHELLS) },
+  ],
   examples: [
     "petstore completion bash > ~/.local/share/bash-completion/completions/petstore",
     "petstore completion zsh > ~/.zfunc/_petstore",

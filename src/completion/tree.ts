@@ -5,15 +5,9 @@
  * accepts anywhere), arguments, and what values a flag or argument takes.
  */
 import type { Argument, Command, Option } from "commander";
-import { ENVIRONMENT_NAMES } from "../client/environments.js";
-import { SHELLS } from "../commands/spec.js";
-import { INPUT_FORMATS } from "../bulk/input/format.js";
-import { OUTPUT_FORMATS } from "../output/format.js";
-import { PET_STATUSES } from "../schema/pet.js";
+import { hintOf, words, type ValueHint } from "./hints.js";
 
-/** Fixed words, the stored profile names (asked of `petstore __complete profiles`), or file names. */
-export type ValueHint =
-  { kind: "words"; words: readonly string[] } | { kind: "profiles" } | { kind: "files" };
+export type { ValueHint } from "./hints.js";
 
 export interface CompletionOption {
   /** `-o`, `--output`. */
@@ -38,28 +32,6 @@ export interface CompletionCommand {
   commands: CompletionCommand[];
 }
 
-const words = (list: readonly string[]): ValueHint => ({ kind: "words", words: list });
-
-/** What a flag's value is, by the flag's long name, wherever it appears. */
-const OPTION_VALUES: Readonly<Record<string, ValueHint>> = {
-  "--status": words(PET_STATUSES),
-  "--env": words(ENVIRONMENT_NAMES),
-  "--output": words(OUTPUT_FORMATS),
-  "--profile": { kind: "profiles" },
-  "--file": { kind: "files" },
-  "--api-key-file": { kind: "files" },
-  "--keys-file": { kind: "files" },
-  "--from": { kind: "files" },
-  "--format": words(INPUT_FORMATS),
-  "--results": { kind: "files" },
-  "--resume": { kind: "files" },
-};
-
-const ARGUMENT_VALUES: Readonly<Record<string, ValueHint>> = {
-  profile: { kind: "profiles" },
-  shell: words(SHELLS),
-};
-
 function optionOf(option: Option): CompletionOption {
   const names = [option.short, option.long].filter((name): name is string => name !== undefined);
   const result: CompletionOption = {
@@ -67,18 +39,14 @@ function optionOf(option: Option): CompletionOption {
     description: option.description,
     takesValue: option.required || option.optional,
   };
-  const values = option.argChoices
-    ? words(option.argChoices)
-    : option.long
-      ? OPTION_VALUES[option.long]
-      : undefined;
+  const values = option.argChoices ? words(option.argChoices) : hintOf(option);
   if (result.takesValue && values) result.values = values;
   return result;
 }
 
 function argumentOf(argument: Argument): CompletionArgument {
   const name = argument.name();
-  const values = argument.argChoices ? words(argument.argChoices) : ARGUMENT_VALUES[name];
+  const values = argument.argChoices ? words(argument.argChoices) : hintOf(argument);
   return values ? { name, values } : { name };
 }
 

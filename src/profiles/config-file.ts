@@ -12,7 +12,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import * as z from "zod/mini";
 import { UsageError } from "../errors.js";
-import { ENVIRONMENT_NAMES, type EnvironmentName } from "../client/environments.js";
+import { ENVIRONMENT_NAMES, type EnvironmentName } from "./environments.js";
 
 export interface ProfileConfig {
   apiKey?: string;

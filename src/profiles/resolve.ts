@@ -4,6 +4,7 @@
  * where each came from (for `auth status` and --verbose); every error names the
  * flag, variable or profile to fix, and never repeats a key.
  */
+import { envFlag } from "../env-flag.js";
 import { UsageError } from "../errors.js";
 import {
   DEFAULT_BASE_URLS,
@@ -11,7 +12,7 @@ import {
   type EnvironmentName,
   isEnvironmentName,
   parseBaseUrl,
-} from "../client/environments.js";
+} from "./environments.js";
 import { PROFILE_NAME, type ProfileConfig, type StoredConfig } from "./config-file.js";
 
 export { redactKey } from "./redact-key.js";
@@ -64,14 +65,10 @@ function pick(candidates: Candidate[]): Picked | undefined {
   return undefined;
 }
 
-const TRUE_WORDS = ["1", "true", "yes"];
-const FALSE_WORDS = ["", "0", "false", "no"];
-
 function allowInsecureFrom(flags: SettingsFlags, env: NodeJS.ProcessEnv): boolean {
   if (flags.allowInsecure) return true;
-  const value = (env.PETSTORE_ALLOW_INSECURE ?? "").trim().toLowerCase();
-  if (TRUE_WORDS.includes(value)) return true;
-  if (FALSE_WORDS.includes(value)) return false;
+  const value = envFlag(env, "PETSTORE_ALLOW_INSECURE");
+  if (value !== undefined) return value;
   throw new UsageError(
     `PETSTORE_ALLOW_INSECURE must be 1 or 0; got ${JSON.stringify(env.PETSTORE_ALLOW_INSECURE)}`,
   );

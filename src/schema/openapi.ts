@@ -17,8 +17,9 @@ import {
   PetStatus,
 } from "./pet.js";
 
+import { SUNSET_DATE } from "./deprecation.js";
+
 export const API_VERSION = "1.0.0";
-export const SUNSET_DATE = "2030-12-05T00:00:00Z";
 
 type JsonSchema = Record<string, unknown>;
 

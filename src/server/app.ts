@@ -7,7 +7,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import { SUNSET_DATE, openApiText } from "../schema/openapi.js";
+import { DEPRECATED_AT, SUCCESSOR_PATH, SUNSET_DATE } from "../schema/deprecation.js";
+import { openApiText } from "../schema/openapi.js";
 import type { AccessLog } from "./access-log.js";
 import { Keyring, NO_KEY, UNKNOWN_KEY } from "./auth.js";
 import { ERROR_CODES, errorJson, type ErrorCode } from "./error-codes.js";
@@ -59,15 +60,13 @@ export interface App {
   close(): void;
 }
 
-/** When `GET /pets/{petId}` was deprecated (RFC 9745 `Deprecation: @<seconds>`): 1 January 2025. */
-export const DEPRECATED_AT = Date.UTC(2025, 0, 1) / 1000;
 const DEPRECATION_HEADERS = [
   "Deprecation",
   `@${DEPRECATED_AT}`,
   "Sunset",
   new Date(SUNSET_DATE).toUTCString(),
   "Link",
-  '</v1/pets>; rel="successor-version"',
+  `<${SUCCESSOR_PATH}>; rel="successor-version"`,
 ];
 
 /** What an unlimited key is told: a limit that never runs out. */

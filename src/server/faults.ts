@@ -4,6 +4,7 @@
  * authentication and rate limiting; 401, 429, 404, 405 and the OpenAPI document
  * are never faulted. A seed makes the sequence of faults repeatable.
  */
+import { wholeNumberFlag } from "../schema/whole-number.js";
 import { randomInt } from "node:crypto";
 import { ServerConfigError } from "./config-error.js";
 import { seededRandom } from "./seeded-random.js";
@@ -64,12 +65,9 @@ export function parseFailMode(text: string): FailMode {
 }
 
 export function parseFaultSeed(text: string): number {
-  if (!/^\s*[0-9]{1,10}\s*$/.test(text) || Number(text) > 0xffffffff) {
-    throw new ServerConfigError(
-      `--fault-seed must be an integer from 0 to 4294967295; got ${JSON.stringify(text)}`,
-    );
-  }
-  return Number(text);
+  const parsed = wholeNumberFlag(text, "--fault-seed", 0, 0xffffffff);
+  if (!parsed.ok) throw new ServerConfigError(parsed.problem);
+  return parsed.value;
 }
 
 export interface FaultPlan {

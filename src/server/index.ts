@@ -1,5 +1,5 @@
 /** The local fake of the Pet Store service: what `petstore serve` and test suites use. */
-export { createApp, DEPRECATED_AT, UNLIMITED } from "./app.js";
+export { createApp, UNLIMITED } from "./app.js";
 export type { App, AppOptions, Clock, ServerStats } from "./app.js";
 export type { LogSink } from "./access-log.js";
 export { ServerConfigError } from "./config-error.js";

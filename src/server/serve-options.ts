@@ -3,6 +3,7 @@
  * the environment to `startServer` options. Every problem is a ServerConfigError
  * whose message names the flag or variable.
  */
+import { wholeNumberFlag } from "../schema/whole-number.js";
 import { readFileSync } from "node:fs";
 import { ServerConfigError } from "./config-error.js";
 import { parseFailMode, parseFailRate, parseFaultSeed, parseLatency } from "./faults.js";
@@ -42,13 +43,9 @@ export interface ServePlan {
 }
 
 function wholeNumber(text: string, flag: string, max: number, min = 0): number {
-  const value = /^\s*[0-9]{1,10}\s*$/.test(text) ? Number(text) : NaN;
-  if (!(value >= min && value <= max)) {
-    throw new ServerConfigError(
-      `${flag} must be an integer from ${min} to ${max}; got ${JSON.stringify(text)}`,
-    );
-  }
-  return value;
+  const parsed = wholeNumberFlag(text, flag, min, max);
+  if (!parsed.ok) throw new ServerConfigError(parsed.problem);
+  return parsed.value;
 }
 
 function readKeysFile(path: string): ApiKeySpec[] {

@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { runBulkCommand, summaryLine } from "../../src/bulk/command.js";
-import { DEFAULT_CONCURRENCY, bulkOptionsFrom } from "../../src/bulk/options.js";
+import { runBulkCommand, summaryLine } from "../../src/commands/add-from.js";
+import { DEFAULT_CONCURRENCY, bulkOptionsFrom } from "../../src/commands/add-from-options.js";
 import { ADD_COMMAND } from "../../src/commands/spec.js";
 import { Progress, formatDuration, formatElapsed } from "../../src/bulk/progress.js";
 import { EXIT, PetstoreError, UsageError } from "../../src/errors.js";
-import { createFactory } from "../../src/factory.js";
+import { createFactory } from "../../src/commands/factory.js";
 import { createTestIO } from "../../src/io.js";
 import { startServer, type RunningServer } from "../../src/server/server.js";
 import { KEY, csvOf, tempDir, writeInput } from "./helpers.js";

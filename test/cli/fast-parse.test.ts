@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { fastParse, type ParsedCommand } from "../../src/commands/fast-parse.js";
 import { buildProgram } from "../../src/commands/program.js";
 import { GLOBAL_OPTIONS, HOT_COMMANDS } from "../../src/commands/spec.js";
-import { createFactory } from "../../src/factory.js";
+import { createFactory } from "../../src/commands/factory.js";
 import { createTestIO } from "../../src/io.js";
 
 class Parsed extends Error {

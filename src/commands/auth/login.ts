@@ -9,9 +9,9 @@ import {
   parseBaseUrl,
   ENVIRONMENT_NAMES,
   type EnvironmentName,
-} from "../../client/environments.js";
+} from "../../profiles/environments.js";
 import { UsageError } from "../../errors.js";
-import type { Factory } from "../../factory.js";
+import type { Factory } from "../factory.js";
 import type { ProfileConfig } from "../../profiles/config-file.js";
 import { storedProfile } from "../profile/stored.js";
 import type { OptionValues } from "../fast-parse.js";

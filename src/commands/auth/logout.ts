@@ -1,5 +1,5 @@
 /** `petstore auth logout`: removes the stored key of a profile; its other settings stay. */
-import type { Factory } from "../../factory.js";
+import type { Factory } from "../factory.js";
 import type { CommandRunner } from "../runner.js";
 import { stringOption } from "../option-values.js";
 import { storedProfile } from "../profile/stored.js";

@@ -4,7 +4,7 @@
  * rate limit from its headers. A rejected or missing key exits 3.
  */
 import type { RateLimitInfo } from "../../client/types.js";
-import type { Factory } from "../../factory.js";
+import type { Factory } from "../factory.js";
 import { loadPalette, type Palette } from "../../output/palette.js";
 import type { CommandRunner } from "../runner.js";
 import { requestOptionsFrom, type RequestOptions } from "../request-options.js";

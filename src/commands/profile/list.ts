@@ -1,6 +1,6 @@
 /** `petstore profile list`: the stored profiles, the current one marked; keys redacted. */
-import { DEFAULT_BASE_URLS, type EnvironmentName } from "../../client/environments.js";
-import type { Factory } from "../../factory.js";
+import { DEFAULT_BASE_URLS, type EnvironmentName } from "../../profiles/environments.js";
+import type { Factory } from "../factory.js";
 import type { Column } from "../../output/columns.js";
 import { chooseOutput, type OutputFormat } from "../../output/format.js";
 import { writeRecords } from "../../output/records.js";

@@ -1,5 +1,5 @@
 /** `petstore profile remove <profile>`: deletes a profile and its key. */
-import type { Factory } from "../../factory.js";
+import type { Factory } from "../factory.js";
 import type { CommandRunner } from "../runner.js";
 import { existingProfile } from "./stored.js";
 

@@ -2,7 +2,7 @@
  * `petstore profile show [profile]`: the settings a run would use with this
  * profile, and where each comes from. No request is made (`auth status` does).
  */
-import type { Factory } from "../../factory.js";
+import type { Factory } from "../factory.js";
 import { loadPalette } from "../../output/palette.js";
 import type { SettingsFlags } from "../../profiles/resolve.js";
 import { stringifyJson } from "../../schema/json.js";

@@ -1,5 +1,5 @@
 /** `petstore profile use <profile>`: the default profile of later runs (PETSTORE_PROFILE and --profile still win). */
-import type { Factory } from "../../factory.js";
+import type { Factory } from "../factory.js";
 import type { CommandRunner } from "../runner.js";
 import { existingProfile } from "./stored.js";
 

@@ -1,18 +1,18 @@
 /**
  * `petstore add --from <file>` as a command: flags in, a summary on stderr, and
  * an error (hence an exit code, decided in cli.ts) unless every row was added.
- * Loaded only when --from is given, so plain `add`, `list` and `get` never load
- * any of the bulk code.
+ * Loaded only when --from is given (it is the entry of the separate bulk bundle),
+ * so plain `add`, `list` and `get` never load any of the bulk code.
  */
-import type { OptionValues } from "../commands/fast-parse.js";
-import { VERSION } from "../commands/version.js";
+import type { OptionValues } from "./fast-parse.js";
+import { VERSION } from "./version.js";
 import { EXIT, PetstoreError } from "../errors.js";
-import type { Factory } from "../factory.js";
+import type { Factory } from "./factory.js";
 import type { InputStream } from "../io.js";
-import { runBulkAdd, type BulkOptions, type BulkReport } from "./engine.js";
-import type { StdinChunks } from "./input/source.js";
-import { bulkOptionsFrom } from "./options.js";
-import { formatCount, formatElapsed } from "./progress.js";
+import { runBulkAdd, type BulkOptions, type BulkReport } from "../bulk/engine.js";
+import type { StdinChunks } from "../bulk/input/source.js";
+import { bulkOptionsFrom } from "./add-from-options.js";
+import { formatCount, formatElapsed } from "../bulk/progress.js";
 
 /** Streams stdin when the IO can; otherwise (a test IO) reads it whole. */
 function stdinOf(stdin: InputStream): StdinChunks {

@@ -3,19 +3,19 @@
  * command that never sends a request never loads the HTTP client, one that never
  * writes the config never loads conf. Tests pass their own IO, transport and clock.
  */
-import type { ClientOptions, Transport } from "./client/client.js";
-import type { PetstoreClient } from "./client/types.js";
-import { createRetryNotices } from "./commands/retry-notice.js";
-import type { RequestOptions } from "./commands/request-options.js";
-import { VERSION } from "./commands/version.js";
-import type { IO } from "./io.js";
-import { readConfig, updateConfig, type StoredConfig } from "./profiles/config-file.js";
+import type { ClientOptions, Transport } from "../client/client.js";
+import type { PetstoreClient } from "../client/types.js";
+import { createRetryNotices } from "./retry-notice.js";
+import type { RequestOptions } from "./request-options.js";
+import { VERSION } from "./version.js";
+import type { IO } from "../io.js";
+import { readConfig, updateConfig, type StoredConfig } from "../profiles/config-file.js";
 import {
   resolveSettings,
   type ResolvedSettings,
   type ResolveOptions,
   type SettingsFlags,
-} from "./profiles/resolve.js";
+} from "../profiles/resolve.js";
 
 export interface FactoryDeps {
   io: IO;
@@ -84,7 +84,7 @@ export function createFactory(deps: FactoryDeps): Factory {
     },
     async client(request) {
       const settings = factory.settings(request.settings);
-      const { createClient } = await import("./client/client.js");
+      const { createClient } = await import("../client/client.js");
       const options: ClientOptions = {
         baseUrl: settings.baseUrl,
         timeoutMs: request.timeoutMs,

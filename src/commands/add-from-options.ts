@@ -4,12 +4,13 @@
  * mean for every command; the single-pet flags and the output flags do not
  * apply to a file of pets.
  */
-import type { OptionValues } from "../commands/fast-parse.js";
-import { booleanOption, stringOption } from "../commands/option-values.js";
-import { requestOptionsFrom, type RequestOptions } from "../commands/request-options.js";
+import { wholeNumberFlag } from "../schema/whole-number.js";
+import type { OptionValues } from "./fast-parse.js";
+import { booleanOption, stringOption } from "./option-values.js";
+import { requestOptionsFrom, type RequestOptions } from "./request-options.js";
 import { UsageError } from "../errors.js";
-import type { BulkOptions } from "./engine.js";
-import { INPUT_FORMATS, isInputFormat } from "./input/format.js";
+import type { BulkOptions } from "../bulk/engine.js";
+import { INPUT_FORMATS, isInputFormat } from "../bulk/input/format.js";
 
 /** Measured against `petstore serve` (README, "Bulk add"): the rate stops growing beyond it. */
 export const DEFAULT_CONCURRENCY = 16;
@@ -39,13 +40,9 @@ const BULK_ONLY: Record<string, string> = {
 
 function concurrencyOf(text: string | undefined): number {
   if (text === undefined) return DEFAULT_CONCURRENCY;
-  const n = /^[0-9]{1,3}$/.test(text) ? Number(text) : NaN;
-  if (!(n >= 1 && n <= MAX_CONCURRENCY)) {
-    throw new UsageError(
-      `--concurrency must be an integer from 1 to ${MAX_CONCURRENCY}; got ${JSON.stringify(text)}`,
-    );
-  }
-  return n;
+  const parsed = wholeNumberFlag(text, "--concurrency", 1, MAX_CONCURRENCY);
+  if (!parsed.ok) throw new UsageError(parsed.problem);
+  return parsed.value;
 }
 
 export function bulkOptionsFrom(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isEnvironmentName, parseBaseUrl } from "../../src/client/environments.js";
+import { isEnvironmentName, parseBaseUrl } from "../../src/profiles/environments.js";
 
 describe("parseBaseUrl", () => {
   it.each([
