@@ -5,7 +5,7 @@
  * their values) and completes a subcommand, a flag, a flag's value or an
  * argument. Profile names are asked of `petstore __complete profiles` each time.
  */
-import { caseTables } from "./case-tables.js";
+import { caseTables, COMMAND_WORD } from "./case-tables.js";
 import type { CompletionCommand } from "./tree.js";
 
 export function bashScript(root: CompletionCommand): string {
@@ -41,12 +41,7 @@ _${root.name}() {
       continue
     fi
     [[ $word == "=" ]] && { ((i += 1)); continue; }
-    __petstore_commands "$cmdpath"
-    if ((nargs == 0)) && [[ " $REPLY " == *" $word "* ]]; then
-      cmdpath="\${cmdpath:+$cmdpath }$word"
-    else
-      ((nargs += 1))
-    fi
+${COMMAND_WORD}
   done
 
   if [[ $cur == "=" && $prev == -* ]]; then

@@ -6,6 +6,18 @@
 import { plainWords, valueFlags } from "./shell-words.js";
 import { allCommands, type CompletionCommand, type ValueHint } from "./tree.js";
 
+/**
+ * One word of the command line, in the loop both scripts run over the words
+ * before the cursor: a subcommand name extends the command path until the
+ * first argument; anything else counts as an argument.
+ */
+export const COMMAND_WORD = `    __petstore_commands "$cmdpath"
+    if ((nargs == 0)) && [[ " $REPLY " == *" $word "* ]]; then
+      cmdpath="\${cmdpath:+$cmdpath }$word"
+    else
+      ((nargs += 1))
+    fi`;
+
 function hintReply(hint: ValueHint): string {
   switch (hint.kind) {
     case "words":

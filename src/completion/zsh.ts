@@ -3,7 +3,7 @@
  * `$words` that finds the command path and completes with `compadd`/`_files`.
  * Works autoloaded from a directory in $fpath (as `_petstore`) or sourced.
  */
-import { caseTables } from "./case-tables.js";
+import { caseTables, COMMAND_WORD } from "./case-tables.js";
 import type { CompletionCommand } from "./tree.js";
 
 export function zshScript(root: CompletionCommand): string {
@@ -30,12 +30,7 @@ _${root.name}() {
       [[ $word != *=* && " $REPLY " == *" $word "* ]] && ((i += 1))
       continue
     fi
-    __petstore_commands "$cmdpath"
-    if ((nargs == 0)) && [[ " $REPLY " == *" $word "* ]]; then
-      cmdpath="\${cmdpath:+$cmdpath }$word"
-    else
-      ((nargs += 1))
-    fi
+${COMMAND_WORD}
   done
 
   if [[ $cur == --*=* ]]; then
