@@ -15,13 +15,13 @@ __petstore_commands() {
 __petstore_flags() {
   case "$1" in
     "") REPLY="-V --version --no-color --debug -h --help" ;;
-    "list") REPLY="--status --limit -o --output --json -q --quiet --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
-    "get") REPLY="-o --output --json -q --quiet --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
-    "add") REPLY="--name --category-id --status --file --from --format --skip-invalid --results --resume --retry-unknown --concurrency -o --output --json -q --quiet --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
+    "list") REPLY="-s --status -L --limit -o --output --json -q --quiet -p --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
+    "get") REPLY="-o --output --json -q --quiet -p --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
+    "add") REPLY="-n --name -c --category-id -s --status --file --from --format --skip-invalid --results --resume --retry-unknown --concurrency -o --output --json -q --quiet -p --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
     "auth") REPLY="-h --help --no-color --debug" ;;
-    "auth login") REPLY="--profile --env --base-url --with-token --api-key-file -h --help --no-color --debug" ;;
-    "auth status") REPLY="--profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
-    "auth logout") REPLY="--profile -h --help --no-color --debug" ;;
+    "auth login") REPLY="-p --profile --env --base-url --with-token --api-key-file -h --help --no-color --debug" ;;
+    "auth status") REPLY="-p --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
+    "auth logout") REPLY="-p --profile -h --help --no-color --debug" ;;
     "auth help") REPLY="" ;;
     "profile") REPLY="-h --help --no-color --debug" ;;
     "profile list") REPLY="-o --output --json -h --help --no-color --debug" ;;
@@ -40,13 +40,13 @@ __petstore_flags() {
 __petstore_value_flags() {
   case "$1" in
     "") REPLY="" ;;
-    "list") REPLY="--status --limit -o --output --profile --env --base-url --timeout --max-retries" ;;
-    "get") REPLY="-o --output --profile --env --base-url --timeout --max-retries" ;;
-    "add") REPLY="--name --category-id --status --file --from --format --results --resume --concurrency -o --output --profile --env --base-url --timeout --max-retries" ;;
+    "list") REPLY="-s --status -L --limit -o --output -p --profile --env --base-url --timeout --max-retries" ;;
+    "get") REPLY="-o --output -p --profile --env --base-url --timeout --max-retries" ;;
+    "add") REPLY="-n --name -c --category-id -s --status --file --from --format --results --resume --concurrency -o --output -p --profile --env --base-url --timeout --max-retries" ;;
     "auth") REPLY="" ;;
-    "auth login") REPLY="--profile --env --base-url --api-key-file" ;;
-    "auth status") REPLY="--profile --env --base-url --timeout --max-retries" ;;
-    "auth logout") REPLY="--profile" ;;
+    "auth login") REPLY="-p --profile --env --base-url --api-key-file" ;;
+    "auth status") REPLY="-p --profile --env --base-url --timeout --max-retries" ;;
+    "auth logout") REPLY="-p --profile" ;;
     "auth help") REPLY="" ;;
     "profile") REPLY="" ;;
     "profile list") REPLY="-o --output" ;;
@@ -64,15 +64,19 @@ __petstore_value_flags() {
 # Values of "path|flag": words:..., profiles or files.
 __petstore_flag_values() {
   case "$1" in
+    "list|-s") REPLY="words:available pending sold" ;;
     "list|--status") REPLY="words:available pending sold" ;;
     "list|-o") REPLY="words:table tsv csv json ndjson" ;;
     "list|--output") REPLY="words:table tsv csv json ndjson" ;;
+    "list|-p") REPLY="profiles" ;;
     "list|--profile") REPLY="profiles" ;;
     "list|--env") REPLY="words:production staging" ;;
     "get|-o") REPLY="words:table tsv csv json ndjson" ;;
     "get|--output") REPLY="words:table tsv csv json ndjson" ;;
+    "get|-p") REPLY="profiles" ;;
     "get|--profile") REPLY="profiles" ;;
     "get|--env") REPLY="words:production staging" ;;
+    "add|-s") REPLY="words:available pending sold" ;;
     "add|--status") REPLY="words:available pending sold" ;;
     "add|--file") REPLY="files" ;;
     "add|--from") REPLY="files" ;;
@@ -81,13 +85,17 @@ __petstore_flag_values() {
     "add|--resume") REPLY="files" ;;
     "add|-o") REPLY="words:table tsv csv json ndjson" ;;
     "add|--output") REPLY="words:table tsv csv json ndjson" ;;
+    "add|-p") REPLY="profiles" ;;
     "add|--profile") REPLY="profiles" ;;
     "add|--env") REPLY="words:production staging" ;;
+    "auth login|-p") REPLY="profiles" ;;
     "auth login|--profile") REPLY="profiles" ;;
     "auth login|--env") REPLY="words:production staging" ;;
     "auth login|--api-key-file") REPLY="files" ;;
+    "auth status|-p") REPLY="profiles" ;;
     "auth status|--profile") REPLY="profiles" ;;
     "auth status|--env") REPLY="words:production staging" ;;
+    "auth logout|-p") REPLY="profiles" ;;
     "auth logout|--profile") REPLY="profiles" ;;
     "profile list|-o") REPLY="words:table tsv csv json ndjson" ;;
     "profile list|--output") REPLY="words:table tsv csv json ndjson" ;;

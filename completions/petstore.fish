@@ -15,17 +15,17 @@ end
 function __petstore_value_flags
     switch "$argv[1]"
         case 'list'
-            printf '%s\n' --status --limit -o --output --profile --env --base-url --timeout --max-retries
+            printf '%s\n' -s --status -L --limit -o --output -p --profile --env --base-url --timeout --max-retries
         case 'get'
-            printf '%s\n' -o --output --profile --env --base-url --timeout --max-retries
+            printf '%s\n' -o --output -p --profile --env --base-url --timeout --max-retries
         case 'add'
-            printf '%s\n' --name --category-id --status --file --from --format --results --resume --concurrency -o --output --profile --env --base-url --timeout --max-retries
+            printf '%s\n' -n --name -c --category-id -s --status --file --from --format --results --resume --concurrency -o --output -p --profile --env --base-url --timeout --max-retries
         case 'auth login'
-            printf '%s\n' --profile --env --base-url --api-key-file
+            printf '%s\n' -p --profile --env --base-url --api-key-file
         case 'auth status'
-            printf '%s\n' --profile --env --base-url --timeout --max-retries
+            printf '%s\n' -p --profile --env --base-url --timeout --max-retries
         case 'auth logout'
-            printf '%s\n' --profile
+            printf '%s\n' -p --profile
         case 'profile list'
             printf '%s\n' -o --output
         case 'profile show'
@@ -80,12 +80,12 @@ complete -c petstore -n '__petstore_at ""' -s V -l version -d 'print the version
 complete -c petstore -n '__petstore_at ""' -l no-color -d 'no colour on stdout or stderr (also NO_COLOR=1, TERM=dumb)'
 complete -c petstore -n '__petstore_at ""' -l debug -d 'show stack traces of errors'
 complete -c petstore -n '__petstore_at ""' -s h -l help -d 'show help'
-complete -c petstore -n '__petstore_at "list"' -l status -r -f -a 'available pending sold' -d 'available, pending, sold'
-complete -c petstore -n '__petstore_at "list"' -l limit -r -d 'at most this many pets, 1 to 100 (20)'
+complete -c petstore -n '__petstore_at "list"' -s s -l status -r -f -a 'available pending sold' -d 'available, pending, sold'
+complete -c petstore -n '__petstore_at "list"' -s L -l limit -r -d 'at most this many pets, 1 to 100 (20)'
 complete -c petstore -n '__petstore_at "list"' -s o -l output -r -f -a 'table tsv csv json ndjson' -d 'table, tsv, csv, json, ndjson (default: table on a terminal, else tsv)'
 complete -c petstore -n '__petstore_at "list"' -l json -d 'same as --output json'
 complete -c petstore -n '__petstore_at "list"' -s q -l quiet -d 'print only the ids'
-complete -c petstore -n '__petstore_at "list"' -l profile -r -f -a '(petstore __complete profiles 2>/dev/null)' -d 'stored profile for this run (PETSTORE_PROFILE)'
+complete -c petstore -n '__petstore_at "list"' -s p -l profile -r -f -a '(petstore __complete profiles 2>/dev/null)' -d 'stored profile for this run (PETSTORE_PROFILE)'
 complete -c petstore -n '__petstore_at "list"' -l env -r -f -a 'production staging' -d 'production or staging for this run (PETSTORE_ENV)'
 complete -c petstore -n '__petstore_at "list"' -l base-url -r -d 'service address for this run (PETSTORE_BASE_URL)'
 complete -c petstore -n '__petstore_at "list"' -l allow-insecure -d 'send the key over plain http:// to a host that is not this machine'
@@ -99,7 +99,7 @@ complete -c petstore -n '__petstore_at "list"' -l debug -d 'show stack traces of
 complete -c petstore -n '__petstore_at "get"' -s o -l output -r -f -a 'table tsv csv json ndjson' -d 'table, tsv, csv, json, ndjson (default: table on a terminal, else tsv)'
 complete -c petstore -n '__petstore_at "get"' -l json -d 'same as --output json'
 complete -c petstore -n '__petstore_at "get"' -s q -l quiet -d 'print only the ids'
-complete -c petstore -n '__petstore_at "get"' -l profile -r -f -a '(petstore __complete profiles 2>/dev/null)' -d 'stored profile for this run (PETSTORE_PROFILE)'
+complete -c petstore -n '__petstore_at "get"' -s p -l profile -r -f -a '(petstore __complete profiles 2>/dev/null)' -d 'stored profile for this run (PETSTORE_PROFILE)'
 complete -c petstore -n '__petstore_at "get"' -l env -r -f -a 'production staging' -d 'production or staging for this run (PETSTORE_ENV)'
 complete -c petstore -n '__petstore_at "get"' -l base-url -r -d 'service address for this run (PETSTORE_BASE_URL)'
 complete -c petstore -n '__petstore_at "get"' -l allow-insecure -d 'send the key over plain http:// to a host that is not this machine'
@@ -110,9 +110,9 @@ complete -c petstore -n '__petstore_at "get"' -l verbose -d 'log each request, i
 complete -c petstore -n '__petstore_at "get"' -s h -l help -d 'show help'
 complete -c petstore -n '__petstore_at "get"' -l no-color -d 'no colour on stdout or stderr (also NO_COLOR=1, TERM=dumb)'
 complete -c petstore -n '__petstore_at "get"' -l debug -d 'show stack traces of errors'
-complete -c petstore -n '__petstore_at "add"' -l name -r -d 'the pet\'s name'
-complete -c petstore -n '__petstore_at "add"' -l category-id -r -d 'its category (an int64)'
-complete -c petstore -n '__petstore_at "add"' -l status -r -f -a 'available pending sold' -d 'available, pending, sold (the service\'s default if left out)'
+complete -c petstore -n '__petstore_at "add"' -s n -l name -r -d 'the pet\'s name'
+complete -c petstore -n '__petstore_at "add"' -s c -l category-id -r -d 'its category (an int64)'
+complete -c petstore -n '__petstore_at "add"' -s s -l status -r -f -a 'available pending sold' -d 'available, pending, sold (the service\'s default if left out)'
 complete -c petstore -n '__petstore_at "add"' -l file -r -F -d 'a JSON NewPet body from this file, or - for stdin (instead of the flags)'
 complete -c petstore -n '__petstore_at "add"' -l from -r -F -d 'add every pet of a CSV, NDJSON or JSON-array file (- for stdin), at the pace the rate limit allows'
 complete -c petstore -n '__petstore_at "add"' -l format -r -f -a 'csv ndjson json' -d 'csv, ndjson, json (default: from the extension, else the content)'
@@ -124,7 +124,7 @@ complete -c petstore -n '__petstore_at "add"' -l concurrency -r -d 'requests in 
 complete -c petstore -n '__petstore_at "add"' -s o -l output -r -f -a 'table tsv csv json ndjson' -d 'table, tsv, csv, json, ndjson (default: table on a terminal, else tsv)'
 complete -c petstore -n '__petstore_at "add"' -l json -d 'same as --output json'
 complete -c petstore -n '__petstore_at "add"' -s q -l quiet -d 'print only the ids'
-complete -c petstore -n '__petstore_at "add"' -l profile -r -f -a '(petstore __complete profiles 2>/dev/null)' -d 'stored profile for this run (PETSTORE_PROFILE)'
+complete -c petstore -n '__petstore_at "add"' -s p -l profile -r -f -a '(petstore __complete profiles 2>/dev/null)' -d 'stored profile for this run (PETSTORE_PROFILE)'
 complete -c petstore -n '__petstore_at "add"' -l env -r -f -a 'production staging' -d 'production or staging for this run (PETSTORE_ENV)'
 complete -c petstore -n '__petstore_at "add"' -l base-url -r -d 'service address for this run (PETSTORE_BASE_URL)'
 complete -c petstore -n '__petstore_at "add"' -l allow-insecure -d 'send the key over plain http:// to a host that is not this machine'
@@ -142,7 +142,7 @@ complete -c petstore -n '__petstore_at "auth"' -a help -d 'display help for comm
 complete -c petstore -n '__petstore_at "auth"' -s h -l help -d 'show help'
 complete -c petstore -n '__petstore_at "auth"' -l no-color -d 'no colour on stdout or stderr (also NO_COLOR=1, TERM=dumb)'
 complete -c petstore -n '__petstore_at "auth"' -l debug -d 'show stack traces of errors'
-complete -c petstore -n '__petstore_at "auth login"' -l profile -r -f -a '(petstore __complete profiles 2>/dev/null)' -d 'the profile to act on (default: the current one)'
+complete -c petstore -n '__petstore_at "auth login"' -s p -l profile -r -f -a '(petstore __complete profiles 2>/dev/null)' -d 'the profile to act on (default: the current one)'
 complete -c petstore -n '__petstore_at "auth login"' -l env -r -f -a 'production staging' -d 'the profile\'s environment: production or staging'
 complete -c petstore -n '__petstore_at "auth login"' -l base-url -r -d 'the profile\'s address for that environment'
 complete -c petstore -n '__petstore_at "auth login"' -l with-token -d 'read the key from stdin'
@@ -150,7 +150,7 @@ complete -c petstore -n '__petstore_at "auth login"' -l api-key-file -r -F -d 'r
 complete -c petstore -n '__petstore_at "auth login"' -s h -l help -d 'show help'
 complete -c petstore -n '__petstore_at "auth login"' -l no-color -d 'no colour on stdout or stderr (also NO_COLOR=1, TERM=dumb)'
 complete -c petstore -n '__petstore_at "auth login"' -l debug -d 'show stack traces of errors'
-complete -c petstore -n '__petstore_at "auth status"' -l profile -r -f -a '(petstore __complete profiles 2>/dev/null)' -d 'stored profile for this run (PETSTORE_PROFILE)'
+complete -c petstore -n '__petstore_at "auth status"' -s p -l profile -r -f -a '(petstore __complete profiles 2>/dev/null)' -d 'stored profile for this run (PETSTORE_PROFILE)'
 complete -c petstore -n '__petstore_at "auth status"' -l env -r -f -a 'production staging' -d 'production or staging for this run (PETSTORE_ENV)'
 complete -c petstore -n '__petstore_at "auth status"' -l base-url -r -d 'service address for this run (PETSTORE_BASE_URL)'
 complete -c petstore -n '__petstore_at "auth status"' -l allow-insecure -d 'send the key over plain http:// to a host that is not this machine'
@@ -161,7 +161,7 @@ complete -c petstore -n '__petstore_at "auth status"' -l verbose -d 'log each re
 complete -c petstore -n '__petstore_at "auth status"' -s h -l help -d 'show help'
 complete -c petstore -n '__petstore_at "auth status"' -l no-color -d 'no colour on stdout or stderr (also NO_COLOR=1, TERM=dumb)'
 complete -c petstore -n '__petstore_at "auth status"' -l debug -d 'show stack traces of errors'
-complete -c petstore -n '__petstore_at "auth logout"' -l profile -r -f -a '(petstore __complete profiles 2>/dev/null)' -d 'the profile to act on (default: the current one)'
+complete -c petstore -n '__petstore_at "auth logout"' -s p -l profile -r -f -a '(petstore __complete profiles 2>/dev/null)' -d 'the profile to act on (default: the current one)'
 complete -c petstore -n '__petstore_at "auth logout"' -s h -l help -d 'show help'
 complete -c petstore -n '__petstore_at "auth logout"' -l no-color -d 'no colour on stdout or stderr (also NO_COLOR=1, TERM=dumb)'
 complete -c petstore -n '__petstore_at "auth logout"' -l debug -d 'show stack traces of errors'

@@ -56,7 +56,7 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
 
 export const REQUEST_OPTIONS: readonly OptionSpec[] = [
   {
-    flags: "--profile <name>",
+    flags: "-p, --profile <name>",
     description: "stored profile for this run (PETSTORE_PROFILE)",
     values: PROFILES,
   },
@@ -96,7 +96,7 @@ export const OUTPUT_OPTIONS: readonly OptionSpec[] = [
 ];
 
 const STATUS_OPTION: OptionSpec = {
-  flags: "--status <status>",
+  flags: "-s, --status <status>",
   description: STATUS_LIST,
   values: STATUS_WORDS,
 };
@@ -107,7 +107,7 @@ export const LIST_COMMAND: CommandSpec = {
   options: [
     STATUS_OPTION,
     {
-      flags: "--limit <n>",
+      flags: "-L, --limit <n>",
       description: `at most this many pets, ${LIMIT_MIN} to ${LIMIT_MAX} (${LIMIT_DEFAULT})`,
     },
     ...OUTPUT_OPTIONS,
@@ -132,10 +132,10 @@ export const ADD_COMMAND: CommandSpec = {
   name: "add",
   description: "add a pet from flags or a JSON body (--file), or every pet of a file (--from)",
   options: [
-    { flags: "--name <name>", description: "the pet's name" },
-    { flags: "--category-id <id>", description: "its category (an int64)" },
+    { flags: "-n, --name <name>", description: "the pet's name" },
+    { flags: "-c, --category-id <id>", description: "its category (an int64)" },
     {
-      flags: "--status <status>",
+      flags: "-s, --status <status>",
       description: `${STATUS_LIST} (the service's default if left out)`,
       values: STATUS_WORDS,
     },
@@ -189,7 +189,7 @@ export const ADD_COMMAND: CommandSpec = {
 };
 
 const PROFILE_FLAG: OptionSpec = {
-  flags: "--profile <name>",
+  flags: "-p, --profile <name>",
   description: "the profile to act on (default: the current one)",
   values: PROFILES,
 };

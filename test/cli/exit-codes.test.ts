@@ -45,7 +45,7 @@ describe("exit codes", () => {
     [["list", "--bogus"], /unknown option '--bogus'/],
     [["get"], /missing required argument 'petId'/],
     [["get", "1", "2"], /too many arguments/],
-    [["list", "--status"], /option '--status <status>' argument missing/],
+    [["list", "--status"], /option '-s, --status <status>' argument missing/],
     [["frobnicate"], /unknown command 'frobnicate'/],
   ])("2 for commander's usage error %j, and nothing sent", async (argv, message) => {
     const run = await cli.run(argv);

@@ -66,6 +66,10 @@ describe("the fast parser", () => {
     [["add", "--name", "Rex", "--category-id", "1", "--status", "sold", "-q"]],
     [["add", "--name", "--json", "--category-id=-1"]],
     [["add", "--file", "-"]],
+    [["list", "-s", "available", "-L", "100", "-p", "work"]],
+    [["list", "-Lsold"]],
+    [["add", "-n", "Rex", "-c", "3", "-s", "pending", "-p", "ci", "-q"]],
+    [["get", "-p", "ci", "7"]],
     [["add", "--name="]],
   ])("reads %j as commander does", async (argv) => {
     const fast = parse(argv);

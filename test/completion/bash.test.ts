@@ -57,6 +57,17 @@ describe("bash completion", () => {
     expect(await complete("petstore", "pro")).toEqual(["profile"]);
   });
 
+  it("offers the short flags people type most, and their values", async () => {
+    expect(await complete("petstore", "list", "-")).toEqual(
+      expect.arrayContaining(["-s", "-L", "-o", "-p", "-q"]),
+    );
+    expect(await complete("petstore", "add", "-")).toEqual(
+      expect.arrayContaining(["-n", "-c", "-s", "-p"]),
+    );
+    expect(await complete("petstore", "list", "-s", "")).toEqual(["available", "pending", "sold"]);
+    expect(await complete("petstore", "list", "-p", "")).toEqual(["ci", "default"]);
+  });
+
   it("offers subcommands after a group, skipping global flags", async () => {
     expect(await complete("petstore", "auth", "")).toEqual(["login", "status", "logout", "help"]);
     expect(await complete("petstore", "--no-color", "li")).toEqual(["list"]);
