@@ -35,6 +35,12 @@ function examplesHelp(spec: CommandSpec): string | undefined {
   return `\nExamples:\n${spec.examples.map((example) => `  $ ${example}`).join("\n")}`;
 }
 
+/** Under a usage error, every command says where its own help is: "run `petstore get --help` for usage". */
+function setUsageFooters(command: Command, path: readonly string[]): void {
+  command.showHelpAfterError(`run \`${["petstore", ...path].join(" ")} --help\` for usage`);
+  for (const child of command.commands) setUsageFooters(child, [...path, child.name()]);
+}
+
 function addCommand(parent: Command, spec: CommandSpec, path: string[], factory: Factory): void {
   const command = parent.command(spec.name, { hidden: spec.hidden === true });
   command.description(spec.description);
@@ -78,13 +84,13 @@ export function buildProgram(factory: Factory): Command {
       getErrHelpWidth: () => io.stderr.columns ?? 80,
     })
     .configureHelp({ showGlobalOptions: true })
-    .showHelpAfterError("(add --help for usage)")
     .exitOverride();
   for (const option of GLOBAL_OPTIONS)
     program.addOption(new Option(option.flags, option.description));
   program.addHelpText("after", `\n${EXIT_CODES_HELP}\n\n${ENVIRONMENT_HELP}`);
   for (const spec of COMMANDS) addCommand(program, spec, [], factory);
   registerServeCommand(program, factory);
+  setUsageFooters(program, []);
   return program;
 }
 

@@ -42,16 +42,18 @@ describe("exit codes", () => {
   });
 
   it.each([
-    [["list", "--bogus"], /unknown option '--bogus'/],
-    [["get"], /missing required argument 'petId'/],
-    [["get", "1", "2"], /too many arguments/],
-    [["list", "--status"], /option '-s, --status <status>' argument missing/],
-    [["frobnicate"], /unknown command 'frobnicate'/],
-  ])("2 for commander's usage error %j, and nothing sent", async (argv, message) => {
+    [["list", "--bogus"], /unknown option '--bogus'/, "petstore list"],
+    [["get"], /missing required argument 'petId'/, "petstore get"],
+    [["get", "1", "2"], /too many arguments/, "petstore get"],
+    [["list", "--status"], /option '-s, --status <status>' argument missing/, "petstore list"],
+    [["auth", "login", "--bogus"], /unknown option '--bogus'/, "petstore auth login"],
+    [["serve", "--bogus"], /unknown option '--bogus'/, "petstore serve"],
+    [["frobnicate"], /unknown command 'frobnicate'/, "petstore"],
+  ])("2 for commander's usage error %j, naming the command's help", async (argv, message, path) => {
     const run = await cli.run(argv);
     expect(run.code).toBe(2);
     expect(run.err).toMatch(message);
-    expect(run.err).toContain("(add --help for usage)");
+    expect(run.err).toContain(`run \`${path} --help\` for usage`);
   });
 
   it("2 before sending the key over plain http:// to another host, unless --allow-insecure", async () => {
