@@ -14,7 +14,7 @@ import type { OptionValues } from "./fast-parse.js";
 
 export const EXIT_CODES_HELP = `Exit codes:
   0  success
-  1  unexpected error
+  1  unexpected error, or the output could not be written (a full disk)
   2  usage or invalid input (also a 400 answer from the service)
   3  authentication: no key, or the key was rejected (401)
   4  not found (404)
