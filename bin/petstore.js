@@ -12,13 +12,26 @@ const { readFileSync, writeSync } = require("node:fs");
 const ROOT = `${__dirname}/..`;
 const CLI_BUNDLE = `${ROOT}/dist/cli.cjs`;
 
+/**
+ * False when the write failed other than by a reader that went away (EPIPE): a
+ * full descriptor (EAGAIN) or a full disk (ENOSPC) is then left to the CLI's own
+ * output path, which waits for the reader or reports the error with exit 1.
+ */
 function printVersion() {
   const { version } = JSON.parse(readFileSync(`${ROOT}/package.json`, "utf8"));
   try {
     writeSync(1, `${version}\n`);
   } catch (error) {
-    if (error.code !== "EPIPE") process.stdout.write(`${version}\n`);
+    return error.code === "EPIPE";
   }
+  return true;
+}
+
+function runCli(args) {
+  const { main } = loadBundle(CLI_BUNDLE, readCodeCache(CLI_BUNDLE)).exports;
+  main(args).then((code) => {
+    process.exitCode = code;
+  });
 }
 
 /**
@@ -50,14 +63,8 @@ function readCodeCache(file) {
 
 if (require.main === module) {
   const args = process.argv.slice(2);
-  if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-    printVersion();
-  } else {
-    const { main } = loadBundle(CLI_BUNDLE, readCodeCache(CLI_BUNDLE)).exports;
-    main(args).then((code) => {
-      process.exitCode = code;
-    });
-  }
+  const version = args.length === 1 && (args[0] === "--version" || args[0] === "-V");
+  if (!version || !printVersion()) runCli(args);
 } else {
   module.exports = { loadBundle, CLI_BUNDLE };
 }

@@ -12,6 +12,7 @@ import { EXIT } from "./errors.js";
 import { createFactory, type FactoryDeps } from "./commands/factory.js";
 import { createProcessIO, type IO } from "./io.js";
 import { loadPalette } from "./output/palette.js";
+import { stdoutWriteError } from "./output/write-failure.js";
 
 export type MainDeps = Partial<FactoryDeps>;
 
@@ -53,13 +54,19 @@ async function reportError(error: unknown, io: IO, debug: boolean): Promise<numb
   return exitCode;
 }
 
+/** Output that never arrived is a failure, whatever the command thought (`--help` included). */
+async function settleOutput(io: IO, code: number): Promise<number> {
+  const failure = await io.stdout.settle();
+  return failure && code === EXIT.OK ? reportError(stdoutWriteError(failure), io, false) : code;
+}
+
 export async function main(argv: readonly string[], deps: MainDeps = {}): Promise<number> {
-  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
-    (deps.io?.stdout ?? process.stdout).write(`${VERSION}\n`);
-    return EXIT.OK;
-  }
   const env = deps.env ?? process.env;
   const io = deps.io ?? createProcessIO(env);
+  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+    io.stdout.write(`${VERSION}\n`);
+    return settleOutput(io, EXIT.OK);
+  }
   const flags = globalFlags(argv);
   if (flags.noColor) io.disableColor();
   const factory = createFactory({ ...deps, io, env });
@@ -73,8 +80,8 @@ export async function main(argv: readonly string[], deps: MainDeps = {}): Promis
     }
   } catch (error) {
     factory.finish();
-    return reportError(error, io, flags.debug);
+    return settleOutput(io, await reportError(error, io, flags.debug));
   }
   factory.finish();
-  return EXIT.OK;
+  return settleOutput(io, EXIT.OK);
 }

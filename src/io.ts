@@ -13,10 +13,17 @@ import { isatty } from "node:tty";
 import { envFlag } from "./env-flag.js";
 
 export interface OutputStream {
+  /** Never throws: a failed write is kept for `settle()`, and what follows it is dropped. */
   write(text: string): void;
   readonly isTTY: boolean;
   /** Terminal width, when the stream is a terminal that reports one. */
   readonly columns: number | undefined;
+  /**
+   * Waits for everything written so far to reach the descriptor, then gives the
+   * error that stopped a write (a full disk, a closed descriptor), if one did. A
+   * reader that went away (EPIPE) is no error: the output just ends.
+   */
+  settle(): Promise<NodeJS.ErrnoException | undefined>;
 }
 
 export interface InputStream {
@@ -92,21 +99,33 @@ export function decideSpinner(options: {
  * creating `process.stdout` costs a few milliseconds of a one-shot command's
  * start-up. If the descriptor is non-blocking and full (EAGAIN), the rest goes
  * through the stream, which waits for the reader. A reader that went away
- * (EPIPE, as in `petstore list | head -1`) ends the output quietly.
+ * (EPIPE, as in `petstore list | head -1`) ends the output quietly; any other
+ * failure (ENOSPC on a full disk) ends it too, and `settle()` reports it.
  */
 function processStream(fd: 1 | 2, stream: () => NodeJS.WriteStream): OutputStream {
   let closed = false;
   let viaStream = false;
+  let failure: NodeJS.ErrnoException | undefined;
+  let pending = 0;
+  const drained: (() => void)[] = [];
   const isTTY = isatty(fd);
+  const fail = (error: NodeJS.ErrnoException) => {
+    if (!closed && error.code !== "EPIPE") failure = error;
+    closed = true;
+  };
+  const wrote = (error?: Error | null) => {
+    if (error) fail(error);
+    if (--pending > 0) return;
+    for (const resolve of drained.splice(0)) resolve();
+  };
   const toStream = (data: Buffer) => {
     const target = stream();
     if (!viaStream) {
       viaStream = true;
-      target.on("error", () => {
-        closed = true;
-      });
+      target.on("error", fail);
     }
-    target.write(data);
+    pending++;
+    target.write(data, wrote);
   };
   return {
     write(text) {
@@ -125,14 +144,18 @@ function processStream(fd: 1 | 2, stream: () => NodeJS.WriteStream): OutputStrea
           offset += written;
         }
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "EAGAIN") toStream(data.subarray(offset));
-        else closed = true;
+        const failed = error as NodeJS.ErrnoException;
+        if (failed.code === "EAGAIN") toStream(data.subarray(offset));
+        else fail(failed);
       }
     },
     isTTY,
     get columns() {
       return isTTY ? stream().columns : undefined;
+    },
+    settle() {
+      if (pending === 0) return Promise.resolve(failure);
+      return new Promise((resolve) => drained.push(() => resolve(failure)));
     },
   };
 }
@@ -269,6 +292,8 @@ export interface TestIOOptions {
   stdin?: string;
   /** Answers to hidden prompts, in order. */
   hiddenAnswers?: string[];
+  /** Every write to stdout fails with this error (a full disk), kept for `settle()`. */
+  stdoutFailure?: NodeJS.ErrnoException;
 }
 
 export interface SpinnerEvent {
@@ -296,10 +321,15 @@ export function createTestIO(options: TestIOOptions = {}): TestIO {
   const prompts: string[] = [];
   const answers = [...(options.hiddenAnswers ?? [])];
   const columns = options.columns ?? 80;
-  const output = (isTTY: boolean, append: (text: string) => void): OutputStream => ({
-    write: append,
+  const output = (
+    isTTY: boolean,
+    append: (text: string) => void,
+    failure?: NodeJS.ErrnoException,
+  ): OutputStream => ({
+    write: failure ? () => undefined : append,
     isTTY,
     columns: isTTY ? columns : undefined,
+    settle: async () => failure,
   });
   const stdin: InputStream = {
     isTTY: options.stdinTTY ?? false,
@@ -313,10 +343,14 @@ export function createTestIO(options: TestIOOptions = {}): TestIO {
   };
   const io = withDecisions(
     {
-      stdout: output(options.stdoutTTY ?? false, (text) => {
-        transcript.push("stdout");
-        out += text;
-      }),
+      stdout: output(
+        options.stdoutTTY ?? false,
+        (text) => {
+          transcript.push("stdout");
+          out += text;
+        },
+        options.stdoutFailure,
+      ),
       stderr: output(options.stderrTTY ?? false, (text) => {
         transcript.push("stderr");
         err += text;

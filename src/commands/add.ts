@@ -10,6 +10,7 @@ import type { Factory } from "./factory.js";
 import type { InputStream } from "../io.js";
 import { chooseOutput, type OutputChoice } from "../output/format.js";
 import { writePets } from "../output/pets.js";
+import { stdoutWriteError } from "../output/write-failure.js";
 import { JsonSyntaxError, parseJson } from "../schema/json.js";
 import type { NewPet } from "../schema/pet.js";
 import { validateNewPet } from "../schema/validate.js";
@@ -97,7 +98,18 @@ export async function addOptionsFrom(
 export async function addRun(options: AddOptions, factory: Factory): Promise<void> {
   const { client } = await factory.client(options.request);
   const result = await client.createPet(options.pet);
-  await writePets(factory.io, { pets: [result.data], raw: result.raw }, options.output);
+  const { io } = factory;
+  await writePets(io, { pets: [result.data], raw: result.raw }, options.output);
+  // The pet exists now: if its id cannot reach stdout, stderr is the only place left for it.
+  const failure = await io.stdout.settle();
+  if (failure) {
+    const id = result.data.id.toString();
+    throw stdoutWriteError(
+      failure,
+      `pet ${id} was added, but `,
+      `it is pet ${id}; do not add it again`,
+    );
+  }
 }
 
 /** A bulk add's flags: with any of them, `add` reads a file of pets (src/bulk, loaded only then). */

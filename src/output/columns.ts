@@ -14,4 +14,6 @@ export interface Column<Row> {
   style?(value: string, palette: Palette): string;
   /** Shortened first, with an ellipsis, when a table is wider than the terminal. */
   shrinkable?: boolean;
+  /** An int64 in decimal: a number in CSV, never neutralised as a formula (-5 stays -5). */
+  integer?: boolean;
 }

@@ -15,8 +15,13 @@ function styleStatus(value: string, palette: Palette): string {
 
 /** The fields of a Pet in spec order; an absent status is an empty field. */
 export const PET_COLUMNS: readonly Column<Pet>[] = [
-  { key: "id", label: "ID", value: (pet) => pet.id.toString() },
+  { key: "id", label: "ID", value: (pet) => pet.id.toString(), integer: true },
   { key: "name", label: "NAME", value: (pet) => pet.name, shrinkable: true },
-  { key: "categoryId", label: "CATEGORY", value: (pet) => pet.categoryId.toString() },
+  {
+    key: "categoryId",
+    label: "CATEGORY",
+    value: (pet) => pet.categoryId.toString(),
+    integer: true,
+  },
   { key: "status", label: "STATUS", value: (pet) => pet.status ?? "", style: styleStatus },
 ];

@@ -33,7 +33,25 @@ export function tsvField(text: string): string {
   return text.replace(/\\/g, "\\\\").replace(CONTROL, escapeControl);
 }
 
-/** An RFC 4180 field: quoted when it holds a comma, quote, CR or LF; the data itself is kept. */
-export function csvField(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+// What TSV escapes, but tab and line feed: CSV carries them as data (a line feed quoted).
+// eslint-disable-next-line no-control-regex
+const CSV_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/** A cell a spreadsheet would run as a formula (OWASP), or one that starts with the `'` that marks it. */
+const FORMULA_START = /^[=+\-@\t\r']/;
+const INTEGER = /^-?[0-9]+$/;
+
+/**
+ * An RFC 4180 field, safe on a terminal and in a spreadsheet. Control characters
+ * other than tab and line feed are escaped as in the table (`\x1b`, `\r`); the
+ * backslash is data, as a spreadsheet expects. A text cell that starts with
+ * = + - @, a tab or a CR gets a leading `'` and quotes (OWASP's CSV injection
+ * advice); one that starts with `'` gets one more, so dropping one leading `'`
+ * always gives the text back. An `integer` cell holding an integer is a number,
+ * negative or not, and is written as it is.
+ */
+export function csvField(text: string, options: { integer?: boolean } = {}): string {
+  let field = text.replace(CSV_CONTROL, escapeControl);
+  const formula = !(options.integer && INTEGER.test(text)) && FORMULA_START.test(text);
+  if (formula) field = "'" + field;
+  return formula || /[",\n]/.test(field) ? `"${field.replace(/"/g, '""')}"` : field;
 }

@@ -6,6 +6,13 @@ import { API_KEY, BASE_URL, cliForEachTest } from "../commands/run-cli.js";
 
 const cli = cliForEachTest();
 
+/** What writeSync throws on /dev/full. */
+const FULL_DISK = Object.assign(new Error("ENOSPC: no space left on device, write"), {
+  code: "ENOSPC",
+  errno: -28,
+  syscall: "write",
+});
+
 const refused = () =>
   new NetworkError(
     "could not connect to 127.0.0.1:9: connection refused",
@@ -148,6 +155,26 @@ describe("exit codes", () => {
     const version = await cli.run(["--version"]);
     expect(version.code).toBe(0);
     expect(version.out).toMatch(/^\d+\.\d+\.\d+(-[\w.]+)?\n$/);
+  });
+
+  it.each([[["list", "--json"]], [["list", "--help"]], [["--version"]], [["profile", "list"]]])(
+    "1 when stdout cannot be written (%j), naming the error and no stack trace",
+    async (argv) => {
+      if (argv.join(" ") === "list --json")
+        cli.stubs.on("GET /pets?limit=20", jsonAnswer(200, "[]"));
+      const run = await cli.run(argv, { stdoutFailure: FULL_DISK });
+      expect(run.code).toBe(1);
+      expect(run.err).toBe(
+        "error: could not write to standard output: no space left on device (ENOSPC)\n",
+      );
+    },
+  );
+
+  it("a command's own error wins over a failed stdout", async () => {
+    cli.stubs.on("GET /pets/99", errorAnswer(404, "not_found", "no pet has the id 99"));
+    const run = await cli.run(["get", "99"], { stdoutFailure: FULL_DISK });
+    expect(run.code).toBe(4);
+    expect(run.err).not.toContain("standard output");
   });
 
   it("documents every exit code in --help", async () => {

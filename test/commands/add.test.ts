@@ -8,6 +8,13 @@ const CREATED = '{"id":7,"name":"Rex","categoryId":9007199254740993,"status":"av
 
 const cli = cliForEachTest();
 
+/** What writeSync throws on /dev/full. */
+const FULL_DISK = Object.assign(new Error("ENOSPC: no space left on device, write"), {
+  code: "ENOSPC",
+  errno: -28,
+  syscall: "write",
+});
+
 describe("petstore add", () => {
   it("sends the flags as a NewPet, category id exact beyond 2^53, and prints only the id with -q", async () => {
     cli.stubs.on("POST /pets", jsonAnswer(201, CREATED));
@@ -85,6 +92,22 @@ describe("petstore add", () => {
     expect(run.err).toMatch(message);
     expect(cli.stubs.requests).toHaveLength(0);
   });
+
+  it.each([[["-q"]], [["--json"]], [["--output", "csv"]], [[]]])(
+    "with stdout failing (%j), exits 1 and gives the added pet's id on stderr",
+    async (flags) => {
+      cli.stubs.on("POST /pets", jsonAnswer(201, CREATED));
+      const run = await cli.run(["add", "--name", "Rex", "--category-id", "1", ...flags], {
+        stdoutFailure: FULL_DISK,
+      });
+      expect(run.code).toBe(1);
+      expect(run.err).toBe(
+        "error: pet 7 was added, but could not write to standard output: " +
+          "no space left on device (ENOSPC)\nhint: it is pet 7; do not add it again\n",
+      );
+      expect(cli.stubs.requests).toHaveLength(1);
+    },
+  );
 
   it("reports the service's 400 message with exit 2", async () => {
     cli.stubs.on("POST /pets", errorAnswer(400, "invalid_body", "categoryId is unknown"));

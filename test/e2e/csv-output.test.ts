@@ -1,0 +1,86 @@
+/**
+ * `list --output csv` for real: the CLI (dist/) against a `petstore serve` process
+ * whose pets have names made to attack a terminal (ESC, OSC 8 links, NUL) and a
+ * spreadsheet (formulas), and integers at the edges of int64, negative included.
+ * Nothing but tab and the CRLF line ends may reach the terminal as a control character.
+ */
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serve, type Served } from "../dist/run.js";
+import { BIN, ensureBuilt } from "../server/cli-build.js";
+import { PRO_KEY, tempDir } from "./harness.js";
+
+const ESC = "\u001b";
+/** Control characters but tab and line feed. */
+// eslint-disable-next-line no-control-regex
+const TERMINAL_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+const PETS: [id: string, name: string, categoryId: string][] = [
+  ["1", `${ESC}[2J${ESC}[31mscreen wiped`, "1"],
+  ["2", `${ESC}]8;;https://evil.example/${ESC}\\Rex${ESC}]8;;${ESC}\\`, "2"],
+  ["3", "nul\u0000byte", "3"],
+  ["4", '=HYPERLINK("https://evil.example","Rex")', "-4"],
+  ["5", "+1", "5"],
+  ["6", "-2", "-9223372036854775808"],
+  ["7", "@SUM(A1:A9)", "7"],
+  ["8", "\t=1+1", "8"],
+  ["9223372036854775807", "Plain, with a comma", "9223372036854775807"],
+];
+
+const EXPECTED =
+  "id,name,categoryId,status\r\n" +
+  "1,\\x1b[2J\\x1b[31mscreen wiped,1,pending\r\n" +
+  "2,\\x1b]8;;https://evil.example/\\x1b\\Rex\\x1b]8;;\\x1b\\,2,pending\r\n" +
+  "3,nul\\x00byte,3,pending\r\n" +
+  `4,"'=HYPERLINK(""https://evil.example"",""Rex"")",-4,pending\r\n` +
+  `5,"'+1",5,pending\r\n` +
+  `6,"'-2",-9223372036854775808,pending\r\n` +
+  `7,"'@SUM(A1:A9)",7,pending\r\n` +
+  `8,"'\t=1+1",8,pending\r\n` +
+  `9223372036854775807,"Plain, with a comma",9223372036854775807,pending\r\n`;
+
+let dir: ReturnType<typeof tempDir>;
+let served: Served;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  dir = tempDir();
+  const lines = PETS.map(
+    ([id, name, categoryId]) =>
+      `{"id":${id},"name":${JSON.stringify(name)},"categoryId":${categoryId},"status":"pending"}`,
+  );
+  writeFileSync(join(dir.path, "pets.json"), `[\n${lines.join(",\n")}\n]\n`);
+  served = await serve(
+    [process.execPath, BIN],
+    ["--file", join(dir.path, "pets.json"), "--key", `${PRO_KEY}:pro`],
+    { cwd: dir.path, env: { PATH: process.env.PATH, HOME: dir.path } },
+  );
+});
+
+afterAll(async () => {
+  await served?.stop();
+  dir?.remove();
+});
+
+describe("list --output csv", () => {
+  it("escapes control characters, neutralises formulas in names, keeps integers exact", () => {
+    const run = spawnSync(process.execPath, [BIN, "list", "--output", "csv"], {
+      cwd: dir.path,
+      env: {
+        PATH: process.env.PATH,
+        HOME: dir.path,
+        PETSTORE_CONFIG_DIR: dir.path,
+        PETSTORE_BASE_URL: served.url,
+        PETSTORE_API_KEY: PRO_KEY,
+      },
+      encoding: "utf8",
+      timeout: 25_000,
+    });
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe(EXPECTED);
+    expect(run.stdout.replace(/\r\n/g, "")).not.toMatch(TERMINAL_CONTROL);
+  });
+});
