@@ -105,6 +105,7 @@ const BULK_FLAGS = [
   "from",
   "format",
   "skipInvalid",
+  "ignoreUnknownColumns",
   "results",
   "resume",
   "retryUnknown",
