@@ -125,6 +125,21 @@ describe("UTF-8 decoding", () => {
   });
 });
 
+describe("UTF-16", () => {
+  it("is named as such, with how to save the file instead", async () => {
+    for (const bom of [
+      [0xff, 0xfe],
+      [0xfe, 0xff],
+    ]) {
+      const text = Buffer.from("name\tcategoryId\r\nRex\t1\r\n", "utf16le");
+      const { error } = await readAll(await fileOf(Buffer.concat([Buffer.from(bom), text])));
+      expect(error?.message).toBe(
+        'line 1: the input is UTF-16 text (as Excel\'s "Unicode Text"); save it as UTF-8 ("CSV UTF-8") and try again',
+      );
+    }
+  });
+});
+
 describe("finding the bad byte", () => {
   const strict = new TextDecoder("utf-8", { fatal: true });
   const decodes = (bytes: Uint8Array) => {

@@ -52,6 +52,11 @@ function splitTail(bytes: Uint8Array, end: number): number {
   return 0;
 }
 
+/** Starts with the byte-order mark of UTF-16, little- or big-endian. */
+function isUtf16(bytes: Uint8Array): boolean {
+  return (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+}
+
 /** 1-based line of the byte at `offset`: one more than the line feeds before it. */
 function lineAt(fd: number, offset: number): number {
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -92,6 +97,12 @@ export function* decodedChunks(path: string): Generator<string> {
       try {
         text = decoder.decode(piece);
       } catch {
+        if (offset === 0 && isUtf16(piece)) {
+          throw new InputFormatError(
+            'the input is UTF-16 text (as Excel\'s "Unicode Text"); save it as UTF-8 ("CSV UTF-8") and try again',
+            1,
+          );
+        }
         const at = firstInvalidByte(piece);
         throw notUtf8(fd, offset + Math.max(at, 0), at === -1 ? undefined : piece[at]);
       }
