@@ -106,6 +106,12 @@ describe("rows that do not match the header", () => {
     ]);
   });
 
+  it("are skipped when every cell is empty, as spreadsheets write rows below the data", () => {
+    expect(csv("name;categoryId;status\r\n;;\r\nRex;1;\r\n ; ;\r\n;\r\n\t;;\r\n")).toEqual([
+      { row: 1, line: 3, value: { name: "Rex", categoryId: 1n } },
+    ]);
+  });
+
   it("are invalid when long, counting the ignored columns of the header", () => {
     expect(csv("name;categoryId;colour\r\nRex;1\r\nTom;2;red;x\r\nKit;3;\r\n", true)).toEqual([
       { row: 1, line: 2, unreadable: "has 2 fields; the header has 3" },

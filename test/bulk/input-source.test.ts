@@ -209,6 +209,7 @@ describe("an input without rows", () => {
       ["blank.csv", "\uFEFF\r\n\r\n  \n"],
       ["header.csv", "\uFEFFname;categoryId;status\r\n"],
       ["header-blank.csv", "name,categoryId\n\n\n"],
+      ["header-empty-cells.csv", "name;categoryId\r\n;\r\n ; \r\n"],
       ["zero.ndjson", ""],
       ["blank.ndjson", "\n \r\n"],
       ["empty.json", "[]"],

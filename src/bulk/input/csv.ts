@@ -3,7 +3,8 @@
  * `categoryId` (or `category_id`) and optionally `status`, in any order and any
  * letter case; other columns are refused, or ignored with --ignore-unknown-columns.
  * An empty cell is a field left out (the schema then says whether it was required);
- * a row with more or fewer cells than the header is invalid.
+ * a row of empty cells is skipped like a blank line; a row with more or fewer
+ * cells than the header is invalid.
  *
  * The delimiter is `,`, `;` (Excel where the decimal mark is a comma) or a tab,
  * whichever splits the header line into the most known column names; a tie goes
@@ -32,6 +33,9 @@ const COLUMNS_HELP = "the columns are name, categoryId (or category_id) and stat
 /** In the order a tie goes. */
 const DELIMITERS = [",", ";", "\t"];
 
+/** Only delimiters, empty quotes and white space, whatever the delimiter. */
+const BLANK_LINE = /^[\s,;"]*$/;
+
 const QUOTE = 34;
 const LF = 10;
 const CR = 13;
@@ -59,11 +63,12 @@ function headerLine(source: Iterator<string>): { line: string; read: string[] } 
       if (c === QUOTE) inQuotes = !inQuotes;
       else if (!inQuotes && (c === LF || c === CR)) {
         const line = text.slice(lineStart, at);
-        if (line.trim() !== "") return { line, read };
+        if (!BLANK_LINE.test(line)) return { line, read };
         lineStart = at + 1;
       }
     }
-    if (text.length - lineStart > MAX_RECORD_CHARS) break;
+    // Enough: what is read is kept for the parse proper (a header so far down goes to the comma).
+    if (text.length > MAX_RECORD_CHARS) break;
   }
   return { line: text.slice(lineStart), read };
 }
@@ -93,8 +98,9 @@ function* replay(read: string[], rest: Iterator<string>): Generator<string> {
   for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
 }
 
+/** A blank line, or a row of empty cells (spreadsheets write those below the data). */
 function isBlank(record: RawRecord): boolean {
-  return record.fields.length === 1 && record.fields[0]!.trim() === "";
+  return record.fields.every((field) => field.trim() === "");
 }
 
 /** The column of each field of the header; undefined for a column that is ignored. */
