@@ -48,10 +48,10 @@ async function add(args: string[], stdin?: string) {
 const BOM = "\uFEFF";
 
 describe("files as spreadsheets export them", () => {
-  it("adds the rows of Excel's European CSV: semicolons, CRLF, a byte-order mark", async () => {
+  it("adds the rows of Excel's European CSV: semicolons, CRLF, a byte-order mark, empty rows below", async () => {
     const excel = await file(
       "excel.csv",
-      `${BOM}name;categoryId;status\r\n"Rex; the ""good"" dog";1;sold\r\nBéla, Jr.;2;\r\n"two\nlines";3;pending\r\n`,
+      `${BOM}name;categoryId;status\r\n"Rex; the ""good"" dog";1;sold\r\nBéla, Jr.;2;\r\n"two\nlines";3;pending\r\n;;\r\n;;\r\n`,
     );
     const run = await add(["--from", excel]);
     expect(run.code, run.stderr).toBe(0);
