@@ -117,6 +117,7 @@ complete -c petstore -n '__petstore_at "add"' -l file -r -F -d 'a JSON NewPet bo
 complete -c petstore -n '__petstore_at "add"' -l from -r -F -d 'add every pet of a CSV, NDJSON or JSON-array file (- for stdin), at the pace the rate limit allows'
 complete -c petstore -n '__petstore_at "add"' -l format -r -f -a 'csv ndjson json' -d 'csv, ndjson, json (default: from the extension, else the content)'
 complete -c petstore -n '__petstore_at "add"' -l skip-invalid -d 'send the valid rows even if some are invalid (exit 2 at the end)'
+complete -c petstore -n '__petstore_at "add"' -l ignore-unknown-columns -d 'CSV: send the known columns, ignore the others (else they are an error)'
 complete -c petstore -n '__petstore_at "add"' -l results -r -F -d 'record each row\'s outcome (NDJSON: added with its id, invalid, failed, unknown)'
 complete -c petstore -n '__petstore_at "add"' -l resume -r -F -d 'continue the run recorded in this results file'
 complete -c petstore -n '__petstore_at "add"' -l retry-unknown -d 'with --resume: send again the rows whose outcome is unknown (they may be added twice)'

@@ -40,6 +40,8 @@ export interface BulkOptions {
   /** A path, or `-` for stdin. */
   from: string;
   format?: InputFormat;
+  /** CSV: send the known columns, ignore the others. */
+  ignoreUnknownColumns?: boolean;
   skipInvalid: boolean;
   results?: string;
   resume?: string;
@@ -196,7 +198,7 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
     checkResultsPath(options.results);
   }
   const prior = options.resume === undefined ? undefined : await readPriorRuns(options.resume);
-  const source = await openInput(options.from, options.format, deps.stdin);
+  const source = await openInput(options.from, options, deps.stdin);
   try {
     let pass: FirstPass;
     try {

@@ -7,11 +7,6 @@
 import { hash } from "node:crypto";
 import { INT64_MAX, INT64_MIN, NAME_MAX_LENGTH, type NewPet } from "../schema/pet.js";
 import { validateNewPet } from "../schema/validate.js";
-import { parseCsv } from "./input/csv.js";
-import type { InputFormat } from "./input/format.js";
-import { parseJsonArray } from "./input/json-array.js";
-import { parseNdjson } from "./input/ndjson.js";
-import type { RecordParser } from "./input/records.js";
 import type { InputSource } from "./input/source.js";
 
 export interface RowProblem {
@@ -32,12 +27,6 @@ export interface Row {
   /** Present when the row is invalid. */
   problems?: RowProblem[];
 }
-
-const PARSERS: Record<InputFormat, RecordParser> = {
-  csv: parseCsv,
-  ndjson: parseNdjson,
-  json: parseJsonArray,
-};
 
 export function digestOf(body: string): string {
   return hash("sha256", body, "hex").slice(0, 16);
@@ -75,7 +64,7 @@ export function petBody(pet: NewPet): string {
 
 /** `withBody`: also build the request body and its digest (not needed to count problems). */
 export function* readRows(source: InputSource, withBody = true): Generator<Row> {
-  for (const record of PARSERS[source.format](source.chunks())) {
+  for (const record of source.records()) {
     const { row, line } = record;
     if (record.unreadable !== undefined) {
       yield { row, line, problems: [{ message: record.unreadable }] };

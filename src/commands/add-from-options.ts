@@ -32,6 +32,7 @@ const OUTPUT_FLAGS: Record<string, string> = {
 const BULK_ONLY: Record<string, string> = {
   format: "--format",
   skipInvalid: "--skip-invalid",
+  ignoreUnknownColumns: "--ignore-unknown-columns",
   results: "--results",
   resume: "--resume",
   retryUnknown: "--retry-unknown",
@@ -97,6 +98,7 @@ export function bulkOptionsFrom(
     verbose: request.verbose,
   };
   if (format !== undefined) bulk.format = format;
+  if (booleanOption(values, "ignoreUnknownColumns")) bulk.ignoreUnknownColumns = true;
   const results = stringOption(values, "results");
   if (results !== undefined) bulk.results = results;
   if (resume !== undefined) bulk.resume = resume;

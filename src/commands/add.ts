@@ -117,6 +117,7 @@ const BULK_FLAGS = [
   "from",
   "format",
   "skipInvalid",
+  "ignoreUnknownColumns",
   "results",
   "resume",
   "retryUnknown",

@@ -160,6 +160,10 @@ export const ADD_COMMAND: CommandSpec = {
       description: "send the valid rows even if some are invalid (exit 2 at the end)",
     },
     {
+      flags: "--ignore-unknown-columns",
+      description: "CSV: send the known columns, ignore the others (else they are an error)",
+    },
+    {
       flags: "--results <path>",
       description:
         "record each row's outcome (NDJSON: added with its id, invalid, failed, unknown)",

@@ -1,14 +1,23 @@
 /**
- * CSV as spreadsheets write it (RFC 4180): comma-separated, fields in double
- * quotes may hold commas, line breaks and doubled quotes; CRLF, LF or CR line
- * ends. Parsed incrementally, one record at a time, so a file of any length
- * takes the memory of one record.
+ * CSV as spreadsheets export it. The header names the columns: `name`,
+ * `categoryId` (or `category_id`) and optionally `status`, in any order and any
+ * letter case; other columns are refused, or ignored with --ignore-unknown-columns.
+ * An empty cell is a field left out (the schema then says whether it was required);
+ * a row of empty cells is skipped like a blank line; a row with more or fewer
+ * cells than the header is invalid.
  *
- * The header names the columns: `name`, `categoryId` (or `category_id`) and
- * optionally `status`, in any order and any letter case. An empty cell is a
- * field left out (the schema then says whether it was required).
+ * The delimiter is `,`, `;` (Excel where the decimal mark is a comma) or a tab,
+ * whichever splits the header line into the most known column names; a tie goes
+ * to the comma, then `;`. The header line is the first line that is not blank,
+ * up to a line break outside double quotes.
  */
-import { InputFormatError, MAX_RECORD_CHARS, type InputRecord } from "./records.js";
+import { rawRecords, type RawRecord } from "./csv-records.js";
+import {
+  InputFormatError,
+  MAX_RECORD_CHARS,
+  type InputRecord,
+  type ParseOptions,
+} from "./records.js";
 
 type Column = "name" | "categoryId" | "status";
 
@@ -21,153 +30,99 @@ const COLUMN_NAMES: Record<string, Column> = {
 
 const COLUMNS_HELP = "the columns are name, categoryId (or category_id) and status";
 
-interface RawRecord {
-  fields: string[];
-  line: number;
-  /** A field went on after its closing quote (`"a"b`). */
-  strayQuote?: number;
-}
+/** In the order a tie goes. */
+const DELIMITERS = [",", ";", "\t"];
+
+/** Only delimiters, empty quotes and white space, whatever the delimiter. */
+const BLANK_LINE = /^[\s,;"]*$/;
 
 const QUOTE = 34;
-const COMMA = 44;
 const LF = 10;
 const CR = 13;
 
-/** Splits text chunks into records of raw fields; the caller gives the records meaning. */
-function* rawRecords(chunks: Iterable<string>): Generator<RawRecord> {
-  let line = 1;
-  let fields: string[] = [];
-  let field = "";
-  let recordLine = 1;
-  let recordChars = 0;
+function columnOf(text: string): Column | undefined {
+  const name = text.trim().toLowerCase();
+  return Object.hasOwn(COLUMN_NAMES, name) ? COLUMN_NAMES[name] : undefined;
+}
+
+/**
+ * Reads chunks until the header line is whole (or too long to be one): its text,
+ * and the chunks read, for the parse proper to read again.
+ */
+function headerLine(source: Iterator<string>): { line: string; read: string[] } {
+  const read: string[] = [];
+  let text = "";
+  let at = 0;
+  let lineStart = 0;
   let inQuotes = false;
-  /** Just read a quote inside a quoted field: either a doubled quote or the closing one. */
-  let quoteSeen = false;
-  /** The current field started with a quote (and is still that field). */
-  let quoted = false;
-  let strayQuote: number | undefined;
-  let pendingCR = false;
-  /** Inside quotes, the previous character was a CR (so a LF after it ends no extra line). */
-  let quotedCR = false;
-  let quoteStartLine = 0;
-  let started = false;
-
-  const endRecord = (): RawRecord => {
-    fields.push(field);
-    const record: RawRecord = { fields, line: recordLine };
-    if (strayQuote !== undefined) record.strayQuote = strayQuote;
-    fields = [];
-    field = "";
-    quoted = false;
-    strayQuote = undefined;
-    recordChars = 0;
-    started = false;
-    return record;
-  };
-
-  for (const chunk of chunks) {
-    const length = chunk.length;
-    let i = 0;
-    if (pendingCR) {
-      pendingCR = false;
-      if (length > 0 && chunk.charCodeAt(0) === LF) i = 1;
-    }
-    let runStart = i;
-    const flushRun = (end: number) => {
-      if (end > runStart) field += chunk.slice(runStart, end);
-    };
-    for (; i < length; i++) {
-      const c = chunk.charCodeAt(i);
-      if (!started) {
-        started = true;
-        recordLine = line;
-      }
-      if (++recordChars > MAX_RECORD_CHARS) {
-        throw new InputFormatError(
-          `a record longer than ${MAX_RECORD_CHARS} characters${inQuotes ? `; is the quote opened on line ${quoteStartLine} closed?` : ""}`,
-          recordLine,
-        );
-      }
-      if (inQuotes) {
-        if (quoteSeen) {
-          quoteSeen = false;
-          if (c === QUOTE) {
-            field += '"';
-            runStart = i + 1;
-            continue;
-          }
-          inQuotes = false;
-          runStart = i;
-          // fall through: this character is outside the quotes
-        } else if (c === QUOTE) {
-          flushRun(i);
-          quoteSeen = true;
-          quotedCR = false;
-          continue;
-        } else {
-          if (c === CR || (c === LF && !quotedCR)) line++;
-          quotedCR = c === CR;
-          continue;
-        }
-      }
-      if (c === COMMA) {
-        flushRun(i);
-        fields.push(field);
-        field = "";
-        quoted = false;
-        runStart = i + 1;
-      } else if (c === LF || c === CR) {
-        flushRun(i);
-        const record = endRecord();
-        line++;
-        if (c === CR) {
-          if (i + 1 === length) pendingCR = true;
-          else if (chunk.charCodeAt(i + 1) === LF) i++;
-        }
-        runStart = i + 1;
-        yield record;
-      } else if (c === QUOTE && field === "" && runStart === i && !quoted) {
-        inQuotes = true;
-        quoted = true;
-        quotedCR = false;
-        quoteStartLine = line;
-        runStart = i + 1;
-      } else if (quoted && runStart === i && strayQuote === undefined) {
-        // Text after a closing quote: keep it, but the record is not well-formed.
-        strayQuote = fields.length + 1;
+  for (let next = source.next(); !next.done; next = source.next()) {
+    read.push(next.value);
+    text += next.value;
+    for (; at < text.length; at++) {
+      const c = text.charCodeAt(at);
+      if (c === QUOTE) inQuotes = !inQuotes;
+      else if (!inQuotes && (c === LF || c === CR)) {
+        const line = text.slice(lineStart, at);
+        if (!BLANK_LINE.test(line)) return { line, read };
+        lineStart = at + 1;
       }
     }
-    if (inQuotes) {
-      if (!quoteSeen) field += chunk.slice(runStart);
-    } else {
-      flushRun(length);
-    }
+    // Enough: what is read is kept for the parse proper (a header so far down goes to the comma).
+    if (text.length > MAX_RECORD_CHARS) break;
   }
-  if (inQuotes && !quoteSeen) {
-    throw new InputFormatError(`the quoted field opened here is never closed`, quoteStartLine);
-  }
-  if (started) yield endRecord();
+  return { line: text.slice(lineStart), read };
 }
 
+/** The delimiter that splits the header line into the most known columns. */
+export function delimiterOf(line: string): string {
+  let best = DELIMITERS[0]!;
+  let most = -1;
+  for (const delimiter of DELIMITERS) {
+    let fields: string[];
+    try {
+      fields = rawRecords([line], delimiter).next().value?.fields ?? [];
+    } catch {
+      continue; // not a record with this delimiter (a quote left open)
+    }
+    const known = new Set(fields.map(columnOf).filter((column) => column !== undefined)).size;
+    if (known > most) {
+      best = delimiter;
+      most = known;
+    }
+  }
+  return best;
+}
+
+function* replay(read: string[], rest: Iterator<string>): Generator<string> {
+  while (read.length > 0) yield read.shift()!;
+  for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
+}
+
+/** A blank line, or a row of empty cells (spreadsheets write those below the data). */
 function isBlank(record: RawRecord): boolean {
-  return record.fields.length === 1 && record.fields[0]!.trim() === "";
+  return record.fields.every((field) => field.trim() === "");
 }
 
-function columnsOf(header: RawRecord): Column[] {
-  const columns: Column[] = [];
-  for (const text of header.fields) {
-    const name = text.trim();
-    const column = COLUMN_NAMES[name.toLowerCase()];
+/** The column of each field of the header; undefined for a column that is ignored. */
+function columnsOf(header: RawRecord, ignoreUnknown: boolean): Array<Column | undefined> {
+  const columns: Array<Column | undefined> = [];
+  const unknown: string[] = [];
+  header.fields.forEach((text, index) => {
+    const column = columnOf(text);
     if (column === undefined) {
-      throw new InputFormatError(
-        `the CSV header has an unknown column ${JSON.stringify(name)}; ${COLUMNS_HELP}`,
-        header.line,
-      );
-    }
-    if (columns.includes(column)) {
+      const name = text.trim();
+      unknown.push(name === "" ? `an unnamed column (${index + 1})` : JSON.stringify(name));
+    } else if (columns.includes(column)) {
       throw new InputFormatError(`the CSV header names the ${column} column twice`, header.line);
     }
     columns.push(column);
+  });
+  if (unknown.length > 0 && !ignoreUnknown) {
+    const which = unknown.length === 1 ? "an unknown column" : "unknown columns";
+    throw new InputFormatError(
+      `the CSV header has ${which} ${unknown.join(", ")}; ${COLUMNS_HELP}; --ignore-unknown-columns ignores ${unknown.length === 1 ? "it" : "them"}`,
+      header.line,
+    );
   }
   for (const required of ["name", "categoryId"] as const) {
     if (!columns.includes(required)) {
@@ -191,37 +146,50 @@ function cellValue(column: Column, text: string): unknown {
   return trimmed;
 }
 
-export function* parseCsv(chunks: Iterable<string>): Generator<InputRecord> {
-  let columns: Column[] | undefined;
-  let row = 0;
-  for (const record of rawRecords(chunks)) {
-    if (isBlank(record)) continue;
-    if (columns === undefined) {
-      columns = columnsOf(record);
-      continue;
+function fieldsText(count: number): string {
+  return `${count} field${count === 1 ? "" : "s"}`;
+}
+
+export function* parseCsv(
+  chunks: Iterable<string>,
+  options: ParseOptions = {},
+): Generator<InputRecord> {
+  const source = chunks[Symbol.iterator]();
+  try {
+    const { line, read } = headerLine(source);
+    let columns: Array<Column | undefined> | undefined;
+    let row = 0;
+    for (const record of rawRecords(replay(read, source), delimiterOf(line))) {
+      if (isBlank(record)) continue;
+      if (columns === undefined) {
+        columns = columnsOf(record, options.ignoreUnknownColumns === true);
+        continue;
+      }
+      row++;
+      if (record.fields.length !== columns.length) {
+        yield {
+          row,
+          line: record.line,
+          unreadable: `has ${fieldsText(record.fields.length)}; the header has ${columns.length}`,
+        };
+        continue;
+      }
+      if (record.strayQuote !== undefined) {
+        yield {
+          row,
+          line: record.line,
+          unreadable: `field ${record.strayQuote} has text after its closing quote`,
+        };
+        continue;
+      }
+      const value: Record<string, unknown> = {};
+      columns.forEach((column, index) => {
+        const text = record.fields[index]!;
+        if (column !== undefined && text !== "") value[column] = cellValue(column, text);
+      });
+      yield { row, line: record.line, value };
     }
-    row++;
-    if (record.fields.length > columns.length) {
-      yield {
-        row,
-        line: record.line,
-        unreadable: `has ${record.fields.length} fields; the header has ${columns.length}`,
-      };
-      continue;
-    }
-    if (record.strayQuote !== undefined) {
-      yield {
-        row,
-        line: record.line,
-        unreadable: `field ${record.strayQuote} has text after its closing quote`,
-      };
-      continue;
-    }
-    const value: Record<string, unknown> = {};
-    columns.forEach((column, index) => {
-      const text = record.fields[index];
-      if (text !== undefined && text !== "") value[column] = cellValue(column, text);
-    });
-    yield { row, line: record.line, value };
+  } finally {
+    source.return?.();
   }
 }

@@ -153,6 +153,6 @@ export function* parseJsonArray(chunks: Iterable<string>): Generator<InputRecord
     phase = Phase.AfterValue;
   }
   const ending = phase as Phase;
-  if (ending === Phase.Start) fail("the input is empty; a JSON array is expected");
-  if (ending !== Phase.End) fail("the array is not closed with ']'");
+  // An empty input has no rows, as `[]` has none: the caller says so.
+  if (ending !== Phase.End && ending !== Phase.Start) fail("the array is not closed with ']'");
 }

@@ -67,4 +67,12 @@ export class InputFormatError extends Error {
 /** A record this long is not a pet (names have at most 200 characters): memory stays bounded. */
 export const MAX_RECORD_CHARS = 1024 * 1024;
 
-export type RecordParser = (chunks: Iterable<string>) => Generator<InputRecord>;
+export interface ParseOptions {
+  /** CSV: columns the header names that are not a pet's are ignored instead of refused. */
+  ignoreUnknownColumns?: boolean;
+}
+
+export type RecordParser = (
+  chunks: Iterable<string>,
+  options?: ParseOptions,
+) => Generator<InputRecord>;

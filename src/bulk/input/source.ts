@@ -2,19 +2,35 @@
  * The input of a bulk add as something that can be read twice (once to
  * validate every row, once to send): a file is simply reopened; stdin cannot be
  * read twice, so it is first copied to a private temporary file, deleted at the
- * end. Text is decoded as strict UTF-8 in 64 KiB chunks (a byte-order mark is dropped).
+ * end. Text is decoded as strict UTF-8 (utf8.ts).
  */
-import { closeSync, createWriteStream, openSync, readSync } from "node:fs";
+import { createWriteStream } from "node:fs";
 import { mkdtemp, open, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { once } from "node:events";
 import { UsageError } from "../../errors.js";
+import { parseCsv } from "./csv.js";
 import { detectFormat, type InputFormat } from "./format.js";
-import { InputFormatError } from "./records.js";
+import { parseJsonArray } from "./json-array.js";
+import { parseNdjson } from "./ndjson.js";
+import type { InputRecord, RecordParser } from "./records.js";
+import { decodedChunks } from "./utf8.js";
 
-const CHUNK_BYTES = 64 * 1024;
 const HEAD_BYTES = 4096;
+
+const PARSERS: Record<InputFormat, RecordParser> = {
+  csv: parseCsv,
+  ndjson: parseNdjson,
+  json: parseJsonArray,
+};
+
+export interface InputOptions {
+  /** From `--format`; else detected. */
+  format?: InputFormat;
+  /** CSV only: read the known columns and ignore the others. */
+  ignoreUnknownColumns?: boolean;
+}
 
 export interface InputSource {
   /** How messages name the input: its path, or `stdin`. */
@@ -22,6 +38,8 @@ export interface InputSource {
   readonly format: InputFormat;
   /** A fresh pass over the text. */
   chunks(): Iterable<string>;
+  /** A fresh pass over the records; an input without any is a usage error ("no rows"). */
+  records(): Iterable<InputRecord>;
   /** Removes the copy of stdin, if one was made. */
   dispose(): Promise<void>;
 }
@@ -57,49 +75,10 @@ async function readHead(path: string): Promise<string> {
   }
 }
 
-/**
- * Read synchronously: the input is a regular file (stdin was copied to one), a
- * 64 KiB read takes microseconds, and rows then come without a promise each.
- */
-function* decodedChunks(path: string): Generator<string> {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  let lines = 1;
-  const count = (text: string) => {
-    for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
-    return text;
-  };
-  const notUtf8 = () =>
-    new InputFormatError("the input is not UTF-8 text (save it as UTF-8 and try again)", lines);
-  const fd = openSync(path, "r");
-  try {
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-    for (;;) {
-      const bytesRead = readSync(fd, buffer, 0, CHUNK_BYTES, null);
-      if (bytesRead === 0) break;
-      let text;
-      try {
-        text = decoder.decode(buffer.subarray(0, bytesRead), { stream: true });
-      } catch {
-        throw notUtf8();
-      }
-      if (text !== "") yield count(text);
-    }
-  } finally {
-    closeSync(fd);
-  }
-  let rest;
-  try {
-    rest = decoder.decode();
-  } catch {
-    throw notUtf8();
-  }
-  if (rest !== "") yield rest;
-}
-
 /** `from` is a path or `-` (stdin). */
 export async function openInput(
   from: string,
-  format: InputFormat | undefined,
+  options: InputOptions,
   stdin: StdinChunks,
 ): Promise<InputSource> {
   let path = from;
@@ -120,13 +99,24 @@ export async function openInput(
     const head = await readHead(path).catch((error: NodeJS.ErrnoException) => {
       throw new UsageError(`--from ${from} cannot be read (${error.code ?? error.message})`);
     });
-    const chosen = format ?? detectFormat(from === "-" ? undefined : from, head);
-    return {
-      label: from === "-" ? "stdin" : from,
-      format: chosen,
-      chunks: () => decodedChunks(path),
-      dispose,
-    };
+    const format = options.format ?? detectFormat(from === "-" ? undefined : from, head);
+    const label = from === "-" ? "stdin" : from;
+    const ignoreUnknownColumns = options.ignoreUnknownColumns === true;
+    if (ignoreUnknownColumns && format !== "csv") {
+      throw new UsageError(
+        `--ignore-unknown-columns applies to CSV; ${label} is read as ${format === "json" ? "a JSON array" : "NDJSON"}, where a field the service does not know makes the row invalid`,
+      );
+    }
+    const parse = PARSERS[format];
+    function* records(): Generator<InputRecord> {
+      let any = false;
+      for (const record of parse(decodedChunks(path), { ignoreUnknownColumns })) {
+        any = true;
+        yield record;
+      }
+      if (!any) throw new UsageError(`${label} has no rows; nothing was sent`);
+    }
+    return { label, format, chunks: () => decodedChunks(path), records, dispose };
   } catch (error) {
     await dispose();
     throw error;
