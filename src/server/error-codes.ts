@@ -7,7 +7,10 @@ export const ERROR_CODES = {
   invalid_query: { status: 400, when: "a query parameter of GET /pets is unknown or invalid" },
   invalid_pet_id: { status: 400, when: "petId is not an int64 in decimal" },
   empty_body: { status: 400, when: "POST /pets without a body" },
-  invalid_json: { status: 400, when: "the body is not UTF-8 JSON (the message says where)" },
+  invalid_json: {
+    status: 400,
+    when: "the body is not UTF-8 JSON, or beyond the parser's limits (the message says where)",
+  },
   invalid_body: { status: 400, when: "the body is JSON but not a valid NewPet" },
   unauthorized: { status: 401, when: "no bearer key was sent" },
   invalid_key: { status: 401, when: "the bearer key is not known" },
