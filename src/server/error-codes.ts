@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, when: "the path exists but not with this method" },
   request_timeout: { status: 408, when: "the headers or body arrived too slowly" },
   payload_too_large: { status: 413, when: "the body is larger than 1 MiB" },
+  expectation_failed: { status: 417, when: "an Expect header other than 100-continue" },
   unsupported_media_type: { status: 415, when: "the body is not application/json" },
   headers_too_large: { status: 431, when: "the request headers are too large" },
   rate_limited: { status: 429, when: "the key (or address) has no requests left in a window" },

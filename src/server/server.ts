@@ -109,10 +109,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         requestTimeout: timeouts.requestTimeoutMs,
         keepAliveTimeout: timeouts.keepAliveTimeoutMs,
         connectionsCheckingInterval: timeouts.checkIntervalMs,
+        // The app answers a missing Host itself, with an Error body and the rate-limit headers.
+        requireHostHeader: false,
       },
       app,
     );
     server.on("clientError", app.handleClientError);
+    server.on("checkExpectation", app.handleExpectation);
+    server.on("connect", app.handleConnect);
     await listen(server, port, host);
   } catch (error) {
     await store.close();
