@@ -1,0 +1,109 @@
+/**
+ * A cap on open connections that keeps the fake reachable. `server.maxConnections`
+ * is the hard limit (node:http drops a connection past it); before it is
+ * reached, idle connections (no request in flight: kept-alive ones, and ones
+ * that have not finished sending a request) are closed, the longest idle first,
+ * so a new client finds room while idle sockets pile up. Connections with a
+ * request in flight are never closed for room.
+ */
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { readFileSync } from "node:fs";
+import type { Socket } from "node:net";
+
+/** The default cap, lowered when the open-files limit is lower. */
+export const DEFAULT_MAX_CONNECTIONS = 1000;
+export const MAX_CONNECTIONS_LIMIT = 1_000_000;
+/** Descriptors kept for everything but client connections: stdio, the store's files, Node's own. */
+const DESCRIPTOR_HEADROOM = 64;
+
+/**
+ * 1,000, or fewer when the process may open fewer files (Linux's
+ * /proc/self/limits; elsewhere 1,000): a connection past the descriptor limit
+ * fails to be accepted, which no idle-closing would cure.
+ */
+export function defaultMaxConnections(limitsText = readLimits()): number {
+  const match = /^Max open files\s+(\d+)/m.exec(limitsText ?? "");
+  if (match === null) return DEFAULT_MAX_CONNECTIONS;
+  return Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, Number(match[1]) - DESCRIPTOR_HEADROOM));
+}
+
+function readLimits(): string | undefined {
+  try {
+    return readFileSync("/proc/self/limits", "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ConnectionCapStats {
+  /** Idle connections closed to make room. */
+  evicted: number;
+  /** New connections node:http dropped because the cap was reached anyway. */
+  dropped: number;
+}
+
+/**
+ * Applies the cap to `server`. Idle connections are closed once more than
+ * `cap` minus a tenth of it (at least one) are open: the rest is room for the
+ * connections accepted in one burst, before closed ones are counted off.
+ */
+export function capConnections(
+  server: Server,
+  cap: number,
+  note: (message: string) => void,
+): () => ConnectionCapStats {
+  server.maxConnections = cap;
+  const highWater = cap - Math.max(1, Math.floor(cap / 10));
+  /** Open connections and their requests in flight, least recently active first. */
+  const open = new Map<Socket, number>();
+  const stats: ConnectionCapStats = { evicted: 0, dropped: 0 };
+  let notedDropsAt = -Infinity;
+
+  function evict(count: number, spare: Socket | undefined): void {
+    for (const [socket, inFlight] of open) {
+      if (count <= 0) break;
+      if (inFlight > 0 || socket === spare) continue;
+      open.delete(socket);
+      socket.destroy();
+      stats.evicted++;
+      count--;
+    }
+  }
+
+  server.on("connection", (socket: Socket) => {
+    open.set(socket, 0);
+    socket.once("close", () => open.delete(socket));
+    if (open.size > highWater) evict(open.size - highWater, socket);
+  });
+  // Ahead of the app, which may answer at once.
+  server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    const inFlight = open.get(socket);
+    if (inFlight === undefined) return;
+    open.set(socket, inFlight + 1);
+    res.once("close", () => {
+      const current = open.get(socket);
+      if (current === undefined) return;
+      // Re-inserted: the map stays ordered by last activity.
+      open.delete(socket);
+      open.set(socket, Math.max(0, current - 1));
+    });
+  });
+  server.on("drop", () => {
+    stats.dropped++;
+    const now = performance.now();
+    if (now - notedDropsAt >= 10_000) {
+      notedDropsAt = now;
+      note(
+        `connection cap of ${cap} reached with every connection busy: new connections are dropped`,
+      );
+    }
+  });
+  server.on("error", (error: Error & { code?: string }) => {
+    // Out of descriptors below the cap: make room the same way.
+    if (error.code === "EMFILE" || error.code === "ENFILE") {
+      evict(Math.max(1, Math.floor(open.size / 10)), undefined);
+    }
+  });
+  return () => ({ ...stats });
+}
