@@ -35,6 +35,8 @@ function readLimits(): string | undefined {
   }
 }
 
+type BusySocket = Socket & { _httpMessage?: ServerResponse | null };
+
 export interface ConnectionCapStats {
   /** Idle connections closed to make room. */
   evicted: number;
@@ -54,15 +56,16 @@ export function capConnections(
 ): () => ConnectionCapStats {
   server.maxConnections = cap;
   const highWater = cap - Math.max(1, Math.floor(cap / 10));
-  /** Open connections and their requests in flight, least recently active first. */
-  const open = new Map<Socket, number>();
+  /** Open connections, least recently active first. */
+  const open = new Set<Socket>();
   const stats: ConnectionCapStats = { evicted: 0, dropped: 0 };
   let notedDropsAt = -Infinity;
 
   function evict(count: number, spare: Socket | undefined): void {
-    for (const [socket, inFlight] of open) {
+    for (const socket of open) {
       if (count <= 0) break;
-      if (inFlight > 0 || socket === spare) continue;
+      // node:http sets _httpMessage from a request's arrival until its response is sent.
+      if (socket === spare || (socket as BusySocket)._httpMessage != null) continue;
       open.delete(socket);
       socket.destroy();
       stats.evicted++;
@@ -71,23 +74,13 @@ export function capConnections(
   }
 
   server.on("connection", (socket: Socket) => {
-    open.set(socket, 0);
+    open.add(socket);
     socket.once("close", () => open.delete(socket));
     if (open.size > highWater) evict(open.size - highWater, socket);
   });
-  // Ahead of the app, which may answer at once.
-  server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
-    const socket = req.socket;
-    const inFlight = open.get(socket);
-    if (inFlight === undefined) return;
-    open.set(socket, inFlight + 1);
-    res.once("close", () => {
-      const current = open.get(socket);
-      if (current === undefined) return;
-      // Re-inserted: the map stays ordered by last activity.
-      open.delete(socket);
-      open.set(socket, Math.max(0, current - 1));
-    });
+  server.on("request", (req: IncomingMessage) => {
+    // Re-inserted: the set stays ordered by last activity.
+    if (open.delete(req.socket)) open.add(req.socket);
   });
   server.on("drop", () => {
     stats.dropped++;
