@@ -71,6 +71,10 @@ export function registerServeCommand(program: Command, factory: Factory): void {
     .option("--fault-seed <n>", "make the sequence of faults repeatable")
     .option("--ban-after <n>", "429s a client may earn in one limited period before a ban", "10")
     .option("--ban-seconds <n>", "length of a ban", "600")
+    .option(
+      "--max-connections <n>",
+      "open connections allowed, idle ones closed first (default: 1000, fewer under a low ulimit -n)",
+    )
     .addHelpText("after", HELP_AFTER)
     .action(async (flags: Omit<ServeFlags, "key"> & { key?: string[] }) => {
       await serve({ ...flags, key: flags.key ?? [] }, factory);

@@ -6,6 +6,11 @@
  * literal as a `bigint` (fractions and exponents stay `number`), builds objects
  * without a prototype so `__proto__` or `constructor` keys are plain data, refuses
  * duplicate keys, limits nesting, and names the line and column of any error.
+ *
+ * An integer literal of more than 20 digits is refused before it is converted:
+ * no int64 has more than 19, and `BigInt` of a million digits (valid JSON that
+ * fits in a 1 MiB body) would hold the thread for a long time. 20 digits are
+ * still read, so a value just past int64 gets the validator's range message.
  */
 
 export class JsonSyntaxError extends Error {
@@ -15,6 +20,8 @@ export class JsonSyntaxError extends Error {
     readonly position: number,
     readonly line: number,
     readonly column: number,
+    /** Valid JSON refused by a limit of this parser (nesting, integer length). */
+    readonly limit = false,
   ) {
     super(`${reason} at line ${line}, column ${column}`);
   }
@@ -24,6 +31,8 @@ export type JsonValue =
   null | boolean | number | bigint | string | JsonValue[] | { [key: string]: JsonValue };
 
 const MAX_DEPTH = 256;
+/** Digits of the longest integer literal read (int64 needs 19; one more keeps range errors). */
+export const MAX_INTEGER_DIGITS = 20;
 
 export function parseJson(text: string): JsonValue {
   return new Parser(text).parseDocument();
@@ -54,6 +63,8 @@ function describeChar(text: string, position: number): string {
 class Parser {
   private pos = 0;
   private depth = 0;
+  /** The key whose value is being read; undefined for an array element or the document. */
+  private memberKey: string | undefined;
   constructor(private readonly text: string) {}
 
   parseDocument(): JsonValue {
@@ -67,9 +78,9 @@ class Parser {
     return value;
   }
 
-  private fail(reason: string, position = this.pos): never {
+  private fail(reason: string, position = this.pos, limit = false): never {
     const { line, column } = lineAndColumn(this.text, position);
-    throw new JsonSyntaxError(reason, position, line, column);
+    throw new JsonSyntaxError(reason, position, line, column, limit);
   }
 
   private unexpected(expected: string): never {
@@ -118,7 +129,9 @@ class Parser {
   }
 
   private enter(): void {
-    if (++this.depth > MAX_DEPTH) this.fail(`Nesting deeper than ${MAX_DEPTH} levels`);
+    if (++this.depth > MAX_DEPTH) {
+      this.fail(`Nesting deeper than ${MAX_DEPTH} levels`, this.pos, true);
+    }
   }
 
   private parseObject(): JsonValue {
@@ -142,6 +155,7 @@ class Parser {
       if (this.text.charCodeAt(this.pos) !== 58) this.unexpected("':' after the key");
       this.pos++;
       this.skipWhitespace();
+      this.memberKey = key;
       result[key] = this.parseValue();
       this.skipWhitespace();
       const c = this.text.charCodeAt(this.pos);
@@ -170,6 +184,7 @@ class Parser {
       return result;
     }
     for (;;) {
+      this.memberKey = undefined;
       result.push(this.parseValue());
       this.skipWhitespace();
       const c = this.text.charCodeAt(this.pos);
@@ -303,8 +318,23 @@ class Parser {
       this.fail("Leading zeros are not allowed in numbers", start);
     }
     this.pos = pos;
-    const literal = text.slice(start, pos);
-    return integer ? BigInt(literal) : Number(literal);
+    if (!integer) return Number(text.slice(start, pos));
+    const digits = pos - start - (text.charCodeAt(start) === 45 ? 1 : 0);
+    if (digits > MAX_INTEGER_DIGITS) this.tooLong(digits, start);
+    return BigInt(text.slice(start, pos));
+  }
+
+  private tooLong(digits: number, start: number): never {
+    const key = this.memberKey;
+    const where =
+      key === undefined
+        ? "in an array"
+        : `for ${JSON.stringify(key.length > 60 ? key.slice(0, 57) + "..." : key)}`;
+    this.fail(
+      `Integer of ${digits} digits ${where} is out of int64 range (at most ${MAX_INTEGER_DIGITS} digits are read)`,
+      start,
+      true,
+    );
   }
 }
 

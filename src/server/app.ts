@@ -1,30 +1,25 @@
 /**
  * The HTTP layer of the fake, as a node:http request handler that does not listen.
  * Every request goes through the same steps: route, rate limit (per key, or per
- * client address without a valid key), authentication, method, faults, then the
- * operation. Every response carries the rate-limit headers.
+ * client address without a valid key), a request node:http would refuse (no
+ * Host, an unmet Expect), authentication, method, faults, then the operation.
+ * Every response carries the rate-limit headers, including the ones written
+ * straight to the socket for CONNECT and for malformed requests.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import { DEPRECATED_AT, SUCCESSOR_PATH, SUNSET_DATE } from "../schema/deprecation.js";
 import { openApiText } from "../schema/openapi.js";
 import type { AccessLog } from "./access-log.js";
-import { Keyring, NO_KEY, UNKNOWN_KEY } from "./auth.js";
-import { ERROR_CODES, errorJson, type ErrorCode } from "./error-codes.js";
+import { Keyring } from "./auth.js";
 import { FAULT_RETRY_AFTER_SECONDS, FaultInjector, type FaultOptions } from "./faults.js";
-import { PLAN_LIMITS, type ApiKeySpec } from "./keys.js";
+import type { ApiKeySpec } from "./keys.js";
+import { RequestLimiter } from "./limiter.js";
 import { PageCache } from "./page-cache.js";
 import { createPet, getPet, listPets } from "./pet-routes.js";
-import {
-  AddressBuckets,
-  DEFAULT_BAN_POLICY,
-  peekRequest,
-  takeRequest,
-  type BanPolicy,
-  type RateDecision,
-} from "./rate-limit.js";
-import { errorReply, type Reply } from "./reply.js";
+import { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
+import { errorReply, printable, unauthorizedReply, type Reply } from "./reply.js";
+import { clientErrorReply, writeSocketAnswer } from "./socket-answer.js";
 import type { PetStore } from "./store/types.js";
 
 export interface Clock {
@@ -52,6 +47,10 @@ export interface ServerStats {
 
 export interface App {
   (req: IncomingMessage, res: ServerResponse): void;
+  /** For `server.on("checkExpectation")`: an Expect other than 100-continue gets a 417 Error body. */
+  handleExpectation(req: IncomingMessage, res: ServerResponse): void;
+  /** For `server.on("connect")`: CONNECT gets a 405 Error body; the fake is not a proxy. */
+  handleConnect(req: IncomingMessage, socket: Duplex): void;
   /** For `server.on("clientError")`: malformed or too slow requests get an Error body too. */
   handleClientError(error: Error & { code?: string }, socket: Duplex): void;
   stats(): ServerStats;
@@ -69,8 +68,7 @@ const DEPRECATION_HEADERS = [
   `<${SUCCESSOR_PATH}>; rel="successor-version"`,
 ];
 
-/** What an unlimited key is told: a limit that never runs out. */
-export const UNLIMITED = 2147483647;
+export { UNLIMITED } from "./limiter.js";
 
 const enum Route {
   None,
@@ -96,15 +94,12 @@ function routeOf(path: string): Route {
   return path === "/v1/openapi.json" ? Route.OpenApi : Route.None;
 }
 
-function rateHeaders(decision: RateDecision): string[] {
-  return [
-    "X-RateLimit-Limit",
-    String(decision.limit),
-    "X-RateLimit-Remaining",
-    String(decision.remaining),
-    "X-RateLimit-Reset",
-    String(decision.resetSeconds),
-  ];
+/** Every method the fake serves somewhere. */
+const ALL_METHODS = "GET, HEAD, POST";
+
+/** An HTTP/1.1 request without Host: node:http would answer it 400 with no body. */
+function lacksHost(req: IncomingMessage): boolean {
+  return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1;
 }
 
 export function createApp(store: PetStore, options: AppOptions): App {
@@ -113,7 +108,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
   const logRequests = log?.logsRequests === true;
   const ban = options.ban ?? DEFAULT_BAN_POLICY;
   const keyring = new Keyring(options.keys);
-  const addresses = new AddressBuckets();
+  const limiter = new RequestLimiter(ban);
   const injector = options.faults ? new FaultInjector(options.faults) : undefined;
   const faults = injector?.inactive === false ? injector : undefined;
   const pages = new PageCache(store);
@@ -123,24 +118,6 @@ export function createApp(store: PetStore, options: AppOptions): App {
   let draining = false;
   let closed = false;
   let openApiBody: string | undefined;
-
-  // Unlimited keys get the same headers for a whole minute: no work per request.
-  let unlimitedHeaders: string[] = [];
-  let unlimitedUntilMs = -Infinity;
-  function headersForUnlimited(nowMs: number): string[] {
-    if (nowMs >= unlimitedUntilMs) {
-      unlimitedUntilMs = (Math.floor(nowMs / 60_000) + 1) * 60_000;
-      unlimitedHeaders = [
-        "X-RateLimit-Limit",
-        String(UNLIMITED),
-        "X-RateLimit-Remaining",
-        String(UNLIMITED),
-        "X-RateLimit-Reset",
-        String(unlimitedUntilMs / 1000),
-      ];
-    }
-    return unlimitedHeaders;
-  }
 
   function count(status: number): void {
     counts.set(status, (counts.get(status) ?? 0) + 1);
@@ -236,32 +213,26 @@ export function createApp(store: PetStore, options: AppOptions): App {
     finish(reply);
   }
 
-  function handle(req: IncomingMessage, res: ServerResponse): void {
+  function handle(req: IncomingMessage, res: ServerResponse, unmetExpectation = false): void {
     const startedAt = logRequests ? performance.now() : 0;
     const url = req.url ?? "/";
     const queryAt = url.indexOf("?");
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
     const route = routeOf(path);
-    const nowMs = clock.now();
     const identity = keyring.identify(req.headers.authorization);
-    let limitHeaders: readonly string[];
-    if (typeof identity === "object" && identity.limits === null) {
-      limitHeaders = headersForUnlimited(nowMs);
-    } else {
-      const decision =
-        typeof identity === "object"
-          ? takeRequest(identity.bucket, identity.limits!, nowMs, ban)
-          : takeRequest(
-              addresses.get(req.socket.remoteAddress ?? "", nowMs),
-              PLAN_LIMITS.free,
-              nowMs,
-              ban,
-            );
-      limitHeaders = rateHeaders(decision);
-      if (decision.verdict !== "allowed") {
-        const reply = rateLimitedReply(decision);
-        return send(req, res, reply, limitHeaders, route, startedAt);
-      }
+    const limit = limiter.check(identity, req.socket.remoteAddress, clock.now(), true);
+    const limitHeaders = limit.headers;
+    if (limit.refusal !== undefined) {
+      return send(req, res, limit.refusal, limitHeaders, route, startedAt);
+    }
+    if (lacksHost(req) || unmetExpectation) {
+      const reply = lacksHost(req)
+        ? errorReply("bad_request", "an HTTP/1.1 request must have a Host header")
+        : errorReply(
+            "expectation_failed",
+            `the expectation ${printable(req.headers.expect ?? "")} cannot be met; only 100-continue is supported`,
+          );
+      return send(req, res, { ...reply, closeConnection: true }, limitHeaders, route, startedAt);
     }
     if (typeof identity !== "object" && route !== Route.OpenApi) {
       return send(req, res, unauthorizedReply(identity), limitHeaders, route, startedAt);
@@ -317,41 +288,49 @@ export function createApp(store: PetStore, options: AppOptions): App {
     else proceed();
   }
 
+  function handleConnect(req: IncomingMessage, socket: Duplex): void {
+    // node:http hands the socket over without its error listener.
+    socket.on("error", () => socket.destroy());
+    const startedAt = logRequests ? performance.now() : 0;
+    const nowMs = clock.now();
+    const identity = keyring.identify(req.headers.authorization);
+    const limit = limiter.check(identity, req.socket.remoteAddress, nowMs, true);
+    const reply =
+      limit.refusal ??
+      errorReply("method_not_allowed", "CONNECT is not allowed: the fake is not a proxy", [
+        "Allow",
+        ALL_METHODS,
+      ]);
+    writeSocketAnswer(socket, reply, limit.headers, nowMs);
+    count(reply.status);
+    if (logRequests) logRequest(req, reply.status, startedAt);
+  }
+
   function handleClientError(error: Error & { code?: string }, socket: Duplex): void {
     const started = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
     if (error.code === "ECONNRESET" || !socket.writable || started?.headersSent === true) {
       socket.destroy();
       return;
     }
-    const code: ErrorCode =
-      error.code === "ERR_HTTP_REQUEST_TIMEOUT"
-        ? "request_timeout"
-        : error.code === "HPE_HEADER_OVERFLOW"
-          ? "headers_too_large"
-          : "bad_request";
-    const message =
-      code === "request_timeout"
-        ? "the request did not arrive in time"
-        : code === "headers_too_large"
-          ? "the request headers are too large"
-          : "the request is not valid HTTP/1.1";
-    const status = ERROR_CODES[code].status;
-    const body = errorJson(code, message);
-    const address = (socket as Duplex & { remoteAddress?: string }).remoteAddress ?? "";
+    // A request already read (its body is broken) has a known key; garbage has only an address.
+    const authorization = started?.req?.headers.authorization;
+    const address = (socket as Duplex & { remoteAddress?: string }).remoteAddress;
     const nowMs = clock.now();
-    const limits = rateHeaders(peekRequest(addresses.get(address, nowMs), PLAN_LIMITS.free, nowMs));
-    let head = `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n`;
-    for (let i = 0; i < limits.length; i += 2) head += `${limits[i]}: ${limits[i + 1]}\r\n`;
-    socket.end(`${head}\r\n${body}`);
-    count(status);
-    if (logRequests) log!.note(`${status} ${code}: ${error.code ?? error.message}`);
+    const limit = limiter.check(keyring.identify(authorization), address, nowMs, false);
+    const reply = clientErrorReply(error.code);
+    writeSocketAnswer(socket, reply, limit.headers, nowMs);
+    count(reply.status);
+    if (logRequests)
+      log!.note(`${reply.status} to a malformed request: ${error.code ?? error.message}`);
   }
 
   function stats(): ServerStats {
     return { byStatus: Object.fromEntries(counts), responses, resets };
   }
 
-  return Object.assign(handle, {
+  return Object.assign((req: IncomingMessage, res: ServerResponse) => handle(req, res), {
+    handleExpectation: (req: IncomingMessage, res: ServerResponse) => handle(req, res, true),
+    handleConnect,
     handleClientError,
     stats,
     drain: () => {
@@ -362,43 +341,6 @@ export function createApp(store: PetStore, options: AppOptions): App {
       closed = true;
     },
   });
-}
-
-function rateLimitedReply(decision: RateDecision): Reply {
-  const retryAfter = ["Retry-After", String(decision.retryAfterSeconds)];
-  if (decision.verdict === "banned") {
-    return errorReply(
-      "banned",
-      `too many requests while rate limited: banned for ${decision.retryAfterSeconds} s; wait for Retry-After before retrying`,
-      retryAfter,
-    );
-  }
-  return errorReply(
-    "rate_limited",
-    `rate limit of ${decision.limit} requests exceeded; retry after ${decision.retryAfterSeconds} s`,
-    retryAfter,
-  );
-}
-
-const CHALLENGE = 'Bearer realm="petstore"';
-const INVALID_TOKEN_CHALLENGE = 'Bearer realm="petstore", error="invalid_token"';
-
-function unauthorizedReply(identity: typeof NO_KEY | typeof UNKNOWN_KEY): Reply {
-  return identity === NO_KEY
-    ? errorReply("unauthorized", "an API key is required: send Authorization: Bearer <key>", [
-        "WWW-Authenticate",
-        CHALLENGE,
-      ])
-    : errorReply("invalid_key", "the API key is not valid", [
-        "WWW-Authenticate",
-        INVALID_TOKEN_CHALLENGE,
-      ]);
-}
-
-/** Client text echoed in a message: bounded, one line. */
-function printable(text: string): string {
-  const shown = text.length > 100 ? text.slice(0, 100) + "..." : text;
-  return JSON.stringify(shown);
 }
 
 function describeError(error: unknown): string {

@@ -9,7 +9,10 @@
  *
  * A client that keeps sending while limited is banned: more than `banAfter`
  * requests rejected within one limited period (until the binding window resets)
- * bans it for `banMs`; a ban is not extended by further requests.
+ * bans it for `banMs`; a ban is not extended by further requests. When a ban
+ * ends, its rejections are forgotten: a request after it, with the window still
+ * exhausted, gets a plain 429 whose Retry-After is that window's real reset, and
+ * only `banAfter` more rejections ban it again.
  */
 import type { WindowLimits } from "./keys.js";
 
@@ -69,6 +72,10 @@ export function takeRequest(
 ): RateDecision {
   roll(bucket, nowMs);
   if (bucket.bannedUntilMs > nowMs) return banDecision(bucket, limits, nowMs);
+  if (bucket.bannedUntilMs !== 0) {
+    bucket.bannedUntilMs = 0;
+    bucket.rejectedInPeriod = 0;
+  }
   const minuteLeft = limits.perMinute - bucket.minuteCount;
   const dayLeft = limits.perDay - bucket.dayCount;
   if (minuteLeft <= 0 || dayLeft <= 0) {

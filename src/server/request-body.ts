@@ -91,10 +91,10 @@ function interpret(bytes: Buffer, typed: boolean): BodyResult {
     return { ok: true, value: parseJson(text) };
   } catch (error) {
     if (error instanceof JsonSyntaxError) {
-      return {
-        ok: false,
-        reply: errorReply("invalid_json", `the body is not valid JSON: ${error.message}`),
-      };
+      const what = error.limit
+        ? "the body's JSON is beyond the fake's limits"
+        : "the body is not valid JSON";
+      return { ok: false, reply: errorReply("invalid_json", `${what}: ${error.message}`) };
     }
     throw error;
   }

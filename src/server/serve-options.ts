@@ -6,6 +6,7 @@
 import { wholeNumberFlag } from "../schema/whole-number.js";
 import { readFileSync } from "node:fs";
 import { ServerConfigError } from "./config-error.js";
+import { MAX_CONNECTIONS_LIMIT } from "./connection-cap.js";
 import { parseFailMode, parseFailRate, parseFaultSeed, parseLatency } from "./faults.js";
 import type { FaultOptions } from "./faults.js";
 import {
@@ -34,6 +35,7 @@ export interface ServeFlags {
   faultSeed?: string;
   banAfter?: string;
   banSeconds?: string;
+  maxConnections?: string;
 }
 
 export interface ServePlan {
@@ -110,6 +112,14 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan 
   }
   if (flags.banSeconds !== undefined) {
     options.ban!.banMs = wholeNumber(flags.banSeconds, "--ban-seconds", 86_400) * 1000;
+  }
+  if (flags.maxConnections !== undefined) {
+    options.maxConnections = wholeNumber(
+      flags.maxConnections,
+      "--max-connections",
+      MAX_CONNECTIONS_LIMIT,
+      1,
+    );
   }
   return { options, generatedKey };
 }

@@ -7,6 +7,12 @@ import { createServer, type Server } from "node:http";
 import { AccessLog, type LogSink } from "./access-log.js";
 import { createApp, type App, type Clock, type ServerStats } from "./app.js";
 import { ServerConfigError } from "./config-error.js";
+import {
+  capConnections,
+  defaultMaxConnections,
+  MAX_CONNECTIONS_LIMIT,
+  type ConnectionCapStats,
+} from "./connection-cap.js";
 import type { FaultOptions } from "./faults.js";
 import { generateKey, mergeKeys, parseKeySpec, type ApiKeySpec } from "./keys.js";
 import { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
@@ -59,6 +65,11 @@ export interface StartServerOptions {
   faults?: FaultOptions;
   ban?: Partial<BanPolicy>;
   timeouts?: Partial<ServerTimeouts>;
+  /**
+   * Open connections allowed; idle ones are closed first to make room. Default
+   * 1,000, or fewer under a lower open-files limit.
+   */
+  maxConnections?: number;
 }
 
 export interface RunningServer {
@@ -68,7 +79,7 @@ export interface RunningServer {
   host: string;
   keys: readonly ApiKeySpec[];
   store: PetStore;
-  stats(): ServerStats;
+  stats(): ServerStats & ConnectionCapStats;
   /** Stops accepting, finishes in-flight requests, closes the store. */
   close(): Promise<void>;
 }
@@ -84,6 +95,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   );
   const keys = given.length > 0 ? mergeKeys(given) : [generateKey()];
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const maxConnections = options.maxConnections ?? defaultMaxConnections();
+  if (
+    !(Number.isInteger(maxConnections) && maxConnections >= 1) ||
+    maxConnections > MAX_CONNECTIONS_LIMIT
+  ) {
+    throw new ServerConfigError(
+      `the connection cap must be an integer from 1 to ${MAX_CONNECTIONS_LIMIT}; got ${maxConnections}`,
+    );
+  }
   const log = new AccessLog(options.log ?? process.stderr, options.quiet !== true);
   let store: PetStore;
   try {
@@ -95,6 +115,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 
   let app: App;
   let server: Server;
+  let capStats: () => ConnectionCapStats;
   try {
     app = createApp(store, {
       keys,
@@ -109,10 +130,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         requestTimeout: timeouts.requestTimeoutMs,
         keepAliveTimeout: timeouts.keepAliveTimeoutMs,
         connectionsCheckingInterval: timeouts.checkIntervalMs,
+        // The app answers a missing Host itself, with an Error body and the rate-limit headers.
+        requireHostHeader: false,
       },
       app,
     );
     server.on("clientError", app.handleClientError);
+    server.on("checkExpectation", app.handleExpectation);
+    server.on("connect", app.handleConnect);
+    capStats = capConnections(server, maxConnections, (line) => log.note(line));
     await listen(server, port, host);
   } catch (error) {
     await store.close();
@@ -148,7 +174,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     host,
     keys,
     store,
-    stats: app.stats,
+    stats: () => ({ ...app.stats(), ...capStats() }),
     close: () => (closing ??= close()),
   };
 }

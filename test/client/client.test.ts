@@ -184,6 +184,17 @@ describe("the client over a real socket", () => {
     );
   });
 
+  it("refuses an answer with a 1,000,000-digit id without converting it, naming the field", async () => {
+    const page = `[{"id":${"9".repeat(1_000_000)},"name":"Rex","categoryId":1,"status":"sold"}]`;
+    const server = await serve((_req, res) => json(res, 200, page));
+    const { petstore } = client(server.baseUrl);
+    const error = await failureOf(petstore.listPets({ limit: 1 }));
+    expect((error as HttpError).exitCode).toBe(1);
+    expect(error.message).toBe(
+      `the service's answer to GET /pets?limit=1 is not a list of pets: invalid JSON (Integer of 1000000 digits for "id" is out of int64 range (at most 20 digits are read) at line 1, column 8)`,
+    );
+  });
+
   it("times out with a TimeoutError when no answer comes", async () => {
     const server = await serve(() => {});
     const { petstore } = client(server.baseUrl, { timeoutMs: 100 });

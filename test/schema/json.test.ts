@@ -43,6 +43,86 @@ describe("parseJson", () => {
     expect(() => parseJson(text)).toThrow(message);
   });
 
+  it("reads integer literals of up to 20 digits, so one past int64 is still a bigint", () => {
+    expect(parseJson('{"a": 92233720368547758070, "b": -99999999999999999999}')).toEqual({
+      a: 92233720368547758070n,
+      b: -99999999999999999999n,
+    });
+  });
+
+  it.each([
+    ['{"categoryId": 123456789012345678901}', '"categoryId"', 1, 16],
+    ['{"a": [1,\n -1000000000000000000000]}', "", 2, 2],
+    ['{"a": {"b": 1}, "c": 1000000000000000000000}', '"c"', 1, 22],
+  ])("refuses the over-long integer in %j, naming its key and place", (text, key, line, column) => {
+    let error: unknown;
+    try {
+      parseJson(text);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(JsonSyntaxError);
+    const syntax = error as JsonSyntaxError;
+    expect(syntax.limit).toBe(true);
+    expect([syntax.line, syntax.column]).toEqual([line, column]);
+    expect(syntax.message).toMatch(/^Integer of 2[12] digits/);
+    expect(syntax.message).toContain(key === "" ? "in an array" : `for ${key}`);
+    expect(syntax.message).toContain("at most 20 digits");
+  });
+
+  it("never hands an over-long integer literal to BigInt", () => {
+    const seen: number[] = [];
+    const real = globalThis.BigInt;
+    const spy = Object.assign(
+      (value: string | number | bigint | boolean) => {
+        if (typeof value === "string") seen.push(value.length);
+        return real(value);
+      },
+      { asIntN: real.asIntN, asUintN: real.asUintN },
+    );
+    globalThis.BigInt = spy as unknown as BigIntConstructor;
+    const digits = "7".repeat(1_000_000);
+    try {
+      expect(() => parseJson(`{"categoryId":${digits}}`)).toThrow(
+        /^Integer of 1000000 digits for "categoryId" .* at line 1, column 15$/,
+      );
+      expect(() => parseJson(`[-${digits}]`)).toThrow(JsonSyntaxError);
+      expect(parseJson(`[${"9".repeat(20)}]`)).toEqual([99999999999999999999n]);
+    } finally {
+      globalThis.BigInt = real;
+    }
+    expect(seen).toEqual([20]);
+  });
+
+  it("still reads long fractions and exponents as numbers", () => {
+    expect(parseJson(`[${"1".repeat(30)}.5, ${"2".repeat(25)}e0]`)).toEqual([
+      Number(`${"1".repeat(30)}.5`),
+      Number("2".repeat(25)),
+    ]);
+  });
+
+  it("treats integer literals by their length alone: 20 digits are read, 21 refused", () => {
+    fc.assert(
+      fc.property(
+        fc.boolean(),
+        fc.integer({ min: 1, max: 9 }),
+        fc.integer({ min: 0, max: 40 }).chain((length) =>
+          fc.string({
+            unit: fc.constantFrom(..."0123456789"),
+            minLength: length,
+            maxLength: length,
+          }),
+        ),
+        (negative, lead, rest) => {
+          const literal = (negative ? "-" : "") + String(lead) + rest;
+          if (rest.length + 1 <= 20) expect(parseJson(literal)).toBe(BigInt(literal));
+          else expect(() => parseJson(literal)).toThrow(/at most 20 digits/);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("limits nesting instead of overflowing the stack", () => {
     expect(() => parseJson("[".repeat(100_000))).toThrow(/Nesting deeper than 256/);
   });
@@ -51,6 +131,8 @@ describe("parseJson", () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
         const text = JSON.stringify(value);
+        // Doubles from 1e20 up to 1e21 are written as 21-digit integers, refused above.
+        fc.pre(!/(^|[^.\d])\d{21}/.test(text.replace(/"(?:[^"\\]|\\.)*"/g, '""')));
         const ours = parseJson(text);
         const normalised = JSON.parse(
           stringifyJson(ours, 0).replace(/-0(?=[,\]}]|$)/g, "0"),

@@ -81,6 +81,30 @@ describe("request bodies over 1 MiB", () => {
     expect(String((answer.json() as { message: string }).message)).toContain("name must be");
   });
 
+  it("refuses a 1,000,000-digit categoryId as beyond int64 before converting it, naming the field", async () => {
+    const prefix = '{"name":"Big","categoryId":';
+    const digits = "9".repeat(1_000_000);
+    const body = `${prefix}${digits}}`;
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_BODY_BYTES);
+    const answer = await call(server.url, "/v1/pets", { key: KEY, body });
+    expect(answer.status).toBe(400);
+    expect(answer.json()).toEqual({
+      code: "invalid_json",
+      message: `the body's JSON is beyond the fake's limits: Integer of 1000000 digits for "categoryId" is out of int64 range (at most 20 digits are read) at line 1, column ${prefix.length + 1}`,
+      status: 400n,
+    });
+  });
+
+  it("still answers a 20-digit categoryId with the range message of invalid_body", async () => {
+    const body = '{"name":"Big","categoryId":92233720368547758080}';
+    const answer = await call(server.url, "/v1/pets", { key: KEY, body });
+    expect(answer.status).toBe(400);
+    expect(answer.json()).toMatchObject({ code: "invalid_body" });
+    expect(String((answer.json() as { message: string }).message)).toMatch(
+      /categoryId must be an integer from -9223372036854775808 to 9223372036854775807 .*; got 92233720368547758080/,
+    );
+  });
+
   it("leaves the server serving other clients afterwards", async () => {
     const answer = await call(server.url, "/v1/pets", { key: KEY });
     expect(answer.status).toBe(200);

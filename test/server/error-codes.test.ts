@@ -102,6 +102,11 @@ const TRIGGERS: Record<keyof typeof ERROR_CODES, () => Promise<{ status: number;
         server.port,
         `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n`,
       ),
+    expectation_failed: () =>
+      raw(
+        server.port,
+        `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nExpect: 200-ok\r\n\r\n`,
+      ),
     unsupported_media_type: () =>
       viaHttp(call(server.url, "/v1/pets", { key: KEY, body: "{}", contentType: "text/csv" })),
     headers_too_large: () =>

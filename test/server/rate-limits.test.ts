@@ -128,6 +128,53 @@ describe("the free plan over HTTP", () => {
     expect(back.status).toBe(200);
   });
 
+  it("forgets the rejections of a ban that ended: a polite request gets a plain 429, not a new ban", async () => {
+    const clock = manualClock(NOON);
+    server = await startTestServer({
+      keys: ["free-key"],
+      clock,
+      ban: { banAfter: 2, banMs: 30_000 },
+    });
+    await sendMany(server.url, 60, "free-key");
+    const codes = (await sendMany(server.url, 3, "free-key")).map((a) => limitOf(a).code);
+    expect(codes).toEqual(["rate_limited", "rate_limited", "banned"]);
+
+    // The ban ends at 12:00:31; the minute window is still exhausted until 12:01:00.
+    clock.advance(30_000);
+    const polite = await call(server.url, "/v1/pets", { key: "free-key" });
+    expect(limitOf(polite)).toEqual({
+      limit: 60,
+      remaining: 0,
+      reset: MINUTE_END_S,
+      retryAfter: 29,
+      code: "rate_limited",
+    });
+    // A client that keeps pushing is banned again after the same number of rejections.
+    const again = (await sendMany(server.url, 2, "free-key")).map((a) => limitOf(a).code);
+    expect(again).toEqual(["rate_limited", "banned"]);
+  });
+
+  it("after a ban, with the day exhausted, says the day's real reset in Retry-After", async () => {
+    const clock = manualClock(NOON);
+    server = await startTestServer({ keys: ["day:enterprise:5/8"], clock });
+    await sendMany(server.url, 5, "day");
+    clock.advance(60_000);
+    await sendMany(server.url, 3, "day");
+    const rejected = await sendMany(server.url, DEFAULT_BAN_POLICY.banAfter + 1, "day");
+    expect(rejected.map((a) => limitOf(a).code).at(-1)).toBe("banned");
+
+    clock.advance(DEFAULT_BAN_POLICY.banMs);
+    const polite = await call(server.url, "/v1/pets", { key: "day" });
+    expect(limitOf(polite)).toEqual({
+      limit: 8,
+      remaining: 0,
+      reset: MIDNIGHT_S,
+      retryAfter: MIDNIGHT_S - clock.now() / 1000,
+      code: "rate_limited",
+    });
+    expectRetryAfterConsistent(polite, clock.now());
+  });
+
   it("takes the ban threshold and length from the options", async () => {
     const clock = manualClock(NOON);
     server = await startTestServer({

@@ -1,0 +1,102 @@
+/**
+ * A cap on open connections that keeps the fake reachable. `server.maxConnections`
+ * is the hard limit (node:http drops a connection past it); before it is
+ * reached, idle connections (no request in flight: kept-alive ones, and ones
+ * that have not finished sending a request) are closed, the longest idle first,
+ * so a new client finds room while idle sockets pile up. Connections with a
+ * request in flight are never closed for room.
+ */
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { readFileSync } from "node:fs";
+import type { Socket } from "node:net";
+
+/** The default cap, lowered when the open-files limit is lower. */
+export const DEFAULT_MAX_CONNECTIONS = 1000;
+export const MAX_CONNECTIONS_LIMIT = 1_000_000;
+/** Descriptors kept for everything but client connections: stdio, the store's files, Node's own. */
+const DESCRIPTOR_HEADROOM = 64;
+
+/**
+ * 1,000, or fewer when the process may open fewer files (Linux's
+ * /proc/self/limits; elsewhere 1,000): a connection past the descriptor limit
+ * fails to be accepted, which no idle-closing would cure.
+ */
+export function defaultMaxConnections(limitsText = readLimits()): number {
+  const match = /^Max open files\s+(\d+)/m.exec(limitsText ?? "");
+  if (match === null) return DEFAULT_MAX_CONNECTIONS;
+  return Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, Number(match[1]) - DESCRIPTOR_HEADROOM));
+}
+
+function readLimits(): string | undefined {
+  try {
+    return readFileSync("/proc/self/limits", "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+type BusySocket = Socket & { _httpMessage?: ServerResponse | null };
+
+export interface ConnectionCapStats {
+  /** Idle connections closed to make room. */
+  evicted: number;
+  /** New connections node:http dropped because the cap was reached anyway. */
+  dropped: number;
+}
+
+/**
+ * Applies the cap to `server`. Idle connections are closed once more than
+ * `cap` minus a tenth of it (at least one) are open: the rest is room for the
+ * connections accepted in one burst, before closed ones are counted off.
+ */
+export function capConnections(
+  server: Server,
+  cap: number,
+  note: (message: string) => void,
+): () => ConnectionCapStats {
+  server.maxConnections = cap;
+  const highWater = cap - Math.max(1, Math.floor(cap / 10));
+  /** Open connections, least recently active first. */
+  const open = new Set<Socket>();
+  const stats: ConnectionCapStats = { evicted: 0, dropped: 0 };
+  let notedDropsAt = -Infinity;
+
+  function evict(count: number, spare: Socket | undefined): void {
+    for (const socket of open) {
+      if (count <= 0) break;
+      // node:http sets _httpMessage from a request's arrival until its response is sent.
+      if (socket === spare || (socket as BusySocket)._httpMessage != null) continue;
+      open.delete(socket);
+      socket.destroy();
+      stats.evicted++;
+      count--;
+    }
+  }
+
+  server.on("connection", (socket: Socket) => {
+    open.add(socket);
+    socket.once("close", () => open.delete(socket));
+    if (open.size > highWater) evict(open.size - highWater, socket);
+  });
+  server.on("request", (req: IncomingMessage) => {
+    // Re-inserted: the set stays ordered by last activity.
+    if (open.delete(req.socket)) open.add(req.socket);
+  });
+  server.on("drop", () => {
+    stats.dropped++;
+    const now = performance.now();
+    if (now - notedDropsAt >= 10_000) {
+      notedDropsAt = now;
+      note(
+        `connection cap of ${cap} reached with every connection busy: new connections are dropped`,
+      );
+    }
+  });
+  server.on("error", (error: Error & { code?: string }) => {
+    // Out of descriptors below the cap: make room the same way.
+    if (error.code === "EMFILE" || error.code === "ENFILE") {
+      evict(Math.max(1, Math.floor(open.size / 10)), undefined);
+    }
+  });
+  return () => ({ ...stats });
+}
