@@ -11,7 +11,7 @@
  */
 import type { BigIntStats } from "node:fs";
 import { parsePetFile, type PetFile } from "./file-format.js";
-import { appendPoint, readVersion, statIfExists, versionKey } from "./file-versions.js";
+import { NO_FILE, appendPoint, readVersion, statIfExists, versionKey } from "./file-versions.js";
 import type { Journal } from "./journal.js";
 import { PetIndex } from "./pet-index.js";
 import { lackedPets, withPets, type StorePaths, type StoreState } from "./store-state.js";
@@ -43,7 +43,7 @@ export class EditWatcher {
     const { state } = this;
     if (current === undefined) {
       this.log(`${name} was deleted; writing it again with the ${state.index.size} pets served.`);
-      state.version = { stat: undefined, appendOffset: undefined, hasElements: false };
+      state.version = NO_FILE;
       return true;
     }
     if (versionKey(current) === this.refusedVersion) return false;

@@ -26,6 +26,11 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
+/** One line of canonical JSON per pet, as `parseJournal` reads them back. */
+function journalBytes(pets: readonly StoredPet[]): Buffer {
+  return Buffer.from(pets.map((pet) => pet.json + "\n").join(""));
+}
+
 export class Journal {
   private size = 0;
   /** Creates waiting for the next write. */
@@ -125,7 +130,7 @@ export class Journal {
       accepted.push({ waiter, pet, stored: toStoredPet(pet) });
     }
     if (accepted.length === 0) return;
-    const bytes = Buffer.from(accepted.map((a) => a.stored.json + "\n").join(""));
+    const bytes = journalBytes(accepted.map((a) => a.stored));
     try {
       await writeAllAt(this.handle, bytes, this.size);
       await this.handle.datasync();
@@ -186,7 +191,7 @@ export class Journal {
       return;
     }
     const temp = `${this.paths.journal}.tmp`;
-    const bytes = Buffer.from(keep.map((p) => p.json + "\n").join(""));
+    const bytes = journalBytes(keep);
     await clearLeftover(temp);
     const handle = await createExclusive(temp);
     try {

@@ -8,7 +8,14 @@ import type { FileHandle } from "node:fs/promises";
 import { syncDirectory } from "./durable.js";
 import { parseJournal, parsePetFile } from "./file-format.js";
 import { clearLeftover, openJournal } from "./file-kinds.js";
-import { appendPoint, install, readVersion, writeTemp, type FileVersion } from "./file-versions.js";
+import {
+  NO_FILE,
+  appendPoint,
+  install,
+  readVersion,
+  writeTemp,
+  type FileVersion,
+} from "./file-versions.js";
 import { PetIndex, toStoredPet, type StoredPet } from "./pet-index.js";
 import { demoPets } from "./seed.js";
 import { lackedPets, withPets, type StorePaths, type StoreState } from "./store-state.js";
@@ -59,7 +66,7 @@ async function recoverInto(
   if (fresh) {
     const seeding = seed !== undefined && seed > 0 && journal.pets.length === 0;
     pets = seeding ? demoPets(seed).map(toStoredPet) : [];
-    version = { stat: undefined, appendOffset: undefined, hasElements: false };
+    version = NO_FILE;
   } else {
     const parsed = parsePetFile(existing.bytes, paths.name);
     pets = parsed.pets;

@@ -31,7 +31,7 @@ export interface StoreState {
 }
 
 /** A pet the file holds (`there`, its JSON) under the id of an acknowledged pet. */
-export interface IdConflict {
+interface IdConflict {
   there: string;
   pet: StoredPet;
 }
