@@ -27,6 +27,13 @@ export interface FileVersion {
   hasElements: boolean;
 }
 
+/** No file yet (or none to append to): the next write writes it whole. */
+export const NO_FILE: Readonly<FileVersion> = Object.freeze({
+  stat: undefined,
+  appendOffset: undefined,
+  hasElements: false,
+});
+
 export function appendPoint(parsed: PetFile): Omit<FileVersion, "stat"> {
   return { appendOffset: parsed.appendOffset, hasElements: parsed.hasElements };
 }
