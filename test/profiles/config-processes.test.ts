@@ -74,6 +74,22 @@ describe("files that are not a config file", () => {
     expect(run.stderr).toContain(`the config file ${join(configDir, "config.json")} is a FIFO`);
   });
 
+  it("only warns of a FIFO when flags and environment give all a run needs", async () => {
+    const configDir = join(dir, "config");
+    execFileSync("mkdir", ["-m", "700", configDir]);
+    execFileSync("mkfifo", ["-m", "600", join(configDir, "config.json")]);
+    const run = await spawnCli(["profile", "show", "--base-url", "http://127.0.0.1:9/v1"], {
+      env: { ...NO_PETSTORE_ENV, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: configDir },
+      timeoutMs: 10_000,
+    });
+    expect(run.killed).toBe(false);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      `warning: the config file ${join(configDir, "config.json")} is a FIFO`,
+    );
+    expect(run.stdout).toContain("Base URL:");
+  });
+
   it("refuses a PETSTORE_CONFIG_DIR inside /proc before creating anything", async () => {
     const run = await spawnCli(["auth", "login", "--with-token"], {
       env: { ...NO_PETSTORE_ENV, PETSTORE_CONFIG_DIR: "/proc/self/petstore-test" },
