@@ -229,5 +229,5 @@ export async function updateConfig(
   options: UpdateOptions = {},
 ): Promise<ConfigUpdate> {
   const { writeConfig } = await import("./config-write.js");
-  return writeConfig(configDir(env), change, options);
+  return writeConfig(configDir(env), change, options, loadConfigIn);
 }

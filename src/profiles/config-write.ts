@@ -10,14 +10,8 @@ import { mkdirSync, statfsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { PetstoreError, EXIT } from "../errors.js";
 import { keepCopy, writeFileAtomic } from "./atomic-write.js";
-import {
-  CONFIG_FILE_MODE,
-  CONFIG_FILE_NAME,
-  type ConfigUpdate,
-  loadConfigIn,
-  type StoredConfig,
-  type UpdateOptions,
-} from "./config-file.js";
+import { CONFIG_FILE_NAME } from "./config-dir.js";
+import type { ConfigUpdate, LoadedConfig, StoredConfig, UpdateOptions } from "./config-file.js";
 import { withConfigLock } from "./config-lock.js";
 import {
   ConfigFileError,
@@ -27,6 +21,7 @@ import {
 } from "./config-safety.js";
 
 const CONFIG_DIR_MODE = 0o700;
+const CONFIG_FILE_MODE = 0o600;
 
 /**
  * File systems that are views of the kernel (statfs magic numbers, Linux): a
@@ -98,15 +93,21 @@ export function ensureConfigDir(dir: string): void {
   if (problem) throw problem;
 }
 
+/**
+ * `load` is config-file.ts's reader, passed in so that this module (a file of
+ * its own in the build, loaded only by the commands that write) does not carry
+ * a second copy of it and its schema.
+ */
 export async function writeConfig(
   dir: string,
   change: (config: StoredConfig) => StoredConfig | void,
   options: UpdateOptions,
+  load: (dir: string) => LoadedConfig,
 ): Promise<ConfigUpdate> {
   ensureConfigDir(dir);
   const path = join(dir, CONFIG_FILE_NAME);
   return withConfigLock(path, () => {
-    const current = loadConfigIn(dir);
+    const current = load(dir);
     const update: ConfigUpdate = { path, config: current.config };
     if (current.problem) {
       if (current.problem.kind !== "broken" || !options.replaceBroken) throw current.problem;
