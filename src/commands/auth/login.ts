@@ -11,6 +11,7 @@ import {
 } from "../../client/environments.js";
 import { UsageError } from "../../errors.js";
 import type { Factory } from "../../factory.js";
+import { configDir } from "../../profiles/config-dir.js";
 import type { ProfileConfig } from "../../profiles/config-file.js";
 import { storedProfile } from "../profile/stored.js";
 import type { OptionValues } from "../fast-parse.js";
@@ -61,6 +62,8 @@ export function loginOptionsFrom(values: OptionValues, stdinIsTTY: boolean): Log
 export async function loginRun(options: LoginOptions, factory: Factory): Promise<void> {
   const flags = options.profile === undefined ? {} : { profile: options.profile };
   const { profile } = factory.settings(flags, { allowNewProfile: true, replacingConfig: true });
+  // No place for the file (no HOME, no home directory): say so before asking for the key.
+  configDir(factory.env);
   const apiKey = await readKey(options.keySource, factory.io);
   const update = await factory.updateConfig(
     (config) => {
