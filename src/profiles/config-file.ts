@@ -51,9 +51,8 @@ export interface LoadedConfig {
   problem?: ConfigFileError;
 }
 
-export const CONFIG_FILE_MODE = 0o600;
 /** A config is a few hundred bytes; anything this large is some other file. */
-export const MAX_CONFIG_BYTES = 1024 * 1024;
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** Profile names are plain words, so they are safe as object keys and in shell completions. */
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -75,7 +74,7 @@ const StoredConfigSchema = z.object({
   ),
 });
 
-export const BROKEN_CONFIG_HINT =
+const BROKEN_CONFIG_HINT =
   "fix it, or replace it with `petstore auth login` (which keeps the old file as config.json.bak)";
 
 /** Where the text stops being JSON, by line and column only: the text itself may be a key. */
@@ -99,7 +98,7 @@ function syntaxProblem(path: string, text: string): ConfigFileError {
 }
 
 /** The text of a config file; an empty file (or only white space) is an empty config. */
-export function parseConfigText(path: string, raw: string): StoredConfig {
+function parseConfigText(path: string, raw: string): StoredConfig {
   const text = raw.replace(/^\uFEFF/, "");
   if (text.trim() === "") return { profiles: {} };
   let json: unknown;
