@@ -10,7 +10,9 @@
 //   server, for `serve`); required by cli.cjs only when the fast parser declines.
 // - dist/bulk.cjs: `add --from` (src/commands/add-from.ts and src/bulk), required
 //   only when a bulk flag is given.
-// - dist/vendor/*.cjs: chalk, cli-table3, conf and ora, required on first use by
+// - dist/config.cjs: writing the config file (src/profiles/config-write.ts), required
+//   only by the commands that write it.
+// - dist/vendor/*.cjs: chalk, cli-table3 and ora, required on first use by
 //   either bundle, so each is loaded once and only when a command needs it.
 // - dist/cli.cjs.cache: the code cache, made by running the hot commands once
 //   against a stub server (scripts/code-cache.mjs).
@@ -37,12 +39,11 @@ const { version } = JSON.parse(await readFile(new URL("package.json", root), "ut
  * Packages the CLI bundles require lazily, each from dist/vendor/<name>.cjs, and
  * what that file exports. The bundles import them as Node would (the sources
  * are ESM in a "type": "module" package), so a default import receives the
- * whole `module.exports`: for conf and ora, that must be the default export.
+ * whole `module.exports`: for ora, that must be the default export.
  */
 const VENDORED = {
   chalk: "module.exports = require('chalk');",
   "cli-table3": "module.exports = require('cli-table3');",
-  conf: "module.exports = require('conf').default;",
   ora: "module.exports = require('ora').default;",
 };
 const VENDORED_NAMES = Object.keys(VENDORED);
@@ -74,6 +75,10 @@ function separateFiles({ program }) {
       }
       builder.onResolve({ filter: /(^|\/)add-from\.js$/ }, () => ({
         path: "./bulk.cjs",
+        external: true,
+      }));
+      builder.onResolve({ filter: /(^|\/)config-write\.js$/ }, () => ({
+        path: "./config.cjs",
         external: true,
       }));
       builder.onResolve({ filter: new RegExp(`^(${VENDORED_NAMES.join("|")})$`) }, (args) => ({
@@ -130,6 +135,11 @@ const results = await Promise.all([
   build({
     ...commonJs,
     entryPoints: { bulk: "src/commands/add-from.ts" },
+    plugins: [separateFiles({ program: false })],
+  }),
+  build({
+    ...commonJs,
+    entryPoints: { config: "src/profiles/config-write.ts" },
     plugins: [separateFiles({ program: false })],
   }),
   build({

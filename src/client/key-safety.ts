@@ -21,7 +21,31 @@ export function assertKeyMayTravelTo(url: URL, allowInsecure: boolean): void {
   );
 }
 
-/** Text from outside (a service message, a header) with any copy of the key redacted. */
+/** Keys this long are redacted wherever they appear: no word contains one by chance. */
+const REDACT_EVERYWHERE_LENGTH = 8;
+/** A character that continues a word: a short key next to one is part of another word. */
+const WORD_CHARACTER = /[\p{L}\p{N}_-]/u;
+
+/**
+ * Text from outside (a service message, a header) with any copy of the key
+ * redacted. A key shorter than 8 characters (possible from PETSTORE_API_KEY; auth
+ * login refuses one) is redacted only where it stands as a whole word, so a key
+ * `k` does not turn "unknown" into "un…nown".
+ */
 export function withoutKey(text: string, apiKey: string | undefined): string {
-  return apiKey ? text.split(apiKey).join(redactKey(apiKey)) : text;
+  if (!apiKey) return text;
+  const shown = redactKey(apiKey);
+  if (apiKey.length >= REDACT_EVERYWHERE_LENGTH) return text.split(apiKey).join(shown);
+  let result = "";
+  let copied = 0;
+  for (let at = text.indexOf(apiKey); at !== -1; at = text.indexOf(apiKey, at + 1)) {
+    if (at < copied) continue;
+    const end = at + apiKey.length;
+    const before = at > 0 ? text.slice(at - 1, at) : "";
+    const after = text.slice(end, end + 1);
+    if (WORD_CHARACTER.test(before) || WORD_CHARACTER.test(after)) continue;
+    result += text.slice(copied, at) + shown;
+    copied = end;
+  }
+  return result + text.slice(copied);
 }

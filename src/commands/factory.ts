@@ -1,7 +1,8 @@
 /**
  * What commands need from the world, built lazily (the GitHub CLI's Factory): a
  * command that never sends a request never loads the HTTP client, one that never
- * writes the config never loads conf. Tests pass their own IO, transport and clock.
+ * writes the config never loads the code that writes it. Tests pass their own IO,
+ * transport and clock.
  */
 import type { ClientOptions, Transport } from "../client/client.js";
 import type { PetstoreClient } from "../client/types.js";
@@ -9,13 +10,35 @@ import { createRetryNotices } from "./retry-notice.js";
 import type { RequestOptions } from "./request-options.js";
 import { VERSION } from "./version.js";
 import type { IO } from "../io.js";
-import { readConfig, updateConfig, type StoredConfig } from "../profiles/config-file.js";
+import {
+  type ConfigUpdate,
+  loadConfig,
+  type LoadedConfig,
+  type StoredConfig,
+  updateConfig,
+  type UpdateOptions,
+} from "../profiles/config-file.js";
 import {
   resolveSettings,
   type ResolvedSettings,
   type ResolveOptions,
   type SettingsFlags,
+  type Source,
 } from "../profiles/resolve.js";
+
+export interface SettingsOptions extends ResolveOptions {
+  /** auth login: a config file that is not a config will be replaced, so it is not needed. */
+  replacingConfig?: boolean;
+}
+
+const fromOutside = (source: Source) => source === "flag" || source === "environment";
+
+/** Whether a run with these settings could have taken anything from the config file. */
+function needsConfig(settings: ResolvedSettings, options: SettingsOptions): boolean {
+  const { sources } = settings;
+  if (fromOutside(sources.profile) && !options.allowNewProfile) return true;
+  return !fromOutside(sources.baseUrl) || !fromOutside(sources.apiKey);
+}
 
 export interface FactoryDeps {
   io: IO;
@@ -36,11 +59,18 @@ export interface Factory {
   readonly io: IO;
   readonly env: NodeJS.ProcessEnv;
   now(): number;
-  /** The stored profiles, read once per run. */
+  /** The stored profiles, read once per run; a config file that cannot be used is an error. */
   config(): StoredConfig;
-  updateConfig(change: (config: StoredConfig) => StoredConfig | void): Promise<StoredConfig>;
-  /** Flags > environment > profile > defaults. */
-  settings(flags: SettingsFlags, options?: ResolveOptions): ResolvedSettings;
+  updateConfig(
+    change: (config: StoredConfig) => StoredConfig | void,
+    options?: UpdateOptions,
+  ): Promise<ConfigUpdate>;
+  /**
+   * Flags > environment > profile > defaults. A config file that cannot be used
+   * is an error only when the run needs it: when flags and environment give the
+   * base URL and the key (and name no profile), it is a warning.
+   */
+  settings(flags: SettingsFlags, options?: SettingsOptions): ResolvedSettings;
   client(request: RequestOptions): Promise<ConnectedClient>;
   /** Clears whatever is still on screen (a retry countdown) once the command is over. */
   finish(): void;
@@ -65,22 +95,40 @@ export function createFactory(deps: FactoryDeps): Factory {
   const { io, env } = deps;
   const now = deps.now ?? Date.now;
   const notices = createRetryNotices(io, now);
-  let config: StoredConfig | undefined;
+  let loaded: LoadedConfig | undefined;
+  let warned = false;
+  const load = () => (loaded ??= loadConfig(env));
 
   const factory: Factory = {
     io,
     env,
     now,
     config() {
-      config ??= readConfig(env);
+      const { config, problem } = load();
+      if (problem) throw problem;
       return config;
     },
-    async updateConfig(change) {
-      config = await updateConfig(env, change);
-      return config;
+    async updateConfig(change, options) {
+      const update = await updateConfig(env, change, options);
+      loaded = { path: update.path, config: update.config };
+      return update;
     },
-    settings(flags, options) {
-      return resolveSettings(flags, env, factory.config(), options);
+    settings(flags, options = {}) {
+      const { config, problem } = load();
+      if (problem === undefined) return resolveSettings(flags, env, config, options);
+      if (options.replacingConfig) {
+        if (problem.kind !== "broken") throw problem;
+        return resolveSettings(flags, env, config, { ...options, allowNewProfile: true });
+      }
+      const settings = resolveSettings(flags, env, config, { ...options, allowNewProfile: true });
+      if (needsConfig(settings, options)) throw problem;
+      if (!warned) {
+        warned = true;
+        io.stderr.write(
+          `warning: ${problem.message}; this run does not need it (flags and environment give the base URL and the key)\n`,
+        );
+      }
+      return settings;
     },
     async client(request) {
       const settings = factory.settings(request.settings);

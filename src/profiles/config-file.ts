@@ -1,18 +1,37 @@
 /**
- * The stored profiles: one JSON file, `<configDir>/config.json`, written by conf.
+ * The stored profiles: one JSON file, `<configDir>/config.json`.
  *
- * Reading is plain `fs` + `JSON.parse`: every command reads the file, and
- * loading conf (with its JSON-schema validator) would cost more start-up time
- * than the request itself. Only writing imports conf, lazily. The file holds API
- * keys, so it is created with mode 0600 (and put back to 0600 on every write)
- * in a directory created with mode 0700.
+ * Reading is here (every command reads the file, so it stays small); writing is
+ * in config-write.ts, loaded only by the commands that write. A file that is not
+ * safe to trust (see config-safety.ts) or not a config is reported as a
+ * ConfigFileError, whose message never quotes the file: it may hold a key.
  */
-import { chmodSync, mkdirSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  statSync,
+} from "node:fs";
+import { join } from "node:path";
 import * as z from "zod/mini";
-import { UsageError } from "../errors.js";
 import { ENVIRONMENT_NAMES, type EnvironmentName } from "./environments.js";
+import { JsonSyntaxError, parseJson } from "../schema/json.js";
+import { CONFIG_FILE_NAME, configDir } from "./config-dir.js";
+import {
+  accessProblem,
+  ConfigFileError,
+  directoryProblem,
+  fileProblem,
+  nearestExisting,
+  notADirectory,
+} from "./config-safety.js";
+
+export { CONFIG_FILE_NAME, configDir, configPath } from "./config-dir.js";
+export { ConfigFileError } from "./config-safety.js";
 
 export interface ProfileConfig {
   apiKey?: string;
@@ -25,9 +44,15 @@ export interface StoredConfig {
   profiles: Record<string, ProfileConfig>;
 }
 
-export const CONFIG_FILE_NAME = "config.json";
-export const CONFIG_FILE_MODE = 0o600;
-const CONFIG_DIR_MODE = 0o700;
+/** What was read: the config (empty when the file is missing or cannot be used) and why it could not be used. */
+export interface LoadedConfig {
+  path: string;
+  config: StoredConfig;
+  problem?: ConfigFileError;
+}
+
+/** A config is a few hundred bytes; anything this large is some other file. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** Profile names are plain words, so they are safe as object keys and in shell completions. */
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -49,75 +74,159 @@ const StoredConfigSchema = z.object({
   ),
 });
 
-/** PETSTORE_CONFIG_DIR, else $XDG_CONFIG_HOME/petstore, else ~/.config/petstore (%APPDATA% on Windows). */
-export function configDir(env: NodeJS.ProcessEnv): string {
-  if (env.PETSTORE_CONFIG_DIR) return resolve(env.PETSTORE_CONFIG_DIR);
-  // The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
-  if (env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME)) {
-    return join(env.XDG_CONFIG_HOME, "petstore");
-  }
-  if (process.platform === "win32" && env.APPDATA) return join(env.APPDATA, "petstore");
-  return join(env.HOME || homedir(), ".config", "petstore");
-}
+const BROKEN_CONFIG_HINT =
+  "fix it, or replace it with `petstore auth login` (which keeps the old file as config.json.bak)";
 
-export function configPath(env: NodeJS.ProcessEnv): string {
-  return join(configDir(env), CONFIG_FILE_NAME);
-}
-
-export function readConfig(env: NodeJS.ProcessEnv): StoredConfig {
-  const path = configPath(env);
-  let text: string;
+/** Where the text stops being JSON, by line and column only: the text itself may be a key. */
+function syntaxProblem(path: string, text: string): ConfigFileError {
+  let where = "";
   try {
-    text = readFileSync(path, "utf8");
+    parseJson(text);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { profiles: {} };
-    throw new UsageError(
-      `cannot read the config file ${path}: ${(error as Error).message}`,
-      "PETSTORE_CONFIG_DIR chooses another directory",
-    );
+    if (error instanceof JsonSyntaxError) {
+      where =
+        error.position >= text.length
+          ? ` (it ends too early, at line ${error.line})`
+          : ` (line ${error.line}, column ${error.column})`;
+    }
   }
-  const hint = "fix or delete it; `petstore auth login` writes a new one";
+  return new ConfigFileError(
+    `the config file ${path} is not valid JSON${where}`,
+    BROKEN_CONFIG_HINT,
+    "broken",
+  );
+}
+
+/** The text of a config file; an empty file (or only white space) is an empty config. */
+function parseConfigText(path: string, raw: string): StoredConfig {
+  const text = raw.replace(/^\uFEFF/, "");
+  if (text.trim() === "") return { profiles: {} };
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(
-      `the config file ${path} is not valid JSON: ${(error as Error).message}`,
-      hint,
-    );
+  } catch {
+    throw syntaxProblem(path, text);
   }
   const parsed = StoredConfigSchema.safeParse(json);
   if (!parsed.success) {
     const where = [...new Set(parsed.error.issues.map((issue) => issue.path.join(".") || "(top)"))];
-    throw new UsageError(
+    throw new ConfigFileError(
       `the config file ${path} has invalid values at ${where.join(", ")}`,
-      `${hint}; profile names are letters, digits, '.', '_' and '-', env is ${ENVIRONMENT_NAMES.join(" or ")}`,
+      `${BROKEN_CONFIG_HINT}; profile names are letters, digits, '.', '_' and '-', env is ${ENVIRONMENT_NAMES.join(" or ")}`,
+      "broken",
     );
   }
   return parsed.data;
 }
 
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+function readAll(fd: number, size: number): string {
+  const buffer = Buffer.alloc(size);
+  let length = 0;
+  while (length < size) {
+    const n = readSync(fd, buffer, length, size - length, null);
+    if (n === 0) break;
+    length += n;
+  }
+  return buffer.toString("utf8", 0, length);
+}
+
+/** Reads the file in `dir`, checking the directory and the file first; throws a ConfigFileError. */
+function readConfigFile(dir: string, path: string): StoredConfig {
+  let stats;
+  try {
+    stats = lstatSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return { profiles: {} };
+    if (code === "ENOTDIR") throw notADirectory(nearestExisting(dir).path);
+    throw accessProblem(path, error);
+  }
+  const dirProblem = directoryProblem(dir, statSync(dir));
+  if (dirProblem) throw dirProblem;
+  const linkProblem = fileProblem(
+    path,
+    stats,
+    stats.isSymbolicLink() ? readlinkSync(path) : undefined,
+  );
+  if (linkProblem) throw linkProblem;
+  let fd: number;
+  try {
+    // No link is followed and a FIFO put in its place meanwhile does not block the open.
+    fd = openSync(path, OPEN_FLAGS);
+  } catch (error) {
+    throw accessProblem(path, error);
+  }
+  try {
+    const opened = fstatSync(fd);
+    const problem = fileProblem(path, opened);
+    if (problem) throw problem;
+    if (opened.size > MAX_CONFIG_BYTES) {
+      throw new ConfigFileError(
+        `the config file ${path} is larger than 1 MiB: it is not a petstore config file`,
+        BROKEN_CONFIG_HINT,
+        "broken",
+      );
+    }
+    return parseConfigText(path, readAll(fd, opened.size));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function loadConfigIn(dir: string): LoadedConfig {
+  const path = join(dir, CONFIG_FILE_NAME);
+  try {
+    return { path, config: readConfigFile(dir, path) };
+  } catch (error) {
+    if (!(error instanceof ConfigFileError)) throw accessProblem(path, error);
+    return { path, config: { profiles: {} }, problem: error };
+  }
+}
+
+/** The stored config, and any reason it could not be used (the config is then empty). */
+export function loadConfig(env: NodeJS.ProcessEnv): LoadedConfig {
+  let dir: string;
+  try {
+    dir = configDir(env);
+  } catch {
+    // No HOME and no home directory: there is no config to read (a write says why).
+    return { path: "", config: { profiles: {} } };
+  }
+  return loadConfigIn(dir);
+}
+
+/** The stored config; throws the ConfigFileError when it cannot be used. */
+export function readConfig(env: NodeJS.ProcessEnv): StoredConfig {
+  const { config, problem } = loadConfig(env);
+  if (problem) throw problem;
+  return config;
+}
+
+export interface ConfigUpdate {
+  path: string;
+  config: StoredConfig;
+  /** Where the broken file that was replaced now is. */
+  backup?: string;
+  /** Why the file was replaced. */
+  replaced?: ConfigFileError;
+}
+
+export interface UpdateOptions {
+  /** Replace a file that is not a config (keeping it as config.json.bak) instead of refusing. */
+  replaceBroken?: boolean;
+}
+
 /**
  * Reads the file, lets `change` edit the config (in place, or by returning a new
- * one) and writes it through conf. Concurrent writers: the last one wins.
+ * one) and writes it, holding the config's lock throughout (see config-write.ts).
  */
 export async function updateConfig(
   env: NodeJS.ProcessEnv,
   change: (config: StoredConfig) => StoredConfig | void,
-): Promise<StoredConfig> {
-  const current = readConfig(env);
-  const next = change(current) ?? current;
-  const dir = configDir(env);
-  mkdirSync(dir, { recursive: true, mode: CONFIG_DIR_MODE });
-  const { default: Conf } = await import("conf");
-  const store = new Conf<Record<string, unknown>>({
-    cwd: dir,
-    configName: CONFIG_FILE_NAME.replace(/\.json$/, ""),
-    configFileMode: CONFIG_FILE_MODE,
-    accessPropertiesByDotNotation: false,
-  });
-  store.store = { ...next };
-  // A file that existed before with a looser mode keeps it through some write paths.
-  chmodSync(store.path, CONFIG_FILE_MODE);
-  return next;
+  options: UpdateOptions = {},
+): Promise<ConfigUpdate> {
+  const { writeConfig } = await import("./config-write.js");
+  return writeConfig(configDir(env), change, options, loadConfigIn);
 }

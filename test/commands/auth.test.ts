@@ -74,6 +74,52 @@ describe("petstore auth login", () => {
     expect(() => storedConfig()).toThrow();
   });
 
+  it("says where it stored the key", async () => {
+    const run = await cli.run(["auth", "login", "--with-token"], { stdin: KEY, env: NO_KEY_ENV });
+    expect(run.code).toBe(0);
+    expect(run.err).toBe(
+      `Stored the API key in profile default (production) in ${join(cli.configDir, "config.json")}. \`petstore auth status\` checks it.\n`,
+    );
+  });
+
+  it.each([
+    ["1234567", /the API key is 7 characters long; a key has at least 8/],
+    ["k", /the API key is 1 characters long/],
+    ["abcd\tefgh", /contains spaces or control characters/],
+    ["abcd efgh", /contains spaces or control characters/],
+  ])("refuses the key %j with exit 2 and writes nothing", async (key, message) => {
+    const run = await cli.run(["auth", "login", "--with-token"], { stdin: `${key}\n` });
+    expect(run.code).toBe(2);
+    expect(run.err).toMatch(message);
+    expect(() => storedConfig()).toThrow();
+  });
+
+  it("accepts a key of 8 characters, with white space around it", async () => {
+    const run = await cli.run(["auth", "login", "--with-token"], { stdin: "  12345678 \r\n" });
+    expect(run.code).toBe(0);
+    expect(storedConfig().profiles.default.apiKey).toBe("12345678");
+  });
+
+  it("reads 4096 bytes of key input, and refuses one byte more", async () => {
+    const fits = await cli.run(["auth", "login", "--with-token"], {
+      stdin: `${"k".repeat(4095)}\n`,
+    });
+    expect(fits.code).toBe(0);
+    expect(storedConfig().profiles.default.apiKey).toBe("k".repeat(4095));
+    const file = join(cli.configDir, "key.txt");
+    writeFileSync(file, "k".repeat(4097));
+    for (const run of [
+      await cli.run(["auth", "login", "--with-token"], { stdin: `${"k".repeat(4096)}\n` }),
+      await cli.run(["auth", "login", "--api-key-file", file]),
+    ]) {
+      expect(run.code).toBe(2);
+      expect(run.err).toContain("the API key is longer than 4096 bytes");
+    }
+    writeFileSync(file, "k".repeat(4096));
+    const fileFits = await cli.run(["auth", "login", "--api-key-file", file]);
+    expect(fileFits.code).toBe(0);
+  });
+
   it("has no flag that takes the key itself", async () => {
     const run = await cli.run(["auth", "login", "--api-key", KEY]);
     expect(run.code).toBe(2);

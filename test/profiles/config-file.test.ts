@@ -1,5 +1,5 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -53,11 +53,73 @@ describe("configDir", () => {
   it("makes a relative PETSTORE_CONFIG_DIR absolute", () => {
     expect(configDir({ PETSTORE_CONFIG_DIR: "conf" })).toBe(join(process.cwd(), "conf"));
   });
+
+  it.each<[string, NodeJS.ProcessEnv]>([
+    ["unset", {}],
+    ["empty", { HOME: "" }],
+    ["relative", { HOME: "." }],
+  ])(
+    "with HOME %s, uses the home directory of the account, never the working directory",
+    (_name, variables) => {
+      expect(configDir(variables)).toBe(join(userInfo().homedir, ".config", "petstore"));
+    },
+  );
 });
 
 describe("readConfig", () => {
   it("reads a missing file as no profiles", () => {
     expect(readConfig(env)).toEqual({ profiles: {} });
+  });
+
+  it.each([
+    ["0 bytes", ""],
+    ["only white space", " \n\t\n"],
+  ])("reads a file of %s as no profiles", async (_name, text) => {
+    await updateConfig(env, () => {});
+    writeFileSync(configPath(env), text);
+    expect(readConfig(env)).toEqual({ profiles: {} });
+  });
+
+  it("reads a file that starts with a byte order mark", async () => {
+    await updateConfig(env, () => {});
+    writeFileSync(configPath(env), '\uFEFF{"profiles":{"work":{}}}');
+    expect(readConfig(env)).toEqual({ profiles: { work: {} } });
+  });
+
+  it.each([
+    ["{", "is not valid JSON (it ends too early, at line 1)"],
+    [
+      '{\n  "profiles": {\n    "work": { "apiKey": "psk_live_secret_123" },,\n',
+      "is not valid JSON (line 3, column 49)",
+    ],
+    ["psk_live_secret_123", "is not valid JSON (line 1, column 1)"],
+    ['{"profiles": {}} psk_live_secret_123', "is not valid JSON (line 1, column 18)"],
+    // An unterminated string: where it starts.
+    ['{"apiKey": "psk_live_secret_123', "is not valid JSON (line 1, column 12)"],
+  ])("says where %j breaks, and never shows the file's text", async (text, problem) => {
+    await updateConfig(env, () => {});
+    writeFileSync(configPath(env), text);
+    const error = (() => {
+      try {
+        readConfig(env);
+      } catch (e) {
+        return e as UsageError;
+      }
+    })();
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error?.message).toBe(`the config file ${configPath(env)} ${problem}`);
+    expect(error?.hint).toBe(
+      "fix it, or replace it with `petstore auth login` (which keeps the old file as config.json.bak)",
+    );
+    expect(`${error?.message} ${error?.hint}`).not.toMatch(/psk|secret/);
+  });
+
+  it("refuses a file larger than 1 MiB without parsing it", async () => {
+    await updateConfig(env, () => {});
+    writeFileSync(configPath(env), `{"profiles":{}}${" ".repeat(1024 * 1024)}`);
+    expect(() => readConfig(env)).toThrow(
+      `the config file ${configPath(env)} is larger than 1 MiB: it is not a petstore config file`,
+    );
   });
 
   it("names the file when it is not JSON", async () => {
@@ -110,7 +172,7 @@ describe("updateConfig", () => {
 
   it("creates the file with mode 0600 in a directory with mode 0700", async () => {
     const written = await updateConfig(env, () => work);
-    expect(written).toEqual(work);
+    expect(written).toEqual({ path: configPath(env), config: work });
     expect(modeOf(configPath(env))).toBe(0o600);
     expect(modeOf(configDir(env))).toBe(0o700);
     expect(readConfig(env)).toEqual(work);
@@ -143,7 +205,7 @@ describe("updateConfig", () => {
         home: { apiKey: "psk_home_000000000000000000" },
       },
     };
-    expect(after).toEqual(expected);
+    expect(after.config).toEqual(expected);
     expect(readConfig(env)).toEqual(expected);
   });
 

@@ -3,7 +3,6 @@
  * (`--with-token`), a file, or a prompt that does not echo; never from a flag
  * value, which any user of the machine could read in the process list.
  */
-import { readFile } from "node:fs/promises";
 import {
   isEnvironmentName,
   parseBaseUrl,
@@ -12,13 +11,15 @@ import {
 } from "../../profiles/environments.js";
 import { UsageError } from "../../errors.js";
 import type { Factory } from "../factory.js";
+import { configDir } from "../../profiles/config-dir.js";
 import type { ProfileConfig } from "../../profiles/config-file.js";
 import { storedProfile } from "../profile/stored.js";
 import type { OptionValues } from "../fast-parse.js";
 import { booleanOption, stringOption } from "../option-values.js";
 import type { CommandRunner } from "../runner.js";
+import { KEY_HINT, type KeySource, readKey } from "./read-key.js";
 
-export type KeySource = { kind: "stdin" } | { kind: "file"; path: string } | { kind: "prompt" };
+export type { KeySource } from "./read-key.js";
 
 export interface LoginOptions {
   profile?: string;
@@ -26,9 +27,6 @@ export interface LoginOptions {
   baseUrl?: string;
   keySource: KeySource;
 }
-
-const KEY_HINT =
-  "pipe the key in with --with-token, or use --api-key-file; a flag value would show it in the process list";
 
 export function loginOptionsFrom(values: OptionValues, stdinIsTTY: boolean): LoginOptions {
   const options: LoginOptions = { keySource: { kind: "prompt" } };
@@ -61,61 +59,36 @@ export function loginOptionsFrom(values: OptionValues, stdinIsTTY: boolean): Log
   return options;
 }
 
-async function readKey(source: KeySource, factory: Factory): Promise<string> {
-  const { stdin } = factory.io;
-  let text: string;
-  switch (source.kind) {
-    case "stdin":
-      text = await stdin.readAll();
-      break;
-    case "file":
-      try {
-        text = await readFile(source.path, "utf8");
-      } catch (error) {
-        const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-        throw new UsageError(`--api-key-file ${source.path} cannot be read (${reason})`);
-      }
-      break;
-    case "prompt":
-      try {
-        text = await stdin.readHiddenLine("API key (input hidden): ");
-      } catch {
-        throw new UsageError("no API key entered");
-      }
-      break;
-  }
-  const key = text.trim();
-  // Same rule as the profile resolver: one word of visible ASCII.
-  if (!/^[\x21-\x7e]+$/.test(key)) {
-    throw new UsageError(
-      key === ""
-        ? "the API key is empty"
-        : "the API key contains spaces or control characters; a key is one word",
-      KEY_HINT,
-    );
-  }
-  return key;
-}
-
 export async function loginRun(options: LoginOptions, factory: Factory): Promise<void> {
   const flags = options.profile === undefined ? {} : { profile: options.profile };
-  const { profile } = factory.settings(flags, { allowNewProfile: true });
-  const apiKey = await readKey(options.keySource, factory);
-  const config = await factory.updateConfig((config) => {
-    const stored: ProfileConfig = { ...storedProfile(config, profile), apiKey };
-    if (options.env !== undefined) stored.env = options.env;
-    if (options.baseUrl !== undefined) {
-      stored.baseUrls = {
-        ...stored.baseUrls,
-        [options.env ?? stored.env ?? "production"]: options.baseUrl,
-      };
-    }
-    config.profiles[profile] = stored;
-    config.currentProfile ??= profile;
-  });
-  const env = storedProfile(config, profile)?.env ?? "production";
-  factory.io.stderr.write(
-    `Stored the API key in profile ${profile} (${env}). \`petstore auth status\` checks it.\n`,
+  const { profile } = factory.settings(flags, { allowNewProfile: true, replacingConfig: true });
+  // No place for the file (no HOME, no home directory): say so before asking for the key.
+  configDir(factory.env);
+  const apiKey = await readKey(options.keySource, factory.io);
+  const update = await factory.updateConfig(
+    (config) => {
+      const stored: ProfileConfig = { ...storedProfile(config, profile), apiKey };
+      if (options.env !== undefined) stored.env = options.env;
+      if (options.baseUrl !== undefined) {
+        stored.baseUrls = {
+          ...stored.baseUrls,
+          [options.env ?? stored.env ?? "production"]: options.baseUrl,
+        };
+      }
+      config.profiles[profile] = stored;
+      config.currentProfile ??= profile;
+    },
+    { replaceBroken: true },
+  );
+  const { stderr } = factory.io;
+  if (update.replaced !== undefined) {
+    stderr.write(
+      `warning: ${update.replaced.message}; kept it as ${update.backup} and wrote a new one\n`,
+    );
+  }
+  const env = storedProfile(update.config, profile)?.env ?? "production";
+  stderr.write(
+    `Stored the API key in profile ${profile} (${env}) in ${update.path}. \`petstore auth status\` checks it.\n`,
   );
 }
 

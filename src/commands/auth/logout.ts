@@ -10,8 +10,10 @@ export interface LogoutOptions {
 
 export async function logoutRun(options: LogoutOptions, factory: Factory): Promise<void> {
   const flags = options.profile === undefined ? {} : { profile: options.profile };
+  // The stored config first: it is needed, even when flags and environment give the rest.
+  const config = factory.config();
   const { profile } = factory.settings(flags, { allowNewProfile: true });
-  if (storedProfile(factory.config(), profile)?.apiKey === undefined) {
+  if (storedProfile(config, profile)?.apiKey === undefined) {
     factory.io.stderr.write(`profile ${profile} has no stored key; nothing to remove\n`);
     return;
   }

@@ -1,0 +1,95 @@
+/**
+ * Reading the key for `auth login`: from stdin, a file or a hidden prompt, at
+ * most 4 KiB of it (endless input such as /dev/zero is refused, not read
+ * forever), and only a key that looks like one: one word of visible ASCII, at
+ * least 8 characters (shorter ones would be redacted badly and are typos).
+ */
+import { createReadStream } from "node:fs";
+import { UsageError } from "../../errors.js";
+import type { IO } from "../../io.js";
+
+export type KeySource = { kind: "stdin" } | { kind: "file"; path: string } | { kind: "prompt" };
+
+export const MAX_KEY_INPUT_BYTES = 4096;
+export const MIN_KEY_LENGTH = 8;
+
+export const KEY_HINT =
+  "pipe the key in with --with-token, or use --api-key-file; a flag value would show it in the process list";
+
+function tooLong(): UsageError {
+  return new UsageError(
+    `the API key is longer than ${MAX_KEY_INPUT_BYTES} bytes (petstore reads at most 4 KiB of it)`,
+    "check that stdin or --api-key-file holds only the key",
+  );
+}
+
+/** Collects the input, stopping (and closing it) as soon as it passes the limit. */
+async function readCapped(chunks: AsyncIterable<Uint8Array>): Promise<string> {
+  const parts: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of chunks) {
+    length += chunk.length;
+    if (length > MAX_KEY_INPUT_BYTES) throw tooLong();
+    parts.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(parts).toString("utf8");
+}
+
+async function readStdin(io: IO): Promise<string> {
+  const { stdin } = io;
+  if (stdin.chunks) return readCapped(stdin.chunks());
+  const text = await stdin.readAll();
+  if (Buffer.byteLength(text) > MAX_KEY_INPUT_BYTES) throw tooLong();
+  return text;
+}
+
+async function readKeyFile(path: string): Promise<string> {
+  try {
+    return await readCapped(createReadStream(path, { highWaterMark: MAX_KEY_INPUT_BYTES + 1 }));
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new UsageError(`--api-key-file ${path} cannot be read (${reason})`);
+  }
+}
+
+/** The key, trimmed of the white space around it (a newline from `echo`); never part of a message. */
+export function checkedKey(text: string): string {
+  const key = text.trim();
+  if (key === "") throw new UsageError("the API key is empty", KEY_HINT);
+  // Same rule as the profile resolver: one word of visible ASCII.
+  if (!/^[\x21-\x7e]+$/.test(key)) {
+    throw new UsageError(
+      "the API key contains spaces or control characters; a key is one word",
+      KEY_HINT,
+    );
+  }
+  if (key.length < MIN_KEY_LENGTH) {
+    throw new UsageError(
+      `the API key is ${key.length} characters long; a key has at least ${MIN_KEY_LENGTH}`,
+      "check that the whole key was copied",
+    );
+  }
+  return key;
+}
+
+export async function readKey(source: KeySource, io: IO): Promise<string> {
+  let text: string;
+  switch (source.kind) {
+    case "stdin":
+      text = await readStdin(io);
+      break;
+    case "file":
+      text = await readKeyFile(source.path);
+      break;
+    case "prompt":
+      try {
+        text = await io.stdin.readHiddenLine("API key (input hidden): ");
+      } catch {
+        throw new UsageError("no API key entered");
+      }
+      if (Buffer.byteLength(text) > MAX_KEY_INPUT_BYTES) throw tooLong();
+      break;
+  }
+  return checkedKey(text);
+}

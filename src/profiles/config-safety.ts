@@ -1,0 +1,133 @@
+/**
+ * What petstore accepts as its config file and directory, as ssh does for its
+ * keys: a regular file (not a link, FIFO or device), owned by the user (or root),
+ * that no one else can write, in a directory that no one else can write. A file
+ * someone else could plant or edit could send the key to their server.
+ */
+import { statSync, type Stats } from "node:fs";
+import { dirname } from "node:path";
+import { UsageError } from "../errors.js";
+
+/**
+ * `broken`: the content is not a config (auth login may replace it, keeping a
+ * .bak); `unsafe`: the file or directory is refused and never written.
+ */
+export type ConfigProblemKind = "broken" | "unsafe";
+
+export class ConfigFileError extends UsageError {
+  override name = "ConfigFileError";
+  constructor(
+    message: string,
+    hint: string,
+    readonly kind: ConfigProblemKind,
+  ) {
+    super(message, hint);
+  }
+}
+
+const ANOTHER_DIRECTORY = "PETSTORE_CONFIG_DIR chooses another directory";
+
+/** The uid of this process; undefined where there are none (Windows). */
+function myUid(): number | undefined {
+  return process.getuid?.();
+}
+
+export function fileType(stats: Stats): string {
+  if (stats.isSymbolicLink()) return "a symbolic link";
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isFIFO()) return "a FIFO";
+  if (stats.isSocket()) return "a socket";
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
+  return "not a regular file";
+}
+
+function octal(mode: number): string {
+  return (mode & 0o7777).toString(8).padStart(4, "0");
+}
+
+/** Owner and write permission, the same rule for the file and its directory. */
+function ownerAndModeProblem(
+  what: string,
+  path: string,
+  stats: Stats,
+  privateMode: string,
+): ConfigFileError | undefined {
+  const uid = myUid();
+  if (uid === undefined) return undefined;
+  if (stats.uid !== uid && stats.uid !== 0) {
+    return new ConfigFileError(
+      `the ${what} ${path} is owned by uid ${stats.uid}, not by you (uid ${uid})`,
+      `if it is yours, \`chown ${uid} ${path}\`; otherwise ${ANOTHER_DIRECTORY}`,
+      "unsafe",
+    );
+  }
+  if ((stats.mode & 0o022) !== 0) {
+    return new ConfigFileError(
+      `the ${what} ${path} is writable by other users (mode ${octal(stats.mode)})`,
+      `\`chmod ${privateMode} ${path}\` makes it private`,
+      "unsafe",
+    );
+  }
+  return undefined;
+}
+
+/**
+ * The first existing component of `dir` (itself or an ancestor) that is not a
+ * directory, and the nearest existing ancestor otherwise.
+ */
+export function nearestExisting(dir: string): { path: string; stats: Stats } {
+  for (let path = dir; ; path = dirname(path)) {
+    try {
+      return { path, stats: statSync(path) };
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code !== "ENOENT" && code !== "ENOTDIR") || dirname(path) === path) throw error;
+    }
+  }
+}
+
+export function notADirectory(path: string): ConfigFileError {
+  return new ConfigFileError(`${path} is not a directory`, ANOTHER_DIRECTORY, "unsafe");
+}
+
+/** The config directory, as `stat` (following links) sees it. */
+export function directoryProblem(dir: string, stats: Stats): ConfigFileError | undefined {
+  if (!stats.isDirectory()) return notADirectory(dir);
+  return ownerAndModeProblem("config directory", dir, stats, "700");
+}
+
+/**
+ * The config file as `lstat` sees it (before it is opened: a FIFO or a device is
+ * never opened) and as `fstat` sees the opened file.
+ */
+export function fileProblem(
+  path: string,
+  stats: Stats,
+  linkTarget?: string,
+): ConfigFileError | undefined {
+  if (stats.isSymbolicLink()) {
+    return new ConfigFileError(
+      `the config file ${path} is a symbolic link${linkTarget === undefined ? "" : ` (to ${linkTarget})`}`,
+      "petstore does not follow a link there (someone could point it at their own file); put the file itself in its place",
+      "unsafe",
+    );
+  }
+  if (!stats.isFile()) {
+    return new ConfigFileError(
+      `the config file ${path} is ${fileType(stats)}, not a regular file`,
+      `remove it (\`petstore auth login\` then writes a new one), or ${ANOTHER_DIRECTORY}`,
+      "unsafe",
+    );
+  }
+  return ownerAndModeProblem("config file", path, stats, "600");
+}
+
+/** An error of the file system while reading or writing the config, without any content. */
+export function accessProblem(path: string, error: unknown): ConfigFileError {
+  const code = (error as NodeJS.ErrnoException).code ?? String(error);
+  return new ConfigFileError(
+    `cannot read the config file ${path} (${code})`,
+    ANOTHER_DIRECTORY,
+    "unsafe",
+  );
+}

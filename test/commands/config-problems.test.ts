@@ -1,0 +1,105 @@
+/**
+ * A config file that cannot be used stops only the runs that need it: with the
+ * base URL and the key from flags and environment it is a warning; otherwise an
+ * error whose hint (`petstore auth login`) works, keeping the old file as .bak.
+ */
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { jsonAnswer } from "./http-stubs.js";
+import { cliForEachTest } from "./run-cli.js";
+
+const KEY = "psk_live_abcdefghijklmnop1234";
+const BROKEN = '{"profiles": {"work": {"apiKey": "psk_live_secret_in_file"';
+const NO_KEY = { PETSTORE_API_KEY: undefined };
+const NOTHING_FROM_ENV = { PETSTORE_API_KEY: undefined, PETSTORE_BASE_URL: undefined };
+
+const cli = cliForEachTest();
+const configFile = () => join(cli.configDir, "config.json");
+
+describe("a config file that is not JSON", () => {
+  it("is a warning when flags and environment give the base URL and the key", async () => {
+    writeFileSync(configFile(), "{");
+    cli.stubs.on("GET /pets?limit=20", jsonAnswer(200, "[]"));
+    const run = await cli.run(["list"]);
+    expect(run.code).toBe(0);
+    expect(run.err).toBe(
+      `warning: the config file ${configFile()} is not valid JSON (it ends too early, at line 1); this run does not need it (flags and environment give the base URL and the key)\n`,
+    );
+  });
+
+  it("is an error when the run could take the key from it, and never shows its text", async () => {
+    writeFileSync(configFile(), BROKEN);
+    const run = await cli.run(["list"], { env: NO_KEY });
+    expect(run.code).toBe(2);
+    expect(run.err).toContain(`error: the config file ${configFile()} is not valid JSON`);
+    expect(run.err).toContain("hint: fix it, or replace it with `petstore auth login`");
+    expect(run.err).not.toContain("psk_live");
+  });
+
+  it("is an error when a profile is named", async () => {
+    writeFileSync(configFile(), "{");
+    const run = await cli.run(["list", "--profile", "work"]);
+    expect(run.code).toBe(2);
+    expect(run.err).toContain("is not valid JSON");
+  });
+
+  it("is replaced by the hint's command, auth login, which keeps it as config.json.bak", async () => {
+    writeFileSync(configFile(), BROKEN);
+    const refused = await cli.run(["profile", "list"]);
+    expect(refused.code).toBe(2);
+    const login = await cli.run(["auth", "login", "--with-token", "--profile", "ci"], {
+      stdin: `${KEY}\n`,
+      env: NOTHING_FROM_ENV,
+    });
+    expect(login.code).toBe(0);
+    expect(login.err).toBe(
+      `warning: the config file ${configFile()} is not valid JSON (it ends too early, at line 1); kept it as ${configFile()}.bak and wrote a new one\n` +
+        `Stored the API key in profile ci (production) in ${configFile()}. \`petstore auth status\` checks it.\n`,
+    );
+    expect(readFileSync(`${configFile()}.bak`, "utf8")).toBe(BROKEN);
+    expect(JSON.parse(readFileSync(configFile(), "utf8"))).toEqual({
+      currentProfile: "ci",
+      profiles: { ci: { apiKey: KEY } },
+    });
+    const after = await cli.run(["profile", "list", "--json"], { env: NOTHING_FROM_ENV });
+    expect(after.code).toBe(0);
+  });
+
+  it.each([[["auth", "logout"]], [["profile", "use", "work"]], [["profile", "remove", "work"]]])(
+    "stops %j, which needs the stored profiles, and leaves the file as it was",
+    async (argv) => {
+      writeFileSync(configFile(), BROKEN);
+      const run = await cli.run(argv);
+      expect(run.code).toBe(2);
+      expect(run.err).toMatch(/^error: the config file .* is not valid JSON/);
+      expect(run.err).not.toContain("warning");
+      expect(readFileSync(configFile(), "utf8")).toBe(BROKEN);
+    },
+  );
+});
+
+describe("a config file of 0 bytes", () => {
+  it("is an empty config", async () => {
+    writeFileSync(configFile(), "");
+    const run = await cli.run(["profile", "list"], { env: NOTHING_FROM_ENV, stdoutTTY: true });
+    expect(run.code).toBe(0);
+    expect(run.err).toBe("no profiles stored; `petstore auth login` creates one\n");
+  });
+});
+
+describe("a config file that is not safe to use", () => {
+  it("is never replaced by auth login, which stops before reading the key", async () => {
+    const target = join(cli.configDir, "elsewhere.json");
+    writeFileSync(target, BROKEN);
+    symlinkSync(target, configFile());
+    const login = await cli.run(["auth", "login", "--with-token"], {
+      stdin: KEY,
+      env: NOTHING_FROM_ENV,
+    });
+    expect(login.code).toBe(2);
+    expect(login.err).toContain(`the config file ${configFile()} is a symbolic link`);
+    expect(readFileSync(target, "utf8")).toBe(BROKEN);
+    expect(existsSync(`${configFile()}.bak`)).toBe(false);
+  });
+});
