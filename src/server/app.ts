@@ -7,13 +7,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import { SUNSET_DATE, openApiText } from "../schema/openapi.js";
+import { SUNSET_DATE } from "../schema/openapi.js";
 import type { AccessLog } from "./access-log.js";
 import { Keyring, NO_KEY, UNKNOWN_KEY } from "./auth.js";
 import { ERROR_CODES, errorJson, type ErrorCode } from "./error-codes.js";
 import { FAULT_RETRY_AFTER_SECONDS, FaultInjector, type FaultOptions } from "./faults.js";
 import { PLAN_LIMITS, type ApiKeySpec } from "./keys.js";
 import { PageCache } from "./page-cache.js";
+import { createOpenApiRoute } from "./openapi-route.js";
 import { createPet, getPet, listPets } from "./pet-routes.js";
 import {
   AddressBuckets,
@@ -123,7 +124,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
   let resets = 0;
   let draining = false;
   let closed = false;
-  let openApiBody: string | undefined;
+  const openApiDocument = createOpenApiRoute();
 
   // Unlimited keys get the same headers for a whole minute: no work per request.
   let unlimitedHeaders: string[] = [];
@@ -284,8 +285,8 @@ export function createApp(store: PetStore, options: AppOptions): App {
       return send(req, res, reply, limitHeaders, route, startedAt);
     }
     if (route === Route.OpenApi) {
-      openApiBody ??= openApiText();
-      return send(req, res, { status: 200, body: openApiBody }, limitHeaders, route, startedAt);
+      const body = openApiDocument(req);
+      return send(req, res, { status: 200, body }, limitHeaders, route, startedAt);
     }
     const query = queryAt === -1 ? "" : url.slice(queryAt + 1);
     if (faults === undefined) {
