@@ -4,7 +4,7 @@
  * against the fake: an enterprise key, so no rate limit gets in the way.
  */
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BIN } from "../server/cli-build.js";
@@ -21,8 +21,13 @@ export interface ServeProcess {
 
 const READY_TIMEOUT_MS = 15_000;
 
-export async function startServe(extraArgs: string[] = []): Promise<ServeProcess> {
+/** `extraArgs` go after the defaults; `fileText` is written to the pets file first. */
+export async function startServe(
+  extraArgs: string[] = [],
+  fileText?: string,
+): Promise<ServeProcess> {
   const dir = await mkdtemp(join(tmpdir(), "petstore-openapi-"));
+  if (fileText !== undefined) await writeFile(join(dir, "pets.json"), fileText);
   const child = spawn(
     process.execPath,
     [
