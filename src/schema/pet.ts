@@ -32,11 +32,10 @@ export const Int64 = z.bigint().check(z.gte(INT64_MIN), z.lte(INT64_MAX));
  * tell neighbouring integers apart, so such a value must be sent as plain digits.
  */
 export const JsonInt64 = z.pipe(
-  z.union([z.bigint(), z.number().check(z.refine((n) => Number.isSafeInteger(n)))]),
-  z.pipe(
-    z.transform((n: bigint | number) => BigInt(n)),
-    Int64,
+  z.transform((value: unknown) =>
+    typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : value,
   ),
+  Int64,
 );
 
 /**
