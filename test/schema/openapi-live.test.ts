@@ -97,6 +97,14 @@ describe("the served document against the fake", () => {
     }
   });
 
+  it("sends exactly the documented Deprecation, Sunset and Link of getPet", async () => {
+    const answer = await call(main.baseUrl, "/v1/pets/1", { key: SERVE_KEY });
+    const headers = (doc.components as { headers: Record<string, { example: string }> }).headers;
+    for (const name of ["Deprecation", "Sunset", "Link"]) {
+      expect(answer.headers[name.toLowerCase()], name).toBe(headers[name]!.example);
+    }
+  });
+
   it("each documented error response is what the fake sends", async () => {
     const seen = new Map<string, Set<string>>();
     const check = async (id: string, base: string, path: string, request: Call, status: number) => {
