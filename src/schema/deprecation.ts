@@ -12,3 +12,10 @@ export const SUNSET_DATE = "2030-12-05T00:00:00Z";
 
 /** The operation that replaces it (RFC 8288 `rel="successor-version"`). */
 export const SUCCESSOR_PATH = "/v1/pets";
+
+/** The headers every answer of the operation carries, as the fake sends them and the document shows them. */
+export const DEPRECATION_HEADER_VALUES = {
+  Deprecation: `@${DEPRECATED_AT}`,
+  Sunset: new Date(SUNSET_DATE).toUTCString(),
+  Link: `<${SUCCESSOR_PATH}>; rel="successor-version"`,
+} as const;

@@ -1,65 +1,148 @@
 /**
  * The OpenAPI 3.1 document of the service, generated from the zod schemas so the
  * contract cannot drift from the code. `npm run openapi` writes it to
- * `openapi.json`; a test checks the committed file is current, and the fake
- * serves it at `GET /v1/openapi.json`.
+ * `openapi.json` (servers: production and staging); the fake serves it at
+ * `GET /v1/openapi.json` with its own URL as the first server.
  */
-import * as z from "zod/mini";
+import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN } from "./pet.js";
 import {
-  ErrorBody,
-  HttpStatusCode,
-  Int64,
-  LIMIT_DEFAULT,
-  LIMIT_MAX,
-  LIMIT_MIN,
-  NewPet,
-  Pet,
-  PetStatus,
-} from "./pet.js";
+  CREATED_PET_EXAMPLE,
+  DEPRECATION_HEADERS,
+  NEW_PET_EXAMPLE,
+  PET_EXAMPLES,
+  RATE_LIMIT_HEADERS,
+  componentHeaders,
+  errorResponse,
+  sharedErrors,
+  sharedResponses,
+} from "./openapi-responses.js";
+import { componentSchemas, schemaRef, type JsonSchema } from "./openapi-schemas.js";
 
 import { SUNSET_DATE } from "./deprecation.js";
 
 export const API_VERSION = "1.0.0";
 
-type JsonSchema = Record<string, unknown>;
-
-function toSchema(schema: z.core.$ZodType): JsonSchema {
-  const json = z.toJSONSchema(schema, {
-    target: "draft-2020-12",
-    unrepresentable: "any",
-    override: (ctx) => {
-      if (ctx.zodSchema === Int64) {
-        for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
-        Object.assign(ctx.jsonSchema, { type: "integer", format: "int64" });
-      } else if (ctx.zodSchema === HttpStatusCode) {
-        for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
-        Object.assign(ctx.jsonSchema, { type: "integer", minimum: 100, maximum: 599 });
-      }
-    },
-  }) as JsonSchema;
-  delete json.$schema;
-  return json;
+export interface ServerEntry {
+  url: string;
+  description: string;
 }
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const rateLimitHeaders = {
-  "X-RateLimit-Limit": { $ref: "#/components/headers/X-RateLimit-Limit" },
-  "X-RateLimit-Remaining": { $ref: "#/components/headers/X-RateLimit-Remaining" },
-  "X-RateLimit-Reset": { $ref: "#/components/headers/X-RateLimit-Reset" },
-};
-const errorResponse = (description: string) => ({
-  description,
-  headers: rateLimitHeaders,
-  content: { "application/json": { schema: ref("Error") } },
-});
-const commonErrors = {
-  "401": { $ref: "#/components/responses/Unauthorized" },
-  "429": { $ref: "#/components/responses/TooManyRequests" },
-};
+const PRODUCTION_SERVERS = [
+  {
+    url: "{base_url}",
+    description: "production",
+    variables: { base_url: { default: "https://api.petstore.example/v1" } },
+  },
+  {
+    url: "{staging_base_url}",
+    description: "staging",
+    variables: { staging_base_url: { default: "https://staging.api.petstore.example/v1" } },
+  },
+];
 
-export function buildOpenApiDocument(): JsonSchema {
-  const pet = toSchema(Pet);
-  const newPet = toSchema(NewPet);
+const json = (schema: unknown, examples: Record<string, unknown>) => ({
+  "application/json": { schema, examples },
+});
+const example = (summary: string, value: unknown) => ({ summary, value });
+
+function listPets(): JsonSchema {
+  return {
+    operationId: "listPets",
+    summary: "List animals, by id ascending.",
+    parameters: [
+      {
+        name: "limit",
+        in: "query",
+        required: false,
+        description: "Page size.",
+        schema: { type: "integer", minimum: LIMIT_MIN, maximum: LIMIT_MAX, default: LIMIT_DEFAULT },
+        example: LIMIT_DEFAULT,
+      },
+      {
+        name: "status",
+        in: "query",
+        required: false,
+        description: "Only animals with this status.",
+        schema: schemaRef("PetStatus"),
+        example: "available",
+      },
+    ],
+    responses: {
+      "200": {
+        description: "A page of animals.",
+        headers: RATE_LIMIT_HEADERS,
+        content: json(
+          { type: "array", maxItems: LIMIT_MAX, items: schemaRef("Pet") },
+          { page: example("A page of animals", PET_EXAMPLES) },
+        ),
+      },
+      "400": errorResponse("Invalid query parameter.", ["invalid_query"]),
+      ...sharedErrors(),
+    },
+  };
+}
+
+function createPet(): JsonSchema {
+  return {
+    operationId: "createPet",
+    summary: "Add an animal.",
+    requestBody: {
+      required: true,
+      content: json(schemaRef("NewPet"), { pet: example("An animal to add", NEW_PET_EXAMPLE) }),
+    },
+    responses: {
+      "201": {
+        description: "Animal added; the body includes the assigned id.",
+        headers: { ...RATE_LIMIT_HEADERS, Location: { $ref: "#/components/headers/Location" } },
+        content: json(schemaRef("Pet"), { pet: example("The animal added", CREATED_PET_EXAMPLE) }),
+      },
+      "400": errorResponse(
+        "Body is missing required fields, holds invalid values or is not JSON.",
+        ["invalid_body", "invalid_json", "empty_body"],
+      ),
+      "413": errorResponse("Body larger than 1 MiB.", ["payload_too_large"]),
+      "415": errorResponse("Body is not application/json.", ["unsupported_media_type"]),
+      "507": errorResponse("No id is left for a new animal.", ["id_space_exhausted"]),
+      ...sharedErrors(),
+    },
+  };
+}
+
+function getPet(): JsonSchema {
+  const headers = { ...RATE_LIMIT_HEADERS, ...DEPRECATION_HEADERS };
+  return {
+    operationId: "getPet",
+    summary: "Fetch one animal by id.",
+    deprecated: true,
+    description: `Deprecated; removed on ${SUNSET_DATE}. Use GET /pets with the status filter. Every response carries Deprecation, Sunset and Link.`,
+    parameters: [
+      {
+        name: "petId",
+        in: "path",
+        required: true,
+        description: "Identifier of the animal.",
+        schema: { type: "integer", format: "int64" },
+        example: PET_EXAMPLES[0]!.id,
+      },
+    ],
+    responses: {
+      "200": {
+        description: "The requested animal.",
+        headers,
+        content: json(schemaRef("Pet"), { pet: example("An animal", PET_EXAMPLES[0]) }),
+      },
+      "400": errorResponse("petId is not an int64.", ["invalid_pet_id"], headers),
+      "404": errorResponse("The animal cannot be found.", ["pet_not_found"], headers),
+      ...sharedErrors(DEPRECATION_HEADERS),
+    },
+  };
+}
+
+/**
+ * The document. `servers` come first when given (the fake puts its own URL there,
+ * so "try it" and generated clients reach it), then production and staging.
+ */
+export function buildOpenApiDocument(servers: readonly ServerEntry[] = []): JsonSchema {
   return {
     openapi: "3.1.0",
     info: {
@@ -67,136 +150,21 @@ export function buildOpenApiDocument(): JsonSchema {
       version: API_VERSION,
       description: "An HTTP/JSON service for browsing and managing animals available for adoption.",
     },
-    servers: [
-      {
-        url: "{base_url}",
-        description: "production",
-        variables: { base_url: { default: "https://api.petstore.example/v1" } },
-      },
-      {
-        url: "{staging_base_url}",
-        description: "staging",
-        variables: { staging_base_url: { default: "https://staging.api.petstore.example/v1" } },
-      },
-    ],
+    servers: [...servers, ...PRODUCTION_SERVERS],
     security: [{ bearerAuth: [] }],
     paths: {
-      "/pets": {
-        get: {
-          operationId: "listPets",
-          summary: "List animals, by id ascending.",
-          parameters: [
-            {
-              name: "limit",
-              in: "query",
-              required: false,
-              schema: {
-                type: "integer",
-                minimum: LIMIT_MIN,
-                maximum: LIMIT_MAX,
-                default: LIMIT_DEFAULT,
-              },
-            },
-            { name: "status", in: "query", required: false, schema: ref("PetStatus") },
-          ],
-          responses: {
-            "200": {
-              description: "A page of animals.",
-              headers: rateLimitHeaders,
-              content: { "application/json": { schema: { type: "array", items: ref("Pet") } } },
-            },
-            "400": errorResponse("Invalid query parameter."),
-            ...commonErrors,
-          },
-        },
-        post: {
-          operationId: "createPet",
-          summary: "Add an animal.",
-          requestBody: {
-            required: true,
-            content: { "application/json": { schema: ref("NewPet") } },
-          },
-          responses: {
-            "201": {
-              description: "Animal added; the body includes the assigned id.",
-              headers: rateLimitHeaders,
-              content: { "application/json": { schema: ref("Pet") } },
-            },
-            "400": errorResponse("Body is missing required fields or contains invalid values."),
-            "413": errorResponse("Body larger than 1 MiB."),
-            "415": errorResponse("Body is not application/json."),
-            ...commonErrors,
-          },
-        },
-      },
-      "/pets/{petId}": {
-        get: {
-          operationId: "getPet",
-          summary: "Fetch one animal by id.",
-          deprecated: true,
-          description: `Deprecated; removed on ${SUNSET_DATE}. Use GET /pets with the status filter.`,
-          parameters: [
-            {
-              name: "petId",
-              in: "path",
-              required: true,
-              schema: { type: "integer", format: "int64" },
-            },
-          ],
-          responses: {
-            "200": {
-              description: "The requested animal.",
-              headers: rateLimitHeaders,
-              content: { "application/json": { schema: ref("Pet") } },
-            },
-            "400": errorResponse("petId is not an int64."),
-            "404": errorResponse("The animal cannot be found."),
-            ...commonErrors,
-          },
-        },
-      },
+      "/pets": { get: listPets(), post: createPet() },
+      "/pets/{petId}": { get: getPet() },
     },
     components: {
       securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } },
-      schemas: {
-        PetStatus: toSchema(PetStatus),
-        NewPet: newPet,
-        Pet: pet,
-        Error: toSchema(ErrorBody),
-      },
-      headers: {
-        "X-RateLimit-Limit": {
-          description: "Requests allowed in the window that binds first.",
-          schema: { type: "integer" },
-        },
-        "X-RateLimit-Remaining": {
-          description: "Requests left in that window.",
-          schema: { type: "integer" },
-        },
-        "X-RateLimit-Reset": {
-          description: "Unix time (seconds) at which that window resets.",
-          schema: { type: "integer" },
-        },
-      },
-      responses: {
-        Unauthorized: {
-          description: "API key missing or invalid.",
-          headers: {
-            ...rateLimitHeaders,
-            "WWW-Authenticate": { schema: { type: "string" } },
-          },
-          content: { "application/json": { schema: ref("Error") } },
-        },
-        TooManyRequests: {
-          description: "Rate limit exceeded, or the key is temporarily banned.",
-          headers: { ...rateLimitHeaders, "Retry-After": { schema: { type: "integer" } } },
-          content: { "application/json": { schema: ref("Error") } },
-        },
-      },
+      schemas: componentSchemas(),
+      headers: componentHeaders(),
+      responses: sharedResponses(),
     },
   };
 }
 
-export function openApiText(): string {
-  return JSON.stringify(buildOpenApiDocument(), null, 2) + "\n";
+export function openApiText(servers: readonly ServerEntry[] = []): string {
+  return JSON.stringify(buildOpenApiDocument(servers), null, 2) + "\n";
 }

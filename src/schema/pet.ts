@@ -24,18 +24,34 @@ export type PetStatus = z.infer<typeof PetStatus>;
 
 export const Int64 = z.bigint().check(z.gte(INT64_MIN), z.lte(INT64_MAX));
 
-export const PetName = z.string().check(
-  z.minLength(1),
-  z.maxLength(NAME_MAX_LENGTH),
-  z.refine((s) => s.trim().length > 0, "must not be blank"),
+/**
+ * An integer field of a request body. The lossless parser gives plain digits as a
+ * bigint, exact to int64; a number written with a fraction or an exponent (`1.0`,
+ * `1e3`) arrives as a double and is an integer when its value is one, as JSON
+ * Schema's `integer` has it, but only up to 2^53 - 1: beyond that a double cannot
+ * tell neighbouring integers apart, so such a value must be sent as plain digits.
+ */
+export const JsonInt64 = z.pipe(
+  z.transform((value: unknown) =>
+    typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : value,
+  ),
+  Int64,
 );
+
+/**
+ * 1 to 200 characters (Unicode code points, as JSON Schema counts them), not only
+ * white space (`\S`, the pattern the OpenAPI document states).
+ */
+export const PetName = z
+  .string()
+  .check(z.minLength(1), z.maxLength(NAME_MAX_LENGTH), z.regex(/\S/, "must not be blank"));
 
 export const NewPet = z.strictObject({
   name: PetName,
-  categoryId: Int64,
+  categoryId: JsonInt64,
   status: z.optional(PetStatus),
 });
-export type NewPet = z.infer<typeof NewPet>;
+export type NewPet = z.output<typeof NewPet>;
 
 export const Pet = z.strictObject({
   id: Int64,

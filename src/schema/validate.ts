@@ -32,12 +32,21 @@ const STATUS_RULE = `must be one of ${PET_STATUSES.join(", ")}`;
 
 const RULES: Record<string, string> = {
   name: `must be a non-blank string of at most ${NAME_MAX_LENGTH} characters`,
-  categoryId: `must be an integer from ${INT64_MIN} to ${INT64_MAX} (a JSON number without quotes, fraction or exponent)`,
+  categoryId: `must be an integer from ${INT64_MIN} to ${INT64_MAX} (a JSON number, not a string)`,
   id: `must be an integer from ${INT64_MIN} to ${INT64_MAX}`,
   status: STATUS_RULE,
   limit: `must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}`,
   petId: `must be an integer from ${INT64_MIN} to ${INT64_MAX}`,
 };
+
+const INEXACT_INTEGER = `must be written as plain digits beyond ${Number.MAX_SAFE_INTEGER} in size: with a fraction or exponent such an integer cannot be read exactly`;
+
+/** Characters as JSON Schema's maxLength counts them: code points, not UTF-16 units. */
+function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
 
 /** A short, unambiguous rendering of a value a client sent. */
 export function describeValue(value: unknown): string {
@@ -98,10 +107,14 @@ function problemsFrom(
       problems.push({ field, problem: "is required" });
       continue;
     }
+    if (typeof given === "number" && Number.isInteger(given) && !Number.isSafeInteger(given)) {
+      problems.push({ field, problem: INEXACT_INTEGER });
+      continue;
+    }
     const rule = RULES[field] ?? "is not valid";
     let detail = describe(given);
     if (field === "name" && typeof given === "string" && given.length > NAME_MAX_LENGTH) {
-      detail = `${given.length} characters`;
+      detail = `${codePoints(given)} characters`;
     }
     problems.push({ field, problem: `${rule}; got ${detail}` });
   }

@@ -8,14 +8,14 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { DEPRECATED_AT, SUCCESSOR_PATH, SUNSET_DATE } from "../schema/deprecation.js";
-import { openApiText } from "../schema/openapi.js";
+import { DEPRECATION_HEADER_VALUES } from "../schema/deprecation.js";
 import type { AccessLog } from "./access-log.js";
 import { Keyring } from "./auth.js";
 import { FAULT_RETRY_AFTER_SECONDS, FaultInjector, type FaultOptions } from "./faults.js";
 import type { ApiKeySpec } from "./keys.js";
 import { RequestLimiter } from "./limiter.js";
 import { PageCache } from "./page-cache.js";
+import { createOpenApiRoute } from "./openapi-route.js";
 import { createPet, getPet, listPets } from "./pet-routes.js";
 import { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
 import { errorReply, printable, unauthorizedReply, type Reply } from "./reply.js";
@@ -59,14 +59,7 @@ export interface App {
   close(): void;
 }
 
-const DEPRECATION_HEADERS = [
-  "Deprecation",
-  `@${DEPRECATED_AT}`,
-  "Sunset",
-  new Date(SUNSET_DATE).toUTCString(),
-  "Link",
-  `<${SUCCESSOR_PATH}>; rel="successor-version"`,
-];
+const DEPRECATION_HEADERS = Object.entries(DEPRECATION_HEADER_VALUES).flat();
 
 export { UNLIMITED } from "./limiter.js";
 
@@ -117,7 +110,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
   let resets = 0;
   let draining = false;
   let closed = false;
-  let openApiBody: string | undefined;
+  const openApiDocument = createOpenApiRoute();
 
   function count(status: number): void {
     counts.set(status, (counts.get(status) ?? 0) + 1);
@@ -254,8 +247,8 @@ export function createApp(store: PetStore, options: AppOptions): App {
       return send(req, res, reply, limitHeaders, route, startedAt);
     }
     if (route === Route.OpenApi) {
-      openApiBody ??= openApiText();
-      return send(req, res, { status: 200, body: openApiBody }, limitHeaders, route, startedAt);
+      const body = openApiDocument(req);
+      return send(req, res, { status: 200, body }, limitHeaders, route, startedAt);
     }
     const query = queryAt === -1 ? "" : url.slice(queryAt + 1);
     if (faults === undefined) {

@@ -69,6 +69,33 @@ describe("validateNewPet", () => {
       "got 201 characters",
     );
   });
+
+  it("counts a name's characters as code points, as JSON Schema's maxLength does", () => {
+    const dog = "\u{1F415}";
+    expect(validateNewPet({ name: dog.repeat(200), categoryId: 1n }).ok).toBe(true);
+    expect(problemsOf(JSON.stringify({ name: dog.repeat(201), categoryId: 1 }))).toContain(
+      "got 201 characters",
+    );
+  });
+
+  it.each([
+    ["1.0", 1n],
+    ["1e3", 1000n],
+    ["-2.5e1", -25n],
+    ["2.5e0", undefined],
+    ["-0.0", 0n],
+    ["9007199254740991.0", 9007199254740991n],
+  ])("reads categoryId %s as JSON Schema's integer does", (literal, expected) => {
+    const result = validateNewPet(parseJson(`{"name":"Rex","categoryId":${literal}}`));
+    if (expected === undefined) expect(result.ok).toBe(false);
+    else expect(result).toEqual({ ok: true, value: { name: "Rex", categoryId: expected } });
+  });
+
+  it("asks for plain digits beyond 2^53 rather than guess a rounded integer", () => {
+    expect(problemsOf('{"name":"Rex","categoryId":1e17}')).toBe(
+      "categoryId must be written as plain digits beyond 9007199254740991 in size: with a fraction or exponent such an integer cannot be read exactly",
+    );
+  });
 });
 
 describe("validateListQuery", () => {

@@ -1,0 +1,190 @@
+/**
+ * Headers, shared responses and examples of the OpenAPI document. Every header
+ * the service always sends is `required: true`, and every header, parameter, body
+ * and response has an example that validates against its own schema, so testing
+ * tools (dredd, Prism, Schemathesis) and mock servers run on the document as it is.
+ */
+import { DEPRECATION_HEADER_VALUES } from "./deprecation.js";
+import { schemaRef } from "./openapi-schemas.js";
+
+type Json = Record<string, unknown>;
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const integerHeader = (description: string, example: number, required = true) => ({
+  description,
+  required,
+  schema: { type: "integer", minimum: 0 },
+  example,
+});
+const stringHeader = (description: string, example: string, schema: Json = {}) => ({
+  description,
+  required: true,
+  schema: { type: "string", ...schema },
+  example,
+});
+
+/** The `components.headers` of the document. */
+export function componentHeaders() {
+  return {
+    "X-RateLimit-Limit": integerHeader("Requests allowed in the window that binds first.", 300),
+    "X-RateLimit-Remaining": integerHeader("Requests left in that window.", 299),
+    "X-RateLimit-Reset": integerHeader(
+      "Unix time (seconds) at which that window resets.",
+      1767225660,
+    ),
+    "Retry-After": integerHeader("Seconds to wait before retrying.", 30),
+    "WWW-Authenticate": stringHeader("The bearer challenge (RFC 6750).", 'Bearer realm="petstore"'),
+    Location: stringHeader("The path of the animal just added.", "/v1/pets/41", {
+      format: "uri-reference",
+    }),
+    Deprecation: stringHeader(
+      "When the operation was deprecated, as `@` and Unix seconds (RFC 9745).",
+      DEPRECATION_HEADER_VALUES.Deprecation,
+      { pattern: "^@-?[0-9]+$" },
+    ),
+    Sunset: stringHeader(
+      "When the operation is removed, as an HTTP date (RFC 8594).",
+      DEPRECATION_HEADER_VALUES.Sunset,
+    ),
+    Link: stringHeader("The operation that replaces this one.", DEPRECATION_HEADER_VALUES.Link),
+  };
+}
+
+export const RATE_LIMIT_HEADERS = {
+  "X-RateLimit-Limit": headerRef("X-RateLimit-Limit"),
+  "X-RateLimit-Remaining": headerRef("X-RateLimit-Remaining"),
+  "X-RateLimit-Reset": headerRef("X-RateLimit-Reset"),
+};
+
+/** Every response of the deprecated `getPet`, errors included, carries these. */
+export const DEPRECATION_HEADERS = {
+  Deprecation: headerRef("Deprecation"),
+  Sunset: headerRef("Sunset"),
+  Link: headerRef("Link"),
+};
+
+export const PET_EXAMPLES = [
+  { id: 1, name: "Biscuit", categoryId: 1, status: "available" },
+  { id: 2, name: "Mango", categoryId: 2, status: "pending" },
+  { id: 3, name: "Pepper", categoryId: 1, status: "sold" },
+];
+export const NEW_PET_EXAMPLE = { name: "Rex", categoryId: 1, status: "available" };
+export const CREATED_PET_EXAMPLE = { id: 41, name: "Rex", categoryId: 1, status: "available" };
+
+/** One example per error code a response can carry, keyed by the code. */
+export const ERROR_EXAMPLES: Record<string, { status: number; message: string }> = {
+  invalid_query: { status: 400, message: 'limit must be an integer from 1 to 100; got "500"' },
+  invalid_pet_id: {
+    status: 400,
+    message: 'petId must be an integer from -9223372036854775808 to 9223372036854775807; got "abc"',
+  },
+  invalid_body: {
+    status: 400,
+    message: 'name must be a non-blank string of at most 200 characters; got "   "',
+  },
+  invalid_json: {
+    status: 400,
+    message: "the body is not valid JSON: Unexpected '}', expected a value at line 1, column 27",
+  },
+  empty_body: { status: 400, message: "the body is empty; send a NewPet as JSON" },
+  unauthorized: {
+    status: 401,
+    message: "an API key is required: send Authorization: Bearer <key>",
+  },
+  invalid_key: { status: 401, message: "the API key is not valid" },
+  pet_not_found: { status: 404, message: "no pet has the id 404" },
+  payload_too_large: { status: 413, message: "the body is larger than 1048576 bytes (1 MiB)" },
+  unsupported_media_type: {
+    status: 415,
+    message: "Content-Type must be application/json (charset utf-8 if given)",
+  },
+  rate_limited: { status: 429, message: "rate limit of 300 requests exceeded; retry after 30 s" },
+  banned: {
+    status: 429,
+    message:
+      "too many requests while rate limited: banned for 600 s; wait for Retry-After before retrying",
+  },
+  internal_error: { status: 500, message: "the service failed unexpectedly" },
+  fault_injected: {
+    status: 503,
+    message: "injected fault (--fail-rate): the service is unavailable; retry later",
+  },
+  id_space_exhausted: {
+    status: 507,
+    message:
+      "No id is left for a new pet: the largest stored id is 9223372036854775807, the int64 maximum.",
+  },
+};
+
+/** An `examples` map of Example Objects, one per error code. */
+function errorExamples(codes: readonly string[]): Json {
+  const examples: Json = {};
+  for (const code of codes) {
+    const { status, message } = ERROR_EXAMPLES[code]!;
+    examples[code] = { summary: code, value: { code, message, status } };
+  }
+  return examples;
+}
+
+export function errorResponse(
+  description: string,
+  codes: readonly string[],
+  headers: Json = RATE_LIMIT_HEADERS,
+): Json {
+  return {
+    description,
+    headers,
+    content: { "application/json": { schema: schemaRef("Error"), examples: errorExamples(codes) } },
+  };
+}
+
+/** The responses every operation shares, under `components.responses`. */
+export function sharedResponses(): Record<string, Json> {
+  return {
+    Unauthorized: errorResponse("API key missing or invalid.", ["unauthorized", "invalid_key"], {
+      ...RATE_LIMIT_HEADERS,
+      "WWW-Authenticate": headerRef("WWW-Authenticate"),
+    }),
+    TooManyRequests: errorResponse(
+      "Rate limit exceeded, or the key is temporarily banned.",
+      ["rate_limited", "banned"],
+      { ...RATE_LIMIT_HEADERS, "Retry-After": headerRef("Retry-After") },
+    ),
+    InternalError: errorResponse("The service failed unexpectedly; retry later.", [
+      "internal_error",
+    ]),
+    ServiceUnavailable: errorResponse(
+      "The service is unavailable for a moment; retry after Retry-After when it is sent.",
+      ["fault_injected"],
+      {
+        ...RATE_LIMIT_HEADERS,
+        "Retry-After": { ...componentHeaders()["Retry-After"], required: false },
+      },
+    ),
+  };
+}
+
+export const SHARED_ERRORS = {
+  "401": "Unauthorized",
+  "429": "TooManyRequests",
+  "500": "InternalError",
+  "503": "ServiceUnavailable",
+} as const;
+
+/** The shared error responses, by reference, or copied with extra headers (for getPet). */
+export function sharedErrors(extraHeaders?: Json): Json {
+  const shared = extraHeaders === undefined ? undefined : sharedResponses();
+  const result: Json = {};
+  for (const [status, name] of Object.entries(SHARED_ERRORS)) {
+    if (shared === undefined) {
+      result[status] = { $ref: `#/components/responses/${name}` };
+    } else {
+      const response = shared[name]!;
+      result[status] = {
+        ...response,
+        headers: { ...(response.headers as Json), ...extraHeaders },
+      };
+    }
+  }
+  return result;
+}
