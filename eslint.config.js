@@ -34,7 +34,7 @@ export default tseslint.config(
     // write is handled in one place; only the entry points and io.ts touch the
     // process streams. The server keeps its own log sink.
     files: ["src/**/*.ts"],
-    ignores: ["src/io.ts", "src/cli.ts", "src/index.ts", "src/server/**"],
+    ignores: ["src/io.ts", "src/io/**", "src/cli.ts", "src/index.ts", "src/server/**"],
     rules: {
       "no-restricted-properties": [
         "error",

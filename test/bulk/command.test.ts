@@ -6,7 +6,7 @@ import { ADD_COMMAND } from "../../src/commands/spec.js";
 import { Progress, formatDuration, formatElapsed } from "../../src/bulk/progress.js";
 import { EXIT, PetstoreError, UsageError } from "../../src/errors.js";
 import { createFactory } from "../../src/commands/factory.js";
-import { createTestIO } from "../../src/io.js";
+import { createTestIO } from "../../src/io/test-io.js";
 import { startServer, type RunningServer } from "../../src/server/server.js";
 import { KEY, csvOf, tempDir, writeInput } from "./helpers.js";
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_RETRY_POLICY } from "../../src/client/retry.js";
 import type { BulkDeps, BulkOptions } from "../../src/bulk/engine.js";
-import { createTestIO, type TestIO } from "../../src/io.js";
+import { createTestIO, type TestIO } from "../../src/io/test-io.js";
 import { parseJson } from "../../src/schema/json.js";
 
 export const KEY = "bulk-test-key";

@@ -9,7 +9,7 @@ import { fastParse, type ParsedCommand } from "../../src/commands/fast-parse.js"
 import { buildProgram } from "../../src/commands/program.js";
 import { GLOBAL_OPTIONS, HOT_COMMANDS } from "../../src/commands/spec.js";
 import { createFactory } from "../../src/commands/factory.js";
-import { createTestIO } from "../../src/io.js";
+import { createTestIO } from "../../src/io/test-io.js";
 
 class Parsed extends Error {
   constructor(readonly result: ParsedCommand) {

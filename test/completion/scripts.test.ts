@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli.js";
-import { createTestIO } from "../../src/io.js";
+import { createTestIO } from "../../src/io/test-io.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const FILES = { bash: "petstore.bash", zsh: "_petstore", fish: "petstore.fish" } as const;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createTestIO, decideColor, decideSpinner } from "../../src/io.js";
+import { decideColor, decideSpinner } from "../../src/io.js";
+import { createTestIO } from "../../src/io/test-io.js";
 
 describe("the colour decision", () => {
   it.each([

@@ -1,0 +1,48 @@
+/** What a command sees of the streams it talks to (see src/io.ts). */
+
+export interface OutputStream {
+  /** Never throws: a failed write is kept for `settle()`, and what follows it is dropped. */
+  write(text: string): void;
+  readonly isTTY: boolean;
+  /** Terminal width, when the stream is a terminal that reports one. */
+  readonly columns: number | undefined;
+  /**
+   * Waits for everything written so far to reach the descriptor, then gives the
+   * error that stopped a write (a full disk, a closed descriptor), if one did. A
+   * reader that went away (EPIPE) is no error: the output just ends.
+   */
+  settle(): Promise<NodeJS.ErrnoException | undefined>;
+}
+
+export interface InputStream {
+  readonly isTTY: boolean;
+  /** Everything until end of input, as UTF-8. */
+  readAll(): Promise<string>;
+  /** The input as it arrives (`add --from -` streams large files); without it, readAll. */
+  chunks?(): AsyncIterable<Uint8Array>;
+  /** One line typed at the terminal without echo (for API keys); the prompt goes to stderr. */
+  readHiddenLine(prompt: string): Promise<string>;
+}
+
+/** A progress line on stderr that redraws itself; only ever shown on a terminal. */
+export interface Spinner {
+  update(text: string): void;
+  /** Removes the spinner; `finalText`, when given, stays on stderr as a plain line. */
+  stop(finalText?: string): void;
+}
+
+export type StreamName = "stdout" | "stderr";
+
+export interface IO {
+  readonly stdout: OutputStream;
+  readonly stderr: OutputStream;
+  readonly stdin: InputStream;
+  /** Applies `--no-color` for the rest of the run. */
+  disableColor(): void;
+  /** The colour decision for one stream (see `decideColor`). */
+  colorEnabled(stream: StreamName): boolean;
+  /** Spinners need stderr to be an interactive terminal, and never run in CI logs. */
+  spinnerEnabled(): boolean;
+  /** A spinner when `spinnerEnabled()`, otherwise undefined (callers print plain lines). */
+  startSpinner(text: string): Spinner | undefined;
+}
