@@ -10,7 +10,8 @@
  * never as not sent. A complete line that is not a results line refuses the file:
  * resuming only ever appends, it never cuts a complete line.
  */
-import { constants, type Stats } from "node:fs";
+import { nonRegularKind } from "../schema/file-kind.js";
+import { constants } from "node:fs";
 import { open, stat, type FileHandle } from "node:fs/promises";
 import { UsageError } from "../errors.js";
 import { OUTCOMES, type Outcome } from "./results.js";
@@ -210,14 +211,6 @@ class LineScanner {
   }
 }
 
-function kindOf(info: Stats): string {
-  if (info.isDirectory()) return "a directory";
-  if (info.isFIFO()) return "a FIFO";
-  if (info.isCharacterDevice() || info.isBlockDevice()) return "a device";
-  if (info.isSocket()) return "a socket";
-  return "not a file";
-}
-
 /** Opens the file to read, refusing anything but a regular file (a FIFO would block, a device never end). */
 async function openResults(path: string): Promise<FileHandle> {
   let handle: FileHandle | undefined;
@@ -228,7 +221,7 @@ async function openResults(path: string): Promise<FileHandle> {
       if ((await handle.stat()).isFile()) return handle;
     }
     throw new UsageError(
-      `--resume ${path} is not a regular file (${kindOf(info)})`,
+      `--resume ${path} is not a regular file (${nonRegularKind(info)})`,
       `${LEFT_AS_IT_WAS}; give the file that --results wrote`,
     );
   } catch (error) {

@@ -44,6 +44,11 @@ export interface StoredConfig {
   profiles: Record<string, ProfileConfig>;
 }
 
+/** The profile of that name; never mistakes `constructor` or `toString` for one. */
+export function storedProfile(config: StoredConfig, name: string): ProfileConfig | undefined {
+  return Object.hasOwn(config.profiles, name) ? config.profiles[name] : undefined;
+}
+
 /** What was read: the config (empty when the file is missing or cannot be used) and why it could not be used. */
 export interface LoadedConfig {
   path: string;

@@ -4,6 +4,7 @@
  * that no one else can write, in a directory that no one else can write. A file
  * someone else could plant or edit could send the key to their server.
  */
+import { nonRegularKind } from "../schema/file-kind.js";
 import { statSync, type Stats } from "node:fs";
 import { dirname } from "node:path";
 import { UsageError } from "../errors.js";
@@ -33,12 +34,7 @@ function myUid(): number | undefined {
 }
 
 export function fileType(stats: Stats): string {
-  if (stats.isSymbolicLink()) return "a symbolic link";
-  if (stats.isDirectory()) return "a directory";
-  if (stats.isFIFO()) return "a FIFO";
-  if (stats.isSocket()) return "a socket";
-  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
-  return "not a regular file";
+  return nonRegularKind(stats) ?? "a regular file";
 }
 
 function octal(mode: number): string {

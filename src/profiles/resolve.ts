@@ -13,7 +13,8 @@ import {
   isEnvironmentName,
   parseBaseUrl,
 } from "./environments.js";
-import { PROFILE_NAME, type ProfileConfig, type StoredConfig } from "./config-file.js";
+import { PROFILE_NAME, storedProfile, type StoredConfig } from "./config-file.js";
+import { isKeyText } from "./key-text.js";
 
 export { redactKey } from "./redact-key.js";
 
@@ -78,17 +79,13 @@ function allowInsecureFrom(flags: SettingsFlags, env: NodeJS.ProcessEnv): boolea
 function checkedKey(key: Picked | undefined): string | undefined {
   if (key === undefined) return undefined;
   const trimmed = key.value.trim();
-  if (!/^[\x21-\x7e]+$/.test(trimmed)) {
+  if (!isKeyText(trimmed)) {
     throw new UsageError(
       `the API key from ${key.origin} contains spaces or control characters (or is blank)`,
       "a key is one word of visible characters; set it again with `petstore auth login`",
     );
   }
   return trimmed;
-}
-
-function storedProfile(config: StoredConfig, name: string): ProfileConfig | undefined {
-  return Object.hasOwn(config.profiles, name) ? config.profiles[name] : undefined;
 }
 
 export function resolveSettings(

@@ -64,7 +64,8 @@ export function describeValue(value: unknown): string {
   return "an object";
 }
 
-function kindOf(value: unknown): string {
+/** "an array", "a string", "null"...: what a JSON value is, for messages. */
+export function jsonKindOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "object") return "an object";
@@ -135,7 +136,7 @@ export function validateNewPet(input: unknown): Validated<NewPetType> {
       problems: [
         {
           field: "body",
-          problem: `must be a JSON object with name and categoryId; got ${kindOf(input)}`,
+          problem: `must be a JSON object with name and categoryId; got ${jsonKindOf(input)}`,
         },
       ],
     };

@@ -222,7 +222,9 @@ describe("symlinks planted next to the data file", () => {
 
       const result = await runServe(file);
       expectRefused(result);
-      expect(result.stderr).toContain(`${file}${suffix} is a symlink`);
+      expect(result.stderr).toContain(
+        `${file}${suffix} is a symbolic link; serve writes this file itself and never follows`,
+      );
       expect(await readFile(victim, "utf8")).toBe(VICTIM);
       expect(await identity(victim)).toEqual(before);
       expect(await readFile(file, "utf8")).toBe(PETS);
@@ -283,7 +285,7 @@ describe("symlinks planted next to the data file", () => {
     });
     expect(created.status).toBe(201);
     // The flush that would have written the temporary file is refused and logged.
-    await vi.waitFor(() => expect(serve.stderr()).toContain(`${file}.tmp is a symlink`), {
+    await vi.waitFor(() => expect(serve.stderr()).toContain(`${file}.tmp is a symbolic link`), {
       timeout: 5000,
       interval: 50,
     });

@@ -7,6 +7,7 @@
 import { createReadStream } from "node:fs";
 import { UsageError } from "../../errors.js";
 import type { IO } from "../../io.js";
+import { isKeyText } from "../../profiles/key-text.js";
 
 export type KeySource = { kind: "stdin" } | { kind: "file"; path: string } | { kind: "prompt" };
 
@@ -57,8 +58,7 @@ async function readKeyFile(path: string): Promise<string> {
 export function checkedKey(text: string): string {
   const key = text.trim();
   if (key === "") throw new UsageError("the API key is empty", KEY_HINT);
-  // Same rule as the profile resolver: one word of visible ASCII.
-  if (!/^[\x21-\x7e]+$/.test(key)) {
+  if (!isKeyText(key)) {
     throw new UsageError(
       "the API key contains spaces or control characters; a key is one word",
       KEY_HINT,

@@ -1,10 +1,12 @@
 /** Lookups in the stored config that never mistake `constructor` or `toString` for a profile. */
 import { UsageError } from "../../errors.js";
-import type { ProfileConfig, StoredConfig } from "../../profiles/config-file.js";
+import {
+  storedProfile,
+  type ProfileConfig,
+  type StoredConfig,
+} from "../../profiles/config-file.js";
 
-export function storedProfile(config: StoredConfig, name: string): ProfileConfig | undefined {
-  return Object.hasOwn(config.profiles, name) ? config.profiles[name] : undefined;
-}
+export { storedProfile } from "../../profiles/config-file.js";
 
 export function existingProfile(config: StoredConfig, name: string): ProfileConfig {
   const profile = storedProfile(config, name);

@@ -7,6 +7,7 @@
  * layout a person writes by hand is read too (through the lossless parser), and
  * kept as written: appends go after its last element.
  */
+import { jsonKindOf } from "../../schema/validate.js";
 import { JsonSyntaxError, lineAndColumn, parseJson, type JsonValue } from "../../schema/json.js";
 import { INT64_MAX, INT64_MIN, petToJson, type Pet, type PetStatus } from "../../schema/pet.js";
 import {
@@ -114,14 +115,6 @@ function validateStoredPet(
   return { ok: true, pet: { id: pet.id, status: pet.status, json: petToJson(pet) } };
 }
 
-function kindOf(value: JsonValue): string {
-  if (Array.isArray(value)) return "an array";
-  if (value === null) return "null";
-  if (typeof value === "object") return "an object";
-  if (typeof value === "string") return "a string";
-  return typeof value === "boolean" ? "a boolean" : "a number";
-}
-
 /**
  * Reads a pet file. `name` is how messages call it. Throws StoreError `corrupt`
  * (not JSON: line and column) or `invalid` (not an array of valid pets with unique
@@ -207,7 +200,7 @@ function slowPath(text: string, name: string): ParsedPets {
   if (!Array.isArray(document)) {
     throw new StoreError(
       "invalid",
-      `${name} must hold a JSON array of pets; it holds ${kindOf(document)}.`,
+      `${name} must hold a JSON array of pets; it holds ${jsonKindOf(document)}.`,
     );
   }
   let starts: number[] | undefined;

@@ -6,6 +6,7 @@
  * never followed through a symlink: they are opened with O_NOFOLLOW, created with
  * O_EXCL, and refused when they are not a regular file of ours with a single name.
  */
+import { nonRegularKind } from "../../schema/file-kind.js";
 import { constants, type BigIntStats, type Stats } from "node:fs";
 import { lstat, open, readlink, realpath, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
@@ -18,18 +19,6 @@ const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
 
 type AnyStats = Stats | BigIntStats;
-
-/** "a directory", "a FIFO"...; undefined for a regular file. */
-function kindOf(info: AnyStats): string | undefined {
-  if (info.isFile()) return undefined;
-  if (info.isDirectory()) return "a directory";
-  if (info.isSymbolicLink()) return "a symlink";
-  if (info.isCharacterDevice()) return "a character device";
-  if (info.isBlockDevice()) return "a block device";
-  if (info.isFIFO()) return "a FIFO (named pipe)";
-  if (info.isSocket()) return "a socket";
-  return "not a regular file";
-}
 
 function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
@@ -85,7 +74,7 @@ export async function resolveDataFile(given: string): Promise<string> {
         "is a new store), or give the real path.",
     );
   }
-  const kind = kindOf(info.isSymbolicLink() ? await lstat(real) : info);
+  const kind = nonRegularKind(info.isSymbolicLink() ? await lstat(real) : info);
   if (kind !== undefined) {
     const what = info.isSymbolicLink()
       ? `it is a symlink to ${real}, which is ${kind}`
@@ -108,10 +97,10 @@ export async function openDataFile(file: string, name: string): Promise<FileHand
     handle = await open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (error) {
     if (isMissing(error)) return undefined;
-    if (errorCode(error) === "ELOOP") throw notRegular(name, "a symlink");
+    if (errorCode(error) === "ELOOP") throw notRegular(name, "a symbolic link");
     throw error;
   }
-  const kind = kindOf(
+  const kind = nonRegularKind(
     await handle.stat().catch(async (error: unknown) => {
       await handle.close();
       throw error;
@@ -130,9 +119,9 @@ function notRegular(name: string, kind: string): StoreError {
 
 /** Why serve must not write `file` (a name it writes next to the data file), or undefined. */
 function companionProblem(file: string, info: AnyStats): string | undefined {
-  const kind = kindOf(info);
-  if (kind === "a symlink") {
-    return `${file} is a symlink; serve writes this file itself and never follows a symlink there.`;
+  const kind = nonRegularKind(info);
+  if (info.isSymbolicLink()) {
+    return `${file} is a symbolic link; serve writes this file itself and never follows a symlink there.`;
   }
   if (kind !== undefined) return `${file} is ${kind}; serve writes a regular file under this name.`;
   const uid = process.getuid?.();

@@ -51,7 +51,7 @@ describe("the data file replaced while serving", () => {
     await writeFile(victim, VICTIM);
     await unlink(file);
     await symlink(victim, file);
-    await vi.waitFor(() => expect(logs.join("\n")).toContain(`${file} is now a symlink`), {
+    await vi.waitFor(() => expect(logs.join("\n")).toContain(`${file} is now a symbolic link`), {
       timeout: 5000,
       interval: 20,
     });
