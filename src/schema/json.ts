@@ -157,20 +157,23 @@ class Parser {
       this.skipWhitespace();
       this.memberKey = key;
       result[key] = this.parseValue();
-      this.skipWhitespace();
-      const c = this.text.charCodeAt(this.pos);
-      if (c === 44) {
-        this.pos++;
-        this.skipWhitespace();
-        continue;
-      }
-      if (c === 125) {
-        this.pos++;
-        this.depth--;
-        return result;
-      }
-      this.unexpected("',' or '}'");
+      if (!this.nextMember(125, "',' or '}'")) return result;
     }
+  }
+
+  /** After a member or an element: true when a ',' follows, false when `close` ends the container. */
+  private nextMember(close: number, expected: string): boolean {
+    this.skipWhitespace();
+    const c = this.text.charCodeAt(this.pos);
+    if (c === 44) {
+      this.pos++;
+      this.skipWhitespace();
+      return true;
+    }
+    if (c !== close) this.unexpected(expected);
+    this.pos++;
+    this.depth--;
+    return false;
   }
 
   private parseArray(): JsonValue {
@@ -186,19 +189,7 @@ class Parser {
     for (;;) {
       this.memberKey = undefined;
       result.push(this.parseValue());
-      this.skipWhitespace();
-      const c = this.text.charCodeAt(this.pos);
-      if (c === 44) {
-        this.pos++;
-        this.skipWhitespace();
-        continue;
-      }
-      if (c === 93) {
-        this.pos++;
-        this.depth--;
-        return result;
-      }
-      this.unexpected("',' or ']'");
+      if (!this.nextMember(93, "',' or ']'")) return result;
     }
   }
 
