@@ -5,14 +5,18 @@ function errnoOf(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
+/** Out of room, in the same words for the log and for a client. */
+const OUT_OF_ROOM: Readonly<Record<string, string>> = {
+  ENOSPC: "the disk is full",
+  EDQUOT: "the disk quota is used up",
+};
+
 /** What went wrong, for the person running the server (paths included); no final period. */
 export function describeError(error: unknown): string {
   if (error instanceof StoreError) return error.message.replace(/\.$/, "");
-  switch (errnoOf(error)) {
-    case "ENOSPC":
-      return "the disk is full";
-    case "EDQUOT":
-      return "the disk quota is used up";
+  const code = errnoOf(error);
+  if (code !== undefined && Object.hasOwn(OUT_OF_ROOM, code)) return OUT_OF_ROOM[code]!;
+  switch (code) {
     case "EFBIG":
       return "the file is larger than the file system or the process's file size limit allows";
     case "EIO":
@@ -36,11 +40,9 @@ export function asStoreError(error: unknown, what: string): StoreError {
 
 /** Why a write failed, for a client: no path, no system detail. */
 function writeFailureReason(error: unknown): string {
-  switch (errnoOf(error)) {
-    case "ENOSPC":
-      return "the disk is full";
-    case "EDQUOT":
-      return "the disk quota is used up";
+  const code = errnoOf(error);
+  if (code !== undefined && Object.hasOwn(OUT_OF_ROOM, code)) return OUT_OF_ROOM[code]!;
+  switch (code) {
     case "EFBIG":
       return "the journal reached the largest file size allowed";
     case "EIO":
@@ -50,10 +52,8 @@ function writeFailureReason(error: unknown): string {
     case "EACCES":
     case "EPERM":
       return "permission to write was denied";
-    default: {
-      const code = errnoOf(error);
+    default:
       return code === undefined ? "the write failed" : `the write failed (${code})`;
-    }
   }
 }
 
