@@ -20,7 +20,7 @@ const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
 type AnyStats = Stats | BigIntStats;
 
 /** "a directory", "a FIFO"...; undefined for a regular file. */
-function kindOf(info: AnyStats): string | undefined {
+export function kindOf(info: AnyStats): string | undefined {
   if (info.isFile()) return undefined;
   if (info.isDirectory()) return "a directory";
   if (info.isSymbolicLink()) return "a symlink";
@@ -129,7 +129,7 @@ function notRegular(name: string, kind: string): StoreError {
 }
 
 /** Why serve must not write `file` (a name it writes next to the data file), or undefined. */
-function companionProblem(file: string, info: AnyStats): string | undefined {
+export function companionProblem(file: string, info: AnyStats): string | undefined {
   const kind = kindOf(info);
   if (kind === "a symlink") {
     return `${file} is a symlink; serve writes this file itself and never follows a symlink there.`;
@@ -145,7 +145,7 @@ function companionProblem(file: string, info: AnyStats): string | undefined {
   return undefined;
 }
 
-function refuseCompanion(problem: string): StoreError {
+export function refuseCompanion(problem: string): StoreError {
   return new StoreError(
     "unsafe_file",
     `${problem} It was left untouched; remove it if it is not yours.`,
