@@ -20,7 +20,13 @@ import { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
 import { createMemoryStore } from "./store/memory.js";
 import { demoPets } from "./store/seed.js";
 import type { PetStore } from "./store/types.js";
-import { checkTlsOption, setUpTls, type TlsOption, type TlsSetup } from "./tls/server-tls.js";
+import {
+  checkTlsOption,
+  precheckTls,
+  setUpTls,
+  type TlsOption,
+  type TlsSetup,
+} from "./tls/server-tls.js";
 
 export interface ServerTimeouts {
   /** Time allowed for a request's headers (slowloris guard). */
@@ -116,6 +122,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     );
   }
   const tlsOption = checkTlsOption(options.tls);
+  /** The data file the local CA is kept next to. */
+  const caNextTo = options.store === undefined ? options.file : undefined;
+  await precheckTls(tlsOption, caNextTo);
   const log = new AccessLog(options.log ?? process.stderr, options.quiet !== true);
   let store: PetStore;
   try {
@@ -133,7 +142,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     // After the store: its lock keeps two serves of one file from writing one CA.
     if (tlsOption !== undefined) {
       tls = await setUpTls(tlsOption, {
-        file: options.store === undefined ? options.file : undefined,
+        file: caNextTo,
         host,
         now: new Date(),
         note: (line) => log.note(line),

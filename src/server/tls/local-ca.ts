@@ -115,24 +115,28 @@ async function makeNew(now: Date): Promise<{ pair: PemPair; notAfter: Date }> {
 }
 
 /**
+ * The CA kept at `paths` when it can be used as it is, else why a new one is
+ * needed. Refuses (without changing anything) files serve must not replace.
+ */
+export async function existingCa(paths: CaPaths, now: Date): Promise<LocalCa | string> {
+  const cert = await readCompanion(paths.cert);
+  const key = await readCompanion(paths.key);
+  if (cert === undefined) return key === undefined ? "there was none" : `${paths.cert} was missing`;
+  const certificate = ownCertificate(cert.text, paths.cert);
+  const problem = reuseProblem(certificate, key, paths.key, now);
+  if (problem !== undefined) return `the one there could not be used: ${problem}`;
+  return { pair: { cert: cert.text, key: key!.text }, notAfter: new Date(certificate.validTo) };
+}
+
+/**
  * The CA kept at `paths` (reused, or made and written there), or a new one in
  * memory when `paths` is undefined.
  */
 export async function localCa(paths: CaPaths | undefined, now: Date): Promise<LocalCa> {
   if (paths === undefined) return { ...(await makeNew(now)), madeBecause: "no data file" };
-  const cert = await readCompanion(paths.cert);
-  const key = await readCompanion(paths.key);
-  let madeBecause: string;
-  if (cert === undefined) {
-    madeBecause = key === undefined ? "there was none" : `${paths.cert} was missing`;
-  } else {
-    const certificate = ownCertificate(cert.text, paths.cert);
-    const problem = reuseProblem(certificate, key, paths.key, now);
-    if (problem === undefined) {
-      return { pair: { cert: cert.text, key: key!.text }, notAfter: new Date(certificate.validTo) };
-    }
-    madeBecause = `the one there could not be used: ${problem}`;
-  }
+  const existing = await existingCa(paths, now);
+  if (typeof existing !== "string") return existing;
+  const madeBecause = existing;
   const made = await makeNew(now);
   // The key first: a crash between the two renames leaves the old certificate
   // with the new key, a pair that does not match, which the next start replaces.

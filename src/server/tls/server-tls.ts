@@ -6,7 +6,7 @@
  * memory.
  */
 import { ServerConfigError } from "../config-error.js";
-import { BACKDATE_MS, caPaths, CA_SUBJECT, localCa } from "./local-ca.js";
+import { BACKDATE_MS, caPaths, CA_SUBJECT, existingCa, localCa } from "./local-ca.js";
 import { checkPair, validityWarning, type CheckedPair } from "./pem-check.js";
 
 export type TlsOption = true | { cert: string | Buffer; key: string | Buffer };
@@ -52,6 +52,18 @@ export function checkTlsOption(
   const { cert, key } = option as { cert?: unknown; key?: unknown };
   const given = { cert: text(cert, "cert"), key: text(key, "key") };
   return { given, checked: checkPair(given.cert, given.key, { cert: "tls.cert", key: "tls.key" }) };
+}
+
+/**
+ * Before the data file is opened: refuses CA files next to `file` that serve
+ * must not replace, so a refused start leaves nothing behind. The CA itself is
+ * made or read again once the store's lock is held (setUpTls).
+ */
+export async function precheckTls(
+  option: ReturnType<typeof checkTlsOption>,
+  file: string | undefined,
+): Promise<void> {
+  if (option === true && file !== undefined) await existingCa(caPaths(file), new Date());
 }
 
 /** The names the made certificate is for: loopback, and `host` unless it is a wildcard. */
