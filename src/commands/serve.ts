@@ -69,7 +69,7 @@ export function registerServeCommand(program: Command, factory: Factory): void {
     .addOption(
       withHint(new Option("--keys-file <path>", "accept the keys listed in this file"), FILES),
     )
-    .option("--tls", "serve https with a certificate signed by a local CA (see TLS below)")
+    .option("--tls", "serve https with a certificate signed by a local CA kept next to --file")
     .addOption(
       withHint(new Option("--tls-cert <pem>", "serve https with this certificate (PEM)"), FILES),
     )

@@ -22,6 +22,7 @@ import { demoPets } from "./store/seed.js";
 import type { PetStore } from "./store/types.js";
 import {
   checkTlsOption,
+  noteHandshakeFailures,
   precheckTls,
   setUpTls,
   type TlsOption,
@@ -187,6 +188,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     throw error;
   }
   server.on("error", (error) => log.note(`server error: ${error.message}`));
+  if (tls !== undefined && log.logsRequests) {
+    noteHandshakeFailures(server as HttpsServer, tls.caFile, (line) => log.note(line));
+  }
   const address = server.address();
   const boundPort = typeof address === "object" && address !== null ? address.port : port;
 

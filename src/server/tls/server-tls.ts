@@ -5,6 +5,8 @@
  * valid for 397 days (or until the CA expires, if sooner) and its key stays in
  * memory.
  */
+import type { Server as HttpsServer } from "node:https";
+import type { TLSSocket } from "node:tls";
 import { ServerConfigError } from "../config-error.js";
 import { BACKDATE_MS, caPaths, CA_SUBJECT, existingCa, localCa } from "./local-ca.js";
 import { checkPair, validityWarning, type CheckedPair } from "./pem-check.js";
@@ -109,4 +111,36 @@ export async function setUpTls(
     notAfter,
   );
   return { ...pair, ca: ca.pair.cert, caFile: paths?.cert };
+}
+
+const HANDSHAKE_NOTE_EVERY_MS = 10_000;
+
+/**
+ * Logs a TLS handshake that failed, at most once per 10 seconds. A Node client
+ * that does not trust the certificate just closes the connection, so that is
+ * said with what would fix it; OpenSSL's reason is given for any other failure
+ * (curl, for one, sends "tlsv1 alert unknown ca").
+ */
+export function noteHandshakeFailures(
+  server: HttpsServer,
+  caFile: string | undefined,
+  note: (line: string) => void,
+): void {
+  let notedAt = -Infinity;
+  server.on(
+    "tlsClientError",
+    (error: Error & { code?: string; reason?: string }, socket: TLSSocket) => {
+      socket.destroy();
+      const now = performance.now();
+      if (now - notedAt < HANDSHAKE_NOTE_EVERY_MS) return;
+      notedAt = now;
+      if (error.code === "ECONNRESET") {
+        const trust =
+          caFile === undefined ? "the certificate" : `the CA (NODE_EXTRA_CA_CERTS=${caFile})`;
+        note(`a client closed its connection during the TLS handshake: does it trust ${trust}?`);
+      } else {
+        note(`a TLS handshake failed: ${error.reason ?? error.message}`);
+      }
+    },
+  );
 }
