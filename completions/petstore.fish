@@ -31,7 +31,7 @@ function __petstore_value_flags
         case 'profile show'
             printf '%s\n' --env --base-url
         case 'serve'
-            printf '%s\n' --file --port --host --seed --key --keys-file --latency --fail-rate --fail-mode --fault-seed --ban-after --ban-seconds --max-connections
+            printf '%s\n' --file --port --host --seed --key --keys-file --tls-cert --tls-key --latency --fail-rate --fail-mode --fault-seed --ban-after --ban-seconds --max-connections
     end
 end
 
@@ -204,7 +204,10 @@ complete -c petstore -n '__petstore_at "serve"' -l host -r -d 'address to listen
 complete -c petstore -n '__petstore_at "serve"' -l seed -r -d 'fill a new file with <n> demo pets'
 complete -c petstore -n '__petstore_at "serve"' -l key -r -d 'accept this API key, key[:plan[:perMinute/perDay]] (repeatable)'
 complete -c petstore -n '__petstore_at "serve"' -l keys-file -r -F -d 'accept the keys listed in this file'
-complete -c petstore -n '__petstore_at "serve"' -l print-env -d 'print export lines for PETSTORE_BASE_URL and PETSTORE_API_KEY'
+complete -c petstore -n '__petstore_at "serve"' -l tls -d 'serve https with a certificate signed by a local CA kept next to --file'
+complete -c petstore -n '__petstore_at "serve"' -l tls-cert -r -F -d 'serve https with this certificate (PEM)'
+complete -c petstore -n '__petstore_at "serve"' -l tls-key -r -F -d 'the private key of --tls-cert (PEM)'
+complete -c petstore -n '__petstore_at "serve"' -l print-env -d 'print export lines for PETSTORE_BASE_URL and PETSTORE_API_KEY (and NODE_EXTRA_CA_CERTS)'
 complete -c petstore -n '__petstore_at "serve"' -l quiet -d 'no access log on stderr'
 complete -c petstore -n '__petstore_at "serve"' -l latency -r -d 'delay each pet operation by this many milliseconds'
 complete -c petstore -n '__petstore_at "serve"' -l fail-rate -r -d 'share of pet operations that fail'

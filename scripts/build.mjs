@@ -12,6 +12,8 @@
 //   only when a bulk flag is given.
 // - dist/config.cjs: writing the config file (src/profiles/config-write.ts), required
 //   only by the commands that write it.
+// - dist/tls.cjs: making certificates (src/server/tls/make-certificates.ts and
+//   @peculiar/x509), required only by `serve --tls`.
 // - dist/vendor/*.cjs: chalk, cli-table3 and ora, required on first use by
 //   either bundle, so each is loaded once and only when a command needs it.
 // - dist/cli.cjs.cache: the code cache, made by running the hot commands once
@@ -81,6 +83,10 @@ function separateFiles({ program }) {
         path: "./config.cjs",
         external: true,
       }));
+      builder.onResolve({ filter: /(^|\/)make-certificates\.js$/ }, () => ({
+        path: "./tls.cjs",
+        external: true,
+      }));
       builder.onResolve({ filter: new RegExp(`^(${VENDORED_NAMES.join("|")})$`) }, (args) => ({
         path: `./vendor/${args.path}.cjs`,
         external: true,
@@ -140,6 +146,11 @@ const results = await Promise.all([
   build({
     ...commonJs,
     entryPoints: { config: "src/profiles/config-write.ts" },
+    plugins: [separateFiles({ program: false })],
+  }),
+  build({
+    ...commonJs,
+    entryPoints: { tls: "src/server/tls/make-certificates.ts" },
     plugins: [separateFiles({ program: false })],
   }),
   build({

@@ -23,10 +23,16 @@ Faults (pet operations only, after authentication and rate limiting):
   connection before the request is processed; reset-after processes it (a POST
   creates the pet) and then closes without answering.
 
+TLS:
+  --tls serves https with a certificate for localhost, 127.0.0.1 and ::1, signed by a
+  local CA kept next to the data file (<file>.ca.pem, its key <file>.ca-key.pem, 0600)
+  and reused while valid; clients trust it with NODE_EXTRA_CA_CERTS=<file>.ca.pem.
+  --tls-cert and --tls-key serve a certificate of your own instead.
+
 Scripts:
   stdout gets one line, the base URL, once the server is ready (with --print-env, two
-  export lines in one write) and nothing after; serve keeps running, so read them from
-  the background:
+  export lines in one write, three with NODE_EXTRA_CA_CERTS over TLS) and nothing
+  after; serve keeps running, so read them from the background:
     $ petstore serve --port 0 --print-env --quiet > serve.env &
     $ until [ "$(wc -l < serve.env)" -ge 2 ]; do sleep 0.1; done; . ./serve.env
 
@@ -63,7 +69,17 @@ export function registerServeCommand(program: Command, factory: Factory): void {
     .addOption(
       withHint(new Option("--keys-file <path>", "accept the keys listed in this file"), FILES),
     )
-    .option("--print-env", "print export lines for PETSTORE_BASE_URL and PETSTORE_API_KEY")
+    .option("--tls", "serve https with a certificate signed by a local CA kept next to --file")
+    .addOption(
+      withHint(new Option("--tls-cert <pem>", "serve https with this certificate (PEM)"), FILES),
+    )
+    .addOption(
+      withHint(new Option("--tls-key <pem>", "the private key of --tls-cert (PEM)"), FILES),
+    )
+    .option(
+      "--print-env",
+      "print export lines for PETSTORE_BASE_URL and PETSTORE_API_KEY (and NODE_EXTRA_CA_CERTS)",
+    )
     .option("--quiet", "no access log on stderr")
     .option("--latency <ms|min-max>", "delay each pet operation by this many milliseconds")
     .option("--fail-rate <0..1>", "share of pet operations that fail")
@@ -93,13 +109,14 @@ async function serve(flags: ServeFlags, factory: Factory): Promise<void> {
     throw asCommandError(error, server);
   }
   const { generatedKey } = plan;
+  const trustFile = running.tls?.caFile ?? plan.trustFile;
   if (generatedKey !== undefined) {
     stderr.write(
       `petstore serve: no key given; generated a ${generatedKey.plan}-plan key: ${generatedKey.key}\n`,
     );
   }
   if (flags.printEnv === true) {
-    stdout.write(server.exportLines(running.url, running.keys[0]!.key));
+    stdout.write(server.exportLines(running.url, running.keys[0]!.key, trustFile));
   } else {
     stdout.write(`${running.url}\n`);
   }
@@ -107,6 +124,11 @@ async function serve(flags: ServeFlags, factory: Factory): Promise<void> {
     stderr.write(
       `petstore serve: ${running.store.size} pets from ${flags.file} at ${running.url}; Ctrl-C stops\n`,
     );
+    if (trustFile !== undefined) {
+      stderr.write(
+        `petstore serve: clients trust its certificate with NODE_EXTRA_CA_CERTS=${trustFile}\n`,
+      );
+    }
   }
   await untilSignalled();
   await running.close();

@@ -4,9 +4,12 @@
  * reached, idle connections (no request in flight: kept-alive ones, and ones
  * that have not finished sending a request) are closed, the longest idle first,
  * so a new client finds room while idle sockets pile up. Connections with a
- * request in flight are never closed for room.
+ * request in flight are never closed for room. Over TLS, a connection is its raw
+ * socket until the handshake is done (idle, so it may be closed for room), and
+ * then the TLS socket that carries its requests.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Server as HttpsServer } from "node:https";
 import { readFileSync } from "node:fs";
 import type { Socket } from "node:net";
 
@@ -44,15 +47,22 @@ export interface ConnectionCapStats {
   dropped: number;
 }
 
+/** Names one TCP connection on a listening server, for both its raw and its TLS socket. */
+function peer(socket: Socket): string {
+  return `${socket.remoteAddress}|${socket.remotePort}`;
+}
+
 /**
- * Applies the cap to `server`. Idle connections are closed once more than
- * `cap` minus a tenth of it (at least one) are open: the rest is room for the
- * connections accepted in one burst, before closed ones are counted off.
+ * Applies the cap to `server` (an https server when `tls`). Idle connections are
+ * closed once more than `cap` minus a tenth of it (at least one) are open: the
+ * rest is room for the connections accepted in one burst, before closed ones are
+ * counted off.
  */
 export function capConnections(
-  server: Server,
+  server: Server | HttpsServer,
   cap: number,
   note: (message: string) => void,
+  tls = false,
 ): () => ConnectionCapStats {
   server.maxConnections = cap;
   const highWater = cap - Math.max(1, Math.floor(cap / 10));
@@ -73,11 +83,30 @@ export function capConnections(
     }
   }
 
+  /** Over TLS: raw sockets whose handshake is not done, by peer. */
+  const handshaking = new Map<string, Socket>();
+
   server.on("connection", (socket: Socket) => {
     open.add(socket);
     socket.once("close", () => open.delete(socket));
+    if (tls) {
+      const key = peer(socket);
+      handshaking.set(key, socket);
+      socket.once("close", () => {
+        if (handshaking.get(key) === socket) handshaking.delete(key);
+      });
+    }
     if (open.size > highWater) evict(open.size - highWater, socket);
   });
+  if (tls) {
+    server.on("secureConnection", (socket: Socket) => {
+      const raw = handshaking.get(peer(socket));
+      if (raw === undefined || !open.delete(raw)) return;
+      handshaking.delete(peer(socket));
+      open.add(socket);
+      socket.once("close", () => open.delete(socket));
+    });
+  }
   server.on("request", (req: IncomingMessage) => {
     // Re-inserted: the set stays ordered by last activity.
     if (open.delete(req.socket)) open.add(req.socket);

@@ -19,8 +19,9 @@ import {
 } from "./keys.js";
 import { KEYS_VARIABLE } from "./serve-defaults.js";
 import { MAX_SEED_PETS, type StartServerOptions } from "./server.js";
+import { planTls, type TlsFlags } from "./tls/tls-flags.js";
 
-export interface ServeFlags {
+export interface ServeFlags extends TlsFlags {
   file: string;
   port: string;
   host: string;
@@ -42,6 +43,8 @@ export interface ServePlan {
   options: StartServerOptions & { keys: ApiKeySpec[] };
   /** A key made up because none was given: the person must be told it. */
   generatedKey?: ApiKeySpec;
+  /** A self-signed certificate given with --tls-cert, which clients may trust directly. */
+  trustFile?: string;
 }
 
 function wholeNumber(text: string, flag: string, max: number, min = 0): number {
@@ -97,6 +100,7 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan 
   const faults = resolveFaults(flags);
   const keys = resolveKeys(flags, env);
   const generatedKey = keys.length === 0 ? generateKey() : undefined;
+  const { tls, trustFile } = planTls(flags);
   const options: ServePlan["options"] = {
     file: flags.file,
     port,
@@ -105,6 +109,7 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan 
     quiet: flags.quiet === true,
     faults,
     ban: {},
+    tls,
   };
   if (flags.seed !== undefined) options.seed = wholeNumber(flags.seed, "--seed", MAX_SEED_PETS);
   if (flags.banAfter !== undefined) {
@@ -121,11 +126,15 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan 
       1,
     );
   }
-  return { options, generatedKey };
+  return { options, generatedKey, trustFile };
 }
 
-/** `export NAME='value'` lines for `eval`; single quotes keep `~`, `+` and `=` literal. */
-export function exportLines(baseUrl: string, key: string): string {
+/**
+ * `export NAME='value'` lines for `eval`; single quotes keep `~`, `+` and `=` literal.
+ * With `caFile`, a third line points NODE_EXTRA_CA_CERTS at it.
+ */
+export function exportLines(baseUrl: string, key: string, caFile?: string): string {
   const quote = (value: string) => `'${value.replace(/'/g, "'\\''")}'`;
-  return `export PETSTORE_BASE_URL=${quote(baseUrl)}\nexport PETSTORE_API_KEY=${quote(key)}\n`;
+  const lines = `export PETSTORE_BASE_URL=${quote(baseUrl)}\nexport PETSTORE_API_KEY=${quote(key)}\n`;
+  return caFile === undefined ? lines : `${lines}export NODE_EXTRA_CA_CERTS=${quote(caFile)}\n`;
 }

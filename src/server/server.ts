@@ -4,6 +4,7 @@
  * memory store.
  */
 import { createServer, type Server } from "node:http";
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import { AccessLog, type LogSink } from "./access-log.js";
 import { createApp, type App, type Clock, type ServerStats } from "./app.js";
 import { ServerConfigError } from "./config-error.js";
@@ -19,6 +20,14 @@ import { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
 import { createMemoryStore } from "./store/memory.js";
 import { demoPets } from "./store/seed.js";
 import type { PetStore } from "./store/types.js";
+import {
+  checkTlsOption,
+  noteHandshakeFailures,
+  precheckTls,
+  setUpTls,
+  type TlsOption,
+  type TlsSetup,
+} from "./tls/server-tls.js";
 
 export interface ServerTimeouts {
   /** Time allowed for a request's headers (slowloris guard). */
@@ -70,15 +79,24 @@ export interface StartServerOptions {
    * 1,000, or fewer under a lower open-files limit.
    */
   maxConnections?: number;
+  /**
+   * Serve https: `{ cert, key }` (PEM text) with that certificate, or `true` with
+   * one signed by a local CA, which is kept next to `file` (`<file>.ca.pem`,
+   * reused while valid) or, without a file, in memory. `running.tls.ca` is the
+   * certificate for clients to trust.
+   */
+  tls?: TlsOption;
 }
 
 export interface RunningServer {
-  /** Base URL, `http://HOST:PORT/v1`. */
+  /** Base URL, `http://HOST:PORT/v1` (`https://` over TLS). */
   url: string;
   port: number;
   host: string;
   keys: readonly ApiKeySpec[];
   store: PetStore;
+  /** Over TLS: the CA certificate (PEM) and its file, when serve made the certificate. */
+  tls?: { ca?: string; caFile?: string };
   stats(): ServerStats & ConnectionCapStats;
   /** Stops accepting, finishes in-flight requests, closes the store. */
   close(): Promise<void>;
@@ -104,6 +122,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       `the connection cap must be an integer from 1 to ${MAX_CONNECTIONS_LIMIT}; got ${maxConnections}`,
     );
   }
+  const tlsOption = checkTlsOption(options.tls);
+  /** The data file the local CA is kept next to. */
+  const caNextTo = options.store === undefined ? options.file : undefined;
+  await precheckTls(tlsOption, caNextTo);
   const log = new AccessLog(options.log ?? process.stderr, options.quiet !== true);
   let store: PetStore;
   try {
@@ -114,9 +136,19 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   }
 
   let app: App;
-  let server: Server;
+  let server: Server | HttpsServer;
   let capStats: () => ConnectionCapStats;
+  let tls: TlsSetup | undefined;
   try {
+    // After the store: its lock keeps two serves of one file from writing one CA.
+    if (tlsOption !== undefined) {
+      tls = await setUpTls(tlsOption, {
+        file: caNextTo,
+        host,
+        now: new Date(),
+        note: (line) => log.note(line),
+      });
+    }
     app = createApp(store, {
       keys,
       clock: options.clock,
@@ -124,21 +156,31 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       faults: options.faults,
       ban: { ...DEFAULT_BAN_POLICY, ...options.ban },
     });
-    server = createServer(
-      {
-        headersTimeout: timeouts.headersTimeoutMs,
-        requestTimeout: timeouts.requestTimeoutMs,
-        keepAliveTimeout: timeouts.keepAliveTimeoutMs,
-        connectionsCheckingInterval: timeouts.checkIntervalMs,
-        // The app answers a missing Host itself, with an Error body and the rate-limit headers.
-        requireHostHeader: false,
-      },
-      app,
-    );
+    const serverOptions = {
+      headersTimeout: timeouts.headersTimeoutMs,
+      requestTimeout: timeouts.requestTimeoutMs,
+      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+      connectionsCheckingInterval: timeouts.checkIntervalMs,
+      // The app answers a missing Host itself, with an Error body and the rate-limit headers.
+      requireHostHeader: false,
+    };
+    server =
+      tls === undefined
+        ? createServer(serverOptions, app)
+        : createHttpsServer(
+            // A handshake gets no longer than a request's headers would.
+            {
+              ...serverOptions,
+              cert: tls.cert,
+              key: tls.key,
+              handshakeTimeout: timeouts.headersTimeoutMs,
+            },
+            app,
+          );
     server.on("clientError", app.handleClientError);
     server.on("checkExpectation", app.handleExpectation);
     server.on("connect", app.handleConnect);
-    capStats = capConnections(server, maxConnections, (line) => log.note(line));
+    capStats = capConnections(server, maxConnections, (line) => log.note(line), tls !== undefined);
     await listen(server, port, host);
   } catch (error) {
     await store.close();
@@ -146,6 +188,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     throw error;
   }
   server.on("error", (error) => log.note(`server error: ${error.message}`));
+  if (tls !== undefined && log.logsRequests) {
+    noteHandshakeFailures(server as HttpsServer, tls.caFile, (line) => log.note(line));
+  }
   const address = server.address();
   const boundPort = typeof address === "object" && address !== null ? address.port : port;
 
@@ -169,11 +214,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   }
 
   return {
-    url: `http://${host.includes(":") ? `[${host}]` : host}:${boundPort}/v1`,
+    url: `${tls === undefined ? "http" : "https"}://${host.includes(":") ? `[${host}]` : host}:${boundPort}/v1`,
     port: boundPort,
     host,
     keys,
     store,
+    tls: tls === undefined ? undefined : { ca: tls.ca, caFile: tls.caFile },
     stats: () => ({ ...app.stats(), ...capStats() }),
     close: () => (closing ??= close()),
   };
@@ -191,7 +237,7 @@ async function openStore(options: StartServerOptions, log: AccessLog): Promise<P
   return openFileStore({ file: options.file, seed, log: (line) => log.note(line) });
 }
 
-function listen(server: Server, port: number, host: string): Promise<void> {
+function listen(server: Server | HttpsServer, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const fail = (error: Error) => reject(listenError(error, host, port));
     server.once("error", fail);

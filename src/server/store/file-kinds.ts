@@ -118,7 +118,7 @@ function notRegular(name: string, kind: string): StoreError {
 }
 
 /** Why serve must not write `file` (a name it writes next to the data file), or undefined. */
-function companionProblem(file: string, info: AnyStats): string | undefined {
+export function companionProblem(file: string, info: AnyStats): string | undefined {
   const kind = nonRegularKind(info);
   if (info.isSymbolicLink()) {
     return `${file} is a symbolic link; serve writes this file itself and never follows a symlink there.`;
@@ -134,7 +134,7 @@ function companionProblem(file: string, info: AnyStats): string | undefined {
   return undefined;
 }
 
-function refuseCompanion(problem: string): StoreError {
+export function refuseCompanion(problem: string): StoreError {
   return new StoreError(
     "unsafe_file",
     `${problem} It was left untouched; remove it if it is not yours.`,

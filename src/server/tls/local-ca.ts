@@ -1,0 +1,147 @@
+/**
+ * The local certificate authority of `serve --tls`. It is kept next to the data
+ * file, `<file>.ca.pem` (the certificate clients trust, mode 0644) and
+ * `<file>.ca-key.pem` (its private key, mode 0600), and reused at every start
+ * while it is valid for 30 more days and its key is its own and private, so
+ * whatever was set up to trust it keeps working. Otherwise a new one is made and
+ * replaces both files, and the caller says why. A certificate under that name
+ * that serve did not make is never replaced. Without a data file the CA lives in
+ * memory only.
+ */
+import { createPrivateKey, X509Certificate, type KeyObject } from "node:crypto";
+import path from "node:path";
+import { ServerConfigError } from "../config-error.js";
+import { syncDirectory } from "../store/durable.js";
+import type { PemPair, Subject } from "./make-certificates.js";
+import { readCompanion, writeCompanion, type CompanionText } from "./pem-files.js";
+
+export const CA_SUBJECT: Subject = {
+  commonName: "petstore serve local CA",
+  organization: "petstore-cli, for development only",
+};
+export const CA_VALIDITY_DAYS = 3650;
+/** A CA with less time left than this is replaced at start-up. */
+export const CA_RENEW_DAYS = 30;
+const DAY_MS = 86_400_000;
+/** Certificates start an hour in the past: a client's clock may be a little behind. */
+export const BACKDATE_MS = 3_600_000;
+
+export interface CaPaths {
+  cert: string;
+  key: string;
+}
+
+/** Where the CA of the data file `dataFile` is kept (absolute paths). */
+export function caPaths(dataFile: string): CaPaths {
+  const base = path.resolve(dataFile);
+  return { cert: `${base}.ca.pem`, key: `${base}.ca-key.pem` };
+}
+
+export interface LocalCa {
+  pair: PemPair;
+  notAfter: Date;
+  /** Why a new CA was made; undefined when the one on disk was reused. */
+  madeBecause?: string;
+}
+
+function day(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+/** The certificate in `text`, if it is a CA that serve made; else a ServerConfigError naming `file`. */
+function ownCertificate(text: string, file: string): X509Certificate {
+  let certificate: X509Certificate | undefined;
+  try {
+    certificate = new X509Certificate(text);
+  } catch {
+    certificate = undefined;
+  }
+  if (
+    certificate === undefined ||
+    !certificate.ca ||
+    !certificate.subject.split("\n").includes(`CN=${CA_SUBJECT.commonName}`)
+  ) {
+    throw new ServerConfigError(
+      `${file} is not a CA certificate that serve made, so serve will not replace it. ` +
+        "Move it away, or serve a certificate of your own with --tls-cert and --tls-key.",
+    );
+  }
+  return certificate;
+}
+
+function readKey(text: string): KeyObject | undefined {
+  try {
+    return createPrivateKey(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the CA on disk cannot be used any more, or undefined when it can. */
+function reuseProblem(
+  certificate: X509Certificate,
+  key: CompanionText | undefined,
+  keyFile: string,
+  now: Date,
+): string | undefined {
+  if (key === undefined) return `its key ${keyFile} is missing`;
+  if ((key.mode & 0o077) !== 0) {
+    return `its key ${keyFile} could be read by other users (mode ${key.mode.toString(8).padStart(4, "0")})`;
+  }
+  const privateKey = readKey(key.text);
+  if (
+    privateKey === undefined ||
+    privateKey.asymmetricKeyType !== "ec" ||
+    privateKey.asymmetricKeyDetails?.namedCurve !== "prime256v1"
+  ) {
+    return `its key ${keyFile} is not an ECDSA P-256 private key`;
+  }
+  if (!certificate.checkPrivateKey(privateKey)) return `its key ${keyFile} is not its own`;
+  const notBefore = new Date(certificate.validFrom);
+  const notAfter = new Date(certificate.validTo);
+  if (now < notBefore) return `it is not valid before ${day(notBefore)}`;
+  if (now > notAfter) return `it expired on ${day(notAfter)}`;
+  if (notAfter.getTime() - now.getTime() < CA_RENEW_DAYS * DAY_MS) {
+    return `it expires on ${day(notAfter)}, in less than ${CA_RENEW_DAYS} days`;
+  }
+  return undefined;
+}
+
+async function makeNew(now: Date): Promise<{ pair: PemPair; notAfter: Date }> {
+  const { makeCa } = await import("./make-certificates.js");
+  const notAfter = new Date(now.getTime() + CA_VALIDITY_DAYS * DAY_MS);
+  const pair = await makeCa(CA_SUBJECT, new Date(now.getTime() - BACKDATE_MS), notAfter);
+  return { pair, notAfter };
+}
+
+/**
+ * The CA kept at `paths` when it can be used as it is, else why a new one is
+ * needed. Refuses (without changing anything) files serve must not replace.
+ */
+export async function existingCa(paths: CaPaths, now: Date): Promise<LocalCa | string> {
+  const cert = await readCompanion(paths.cert);
+  const key = await readCompanion(paths.key);
+  if (cert === undefined) return key === undefined ? "there was none" : `${paths.cert} was missing`;
+  const certificate = ownCertificate(cert.text, paths.cert);
+  const problem = reuseProblem(certificate, key, paths.key, now);
+  if (problem !== undefined) return `the one there could not be used: ${problem}`;
+  return { pair: { cert: cert.text, key: key!.text }, notAfter: new Date(certificate.validTo) };
+}
+
+/**
+ * The CA kept at `paths` (reused, or made and written there), or a new one in
+ * memory when `paths` is undefined.
+ */
+export async function localCa(paths: CaPaths | undefined, now: Date): Promise<LocalCa> {
+  if (paths === undefined) return { ...(await makeNew(now)), madeBecause: "no data file" };
+  const existing = await existingCa(paths, now);
+  if (typeof existing !== "string") return existing;
+  const madeBecause = existing;
+  const made = await makeNew(now);
+  // The key first: a crash between the two renames leaves the old certificate
+  // with the new key, a pair that does not match, which the next start replaces.
+  await writeCompanion(paths.key, made.pair.key, 0o600);
+  await writeCompanion(paths.cert, made.pair.cert, 0o644);
+  await syncDirectory(path.dirname(paths.cert));
+  return { ...made, madeBecause };
+}
