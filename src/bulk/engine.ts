@@ -280,6 +280,11 @@ async function secondPass(
     options.stdout === undefined
       ? undefined
       : openOutcomeStream(options.stdout, io.stdout, (row) => prior?.id(row));
+  /** A row's outcome (not `added`): to the results file, and to stdout with --json. */
+  const record = (line: ResultLine) => {
+    results?.record(line);
+    outcomes?.record(line);
+  };
   const noteUnknown = (row: number) => {
     unknownTotal++;
     if (unknownRows.length < SHOWN) unknownRows.push(row);
@@ -361,13 +366,7 @@ async function secondPass(
       if (issued === undefined) {
         // Stopped while waiting: a row whose earlier attempt was refused was certainly not added.
         if (last !== undefined && last.result.kind === "again") {
-          const failed: ResultLine = {
-            ...at(),
-            outcome: "failed",
-            error: summarize(last.result.error, last.answer),
-          };
-          results?.record(failed);
-          outcomes?.record(failed);
+          record({ ...at(), outcome: "failed", error: summarize(last.result.error, last.answer) });
           counts.failed++;
         }
         return;
@@ -393,13 +392,7 @@ async function secondPass(
           outcomes?.added(row.row, row.line, result.id);
           counts.added++;
         } else {
-          const line: ResultLine = {
-            ...at(),
-            outcome: result.kind,
-            error: summarize(result.error, last.answer),
-          };
-          results?.record(line);
-          outcomes?.record(line);
+          record({ ...at(), outcome: result.kind, error: summarize(result.error, last.answer) });
           if (result.kind === "unknown") {
             counts.unknown++;
             noteUnknown(row.row);
@@ -424,13 +417,7 @@ async function secondPass(
       const giveUp =
         !options.retry.enabled || attempt > options.retry.maxRetries || delay > MAX_WAIT_MS;
       if (giveUp) {
-        const failed: ResultLine = {
-          ...at(),
-          outcome: "failed",
-          error: summarize(result.error, last.answer),
-        };
-        results?.record(failed);
-        outcomes?.record(failed);
+        record({ ...at(), outcome: "failed", error: summarize(result.error, last.answer) });
         counts.failed++;
         stop(
           new PetstoreError(
@@ -448,14 +435,7 @@ async function secondPass(
     for (const row of readRows(source)) {
       if (stopped !== undefined) return;
       if (row.problems !== undefined) {
-        const invalid: ResultLine = {
-          row: row.row,
-          line: row.line,
-          outcome: "invalid",
-          problems: row.problems,
-        };
-        results?.record(invalid);
-        outcomes?.record(invalid);
+        record({ row: row.row, line: row.line, outcome: "invalid", problems: row.problems });
         continue;
       }
       const state = prior?.state(row.row) ?? PriorState.None;
