@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   InOrderIds,
+  WINDOW,
   openOutcomeStream,
   type OutcomeStream,
 } from "../../src/bulk/outcome-stream.js";
@@ -184,6 +185,23 @@ describe("-q", () => {
     await tick();
     expect(fourth).toBe(true);
     expect(io.out()).toBe("11\n22\n33\n");
+  });
+
+  it("at its real width, lets 4,096 rows go past one still sending and holds the 4,097th", async () => {
+    const io = createTestIO();
+    const stream = openOutcomeStream("ids", io.stdout, () => undefined);
+    for (let row = 1; row <= WINDOW; row++) expect(stream.taken(row), String(row)).toBeUndefined();
+    for (let row = 2; row <= WINDOW; row++) stream.added(row, row + 1, BigInt(row));
+    let released = false;
+    void stream.taken(WINDOW + 1)!.then(() => (released = true));
+    await tick();
+    expect([released, io.out()]).toEqual([false, ""]);
+    stream.added(1, 2, 1n);
+    await tick();
+    expect(released).toBe(true);
+    const ids = io.out().trimEnd().split("\n");
+    expect(ids).toHaveLength(WINDOW);
+    expect(ids.at(-1)).toBe(String(WINDOW));
   });
 
   it("prints the ids of rows added before, past the last row sent, once the run ends", () => {
