@@ -29,7 +29,9 @@ import { openInput, type InputSource, type StdinChunks } from "./input/source.js
 import { RatePacer, type Completion } from "./pacer.js";
 import { PriorState, readPriorRuns, type PriorRuns } from "./prior-runs.js";
 import { Progress, formatCount, formatDuration, type Counts } from "./progress.js";
-import { checkResultsPath, ResultsWriter } from "./results.js";
+import { checkResultsPath, ResultsWriter, type ResultLine } from "./results.js";
+import { openAutoResults } from "./auto-results.js";
+import { openOutcomeStream, type OutcomeStream, type StdoutMode } from "./outcome-stream.js";
 import { createPooledTransport } from "./pooled-transport.js";
 import { createWireTransport } from "./wire-transport.js";
 import { describeProblem, readRows, type Row } from "./rows.js";
@@ -50,6 +52,8 @@ export interface BulkOptions {
   timeoutMs: number;
   retry: RetryPolicy;
   verbose: boolean;
+  /** Each row's outcome on stdout: `--json` lines, or `-q` ids (see outcome-stream.ts). */
+  stdout?: StdoutMode;
 }
 
 export interface BulkDeps {
@@ -80,6 +84,8 @@ export interface BulkReport {
   unknownRows: number[];
   elapsedMs: number;
   exitCode: ExitCode;
+  /** The results file this run wrote (--results, --resume, or the one of a long run). */
+  resultsFile?: string;
   /** Why the run stopped early, when it did. */
   stopped?: PetstoreError;
 }
@@ -209,23 +215,27 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
       }
       throw error;
     }
+    const header = {
+      input: source.label,
+      format: source.format,
+      startedAt: new Date(startedAt).toISOString(),
+      ...(options.resume !== undefined ? { resumed: options.resume } : {}),
+    };
+    const refused = pass.invalid > 0 && !options.skipInvalid;
     const results =
-      resultsPath === undefined
-        ? undefined
-        : ResultsWriter.open({
+      resultsPath !== undefined
+        ? ResultsWriter.open({
             path: resultsPath,
-            header: {
-              input: source.label,
-              format: source.format,
-              startedAt: new Date(startedAt).toISOString(),
-              ...(options.resume !== undefined ? { resumed: options.resume } : {}),
-            },
+            header,
             ...(prior !== undefined && options.resume !== undefined
               ? { resume: { path: options.resume, validBytes: prior.validBytes } }
               : {}),
-          });
+          })
+        : refused
+          ? undefined
+          : await openAutoResults(options.from, pass.rows, header, io);
     try {
-      if (pass.invalid > 0 && !options.skipInvalid) {
+      if (refused) {
         if (results !== undefined) await recordInvalid(source, results);
         const where = results !== undefined ? `; every problem is listed in ${resultsPath}` : "";
         throw new UsageError(
@@ -266,6 +276,15 @@ async function secondPass(
   const counts: Counts = { rows: pass.rows, toSend: pass.toSend, added: 0, failed: 0, unknown: 0 };
   const unknownRows: number[] = [];
   let unknownTotal = 0;
+  const outcomes: OutcomeStream | undefined =
+    options.stdout === undefined
+      ? undefined
+      : openOutcomeStream(options.stdout, io.stdout, (row) => prior?.id(row));
+  /** A row's outcome (not `added`): to the results file, and to stdout with --json. */
+  const record = (line: ResultLine) => {
+    results?.record(line);
+    outcomes?.record(line);
+  };
   const noteUnknown = (row: number) => {
     unknownTotal++;
     if (unknownRows.length < SHOWN) unknownRows.push(row);
@@ -347,11 +366,7 @@ async function secondPass(
       if (issued === undefined) {
         // Stopped while waiting: a row whose earlier attempt was refused was certainly not added.
         if (last !== undefined && last.result.kind === "again") {
-          results?.record({
-            ...at(),
-            outcome: "failed",
-            error: summarize(last.result.error, last.answer),
-          });
+          record({ ...at(), outcome: "failed", error: summarize(last.result.error, last.answer) });
           counts.failed++;
         }
         return;
@@ -374,13 +389,10 @@ async function secondPass(
         gate.complete(issued, completion);
         if (result.kind === "added") {
           results?.added(row.row, row.line, digest!, result.id);
+          outcomes?.added(row.row, row.line, result.id);
           counts.added++;
         } else {
-          results?.record({
-            ...at(),
-            outcome: result.kind,
-            error: summarize(result.error, last.answer),
-          });
+          record({ ...at(), outcome: result.kind, error: summarize(result.error, last.answer) });
           if (result.kind === "unknown") {
             counts.unknown++;
             noteUnknown(row.row);
@@ -405,11 +417,7 @@ async function secondPass(
       const giveUp =
         !options.retry.enabled || attempt > options.retry.maxRetries || delay > MAX_WAIT_MS;
       if (giveUp) {
-        results?.record({
-          ...at(),
-          outcome: "failed",
-          error: summarize(result.error, last.answer),
-        });
+        record({ ...at(), outcome: "failed", error: summarize(result.error, last.answer) });
         counts.failed++;
         stop(
           new PetstoreError(
@@ -427,18 +435,17 @@ async function secondPass(
     for (const row of readRows(source)) {
       if (stopped !== undefined) return;
       if (row.problems !== undefined) {
-        results?.record({
-          row: row.row,
-          line: row.line,
-          outcome: "invalid",
-          problems: row.problems,
-        });
+        record({ row: row.row, line: row.line, outcome: "invalid", problems: row.problems });
         continue;
       }
       const state = prior?.state(row.row) ?? PriorState.None;
-      if (state === PriorState.Added) continue;
+      if (state === PriorState.Added) {
+        outcomes?.addedBefore(row.row, row.line, prior!.id(row.row));
+        continue;
+      }
       if ((state === PriorState.Sending || state === PriorState.Unknown) && !options.retryUnknown) {
         noteUnknown(row.row);
+        outcomes?.unknownBefore(row.row, row.line);
         if (state === PriorState.Sending) {
           results?.record({
             row: row.row,
@@ -469,7 +476,14 @@ async function secondPass(
         if (stopped !== undefined) return;
         const row = ahead.next();
         if (row === undefined) return;
-        await sendRow(row);
+        // -q prints ids in input order: a row far ahead of one still sending waits (outcome-stream.ts).
+        const room = outcomes?.taken(row.row);
+        try {
+          if (room !== undefined) await room;
+          await sendRow(row);
+        } finally {
+          outcomes?.settled(row.row);
+        }
       }
     };
     await Promise.all(Array.from({ length: options.concurrency }, worker));
@@ -479,6 +493,7 @@ async function secondPass(
     interrupt();
     gate.close();
     ownTransport?.close();
+    outcomes?.end();
   }
   await results?.durable();
 
@@ -501,6 +516,7 @@ async function secondPass(
     ),
   };
   if (stopped !== undefined) report.stopped = stopped;
+  if (results !== undefined) report.resultsFile = results.path;
   return report;
 }
 

@@ -1,7 +1,9 @@
 /**
  * What the results file of earlier runs says about each row (`--resume`): the
- * last line of a row is its state. Kept compact (a byte and a 64-bit digest per
- * row) so a 100,000-row run resumes in a few hundred kilobytes.
+ * last line of a row is its state, and for an `added` row its id (for `-q` and
+ * `--json`, which report the rows added before too). Kept compact (a byte, a
+ * 64-bit digest and a 64-bit id per row) so a 100,000-row run resumes in a few
+ * megabytes.
  *
  * A results file is recognised by its first line, the `run` line; anything else
  * (an input file, notes) is refused and left as it was. A last line cut short (a
@@ -14,6 +16,8 @@ import { nonRegularKind } from "../schema/file-kind.js";
 import { constants } from "node:fs";
 import { open, stat, type FileHandle } from "node:fs/promises";
 import { UsageError } from "../errors.js";
+import { parseJson } from "../schema/json.js";
+import { INT64_MAX, INT64_MIN } from "../schema/pet.js";
 import { OUTCOMES, type Outcome } from "./results.js";
 
 export const enum PriorState {
@@ -37,17 +41,21 @@ const STATE_OF: Record<Outcome, PriorState> = {
 export const READ_CHUNK_BYTES = 64 * 1024;
 
 const HAS_DIGEST = 0x80;
+const HAS_ID = 0x40;
+const STATE_BITS = 0x3f;
 const DIGEST = /^[0-9a-f]{16}$/;
 
 export class PriorRuns {
   private states = new Uint8Array(1024);
   private digests = new Uint32Array(2048);
+  /** The id of each `added` row whose line gave one (int64, exact). */
+  private ids = new BigInt64Array(1024);
   /** The highest row number with a line. */
   maxRow = 0;
   /** Bytes of the file up to the end of its last complete line. */
   validBytes = 0;
 
-  set(row: number, state: PriorState, digest: string | undefined): void {
+  set(row: number, state: PriorState, digest: string | undefined, id?: bigint): void {
     if (row >= this.states.length) {
       let size = this.states.length;
       while (size <= row) size *= 2;
@@ -57,13 +65,18 @@ export class PriorRuns {
       const digests = new Uint32Array(size * 2);
       digests.set(this.digests);
       this.digests = digests;
+      const ids = new BigInt64Array(size);
+      ids.set(this.ids);
+      this.ids = ids;
     }
     // A line without a digest (one written by hand to settle an unknown row) keeps the
     // row's digest; an `invalid` line has none because nothing valid was there.
     const keep = digest === undefined && state !== PriorState.Invalid;
     const hasDigest =
       digest !== undefined || (keep && ((this.states[row] ?? 0) & HAS_DIGEST) !== 0);
-    this.states[row] = hasDigest ? state | HAS_DIGEST : state;
+    const hasId = id !== undefined && state === PriorState.Added;
+    this.states[row] = state | (hasDigest ? HAS_DIGEST : 0) | (hasId ? HAS_ID : 0);
+    if (hasId) this.ids[row] = id;
     if (digest !== undefined) {
       this.digests[row * 2] = parseInt(digest.slice(0, 8), 16);
       this.digests[row * 2 + 1] = parseInt(digest.slice(8), 16);
@@ -72,7 +85,12 @@ export class PriorRuns {
   }
 
   state(row: number): PriorState {
-    return ((this.states[row] ?? 0) & ~HAS_DIGEST) as PriorState;
+    return ((this.states[row] ?? 0) & STATE_BITS) as PriorState;
+  }
+
+  /** The id of a row added before, when its `added` line gave one. */
+  id(row: number): bigint | undefined {
+    return ((this.states[row] ?? 0) & HAS_ID) !== 0 ? this.ids[row] : undefined;
   }
 
   /** Whether the row's last line was about exactly this content. */
@@ -100,9 +118,23 @@ export class PriorRuns {
   }
 }
 
-function parseLine(
-  text: string,
-): { row: number; state: PriorState; digest?: string } | "other" | undefined {
+interface ParsedLine {
+  row: number;
+  state: PriorState;
+  digest?: string;
+  id?: bigint;
+}
+
+/** The exact id of an `added` line: JSON.parse rounds integers above 2^53. */
+function idOf(text: string, id: unknown): bigint | undefined | "bad" {
+  if (id === undefined) return undefined;
+  if (typeof id !== "number" || !Number.isInteger(id)) return "bad";
+  if (Number.isSafeInteger(id)) return BigInt(id);
+  const exact = (parseJson(text) as Record<string, unknown>).id;
+  return typeof exact === "bigint" && exact >= INT64_MIN && exact <= INT64_MAX ? exact : "bad";
+}
+
+function parseLine(text: string): ParsedLine | "other" | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -112,17 +144,19 @@ function parseLine(
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
   const record = value as Record<string, unknown>;
   if (!("row" in record)) return "other";
-  const { row, outcome, digest } = record;
+  const { row, outcome, digest, id } = record;
   if (typeof row !== "number" || !Number.isSafeInteger(row) || row < 1) return undefined;
   if (typeof outcome !== "string" || !(OUTCOMES as readonly string[]).includes(outcome))
     return undefined;
   if (digest !== undefined && (typeof digest !== "string" || !DIGEST.test(digest)))
     return undefined;
-  const parsed: { row: number; state: PriorState; digest?: string } = {
-    row,
-    state: STATE_OF[outcome as Outcome],
-  };
+  const parsed: ParsedLine = { row, state: STATE_OF[outcome as Outcome] };
   if (digest !== undefined) parsed.digest = digest;
+  if (parsed.state === PriorState.Added) {
+    const exact = idOf(text, id);
+    if (exact === "bad") return undefined;
+    if (exact !== undefined) parsed.id = exact;
+  }
   return parsed;
 }
 
@@ -205,7 +239,7 @@ class LineScanner {
           `${LEFT_AS_IT_WAS}; a results file holds one JSON object per line: fix or delete that line`,
         );
       }
-      if (parsed !== "other") this.prior.set(parsed.row, parsed.state, parsed.digest);
+      if (parsed !== "other") this.prior.set(parsed.row, parsed.state, parsed.digest, parsed.id);
     }
     this.prior.validBytes = end;
   }

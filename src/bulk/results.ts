@@ -23,6 +23,7 @@
  */
 import {
   closeSync,
+  constants,
   copyFileSync,
   fdatasync,
   fstatSync,
@@ -41,6 +42,14 @@ import { lockResults } from "./results-lock.js";
 import type { RowProblem } from "./rows.js";
 
 const datasync = promisify(fdatasync);
+
+/** "a+", but failing on any existing file, a symbolic link (even dangling) included. */
+const CREATE_NEW =
+  constants.O_RDWR |
+  constants.O_APPEND |
+  constants.O_CREAT |
+  constants.O_EXCL |
+  constants.O_NOFOLLOW;
 
 /** How often written lines are synced to disk while a run goes on. */
 export const SYNC_EVERY_MS = 250;
@@ -81,6 +90,11 @@ export interface OpenResults {
    * kept and a torn last line after them is cut; a complete line is never cut.
    */
   resume?: { path: string; validBytes: number };
+  /**
+   * Create the file, which must not exist: never open an existing file or follow a
+   * symbolic link in its place (the results file a long run gets without asking).
+   */
+  exclusive?: boolean;
 }
 
 export class ResultsWriter {
@@ -96,6 +110,8 @@ export class ResultsWriter {
   private readonly timer: ReturnType<typeof setInterval>;
 
   private constructor(
+    /** Where the lines go. */
+    readonly path: string,
     private readonly fd: number,
     private readonly unlock: () => void,
   ) {
@@ -122,7 +138,7 @@ export class ResultsWriter {
         copyFileSync(resume.path, path);
         copied = true;
       }
-      fd = openSync(path, "a+", 0o600);
+      fd = openSync(path, options.exclusive === true ? CREATE_NEW : "a+", 0o600);
       if (resume !== undefined) cutTornLine(fd, path, resume.validBytes);
     } catch (error) {
       if (fd !== undefined) closeSync(fd);
@@ -132,7 +148,7 @@ export class ResultsWriter {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
       throw new UsageError(`cannot write the results file ${path} (${code})`);
     }
-    const writer = new ResultsWriter(fd, unlock);
+    const writer = new ResultsWriter(path, fd, unlock);
     if (!endsWithNewline(fd)) writer.writeText("\n");
     const run: Record<string, string> = { ...options.header };
     writer.writeText(stringifyJson({ run }) + "\n");

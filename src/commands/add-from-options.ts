@@ -1,8 +1,9 @@
 /**
  * The flags of `petstore add --from`, checked before anything is read or sent.
  * The request flags (--timeout, --max-retries, --base-url...) mean what they
- * mean for every command; the single-pet flags and the output flags do not
- * apply to a file of pets.
+ * mean for every command; the single-pet flags do not apply to a file of pets.
+ * Of the output flags, `--json` (or `--output ndjson`) and `-q` put each row's
+ * outcome on stdout (src/bulk/outcome-stream.ts); the other formats do not apply.
  */
 import { wholeNumberFlag } from "../schema/whole-number.js";
 import type { OptionValues } from "./fast-parse.js";
@@ -11,23 +12,39 @@ import { requestOptionsFrom, type RequestOptions } from "./request-options.js";
 import { UsageError } from "../errors.js";
 import type { BulkOptions } from "../bulk/engine.js";
 import { INPUT_FORMATS, isInputFormat } from "../bulk/input/format.js";
+import type { StdoutMode } from "../bulk/outcome-stream.js";
 
 /** Measured against `petstore serve` (README, "Bulk add"): the rate stops growing beyond it. */
 export const DEFAULT_CONCURRENCY = 16;
 export const MAX_CONCURRENCY = 64;
 
-/** Flags of one pet, and output flags: neither applies to a file of pets. */
+/** Flags of one pet: they do not apply to a file of pets. */
 const PET_FLAGS: Record<string, string> = {
   name: "--name",
   categoryId: "--category-id",
   status: "--status",
   file: "--file",
 };
-const OUTPUT_FLAGS: Record<string, string> = {
-  output: "--output",
-  json: "--json",
-  quiet: "--quiet",
-};
+
+/** `--json` (NDJSON, a line per row), `--output ndjson` (the same) or `-q` (ids in input order). */
+function stdoutModeOf(values: OptionValues): StdoutMode | undefined {
+  const output = stringOption(values, "output");
+  const json = booleanOption(values, "json");
+  const quiet = booleanOption(values, "quiet");
+  if (output !== undefined && output !== "ndjson") {
+    throw new UsageError(
+      `--from writes each row's outcome as it is known, one NDJSON line per row; --output ${output} does not apply`,
+      "use --json (or --output ndjson) for a line per row, or -q for the ids of the added rows",
+    );
+  }
+  if (quiet && (json || output !== undefined)) {
+    throw new UsageError(
+      `-q/--quiet prints the ids of the added rows; it conflicts with ${json ? "--json" : "--output ndjson"}`,
+    );
+  }
+  if (quiet) return "ids";
+  return json || output !== undefined ? "json" : undefined;
+}
 
 const BULK_ONLY: Record<string, string> = {
   format: "--format",
@@ -65,15 +82,13 @@ export function bulkOptionsFrom(
       .filter(([key]) => values[key] !== undefined && values[key] !== false)
       .map(([, flag]) => flag);
   const petFlags = given(PET_FLAGS);
-  const outputFlags = given(OUTPUT_FLAGS);
-  if (petFlags.length + outputFlags.length > 0) {
+  if (petFlags.length > 0) {
     throw new UsageError(
-      `--from adds the pets of a file; it does not go with ${[...petFlags, ...outputFlags].join(", ")}`,
-      outputFlags.length > 0
-        ? "each row's outcome and new id go to the --results file (NDJSON)"
-        : "add that pet as a row of the file, or on its own without --from",
+      `--from adds the pets of a file; it does not go with ${petFlags.join(", ")}`,
+      "add that pet as a row of the file, or on its own without --from",
     );
   }
+  const stdout = stdoutModeOf(values);
   const format = stringOption(values, "format");
   if (format !== undefined && !isInputFormat(format)) {
     throw new UsageError(
@@ -98,6 +113,7 @@ export function bulkOptionsFrom(
     verbose: request.verbose,
   };
   if (format !== undefined) bulk.format = format;
+  if (stdout !== undefined) bulk.stdout = stdout;
   if (booleanOption(values, "ignoreUnknownColumns")) bulk.ignoreUnknownColumns = true;
   const results = stringOption(values, "results");
   if (results !== undefined) bulk.results = results;

@@ -13,6 +13,7 @@ import { runBulkAdd, type BulkOptions, type BulkReport } from "../bulk/engine.js
 import type { StdinChunks } from "../bulk/input/source.js";
 import { bulkOptionsFrom } from "./add-from-options.js";
 import { formatCount, formatElapsed } from "../bulk/progress.js";
+import { stdoutWriteError } from "../output/write-failure.js";
 
 /** Streams stdin when the IO can; otherwise (a test IO) reads it whole. */
 function stdinOf(stdin: InputStream): StdinChunks {
@@ -45,7 +46,7 @@ function rowList(rows: number[], total: number): string {
 
 /** The error that carries the exit code of a run that did not add every row. */
 export function incompleteRun(report: BulkReport, options: BulkOptions): PetstoreError {
-  const file = options.results ?? options.resume;
+  const file = report.resultsFile ?? options.results ?? options.resume;
   const resume = file === undefined ? undefined : `--resume ${file}`;
   if (report.unknown > 0) {
     return new PetstoreError(
@@ -89,7 +90,19 @@ export async function runBulkCommand(values: OptionValues, factory: Factory): Pr
     stdin: stdinOf(factory.io.stdin),
     handleSignals: true,
   });
-  factory.io.stderr.write(summaryLine(report) + "\n");
+  const { io } = factory;
+  io.stderr.write(summaryLine(report) + "\n");
+  // Ids that could not reach stdout (a full disk) are not lost: the results file has them.
+  const failure = bulk.stdout === undefined ? undefined : await io.stdout.settle();
+  if (failure !== undefined) {
+    const where =
+      report.resultsFile === undefined
+        ? "run `petstore list` to find the pets added"
+        : `each row's outcome and id is in ${report.resultsFile}`;
+    if (report.exitCode === EXIT.OK)
+      throw stdoutWriteError(failure, "the rows were added, but ", where);
+    io.stderr.write(`petstore add: ${stdoutWriteError(failure).message}; ${where}\n`);
+  }
   if (report.exitCode !== EXIT.OK) throw incompleteRun(report, bulk);
   return report;
 }

@@ -189,6 +189,7 @@ export const ADD_COMMAND: CommandSpec = {
     `echo '{"name":"Tom","categoryId":2}' | petstore add --file -`,
     "petstore add --from shelter.csv --results shelter.results",
     "petstore add --from shelter.csv --resume shelter.results",
+    "petstore add --from shelter.csv -q > shelter.ids",
   ],
 };
 

@@ -45,9 +45,30 @@ describe("bulk flags", () => {
     expect(concurrency?.description).toContain(`(${DEFAULT_CONCURRENCY})`);
   });
 
+  it("take --json, --output ndjson and -q for each row's outcome on stdout", () => {
+    const mode = (values: Record<string, string | boolean>) =>
+      bulkOptionsFrom({ from: "a.csv", ...values }, {}).bulk.stdout;
+    expect(mode({})).toBeUndefined();
+    expect(mode({ json: true })).toBe("json");
+    expect(mode({ output: "ndjson" })).toBe("json");
+    expect(mode({ output: "ndjson", json: true })).toBe("json");
+    expect(mode({ quiet: true })).toBe("ids");
+    for (const output of ["json", "table", "tsv", "csv", "yaml"]) {
+      expect(parse({ from: "a.csv", output }), output).toThrow(
+        `one NDJSON line per row; --output ${output} does not apply`,
+      );
+    }
+    expect(parse({ from: "a.csv", quiet: true, json: true })).toThrow(
+      "-q/--quiet prints the ids of the added rows; it conflicts with --json",
+    );
+    expect(parse({ from: "a.csv", quiet: true, output: "ndjson" })).toThrow(
+      "it conflicts with --output ndjson",
+    );
+  });
+
   it("refuse what does not go with a file of pets, naming the flags", () => {
-    expect(parse({ from: "a.csv", name: "Rex", json: true })).toThrow(
-      "it does not go with --name, --json",
+    expect(parse({ from: "a.csv", name: "Rex", categoryId: "2", json: true })).toThrow(
+      "it does not go with --name, --category-id",
     );
     const hintOf = (values: Record<string, string | boolean>) => {
       try {
@@ -57,7 +78,9 @@ describe("bulk flags", () => {
       }
       return undefined;
     };
-    expect(hintOf({ from: "a.csv", json: true })).toContain("go to the --results file");
+    expect(hintOf({ from: "a.csv", output: "csv" })).toBe(
+      "use --json (or --output ndjson) for a line per row, or -q for the ids of the added rows",
+    );
     expect(hintOf({ from: "a.csv", status: "sold" })).toBe(
       "add that pet as a row of the file, or on its own without --from",
     );
@@ -82,8 +105,8 @@ describe("the command", () => {
   });
   afterEach(() => server.close());
 
-  const factoryFor = (stdin?: string) => {
-    const io = createTestIO({ stdin, env: {} });
+  const factoryFor = (stdin?: string, stdoutFailure?: NodeJS.ErrnoException) => {
+    const io = createTestIO({ stdin, env: {}, ...(stdoutFailure ? { stdoutFailure } : {}) });
     const env = { PETSTORE_BASE_URL: server.url, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: dir };
     return { io, factory: createFactory({ io, env }) };
   };
@@ -118,6 +141,56 @@ describe("the command", () => {
     });
     expect((error as PetstoreError).hint).toContain(results);
     expect(io.err()).toContain("1 added, 1 invalid");
+  });
+});
+
+describe("the command, with outcomes on stdout", () => {
+  let server: RunningServer;
+  beforeEach(async () => {
+    server = await startServer({ keys: [`${KEY}:enterprise`], quiet: true });
+  });
+  afterEach(() => server.close());
+
+  const factoryFor = (stdoutFailure?: NodeJS.ErrnoException) => {
+    const io = createTestIO({ env: {}, ...(stdoutFailure ? { stdoutFailure } : {}) });
+    const env = { PETSTORE_BASE_URL: server.url, PETSTORE_API_KEY: KEY, PETSTORE_CONFIG_DIR: dir };
+    return { io, factory: createFactory({ io, env }) };
+  };
+
+  it("fails with exit 1 when the ids cannot reach stdout, naming the results file that has them", async () => {
+    const full = Object.assign(new Error("ENOSPC: no space left on device, write"), {
+      code: "ENOSPC",
+      errno: -28,
+    });
+    const input = await writeInput(dir, "cmd-full.csv", csvOf(101));
+    const { io, factory } = factoryFor(full);
+    const error = await runBulkCommand({ from: input, quiet: true }, factory).catch(
+      (e: unknown) => e as PetstoreError,
+    );
+    expect(error).toBeInstanceOf(PetstoreError);
+    expect(error).toMatchObject({
+      exitCode: EXIT.UNEXPECTED,
+      message:
+        "the rows were added, but could not write to standard output: no space left on device (ENOSPC)",
+      hint: `each row's outcome and id is in ${input}.results.ndjson`,
+    });
+    expect(io.err()).toContain("101 added");
+    expect(server.store.size).toBe(101);
+  });
+
+  it("names the results file of a long run in the hint of a run that did not add every row", async () => {
+    const input = await writeInput(dir, "cmd-long.csv", csvOf(120) + "bad,x\n");
+    const { io, factory } = factoryFor();
+    const error = await runBulkCommand(
+      { from: input, skipInvalid: true, json: true },
+      factory,
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PetstoreError);
+    expect(error).toMatchObject({
+      exitCode: EXIT.USAGE,
+      hint: `${input}.results.ndjson lists each row's outcome`,
+    });
+    expect(io.out().trimEnd().split("\n")).toHaveLength(121);
   });
 });
 

@@ -270,3 +270,55 @@ describe("which files --resume accepts", () => {
     }
   });
 });
+
+describe("the ids of rows added before (for -q and --json of a resumed run)", () => {
+  it("keeps each added row's id exactly, int64 limits included, and only while its last line is added", async () => {
+    const path = join(dir, "ids.results");
+    await writeFile(
+      path,
+      RUN_LINE +
+        `{"row":1,"line":2,"outcome":"added","id":9223372036854775807,"digest":"${DIGEST}"}\n` +
+        `{"row":2,"line":3,"outcome":"added","id":9007199254740993,"digest":"${DIGEST}"}\n` +
+        `{"row":3,"line":4,"outcome":"added","id":-9223372036854775808}\n` +
+        `{"row":4,"line":5,"outcome":"added","id":12,"digest":"${DIGEST}"}\n` +
+        `{"row":4,"line":5,"outcome":"sending","digest":"${DIGEST}"}\n` +
+        `{"row":5,"outcome":"added"}\n` +
+        `{"row":6,"line":7,"outcome":"unknown","error":{"message":"m"},"digest":"${DIGEST}"}\n` +
+        `{"row":6,"outcome":"added","id":77}\n`,
+    );
+    const prior = await readPriorRuns(path);
+    expect([1, 2, 3, 4, 5, 6, 7].map((row) => prior.id(row))).toEqual([
+      9223372036854775807n,
+      9007199254740993n,
+      -9223372036854775808n,
+      undefined,
+      undefined,
+      77n,
+      undefined,
+    ]);
+    expect(prior.state(6)).toBe(PriorState.Added);
+    expect(prior.sameContent(6, DIGEST)).toBe(true);
+  });
+
+  it("refuses an added line whose id is not an int64", async () => {
+    const path = join(dir, "bad-id.results");
+    for (const id of ['"12"', "1.5", "9223372036854775808", "true"]) {
+      await writeFile(path, RUN_LINE + `{"row":1,"outcome":"added","id":${id}}\n`);
+      const error = await readPriorRuns(path).then(
+        () => undefined,
+        (e: unknown) => e as UsageError,
+      );
+      expect(error?.message, id).toContain("line 2 is not a line of a petstore results file");
+    }
+  });
+
+  it("keeps ids across the growth of its tables (row 5,000 of a sparse file)", async () => {
+    const path = join(dir, "sparse.results");
+    await writeFile(
+      path,
+      RUN_LINE + `{"row":3,"outcome":"added","id":30}\n{"row":5000,"outcome":"added","id":50000}\n`,
+    );
+    const prior = await readPriorRuns(path);
+    expect([prior.id(3), prior.id(5000), prior.id(4999)]).toEqual([30n, 50000n, undefined]);
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * The results file a long run gets without asking. A run of more than
+ * AUTO_RESULTS_ROWS rows (counted by the first pass) with neither --results nor
+ * --resume records each row's outcome in `<input>.results.ndjson`, next to its
+ * input, so that a run stopped half-way (Ctrl-C, a ban, a crash) can be resumed
+ * rather than sent again. It is never an existing file:
+ *
+ * - a results file of an earlier run of the same input there refuses the run (exit
+ *   2, nothing sent): running the same command again would add every row twice,
+ *   and --resume is almost certainly what was meant;
+ * - anything else there (a symbolic link, which is never followed; a directory; a
+ *   file of another kind or content) is left as it was, and the run goes on
+ *   without a results file, saying on stderr that it cannot be resumed;
+ * - stdin (`--from -`) has nothing to put a file next to: the same note.
+ */
+import { constants } from "node:fs";
+import { lstat, open } from "node:fs/promises";
+import { basename } from "node:path";
+import { UsageError } from "../errors.js";
+import type { IO } from "../io.js";
+import { ResultsWriter, type RunHeader } from "./results.js";
+
+/** A run of more rows than this gets a results file without asking. */
+export const AUTO_RESULTS_ROWS = 100;
+
+/** How much of an existing file is read to find its run line. */
+const FIRST_LINE_BYTES = 64 * 1024;
+
+export function autoResultsPath(from: string): string {
+  return `${from}.results.ndjson`;
+}
+
+function cannotResume(io: IO, why: string): undefined {
+  io.stderr.write(
+    `petstore add: ${why}; no results file is written, so this run cannot be resumed if it stops (--results <file> records each row's outcome)\n`,
+  );
+  return undefined;
+}
+
+/** The `input` of the run line that begins a results file, if the file begins with one. */
+async function runInput(path: string): Promise<string | undefined> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    if (!(await handle.stat()).isFile()) return undefined;
+    const buffer = Buffer.alloc(FIRST_LINE_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, FIRST_LINE_BYTES, 0);
+    const end = buffer.subarray(0, bytesRead).indexOf(10);
+    const line = buffer.subarray(0, end === -1 ? bytesRead : end).toString("utf8");
+    const value: unknown = JSON.parse(line);
+    const run = (value as { run?: { input?: unknown } } | null)?.run;
+    return typeof run?.input === "string" ? run.input : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Opens the results file of a long run, or says on stderr why there is none.
+ * Throws a UsageError (nothing sent) when the file records an earlier run of this input.
+ */
+export async function openAutoResults(
+  from: string,
+  rows: number,
+  header: RunHeader,
+  io: IO,
+): Promise<ResultsWriter | undefined> {
+  if (rows <= AUTO_RESULTS_ROWS) return undefined;
+  if (from === "-") return cannotResume(io, "the rows come from stdin");
+  const path = autoResultsPath(from);
+  let kind: "none" | "symlink" | "file" | "other" = "none";
+  try {
+    const info = await lstat(path);
+    kind = info.isSymbolicLink() ? "symlink" : info.isFile() ? "file" : "other";
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT") return cannotResume(io, `${path} cannot be checked (${code})`);
+  }
+  if (kind === "symlink") {
+    return cannotResume(io, `${path} is a symbolic link, which is never followed`);
+  }
+  if (kind === "other") return cannotResume(io, `${path} is not a regular file`);
+  if (kind === "file") {
+    const input = await runInput(path).catch(() => undefined);
+    if (input !== undefined && basename(input) === basename(from)) {
+      throw new UsageError(
+        `${path} records an earlier run of ${from}; nothing was sent`,
+        `to continue that run: --resume ${path}; to send every row again, move that file away or give --results <new file>`,
+      );
+    }
+    return cannotResume(io, `${path} is not the results file of ${from} and was left as it was`);
+  }
+  try {
+    const results = ResultsWriter.open({ path, header, exclusive: true });
+    io.stderr.write(
+      `petstore add: each row's outcome goes to ${path} (if the run stops, --resume ${path} continues it)\n`,
+    );
+    return results;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    return cannotResume(io, error.message);
+  }
+}
