@@ -10,7 +10,7 @@ import {
   openOutcomeStream,
   type OutcomeStream,
 } from "../../src/bulk/outcome-stream.js";
-import { createTestIO } from "../../src/io.js";
+import { createTestIO } from "../../src/io/test-io.js";
 import { parseJson } from "../../src/schema/json.js";
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
