@@ -32,7 +32,11 @@ export interface InputStream {
   readAll(): Promise<string>;
   /** The input as it arrives (`add --from -` streams large files); without it, readAll. */
   chunks?(): AsyncIterable<Uint8Array>;
-  /** One line typed at the terminal without echo (for API keys); the prompt goes to stderr. */
+  /**
+   * One line typed at the terminal without echo (for API keys); the prompt goes
+   * to stderr. Ctrl-C rejects with an error whose code is `ABORT_ERR` (as Node's
+   * own aborted operations); Ctrl-D before Enter rejects with any other error.
+   */
   readHiddenLine(prompt: string): Promise<string>;
 }
 
@@ -175,6 +179,11 @@ function processStdin(): InputStream {
   };
 }
 
+/** Ctrl-C at a prompt (raw mode turns it into a byte, not a SIGINT). */
+export function promptInterrupted(): Error {
+  return Object.assign(new Error("interrupted"), { code: "ABORT_ERR" });
+}
+
 /** Reads one line in raw mode, echoing nothing; Ctrl-C or Ctrl-D before Enter rejects. */
 function readHiddenLine(
   input: NodeJS.ReadStream,
@@ -194,7 +203,8 @@ function readHiddenLine(
     const onData = (chunk: Buffer) => {
       for (const ch of chunk.toString("utf8")) {
         if (ch === "\r" || ch === "\n") return finish();
-        if (ch === "\u0003" || ch === "\u0004") return finish(new Error("cancelled"));
+        if (ch === "\u0003") return finish(promptInterrupted());
+        if (ch === "\u0004") return finish(new Error("cancelled"));
         if (ch === "\u007f" || ch === "\b") line = line.slice(0, -1);
         else line += ch;
       }
@@ -290,8 +300,8 @@ export interface TestIOOptions {
   env?: NodeJS.ProcessEnv;
   /** What stdin holds. */
   stdin?: string;
-  /** Answers to hidden prompts, in order. */
-  hiddenAnswers?: string[];
+  /** Answers to hidden prompts, in order; an Error is thrown instead (`promptInterrupted()` is Ctrl-C). */
+  hiddenAnswers?: (string | Error)[];
   /** Every write to stdout fails with this error (a full disk), kept for `settle()`. */
   stdoutFailure?: NodeJS.ErrnoException;
 }
@@ -338,6 +348,7 @@ export function createTestIO(options: TestIOOptions = {}): TestIO {
       prompts.push(prompt);
       const answer = answers.shift();
       if (answer === undefined) throw new Error("cancelled");
+      if (answer instanceof Error) throw answer;
       return answer;
     },
   };

@@ -71,7 +71,8 @@ export interface Factory {
    * base URL and the key (and name no profile), it is a warning.
    */
   settings(flags: SettingsFlags, options?: SettingsOptions): ResolvedSettings;
-  client(request: RequestOptions): Promise<ConnectedClient>;
+  /** `options` as for `settings` (auth login checks a key for a profile that may not exist yet). */
+  client(request: RequestOptions, options?: SettingsOptions): Promise<ConnectedClient>;
   /** Clears whatever is still on screen (a retry countdown) once the command is over. */
   finish(): void;
 }
@@ -130,8 +131,8 @@ export function createFactory(deps: FactoryDeps): Factory {
       }
       return settings;
     },
-    async client(request) {
-      const settings = factory.settings(request.settings);
+    async client(request, settingsOptions) {
+      const settings = factory.settings(request.settings, settingsOptions);
       const { createClient } = await import("../client/client.js");
       const options: ClientOptions = {
         baseUrl: settings.baseUrl,

@@ -204,7 +204,8 @@ export const AUTH_COMMAND: CommandSpec = {
   commands: [
     {
       name: "login",
-      description: "store an API key in a profile (read from stdin or a hidden prompt)",
+      description:
+        "check an API key with the service and store it in a profile (read from stdin or a hidden prompt)",
       options: [
         PROFILE_FLAG,
         {
@@ -219,6 +220,10 @@ export const AUTH_COMMAND: CommandSpec = {
           description: "read the key from this file",
           values: FILES,
         },
+        {
+          flags: "--no-verify",
+          description: "store the key without checking it (GET /pets?limit=1) first",
+        },
       ],
       examples: [
         "petstore auth login",
@@ -229,8 +234,15 @@ export const AUTH_COMMAND: CommandSpec = {
     {
       name: "status",
       description: "check the key with a real request; show profile, address and rate limit",
-      options: REQUEST_OPTIONS,
-      examples: ["petstore auth status", "petstore auth status --profile ci --env staging"],
+      options: [
+        { flags: "--json", description: "the same as JSON on stdout, the key redacted" },
+        ...REQUEST_OPTIONS,
+      ],
+      examples: [
+        "petstore auth status",
+        "petstore auth status --profile ci --env staging",
+        "petstore auth status --json | jq .rateLimit",
+      ],
     },
     {
       name: "logout",
