@@ -15,7 +15,8 @@ export const MORE_ATTEMPTS_HINT = `\`--max-retries\` allows more attempts; ${BAN
 function limitName(window: RateWindow | undefined, limit: number | undefined): string {
   const name =
     window === "minute" ? "per-minute limit" : window === "day" ? "daily limit" : "rate limit";
-  return limit === undefined ? `the ${name}` : `the ${name} of ${limit} requests`;
+  if (limit === undefined) return `the ${name}`;
+  return `the ${name} of ${limit} request${limit === 1 ? "" : "s"}`;
 }
 
 /**
@@ -59,9 +60,9 @@ export function stillRateLimited(error: RateLimitError, giveUp: GiveUp): RateLim
   const window = code === "banned" ? undefined : windowOf(moment.at, nowMs);
   let what: string;
   if (code === "banned") {
-    what = "rate limited: the key is banned for sending while rate limited";
+    what = "rate limited (429): the key is banned for sending while rate limited";
   } else if (window !== undefined && (code === undefined || code === "rate_limited")) {
-    what = `rate limited: ${limitName(window, moment.limit)} is used up`;
+    what = `rate limited (429): ${limitName(window, moment.limit)} is used up`;
   } else {
     what = error.message;
   }

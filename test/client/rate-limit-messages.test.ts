@@ -75,7 +75,7 @@ describe("giving up on the rate limit", () => {
   it("says the daily limit binds and when it resets, in hours and minutes, without the retries hint", async () => {
     const { error, sleeps } = await failure([limited(1000, MIDNIGHT, 45_120)]);
     expect(error.message).toBe(
-      "rate limited: the daily limit of 1000 requests is used up (after 1 attempt); try again in 12 h 32 min (at 00:00 UTC)",
+      "rate limited (429): the daily limit of 1000 requests is used up (after 1 attempt); try again in 12 h 32 min (at 00:00 UTC)",
     );
     expect(error.hint).toBe(BAN_WARNING);
     expect(sleeps).toEqual([]);
@@ -87,7 +87,7 @@ describe("giving up on the rate limit", () => {
     const { error, sleeps } = await failure(outcomes, { maxRetries: 2 });
     expect(sleeps).toHaveLength(2);
     expect(error.message).toMatch(
-      /^rate limited: the per-minute limit of 60 requests is used up \(after 3 attempts\); try again in \d+ s$/,
+      /^rate limited \(429\): the per-minute limit of 60 requests is used up \(after 3 attempts\); try again in \d+ s$/,
     );
     expect(error.hint).toBe(MORE_ATTEMPTS_HINT);
     expect(error.hint).toContain("`--max-retries` allows more attempts");
@@ -97,7 +97,7 @@ describe("giving up on the rate limit", () => {
     const minute = T0 + 30_000;
     const { error } = await failure([limited(60, minute, 30)], { enabled: false, maxRetries: 0 });
     expect(error.message).toBe(
-      "rate limited: the per-minute limit of 60 requests is used up (after 1 attempt); try again in 30 s",
+      "rate limited (429): the per-minute limit of 60 requests is used up (after 1 attempt); try again in 30 s",
     );
     expect(error.hint).toBe(BAN_WARNING);
   });
@@ -114,9 +114,19 @@ describe("giving up on the rate limit", () => {
     const until = T0 + 600_000;
     const { error } = await failure([limited(300, until, 600, "banned")]);
     expect(error.message).toBe(
-      "rate limited: the key is banned for sending while rate limited (after 1 attempt); try again in 10 min (at 11:38 UTC)",
+      "rate limited (429): the key is banned for sending while rate limited (after 1 attempt); try again in 10 min (at 11:38 UTC)",
     );
     expect(error.hint).toBeUndefined();
+  });
+
+  it("counts one request as one request", async () => {
+    const { error } = await failure([limited(1, T0 + 30_000, 30)], {
+      enabled: false,
+      maxRetries: 0,
+    });
+    expect(error.message).toMatch(
+      /^rate limited \(429\): the per-minute limit of 1 request is used up/,
+    );
   });
 
   it("keeps the service's words when the window is not one it can name", async () => {

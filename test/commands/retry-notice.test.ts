@@ -73,7 +73,7 @@ describe("retry notices", () => {
     expect(run.code).toBe(5);
     expect(run.io.spinnerEvents.map((e) => e.event)).toEqual(["start", "stop"]);
     expect(run.err).toMatch(
-      /^rate limited; retrying in [^\n]*\n[^\n]*error:[^\n]* rate limited: the per-minute limit/,
+      /^rate limited; retrying in [^\n]*\n[^\n]*error:[^\n]* rate limited \(429\): the per-minute limit/,
     );
   });
 

@@ -80,6 +80,10 @@ describe("the CLI against petstore serve", () => {
       ),
     );
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).toContain("is no replacement");
+    // Once a day per profile: the next run in the same config directory says nothing.
+    const again = await runCli(["get", "1", "-q"], { env });
+    expect(again).toEqual({ code: 0, stdout: "1\n", stderr: "" });
   });
 
   it("silences the deprecation warning with PETSTORE_NO_DEPRECATION_WARNING=1", async () => {

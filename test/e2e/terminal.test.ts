@@ -72,6 +72,8 @@ describe("on a terminal", () => {
     expect(run.screen).toContain(`${ESC}[1mID${ESC}[22m`);
     expect(run.screen).toMatch(new RegExp(`${ESC}\\[(32|33|2)m(available|pending|sold)`));
     expect(run.screen).not.toContain("\t");
+    // A full page on a terminal: stderr says it may not be all.
+    expect(run.screen).toContain("showing the first 2 pets; `--limit 100` shows up to 100");
   });
 
   it("asks for the key with a prompt that does not echo it, checks it and says what it is for", async () => {
