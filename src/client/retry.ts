@@ -6,6 +6,7 @@
  * `random`), so tests check the exact waits without waiting.
  */
 import {
+  HostNotFoundError,
   HttpError,
   NetworkError,
   type PetstoreError,
@@ -94,7 +95,7 @@ export function retryReason(
 ): RetryEvent["reason"] | undefined {
   const idempotent = method === "GET";
   if (error instanceof RateLimitError) return "rate_limited";
-  if (error instanceof TlsError) return undefined;
+  if (error instanceof TlsError || error instanceof HostNotFoundError) return undefined;
   if (error instanceof TimeoutError) return idempotent || !error.sent ? "timeout" : undefined;
   if (error instanceof NetworkError) return idempotent || !error.sent ? "network" : undefined;
   if (error instanceof HttpError) {

@@ -6,6 +6,7 @@
  */
 import type { ClientOptions, Transport } from "../client/client.js";
 import type { PetstoreClient } from "../client/types.js";
+import { explainingBaseUrlFailures } from "./base-url-failure.js";
 import { createRetryNotices } from "./retry-notice.js";
 import type { RequestOptions } from "./request-options.js";
 import { VERSION } from "./version.js";
@@ -148,7 +149,8 @@ export function createFactory(deps: FactoryDeps): Factory {
       if (deps.transport) options.transport = deps.transport;
       if (deps.sleep) options.sleep = deps.sleep;
       if (deps.random) options.random = deps.random;
-      return { client: stoppingNotices(createClient(options), notices.stop), settings };
+      const client = explainingBaseUrlFailures(createClient(options), settings);
+      return { client: stoppingNotices(client, notices.stop), settings };
     },
     finish: notices.stop,
   };
