@@ -69,7 +69,7 @@ end
 
 complete -c petstore -f
 complete -c petstore -n '__petstore_at ""' -a list -d 'list pets, optionally only those with one status'
-complete -c petstore -n '__petstore_at ""' -a get -d 'show one pet by id (deprecated by the service: prefer list --status)'
+complete -c petstore -n '__petstore_at ""' -a get -d 'show one pet by id (deprecated by the service, which has no other lookup by id)'
 complete -c petstore -n '__petstore_at ""' -a add -d 'add a pet from flags or a JSON body (--file), or every pet of a file (--from)'
 complete -c petstore -n '__petstore_at ""' -a auth -d 'store, check and remove API keys'
 complete -c petstore -n '__petstore_at ""' -a profile -d 'list, choose, show and remove stored profiles'

@@ -122,7 +122,7 @@ export const LIST_COMMAND: CommandSpec = {
 
 export const GET_COMMAND: CommandSpec = {
   name: "get",
-  description: "show one pet by id (deprecated by the service: prefer list --status)",
+  description: "show one pet by id (deprecated by the service, which has no other lookup by id)",
   arguments: [{ name: "petId", required: true, description: "the pet's id (an int64)" }],
   options: [...OUTPUT_OPTIONS, ...REQUEST_OPTIONS],
   examples: ["petstore get 42", "petstore get 42 --json"],
