@@ -20,6 +20,9 @@ import {
   notADirectory,
 } from "./config-safety.js";
 
+/** For the state file (state-file.ts), which the hot bundle reads but only this file writes. */
+export { writeFileAtomic };
+
 const CONFIG_DIR_MODE = 0o700;
 const CONFIG_FILE_MODE = 0o600;
 

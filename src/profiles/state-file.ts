@@ -10,7 +10,6 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomic } from "./atomic-write.js";
 import { configDir } from "./config-dir.js";
 
 export const STATE_FILE_NAME = "state.json";
@@ -122,8 +121,8 @@ export async function rememberShown(
   }
   notices[notice]![profile] = new Date(atMs).toISOString();
   try {
-    // The directory is checked (and created, 0700) as for the config file itself.
-    const { ensureConfigDir } = await import("./config-write.js");
+    // Loaded only here: the directory is checked (and created, 0700) as for the config file itself.
+    const { ensureConfigDir, writeFileAtomic } = await import("./config-write.js");
     ensureConfigDir(configDir(env));
     writeFileAtomic(path, `${JSON.stringify({ notices }, null, "\t")}\n`, 0o600);
     return undefined;
