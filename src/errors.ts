@@ -122,6 +122,14 @@ export class TlsError extends NetworkError {
   override name = "TlsError";
 }
 
+/**
+ * The base URL's host name does not resolve, and another attempt would meet the
+ * same answer (see client/dns.ts): never retried. Nothing was sent.
+ */
+export class HostNotFoundError extends NetworkError {
+  override name = "HostNotFoundError";
+}
+
 /** A POST whose outcome cannot be known: never retried blindly. */
 export class OutcomeUnknownError extends PetstoreError {
   override name = "OutcomeUnknownError";

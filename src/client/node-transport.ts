@@ -12,6 +12,7 @@
 import type { ClientRequest, IncomingHttpHeaders } from "node:http";
 import type { Socket } from "node:net";
 import { NetworkError, TimeoutError, TlsError, type RequestSummary } from "../errors.js";
+import { lastingDnsFailure } from "./dns.js";
 import type { Transport, TransportRequest, TransportResponse } from "./transport.js";
 
 /** A page of 100 pets is a few kilobytes; anything this large is not our service. */
@@ -136,6 +137,8 @@ function networkError(
   connected: boolean,
 ): NetworkError {
   const code = (error as NodeJS.ErrnoException).code ?? "";
+  const hostNotFound = connected ? undefined : lastingDnsFailure(code, summary, url);
+  if (hostNotFound !== undefined) return hostNotFound;
   const notConnected = NOT_CONNECTED_CODES[code];
   if (notConnected !== undefined && !connected) {
     return new NetworkError(

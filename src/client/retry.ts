@@ -6,7 +6,7 @@
  * `random`), so tests check the exact waits without waiting.
  */
 import {
-  EXIT,
+  HostNotFoundError,
   HttpError,
   NetworkError,
   type PetstoreError,
@@ -15,6 +15,7 @@ import {
   TlsError,
 } from "../errors.js";
 import { type RateLimitHeaders, rateLimitFromHeaders } from "./rate-limit.js";
+import { limitUsedUp, stillRateLimited } from "./rate-limit-errors.js";
 import type { HttpRequest, HttpResponse, RateLimitInfo, RetryEvent } from "./types.js";
 
 export interface RetryPolicy {
@@ -94,7 +95,7 @@ export function retryReason(
 ): RetryEvent["reason"] | undefined {
   const idempotent = method === "GET";
   if (error instanceof RateLimitError) return "rate_limited";
-  if (error instanceof TlsError) return undefined;
+  if (error instanceof TlsError || error instanceof HostNotFoundError) return undefined;
   if (error instanceof TimeoutError) return idempotent || !error.sent ? "timeout" : undefined;
   if (error instanceof NetworkError) return idempotent || !error.sent ? "network" : undefined;
   if (error instanceof HttpError) {
@@ -116,33 +117,6 @@ export interface RetryHooks {
   random: () => number;
   /** Called before each wait, with what is about to happen. */
   onRetry?: (event: RetryEvent) => void;
-}
-
-function seconds(ms: number): number {
-  return Math.ceil(ms / 1000);
-}
-
-/** Giving up on a 429: say when trying again makes sense. */
-function stillRateLimited(error: RateLimitError, attempts: number, waitMs: number): RateLimitError {
-  return new RateLimitError(
-    `${error.message} (after ${attempts} attempt${attempts === 1 ? "" : "s"}); try again in ${seconds(waitMs)} s`,
-    EXIT.RATE_LIMITED,
-    error.status,
-    error.request,
-    error.body,
-    "--max-retries allows more attempts; a key that keeps sending while limited may be banned for a while",
-    error.response,
-  );
-}
-
-function limitUsedUp(request: HttpRequest, rateLimit: RateLimitInfo, waitMs: number) {
-  return new RateLimitError(
-    `the rate limit is used up (0 of ${rateLimit.limit} left until ${new Date(rateLimit.resetAt).toISOString()}); the request was not sent; try again in ${seconds(waitMs)} s`,
-    EXIT.RATE_LIMITED,
-    429,
-    { method: request.method, url: request.path },
-    undefined,
-  );
 }
 
 export function withRetry(send: Send, policy: RetryPolicy, hooks: RetryHooks): RetryingSend {
@@ -171,7 +145,7 @@ export function withRetry(send: Send, policy: RetryPolicy, hooks: RetryHooks): R
     const untilReset = exhaustedWaitMs(spent, hooks.now());
     if (spent !== undefined && untilReset > 0) {
       await wait(untilReset, "rate_limit_exhausted", 1, () =>
-        limitUsedUp(request, spent, untilReset),
+        limitUsedUp(request, spent, hooks.now()),
       );
     }
 
@@ -193,9 +167,12 @@ export function withRetry(send: Send, policy: RetryPolicy, hooks: RetryHooks): R
           nowMs,
           hooks.random,
         );
+        // More attempts could help only if they ran out before the waiting did.
+        const moreAttemptsHelp =
+          policy.enabled && attempt >= maxAttempts && waitedMs + delay <= policy.maxTotalWaitMs;
         const giveUp = () =>
           error instanceof RateLimitError
-            ? stillRateLimited(error, attempt, delay)
+            ? stillRateLimited(error, { attempts: attempt, waitMs: delay, nowMs, moreAttemptsHelp })
             : (error as PetstoreError);
         if (attempt >= maxAttempts) throw giveUp();
         await wait(delay, reason, attempt + 1, giveUp);

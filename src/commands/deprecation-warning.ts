@@ -1,14 +1,20 @@
 /**
- * `get` calls GET /pets/{petId}, which the service deprecates: say so once per
- * run on stderr, with the removal date (the Sunset header, else the spec's
- * 5 December 2030), the days left and what to use instead.
- * PETSTORE_NO_DEPRECATION_WARNING=1 silences it for scripts that know.
+ * `get` calls GET /pets/{petId}, which the service deprecates: say so on stderr
+ * after a pet was found (never on a 404), at most once a day per profile
+ * (remembered in the config directory's state file), with the removal date (the
+ * Sunset header, else the spec's 5 December 2030), the days left, and what
+ * `list --status` can and cannot do instead: the service has no other lookup by
+ * id. PETSTORE_NO_DEPRECATION_WARNING=1 silences it for scripts that know.
  */
 import type { Deprecation } from "../client/types.js";
 import { envFlag } from "../env-flag.js";
+import { lastShown, rememberShown } from "../profiles/state-file.js";
 import { SUNSET_DATE } from "../schema/deprecation.js";
+import { LIMIT_MAX } from "../schema/pet.js";
 
 export const SILENCE_VARIABLE = "PETSTORE_NO_DEPRECATION_WARNING";
+/** The name of this notice in the state file. */
+export const NOTICE = "getDeprecation";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const MONTHS = [
@@ -52,11 +58,31 @@ export function deprecationMessage(deprecation: Deprecation | undefined, nowMs: 
       ? `it will be removed on ${formatDay(sunset)} (${countdown(sunset, nowMs)})`
       : `its removal was announced for ${formatDay(sunset)} (${countdown(sunset, nowMs)})`;
   const successor = deprecation?.replacement
-    ? ` (the service names ${deprecation.replacement})`
-    : "";
+    ? `The service names ${deprecation.replacement} as its successor. `
+    : "The service offers no other lookup by id. ";
   return (
     `\`petstore get\` uses GET /pets/{petId}, which the service has deprecated: ${removal}. ` +
-    `Use \`petstore list --status <status>\` instead${successor}. ` +
-    `${SILENCE_VARIABLE}=1 hides this warning.`
+    successor +
+    `\`petstore list --status <status>\` is no replacement: it lists at most ${LIMIT_MAX} pets of one status and cannot page further, so it finds a pet only among those. ` +
+    `Shown once a day per profile; ${SILENCE_VARIABLE}=1 hides it.`
   );
+}
+
+/**
+ * Whether the warning is due for `profile`: not silenced, and not shown in the
+ * last day (a date in the future, from a clock set back, does not count).
+ */
+export function deprecationDue(env: NodeJS.ProcessEnv, profile: string, nowMs: number): boolean {
+  if (deprecationSilenced(env)) return false;
+  const shown = lastShown(env, NOTICE, profile);
+  return shown === undefined || shown > nowMs || nowMs - shown >= DAY_MS;
+}
+
+/** Remembers the warning as shown; the reason it could not be, or undefined. */
+export function rememberDeprecationShown(
+  env: NodeJS.ProcessEnv,
+  profile: string,
+  nowMs: number,
+): Promise<string | undefined> {
+  return rememberShown(env, NOTICE, profile, nowMs, nowMs - DAY_MS);
 }

@@ -6,6 +6,7 @@
  */
 import type { ClientOptions, Transport } from "../client/client.js";
 import type { PetstoreClient } from "../client/types.js";
+import { explainingBaseUrlFailures } from "./base-url-failure.js";
 import { createRetryNotices } from "./retry-notice.js";
 import type { RequestOptions } from "./request-options.js";
 import { VERSION } from "./version.js";
@@ -71,7 +72,8 @@ export interface Factory {
    * base URL and the key (and name no profile), it is a warning.
    */
   settings(flags: SettingsFlags, options?: SettingsOptions): ResolvedSettings;
-  client(request: RequestOptions): Promise<ConnectedClient>;
+  /** `options` as for `settings` (auth login checks a key for a profile that may not exist yet). */
+  client(request: RequestOptions, options?: SettingsOptions): Promise<ConnectedClient>;
   /** Clears whatever is still on screen (a retry countdown) once the command is over. */
   finish(): void;
 }
@@ -130,8 +132,8 @@ export function createFactory(deps: FactoryDeps): Factory {
       }
       return settings;
     },
-    async client(request) {
-      const settings = factory.settings(request.settings);
+    async client(request, settingsOptions) {
+      const settings = factory.settings(request.settings, settingsOptions);
       const { createClient } = await import("../client/client.js");
       const options: ClientOptions = {
         baseUrl: settings.baseUrl,
@@ -147,7 +149,8 @@ export function createFactory(deps: FactoryDeps): Factory {
       if (deps.transport) options.transport = deps.transport;
       if (deps.sleep) options.sleep = deps.sleep;
       if (deps.random) options.random = deps.random;
-      return { client: stoppingNotices(createClient(options), notices.stop), settings };
+      const client = explainingBaseUrlFailures(createClient(options), settings);
+      return { client: stoppingNotices(client, notices.stop), settings };
     },
     finish: notices.stop,
   };

@@ -1,11 +1,15 @@
-/** `petstore get <petId>`: GET /pets/{petId}, with the deprecation warning on stderr. */
+/** `petstore get <petId>`: GET /pets/{petId}, with the deprecation warning on stderr (once a day per profile). */
 import type { Deprecation } from "../client/types.js";
 import type { Factory } from "./factory.js";
 import { chooseOutput, type OutputChoice } from "../output/format.js";
 import { loadPalette } from "../output/palette.js";
 import { writePets } from "../output/pets.js";
 import { validatePetId } from "../schema/validate.js";
-import { deprecationMessage, deprecationSilenced } from "./deprecation-warning.js";
+import {
+  deprecationDue,
+  deprecationMessage,
+  rememberDeprecationShown,
+} from "./deprecation-warning.js";
 import type { OptionValues } from "./fast-parse.js";
 import { usageErrorFor } from "./flag-problems.js";
 import { outputFlags } from "./option-values.js";
@@ -33,23 +37,30 @@ export function getOptionsFrom(
   };
 }
 
-async function warnDeprecated(factory: Factory, deprecation: Deprecation | undefined) {
-  if (deprecationSilenced(factory.env)) return;
-  const palette = await loadPalette(factory.io, "stderr");
-  const message = deprecationMessage(deprecation, factory.now());
-  factory.io.stderr.write(`${palette.yellow("warning:")} ${message}\n`);
+/** After the pet is shown: at most once a day per profile; failing to remember it fails nothing. */
+async function warnDeprecated(
+  factory: Factory,
+  profile: string,
+  deprecation: Deprecation | undefined,
+  verbose: boolean,
+) {
+  const { env, io } = factory;
+  const now = factory.now();
+  if (!deprecationDue(env, profile, now)) return;
+  const palette = await loadPalette(io, "stderr");
+  io.stderr.write(`${palette.yellow("warning:")} ${deprecationMessage(deprecation, now)}\n`);
+  const problem = await rememberDeprecationShown(env, profile, now);
+  if (problem !== undefined && verbose) {
+    io.stderr.write(`could not remember that the warning was shown (${problem}); it shows again\n`);
+  }
 }
 
 export async function getRun(options: GetOptions, factory: Factory): Promise<void> {
-  const { client } = await factory.client(options.request);
-  let deprecation: Deprecation | undefined;
-  try {
-    const result = await client.getPet(options.id);
-    deprecation = result.deprecation;
-    await writePets(factory.io, { pets: [result.data], raw: result.raw }, options.output);
-  } finally {
-    await warnDeprecated(factory, deprecation);
-  }
+  const { client, settings } = await factory.client(options.request);
+  // A 404 (or any failure) throws here: the warning is for pets found, not for errors.
+  const result = await client.getPet(options.id);
+  await writePets(factory.io, { pets: [result.data], raw: result.raw }, options.output);
+  await warnDeprecated(factory, settings.profile, result.deprecation, options.request.verbose);
 }
 
 export const run: CommandRunner = (parsed, factory) =>

@@ -5,6 +5,7 @@
  * one plain line per wait.
  */
 import type { RetryEvent } from "../client/types.js";
+import { formatWait } from "../client/wait-text.js";
 import type { IO, Spinner } from "../io.js";
 
 const WHY: Record<RetryEvent["reason"], string> = {
@@ -15,9 +16,9 @@ const WHY: Record<RetryEvent["reason"], string> = {
   timeout: "timed out",
 };
 
-/** `in 12 s`, rounded up so a wait is never announced shorter than it is; `now` once over. */
+/** `in 12 s` (`in 4 min 5 s` past a minute), rounded up so a wait is never announced shorter than it is; `now` once over. */
 function when(ms: number): string {
-  return ms > 0 ? `in ${Math.ceil(ms / 1000)} s` : "now";
+  return ms > 0 ? `in ${formatWait(ms)}` : "now";
 }
 
 export function retryMessage(event: RetryEvent, remainingMs = event.waitMs): string {

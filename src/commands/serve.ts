@@ -8,6 +8,7 @@ import {
   DEFAULT_PORT,
   KEYS_VARIABLE,
 } from "../server/serve-defaults.js";
+import { clientBaseUrl, listensEverywhere } from "../server/client-url.js";
 import type { ServeFlags } from "../server/serve-options.js";
 
 const HELP_AFTER = `
@@ -115,14 +116,19 @@ async function serve(flags: ServeFlags, factory: Factory): Promise<void> {
       `petstore serve: no key given; generated a ${generatedKey.plan}-plan key: ${generatedKey.key}\n`,
     );
   }
+  // What a client connects to: loopback, not the wildcard 0.0.0.0 or :: it may listen on.
+  const url = clientBaseUrl(running.host, running.port, new URL(running.url).protocol.slice(0, -1));
   if (flags.printEnv === true) {
-    stdout.write(server.exportLines(running.url, running.keys[0]!.key, trustFile));
+    stdout.write(server.exportLines(url, running.keys[0]!.key, trustFile));
   } else {
-    stdout.write(`${running.url}\n`);
+    stdout.write(`${url}\n`);
   }
   if (flags.quiet !== true) {
+    const everywhere = listensEverywhere(running.host)
+      ? ` (listening on every address, ${running.host})`
+      : "";
     stderr.write(
-      `petstore serve: ${running.store.size} pets from ${flags.file} at ${running.url}; Ctrl-C stops\n`,
+      `petstore serve: ${running.store.size} pets from ${flags.file} at ${url}${everywhere}; Ctrl-C stops\n`,
     );
     if (trustFile !== undefined) {
       stderr.write(

@@ -122,7 +122,7 @@ export const LIST_COMMAND: CommandSpec = {
 
 export const GET_COMMAND: CommandSpec = {
   name: "get",
-  description: "show one pet by id (deprecated by the service: prefer list --status)",
+  description: "show one pet by id (deprecated by the service, which has no other lookup by id)",
   arguments: [{ name: "petId", required: true, description: "the pet's id (an int64)" }],
   options: [...OUTPUT_OPTIONS, ...REQUEST_OPTIONS],
   examples: ["petstore get 42", "petstore get 42 --json"],
@@ -205,7 +205,8 @@ export const AUTH_COMMAND: CommandSpec = {
   commands: [
     {
       name: "login",
-      description: "store an API key in a profile (read from stdin or a hidden prompt)",
+      description:
+        "check an API key with the service and store it in a profile (read from stdin or a hidden prompt)",
       options: [
         PROFILE_FLAG,
         {
@@ -220,6 +221,10 @@ export const AUTH_COMMAND: CommandSpec = {
           description: "read the key from this file",
           values: FILES,
         },
+        {
+          flags: "--no-verify",
+          description: "store the key without checking it (GET /pets?limit=1) first",
+        },
       ],
       examples: [
         "petstore auth login",
@@ -230,8 +235,15 @@ export const AUTH_COMMAND: CommandSpec = {
     {
       name: "status",
       description: "check the key with a real request; show profile, address and rate limit",
-      options: REQUEST_OPTIONS,
-      examples: ["petstore auth status", "petstore auth status --profile ci --env staging"],
+      options: [
+        { flags: "--json", description: "the same as JSON on stdout, the key redacted" },
+        ...REQUEST_OPTIONS,
+      ],
+      examples: [
+        "petstore auth status",
+        "petstore auth status --profile ci --env staging",
+        "petstore auth status --json | jq .rateLimit",
+      ],
     },
     {
       name: "logout",

@@ -1,3 +1,8 @@
+/** Ctrl-C at a prompt (raw mode turns it into a byte, not a SIGINT). */
+export function promptInterrupted(): Error {
+  return Object.assign(new Error("interrupted"), { code: "ABORT_ERR" });
+}
+
 /** Reads one line in raw mode, echoing nothing; Ctrl-C or Ctrl-D before Enter rejects. */
 export function readHiddenLine(
   input: NodeJS.ReadStream,
@@ -17,7 +22,8 @@ export function readHiddenLine(
     const onData = (chunk: Buffer) => {
       for (const ch of chunk.toString("utf8")) {
         if (ch === "\r" || ch === "\n") return finish();
-        if (ch === "\u0003" || ch === "\u0004") return finish(new Error("cancelled"));
+        if (ch === "\u0003") return finish(promptInterrupted());
+        if (ch === "\u0004") return finish(new Error("cancelled"));
         if (ch === "\u007f" || ch === "\b") line = line.slice(0, -1);
         else line += ch;
       }

@@ -14,8 +14,8 @@ export interface TestIOOptions {
   env?: NodeJS.ProcessEnv;
   /** What stdin holds. */
   stdin?: string;
-  /** Answers to hidden prompts, in order. */
-  hiddenAnswers?: string[];
+  /** Answers to hidden prompts, in order; an Error is thrown instead (`promptInterrupted()` is Ctrl-C). */
+  hiddenAnswers?: (string | Error)[];
   /** Every write to stdout fails with this error (a full disk), kept for `settle()`. */
   stdoutFailure?: NodeJS.ErrnoException;
 }
@@ -62,6 +62,7 @@ export function createTestIO(options: TestIOOptions = {}): TestIO {
       prompts.push(prompt);
       const answer = answers.shift();
       if (answer === undefined) throw new Error("cancelled");
+      if (answer instanceof Error) throw answer;
       return answer;
     },
   };

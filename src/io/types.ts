@@ -20,7 +20,11 @@ export interface InputStream {
   readAll(): Promise<string>;
   /** The input as it arrives (`add --from -` streams large files); without it, readAll. */
   chunks?(): AsyncIterable<Uint8Array>;
-  /** One line typed at the terminal without echo (for API keys); the prompt goes to stderr. */
+  /**
+   * One line typed at the terminal without echo (for API keys); the prompt goes
+   * to stderr. Ctrl-C rejects with an error whose code is `ABORT_ERR` (as Node's
+   * own aborted operations); Ctrl-D before Enter rejects with any other error.
+   */
   readHiddenLine(prompt: string): Promise<string>;
 }
 

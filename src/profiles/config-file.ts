@@ -235,3 +235,12 @@ export async function updateConfig(
   const { writeConfig } = await import("./config-write.js");
   return writeConfig(configDir(env), change, options, loadConfigIn);
 }
+
+/**
+ * Checks, creating nothing, that the config directory could hold the file, so
+ * that `auth login` says so before it asks for a key.
+ */
+export async function checkConfigDir(env: NodeJS.ProcessEnv): Promise<void> {
+  const { checkConfigDir } = await import("./config-write.js");
+  checkConfigDir(configDir(env));
+}

@@ -20,6 +20,9 @@ import {
   notADirectory,
 } from "./config-safety.js";
 
+/** For the state file (state-file.ts), which the hot bundle reads but only this file writes. */
+export { writeFileAtomic };
+
 const CONFIG_DIR_MODE = 0o700;
 const CONFIG_FILE_MODE = 0o600;
 
@@ -61,10 +64,11 @@ function writeFailure(what: string, path: string, error: unknown): PetstoreError
 }
 
 /**
- * Makes sure `dir` is a directory petstore may keep the config in, creating it
- * and any missing parent (mode 0700) after checking the nearest existing one.
+ * Whether `dir` could hold the config, without creating anything: the nearest
+ * existing directory on its path is a directory on a real file system, and
+ * `dir` itself, when it exists, is one petstore may use. Returns that nearest one.
  */
-export function ensureConfigDir(dir: string): void {
+export function checkConfigDir(dir: string): ReturnType<typeof nearestExisting> {
   const existing = nearestExisting(dir);
   if (!existing.stats.isDirectory()) throw notADirectory(existing.path);
   const virtual = virtualFileSystem(existing.path);
@@ -75,6 +79,19 @@ export function ensureConfigDir(dir: string): void {
       "unsafe",
     );
   }
+  if (existing.path === dir) {
+    const problem = directoryProblem(dir, existing.stats);
+    if (problem) throw problem;
+  }
+  return existing;
+}
+
+/**
+ * Makes sure `dir` is a directory petstore may keep the config in, creating it
+ * and any missing parent (mode 0700) after checking the nearest existing one.
+ */
+export function ensureConfigDir(dir: string): void {
+  const existing = checkConfigDir(dir);
   const missing: string[] = [];
   for (let path = dir; path !== existing.path; path = dirname(path)) {
     missing.unshift(path);

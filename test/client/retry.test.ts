@@ -227,7 +227,7 @@ describe("withRetry", () => {
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as RateLimitError).exitCode).toBe(5);
     expect((error as RateLimitError).message).toBe(
-      "rate limited: 429 Too Many Requests: status 429 (after 4 attempts); try again in 2 s",
+      "rate limited: 429 Too Many Requests: status 429 (after 4 attempts); try again in 1 s",
     );
     expect(sentAt).toHaveLength(4);
     expect(clock.sleeps).toEqual([1_250, 1_250, 1_250]);
@@ -237,7 +237,9 @@ describe("withRetry", () => {
     const { retrying, clock, sentAt, events } = setup([answer(429, { "retry-after": "600" })]);
     const error = await retrying(GET).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
-    expect((error as Error).message).toMatch(/\(after 1 attempt\); try again in 601 s$/);
+    expect((error as Error).message).toMatch(
+      /\(after 1 attempt\); try again in 10 min \(at 12:10 UTC\)$/,
+    );
     expect(clock.sleeps).toEqual([]);
     expect(events).toEqual([]);
     expect(sentAt).toHaveLength(1);
@@ -354,7 +356,7 @@ describe("withRetry", () => {
     const error = await retrying(GET).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as Error).message).toBe(
-      "the rate limit is used up (0 of 1000 left until 2026-11-22T13:00:00.000Z); the request was not sent; try again in 3601 s",
+      "the rate limit is used up (0 of 1000 requests left); the request was not sent; try again in 1 h (at 13:00 UTC)",
     );
     expect(sentAt).toHaveLength(1);
     expect(clock.sleeps).toEqual([]);
@@ -377,7 +379,7 @@ describe("withRetry", () => {
         enabled: false,
       });
       const error = await retrying(GET).catch((e: unknown) => e);
-      expect((error as Error).message).toMatch(/try again in 31 s$/);
+      expect((error as Error).message).toMatch(/try again in 30 s$/);
       expect(sentAt).toHaveLength(1);
       expect(clock.sleeps).toEqual([]);
     });

@@ -2,6 +2,8 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { errorAnswer, jsonAnswer } from "./http-stubs.js";
+import { NetworkError } from "../../src/errors.js";
+import { promptInterrupted } from "../../src/io/hidden-prompt.js";
 import { BASE_URL, cliForEachTest } from "./run-cli.js";
 
 const KEY = "psk_live_abcdefghijklmnop1234";
@@ -15,7 +17,7 @@ function storedConfig() {
 
 describe("petstore auth login", () => {
   it("reads the key from stdin with --with-token and stores it in a 0600 file", async () => {
-    const run = await cli.run(["auth", "login", "--with-token", "--profile", "ci"], {
+    const run = await cli.run(["auth", "login", "--no-verify", "--with-token", "--profile", "ci"], {
       stdin: `${KEY}\n`,
       env: NO_KEY_ENV,
     });
@@ -28,7 +30,15 @@ describe("petstore auth login", () => {
 
   it("asks with a hidden prompt on a terminal, and stores the environment and its address", async () => {
     const run = await cli.run(
-      ["auth", "login", "--env", "staging", "--base-url", "http://127.0.0.1:4010/v1/"],
+      [
+        "auth",
+        "login",
+        "--no-verify",
+        "--env",
+        "staging",
+        "--base-url",
+        "http://127.0.0.1:4010/v1/",
+      ],
       { stdinTTY: true, hiddenAnswers: [KEY], env: NO_KEY_ENV },
     );
     expect(run.code).toBe(0);
@@ -43,10 +53,10 @@ describe("petstore auth login", () => {
   it("reads the key from --api-key-file, keeping the profile's other settings", async () => {
     const file = join(cli.configDir, "key.txt");
     writeFileSync(file, `${KEY}\n`);
-    await cli.run(["auth", "login", "--with-token", "--env", "staging"], {
+    await cli.run(["auth", "login", "--no-verify", "--with-token", "--env", "staging"], {
       stdin: "old-key-1234567890",
     });
-    const run = await cli.run(["auth", "login", "--api-key-file", file]);
+    const run = await cli.run(["auth", "login", "--no-verify", "--api-key-file", file]);
     expect(run.code).toBe(0);
     expect(storedConfig().profiles.default).toEqual({ apiKey: KEY, env: "staging" });
   });
@@ -68,17 +78,26 @@ describe("petstore auth login", () => {
     ],
     [["--profile", "../x", "--with-token"], { stdin: KEY }, /--profile must be a profile name/],
   ])("refuses %j with exit 2 and writes nothing", async (flags, io, message) => {
-    const run = await cli.run(["auth", "login", ...flags], io);
+    const run = await cli.run(["auth", "login", "--no-verify", ...flags], io);
     expect(run.code).toBe(2);
     expect(run.err).toMatch(message);
     expect(() => storedConfig()).toThrow();
   });
 
-  it("says where it stored the key", async () => {
-    const run = await cli.run(["auth", "login", "--with-token"], { stdin: KEY, env: NO_KEY_ENV });
+  it("says which profile, environment and base URL the key is for, and where it stored it", async () => {
+    const run = await cli.run(["auth", "login", "--no-verify", "--with-token"], {
+      stdin: KEY,
+      env: NO_KEY_ENV,
+    });
     expect(run.code).toBe(0);
     expect(run.err).toBe(
-      `Stored the API key in profile default (production) in ${join(cli.configDir, "config.json")}. \`petstore auth status\` checks it.\n`,
+      [
+        "Profile:     default (default)",
+        "Environment: production (default)",
+        "Base URL:    https://api.petstore.example/v1 (default)",
+        `Stored the API key in profile default (production) in ${join(cli.configDir, "config.json")}. It was not checked (--no-verify): \`petstore auth status\` checks it.`,
+        "",
+      ].join("\n"),
     );
   });
 
@@ -88,20 +107,24 @@ describe("petstore auth login", () => {
     ["abcd\tefgh", /contains spaces or control characters/],
     ["abcd efgh", /contains spaces or control characters/],
   ])("refuses the key %j with exit 2 and writes nothing", async (key, message) => {
-    const run = await cli.run(["auth", "login", "--with-token"], { stdin: `${key}\n` });
+    const run = await cli.run(["auth", "login", "--no-verify", "--with-token"], {
+      stdin: `${key}\n`,
+    });
     expect(run.code).toBe(2);
     expect(run.err).toMatch(message);
     expect(() => storedConfig()).toThrow();
   });
 
   it("accepts a key of 8 characters, with white space around it", async () => {
-    const run = await cli.run(["auth", "login", "--with-token"], { stdin: "  12345678 \r\n" });
+    const run = await cli.run(["auth", "login", "--no-verify", "--with-token"], {
+      stdin: "  12345678 \r\n",
+    });
     expect(run.code).toBe(0);
     expect(storedConfig().profiles.default.apiKey).toBe("12345678");
   });
 
   it("reads 4096 bytes of key input, and refuses one byte more", async () => {
-    const fits = await cli.run(["auth", "login", "--with-token"], {
+    const fits = await cli.run(["auth", "login", "--no-verify", "--with-token"], {
       stdin: `${"k".repeat(4095)}\n`,
     });
     expect(fits.code).toBe(0);
@@ -109,27 +132,138 @@ describe("petstore auth login", () => {
     const file = join(cli.configDir, "key.txt");
     writeFileSync(file, "k".repeat(4097));
     for (const run of [
-      await cli.run(["auth", "login", "--with-token"], { stdin: `${"k".repeat(4096)}\n` }),
-      await cli.run(["auth", "login", "--api-key-file", file]),
+      await cli.run(["auth", "login", "--no-verify", "--with-token"], {
+        stdin: `${"k".repeat(4096)}\n`,
+      }),
+      await cli.run(["auth", "login", "--no-verify", "--api-key-file", file]),
     ]) {
       expect(run.code).toBe(2);
       expect(run.err).toContain("the API key is longer than 4096 bytes");
     }
     writeFileSync(file, "k".repeat(4096));
-    const fileFits = await cli.run(["auth", "login", "--api-key-file", file]);
+    const fileFits = await cli.run(["auth", "login", "--no-verify", "--api-key-file", file]);
     expect(fileFits.code).toBe(0);
   });
 
   it("has no flag that takes the key itself", async () => {
-    const run = await cli.run(["auth", "login", "--api-key", KEY]);
+    const run = await cli.run(["auth", "login", "--no-verify", "--api-key", KEY]);
     expect(run.code).toBe(2);
     expect(run.err).toContain("unknown option '--api-key'");
   });
 });
 
+describe("petstore auth login checks the key", () => {
+  const accepted = () =>
+    jsonAnswer(200, "[]", {
+      "x-ratelimit-limit": "300",
+      "x-ratelimit-remaining": "299",
+      "x-ratelimit-reset": String(Date.UTC(2030, 10, 5, 0, 1) / 1000),
+    });
+
+  it("sends one GET /pets?limit=1 with the new key, reports the rate limit, then stores it", async () => {
+    cli.stubs.on("GET /pets?limit=1", accepted());
+    const run = await cli.run(["auth", "login", "--with-token", "--profile", "ci"], {
+      stdin: KEY,
+      env: { PETSTORE_API_KEY: "psk_other_key_from_the_environment" },
+    });
+    expect(run.code).toBe(0);
+    expect(cli.stubs.requests).toHaveLength(1);
+    expect(cli.stubs.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(run.err).toContain("Profile:     ci (from --profile)\n");
+    expect(run.err).toContain(`Base URL:    ${BASE_URL} (from PETSTORE_BASE_URL)\n`);
+    expect(run.err).toContain("note: PETSTORE_BASE_URL gives this address to this shell only");
+    expect(run.err).toContain(
+      "The service accepted the key. Rate limit: 299 of 300 requests left this minute; resets in 60 s (at 00:01 UTC)\n",
+    );
+    expect(run.err).toMatch(
+      /Stored the API key in profile ci \(production\) in .*config\.json\.\n$/,
+    );
+    expect(storedConfig().profiles.ci).toEqual({ apiKey: KEY });
+  });
+
+  it("checks the key against the base URL it stores, before storing anything", async () => {
+    const other = "http://127.0.0.1:4011/v1";
+    const seen: string[] = [];
+    cli.stubs.on("GET /pets?limit=1", (request) => {
+      seen.push(request.url);
+      return accepted();
+    });
+    const run = await cli.run(["auth", "login", "--with-token", "--base-url", BASE_URL], {
+      stdin: KEY,
+      env: { PETSTORE_BASE_URL: other },
+    });
+    expect(run.code).toBe(0);
+    expect(seen).toEqual([`${BASE_URL}/pets?limit=1`]);
+    expect(run.err).toContain(`Base URL:    ${BASE_URL} (from --base-url)`);
+    expect(storedConfig().profiles.default.baseUrls).toEqual({ production: BASE_URL });
+  });
+
+  it("does not store a key the service rejects: exit 3", async () => {
+    cli.stubs.on("GET /pets?limit=1", errorAnswer(401, "invalid_key", "the API key is not valid"));
+    const run = await cli.run(["auth", "login", "--with-token"], { stdin: KEY });
+    expect(run.code).toBe(3);
+    expect(run.err).toContain(
+      "error: the service rejected the key (401): the service did not accept the API key: 401 Unauthorized: the API key is not valid; it was not stored",
+    );
+    expect(run.err).not.toContain(KEY);
+    expect(() => storedConfig()).toThrow();
+  });
+
+  it("keeps the profile's old key when the new one is rejected", async () => {
+    await cli.run(["auth", "login", "--with-token", "--no-verify"], {
+      stdin: "old-key-1234567890",
+    });
+    cli.stubs.on("GET /pets?limit=1", errorAnswer(401, "invalid_key", "the API key is not valid"));
+    const run = await cli.run(["auth", "login", "--with-token"], { stdin: KEY });
+    expect(run.code).toBe(3);
+    expect(storedConfig().profiles.default.apiKey).toBe("old-key-1234567890");
+  });
+
+  it("does not store a key it could not check (the service unreachable): exit 6, with --no-verify as the way out", async () => {
+    const request = { method: "GET", url: `${BASE_URL}/pets?limit=1` };
+    const down = new NetworkError(
+      "could not connect to 127.0.0.1:9: connection refused",
+      request,
+      false,
+    );
+    cli.stubs.on("GET /pets?limit=1", down, 5);
+    const run = await cli.run(["auth", "login", "--with-token"], { stdin: KEY });
+    expect(run.code).toBe(6);
+    expect(run.err).toContain(
+      "error: the key could not be checked: could not connect to 127.0.0.1:9: connection refused; it was not stored",
+    );
+    expect(run.err).toContain("`--no-verify` stores the key without checking it");
+    expect(() => storedConfig()).toThrow();
+  });
+
+  it("stores the key without a request with --no-verify", async () => {
+    const run = await cli.run(["auth", "login", "--with-token", "--no-verify"], { stdin: KEY });
+    expect(run.code).toBe(0);
+    expect(cli.stubs.requests).toHaveLength(0);
+    expect(storedConfig().profiles.default.apiKey).toBe(KEY);
+  });
+
+  it("exits 130 and stores nothing on Ctrl-C at the hidden prompt; Ctrl-D is no key (exit 2)", async () => {
+    const ctrlC = await cli.run(["auth", "login"], {
+      stdinTTY: true,
+      hiddenAnswers: [promptInterrupted()],
+    });
+    expect(ctrlC.code).toBe(130);
+    expect(ctrlC.err).toContain("error: interrupted; no key was stored");
+    const ctrlD = await cli.run(["auth", "login"], {
+      stdinTTY: true,
+      hiddenAnswers: [new Error("cancelled")],
+    });
+    expect(ctrlD.code).toBe(2);
+    expect(ctrlD.err).toContain("error: no API key entered");
+    expect(cli.stubs.requests).toHaveLength(0);
+    expect(() => storedConfig()).toThrow();
+  });
+});
+
 describe("petstore auth status", () => {
   it("shows where each setting comes from, the key redacted, and the rate limit", async () => {
-    await cli.run(["auth", "login", "--with-token"], { stdin: KEY });
+    await cli.run(["auth", "login", "--no-verify", "--with-token"], { stdin: KEY });
     cli.stubs.on(
       "GET /pets?limit=1",
       jsonAnswer(200, "[]", {
@@ -149,7 +283,7 @@ describe("petstore auth status", () => {
         `Base URL:    ${BASE_URL} (from PETSTORE_BASE_URL)`,
         "API key:     psk_…1234 (from profile default)",
         "Key:         accepted",
-        "Rate limit:  42 of 60 requests left; resets at 2030-11-05T00:01:00Z (in 60 s)",
+        "Rate limit:  42 of 60 requests left this minute; resets in 60 s (at 00:01 UTC)",
         "",
       ].join("\n"),
     );
@@ -165,6 +299,59 @@ describe("petstore auth status", () => {
     expect(run.err).toContain("error: ");
   });
 
+  it("gives the same as JSON with --json, the key redacted", async () => {
+    await cli.run(["auth", "login", "--with-token", "--no-verify"], { stdin: KEY });
+    cli.stubs.on(
+      "GET /pets?limit=1",
+      jsonAnswer(200, "[]", {
+        "x-ratelimit-limit": "1000",
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-reset": String(Date.UTC(2030, 10, 6) / 1000),
+      }),
+    );
+    const run = await cli.run(["auth", "status", "--json"], {
+      env: { PETSTORE_API_KEY: undefined },
+    });
+    expect(run.code).toBe(0);
+    expect(run.out).not.toContain(KEY);
+    expect(JSON.parse(run.out)).toEqual({
+      profile: "default",
+      env: "production",
+      baseUrl: BASE_URL,
+      apiKey: "psk_…1234",
+      allowInsecure: false,
+      sources: { profile: "profile", env: "default", baseUrl: "environment", apiKey: "profile" },
+      key: "accepted",
+      rateLimit: {
+        limit: 1000,
+        remaining: 0,
+        resetAt: "2030-11-06T00:00:00.000Z",
+        window: "day",
+      },
+    });
+  });
+
+  it("says in JSON that the key was rejected, and still exits 3", async () => {
+    cli.stubs.on("GET /pets?limit=1", errorAnswer(401, "invalid_key", "the API key is not valid"));
+    const run = await cli.run(["auth", "status", "--json"]);
+    expect(run.code).toBe(3);
+    const report = JSON.parse(run.out);
+    expect(report.key).toBe("rejected");
+    expect(report.keyProblem).toMatch(/did not accept the API key/);
+    expect(report.apiKey).toBe("psk_…cdef");
+    expect(report.rateLimit).toMatchObject({ limit: 60, remaining: 59 });
+    expect(run.err).toContain("error: ");
+  });
+
+  it("says in JSON that there is no key, without a request", async () => {
+    const run = await cli.run(["auth", "status", "--json"], {
+      env: { PETSTORE_API_KEY: undefined },
+    });
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.out)).toMatchObject({ key: "none", apiKey: null });
+    expect(cli.stubs.requests).toHaveLength(0);
+  });
+
   it("exits 3 without a request when there is no key", async () => {
     const run = await cli.run(["auth", "status"], { env: { PETSTORE_API_KEY: undefined } });
     expect(run.code).toBe(3);
@@ -175,7 +362,9 @@ describe("petstore auth status", () => {
 
 describe("petstore auth logout", () => {
   it("removes the key and keeps the rest of the profile", async () => {
-    await cli.run(["auth", "login", "--with-token", "--env", "staging"], { stdin: KEY });
+    await cli.run(["auth", "login", "--no-verify", "--with-token", "--env", "staging"], {
+      stdin: KEY,
+    });
     const run = await cli.run(["auth", "logout"]);
     expect(run.code).toBe(0);
     expect(run.err).toBe("Removed the API key of profile default.\n");

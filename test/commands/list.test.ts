@@ -95,6 +95,54 @@ describe("petstore list", () => {
     expect(run.err).toBe("no pets match\n");
   });
 
+  describe("a page that may not be all", () => {
+    const page = (n: number) =>
+      JSON.stringify(
+        Array.from({ length: n }, (_, i) => ({
+          id: i + 1,
+          name: `Pet ${i + 1}`,
+          categoryId: 1,
+          status: "available",
+        })),
+      );
+
+    it("says on a terminal that a full page of 20 shows only the first, and how to see more", async () => {
+      cli.stubs.on("GET /pets?limit=20", jsonAnswer(200, page(20)));
+      const run = await cli.run(["list"], { stderrTTY: true });
+      expect(run.code).toBe(0);
+      expect(run.out.split("\n")).toHaveLength(21);
+      expect(run.err).toBe("showing the first 20 pets; `--limit 100` shows up to 100\n");
+    });
+
+    it("says at 100 that more may exist and cannot be listed, whatever the output format", async () => {
+      cli.stubs.on("GET /pets?limit=100", jsonAnswer(200, page(100)));
+      cli.stubs.on("GET /pets?limit=100&status=available", jsonAnswer(200, page(100)));
+      const all = await cli.run(["list", "-L", "100", "--json"], { stderrTTY: true });
+      expect(all.err).toBe(
+        "showing the first 100 pets; more may exist, and the service has no paging to list them; `--status` narrows the list\n",
+      );
+      expect(JSON.parse(all.out)).toHaveLength(100);
+      const available = await cli.run(["list", "-L", "100", "-s", "available", "-q"], {
+        stderrTTY: true,
+      });
+      expect(available.err).toBe(
+        "showing the first 100 pets; more may exist, and the service has no paging to list them\n",
+      );
+    });
+
+    it("says nothing when the page is not full", async () => {
+      cli.stubs.on("GET /pets?limit=5", jsonAnswer(200, page(4)));
+      const run = await cli.run(["list", "-L", "5"], { stderrTTY: true });
+      expect(run.err).toBe("");
+    });
+
+    it("says nothing when stderr is not a terminal (scripts, CI logs)", async () => {
+      cli.stubs.on("GET /pets?limit=20", jsonAnswer(200, page(20)));
+      const run = await cli.run(["list"], { stdoutTTY: true, stderrTTY: false });
+      expect(run.err).toBe("");
+    });
+  });
+
   it.each([
     [["--limit", "0"], /--limit must be an integer from 1 to 100/],
     [["--limit", "101"], /--limit must be an integer from 1 to 100/],

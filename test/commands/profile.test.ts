@@ -22,9 +22,12 @@ beforeEach(async () => {
       ["--env", "staging", "--base-url", "http://127.0.0.1:4010/v1"],
     ],
   ] as const) {
-    const run = await cli.run(["auth", "login", "--with-token", "--profile", profile, ...flags], {
-      stdin: key,
-    });
+    const run = await cli.run(
+      ["auth", "login", "--no-verify", "--with-token", "--profile", profile, ...flags],
+      {
+        stdin: key,
+      },
+    );
     expect(run.code).toBe(0);
   }
 });

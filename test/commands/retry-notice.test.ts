@@ -22,6 +22,10 @@ describe("retry notices", () => {
       "rate limit used up; sending in 1 s, attempt 1 of 5",
     ],
     [
+      { reason: "rate_limited", waitMs: 90_250, attempt: 2, maxAttempts: 5 },
+      "rate limited; retrying in 1 min 31 s, attempt 2 of 5",
+    ],
+    [
       { reason: "timeout", waitMs: 0, attempt: 2, maxAttempts: 2 },
       "timed out; retrying now, attempt 2 of 2",
     ],
@@ -68,7 +72,9 @@ describe("retry notices", () => {
     const run = await cli.run(["list", "--max-retries", "1"], { stderrTTY: true });
     expect(run.code).toBe(5);
     expect(run.io.spinnerEvents.map((e) => e.event)).toEqual(["start", "stop"]);
-    expect(run.err).toMatch(/^rate limited; retrying in [^\n]*\n[^\n]*error:[^\n]*429/);
+    expect(run.err).toMatch(
+      /^rate limited; retrying in [^\n]*\n[^\n]*error:[^\n]* rate limited \(429\): the per-minute limit/,
+    );
   });
 
   it("logs each attempt with --verbose, the key redacted", async () => {

@@ -29,7 +29,11 @@ export interface CliContext {
   stubs: HttpStubs;
   env: NodeJS.ProcessEnv;
   configDir: string;
-  run(argv: string[], options?: TestIOOptions & { env?: NodeJS.ProcessEnv }): Promise<CliRun>;
+  /** `now`: the clock at the start of the run (NOW unless given). */
+  run(
+    argv: string[],
+    options?: TestIOOptions & { env?: NodeJS.ProcessEnv; now?: number },
+  ): Promise<CliRun>;
   cleanup(): void;
 }
 
@@ -51,7 +55,7 @@ export function cliContext(env: NodeJS.ProcessEnv = {}): CliContext {
       for (const [key, value] of Object.entries(runEnv))
         if (value === undefined) delete runEnv[key];
       const io = createTestIO({ ...options, env: runEnv });
-      let clock = NOW;
+      let clock = options.now ?? NOW;
       const sleeps: number[] = [];
       const code = await main(argv, {
         io,

@@ -1,9 +1,9 @@
 /** Every client command against a real fake server, through the real CLI. */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../src/server/server.js";
-import { PRO_KEY, runCli, startFake, tempDir } from "./harness.js";
+import { PRO_KEY, runCli, startFake, startOddServer, tempDir } from "./harness.js";
 
 let server: RunningServer;
 let home: ReturnType<typeof tempDir>;
@@ -80,6 +80,10 @@ describe("the CLI against petstore serve", () => {
       ),
     );
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).toContain("is no replacement");
+    // Once a day per profile: the next run in the same config directory says nothing.
+    const again = await runCli(["get", "1", "-q"], { env });
+    expect(again).toEqual({ code: 0, stdout: "1\n", stderr: "" });
   });
 
   it("silences the deprecation warning with PETSTORE_NO_DEPRECATION_WARNING=1", async () => {
@@ -115,18 +119,61 @@ describe("the CLI against petstore serve", () => {
       stdin: `${PRO_KEY}\n`,
     });
     expect(login.code).toBe(0);
+    expect(login.stderr).toContain(`Base URL:    ${server.url} (from --base-url)`);
+    expect(login.stderr).toMatch(
+      /The service accepted the key\. Rate limit: \d+ of 300 requests left this minute; resets in \d+ s \(at \d\d:\d\d(:\d\d)? UTC\)/,
+    );
     const status = await runCli(["auth", "status"], { env: configEnv });
     expect(status.code).toBe(0);
     expect(status.stdout).toContain(`Base URL:    ${server.url} (from profile default)`);
     expect(status.stdout).toContain("Key:         accepted");
     expect(status.stdout).toMatch(
-      /Rate limit: {2}\d+ of 300 requests left; resets at \S+Z \(in \d+ s\)/,
+      /Rate limit: {2}\d+ of 300 requests left this minute; resets in \d+ s \(at [0-9:]+ UTC\)/,
     );
     expect(status.stdout + status.stderr).not.toContain(PRO_KEY);
+    const json = await runCli(["auth", "status", "--json"], { env: configEnv });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      profile: "default",
+      baseUrl: server.url,
+      apiKey: "…6789",
+      key: "accepted",
+      rateLimit: { limit: 300, window: "minute" },
+    });
+    expect(json.stdout).not.toContain(PRO_KEY);
 
     expect((await runCli(["auth", "logout"], { env: configEnv })).code).toBe(0);
     const after = await runCli(["list"], { env: configEnv });
     expect(after.code).toBe(3);
+  });
+
+  it("does not store a key the service rejects (exit 3), nor one it cannot check (exit 6)", async () => {
+    const configEnv = { PETSTORE_CONFIG_DIR: join(home.path, "rejected") };
+    const rejected = await runCli(["auth", "login", "--with-token", "--base-url", server.url], {
+      env: configEnv,
+      stdin: "not-a-key-of-this-server\n",
+    });
+    expect(rejected.code).toBe(3);
+    expect(rejected.stderr).toContain("the service rejected the key (401)");
+    expect(rejected.stderr).toContain("it was not stored");
+    const failing = await startOddServer((_request, response) => {
+      response.writeHead(500, { "content-type": "application/json" });
+      response.end('{"code":"internal_error","message":"something broke","status":500}');
+    });
+    try {
+      const unchecked = await runCli(["auth", "login", "--with-token", "--base-url", failing.url], {
+        env: configEnv,
+        stdin: PRO_KEY,
+      });
+      expect(unchecked.code).toBe(6);
+      expect(unchecked.stderr).toContain(
+        "the key could not be checked: the service answered 500 Internal Server Error: something broke; it was not stored",
+      );
+      expect(unchecked.stderr).toContain("`--no-verify` stores the key without checking it");
+    } finally {
+      await failing.close();
+    }
+    expect(existsSync(join(home.path, "rejected", "config.json"))).toBe(false);
   });
 
   it("lists, shows and removes profiles, and completes their names", async () => {

@@ -77,6 +77,11 @@ describe("exit codes of the real CLI", () => {
     const run = await runCli(["list", "--no-retry"], { env: limited });
     expect(run.code).toBe(5);
     expect(run.stderr).toContain("429");
+    expect(run.stderr).toMatch(
+      /rate limited \(429\): the per-minute limit of 1 request is used up \(after 1 attempt\); try again in \d+ s\n/,
+    );
+    // Retries were turned off: more attempts are not offered as the way out.
+    expect(run.stderr).not.toContain("--max-retries");
   });
 
   it("6: nothing listening at the address", async () => {

@@ -22,6 +22,7 @@ beforeAll(async () => {
     [
       "auth",
       "login",
+      "--no-verify",
       "--with-token",
       "--profile",
       "good",
@@ -36,6 +37,7 @@ beforeAll(async () => {
     [
       "auth",
       "login",
+      "--no-verify",
       "--with-token",
       "--profile",
       "good",
@@ -50,6 +52,7 @@ beforeAll(async () => {
     [
       "auth",
       "login",
+      "--no-verify",
       "--with-token",
       "--profile",
       "bad",

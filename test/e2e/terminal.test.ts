@@ -4,6 +4,7 @@
  * in CI shows plain lines only.
  */
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../src/server/server.js";
 import { BIN } from "../server/cli-build.js";
@@ -71,13 +72,15 @@ describe("on a terminal", () => {
     expect(run.screen).toContain(`${ESC}[1mID${ESC}[22m`);
     expect(run.screen).toMatch(new RegExp(`${ESC}\\[(32|33|2)m(available|pending|sold)`));
     expect(run.screen).not.toContain("\t");
+    // A full page on a terminal: stderr says it may not be all.
+    expect(run.screen).toContain("showing the first 2 pets; `--limit 100` shows up to 100");
   });
 
-  it("asks for the key with a prompt that does not echo it", async () => {
-    const key = "typed-secret-key-0123456789";
+  it("asks for the key with a prompt that does not echo it, checks it and says what it is for", async () => {
+    const key = PRO_KEY;
     const configDir = `${home.path}/prompted`;
     const run = await onTerminal(
-      ["auth", "login"],
+      ["auth", "login", "--base-url", server.url],
       { PETSTORE_CONFIG_DIR: configDir },
       {
         prompt: "API key (input hidden): ",
@@ -85,12 +88,33 @@ describe("on a terminal", () => {
       },
     );
     expect(run.code).toBe(0);
+    expect(run.screen).toContain("Profile:     default");
+    expect(run.screen).toContain("Environment: production");
+    expect(run.screen).toContain(`Base URL:    ${server.url}`);
+    expect(run.screen).toMatch(
+      /The service accepted the key\. Rate limit: \d+ of 300 requests left this minute; resets in \d+ s/,
+    );
     expect(run.screen).toContain("Stored the API key in profile default");
     expect(run.screen).not.toContain(key);
     const status = await onTerminal(["profile", "show", "--json"], {
       PETSTORE_CONFIG_DIR: configDir,
     });
     expect(status.screen).toContain('"apiKey": "…6789"');
+  });
+
+  it("exits 130 on Ctrl-C at the hidden prompt, storing nothing and sending nothing", async () => {
+    const configDir = `${home.path}/interrupted`;
+    const before = server.stats().responses;
+    const run = await onTerminal(
+      ["auth", "login", "--base-url", server.url],
+      { PETSTORE_CONFIG_DIR: configDir },
+      { prompt: "API key (input hidden): ", typed: "typed-half\u0003" },
+    );
+    expect(run.code).toBe(130);
+    expect(run.screen).toContain("interrupted; no key was stored");
+    expect(run.screen).not.toContain("typed-half");
+    expect(existsSync(`${configDir}/config.json`)).toBe(false);
+    expect(server.stats().responses).toBe(before);
   });
 
   it("shows a spinner while a retry waits, then leaves the notice as a line", async () => {

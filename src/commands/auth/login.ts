@@ -1,7 +1,10 @@
 /**
  * `petstore auth login`: stores an API key in a profile. The key comes from stdin
  * (`--with-token`), a file, or a prompt that does not echo; never from a flag
- * value, which any user of the machine could read in the process list.
+ * value, which any user of the machine could read in the process list. It first
+ * says which profile, environment and base URL the key is for, then checks the
+ * key with one `GET /pets?limit=1` (unless `--no-verify`): a key the service
+ * rejects, or one that cannot be checked, is not stored (as gh does).
  */
 import {
   isEnvironmentName,
@@ -11,13 +14,16 @@ import {
 } from "../../profiles/environments.js";
 import { UsageError } from "../../errors.js";
 import type { Factory } from "../factory.js";
-import { configDir } from "../../profiles/config-dir.js";
-import type { ProfileConfig } from "../../profiles/config-file.js";
+import { checkConfigDir, type ProfileConfig } from "../../profiles/config-file.js";
+import type { SettingsFlags } from "../../profiles/resolve.js";
 import { storedProfile } from "../profile/stored.js";
 import type { OptionValues } from "../fast-parse.js";
 import { booleanOption, stringOption } from "../option-values.js";
 import type { CommandRunner } from "../runner.js";
 import { KEY_HINT, type KeySource, readKey } from "./read-key.js";
+import { verifyKey } from "./verify-key.js";
+import { loadPalette } from "../../output/palette.js";
+import { formatLines, settingsLines } from "../settings-summary.js";
 
 export type { KeySource } from "./read-key.js";
 
@@ -26,10 +32,12 @@ export interface LoginOptions {
   env?: EnvironmentName;
   baseUrl?: string;
   keySource: KeySource;
+  /** false with --no-verify: store the key without asking the service. */
+  verify?: boolean;
 }
 
 export function loginOptionsFrom(values: OptionValues, stdinIsTTY: boolean): LoginOptions {
-  const options: LoginOptions = { keySource: { kind: "prompt" } };
+  const options: LoginOptions = { keySource: { kind: "prompt" }, verify: values.verify !== false };
   const profile = stringOption(values, "profile");
   if (profile !== undefined) options.profile = profile;
   const env = stringOption(values, "env");
@@ -59,12 +67,35 @@ export function loginOptionsFrom(values: OptionValues, stdinIsTTY: boolean): Log
   return options;
 }
 
+/** The settings a run with this profile would use, the login's own flags counted as flags. */
+function loginFlags(options: LoginOptions): SettingsFlags {
+  const flags: SettingsFlags = {};
+  if (options.profile !== undefined) flags.profile = options.profile;
+  if (options.env !== undefined) flags.env = options.env;
+  if (options.baseUrl !== undefined) flags.baseUrl = options.baseUrl;
+  return flags;
+}
+
+const NEW_PROFILE = { allowNewProfile: true, replacingConfig: true };
+
 export async function loginRun(options: LoginOptions, factory: Factory): Promise<void> {
-  const flags = options.profile === undefined ? {} : { profile: options.profile };
-  const { profile } = factory.settings(flags, { allowNewProfile: true, replacingConfig: true });
-  // No place for the file (no HOME, no home directory): say so before asking for the key.
-  configDir(factory.env);
+  const flags = loginFlags(options);
+  const settings = factory.settings(flags, NEW_PROFILE);
+  const { profile } = settings;
+  // No place for the file (no HOME, a file or /proc in the way): say so before asking for the key.
+  await checkConfigDir(factory.env);
+  const { stderr } = factory.io;
+  const palette = await loadPalette(factory.io, "stderr");
+  stderr.write(formatLines(settingsLines(settings, palette).slice(0, 3)));
+  if (settings.sources.baseUrl === "environment") {
+    stderr.write(
+      `${palette.dim("note: PETSTORE_BASE_URL gives this address to this shell only; `--base-url` stores one in the profile")}\n`,
+    );
+  }
   const apiKey = await readKey(options.keySource, factory.io);
+  if (options.verify !== false) {
+    stderr.write(await verifyKey(factory, { ...flags, apiKey }, NEW_PROFILE));
+  }
   const update = await factory.updateConfig(
     (config) => {
       const stored: ProfileConfig = { ...storedProfile(config, profile), apiKey };
@@ -80,16 +111,17 @@ export async function loginRun(options: LoginOptions, factory: Factory): Promise
     },
     { replaceBroken: true },
   );
-  const { stderr } = factory.io;
   if (update.replaced !== undefined) {
     stderr.write(
       `warning: ${update.replaced.message}; kept it as ${update.backup} and wrote a new one\n`,
     );
   }
   const env = storedProfile(update.config, profile)?.env ?? "production";
-  stderr.write(
-    `Stored the API key in profile ${profile} (${env}) in ${update.path}. \`petstore auth status\` checks it.\n`,
-  );
+  const checked =
+    options.verify === false
+      ? " It was not checked (--no-verify): `petstore auth status` checks it."
+      : "";
+  stderr.write(`Stored the API key in profile ${profile} (${env}) in ${update.path}.${checked}\n`);
 }
 
 export const run: CommandRunner = (parsed, factory) =>

@@ -5,7 +5,7 @@
  * least 8 characters (shorter ones would be redacted badly and are typos).
  */
 import { createReadStream } from "node:fs";
-import { UsageError } from "../../errors.js";
+import { EXIT, PetstoreError, UsageError } from "../../errors.js";
 import type { IO } from "../../io.js";
 import { isKeyText } from "../../profiles/key-text.js";
 
@@ -85,7 +85,11 @@ export async function readKey(source: KeySource, io: IO): Promise<string> {
     case "prompt":
       try {
         text = await io.stdin.readHiddenLine("API key (input hidden): ");
-      } catch {
+      } catch (error) {
+        // Ctrl-C: stopped by the user, as a shell reports it (130); Ctrl-D: no key.
+        if ((error as NodeJS.ErrnoException).code === "ABORT_ERR") {
+          throw new PetstoreError("interrupted; no key was stored", EXIT.INTERRUPTED);
+        }
         throw new UsageError("no API key entered");
       }
       if (Buffer.byteLength(text) > MAX_KEY_INPUT_BYTES) throw tooLong();

@@ -1,24 +1,23 @@
 /**
  * `petstore auth status`: which profile, environment, address and key a run
  * uses (and why), checked with one real request (GET /pets?limit=1), with the
- * rate limit from its headers. A rejected or missing key exits 3.
+ * rate limit from its headers. A rejected or missing key exits 3. `--json`
+ * gives the same, the key redacted, on stdout; the exit code is the same.
  */
 import type { RateLimitInfo } from "../../client/types.js";
+import { windowOf } from "../../client/wait-text.js";
 import type { Factory } from "../factory.js";
 import { loadPalette, type Palette } from "../../output/palette.js";
+import { stringifyJson } from "../../schema/json.js";
+import { booleanOption } from "../option-values.js";
+import { describeRateLimit } from "../rate-limit-summary.js";
 import type { CommandRunner } from "../runner.js";
 import { requestOptionsFrom, type RequestOptions } from "../request-options.js";
-import { formatLines, settingsLines } from "../settings-summary.js";
+import { formatLines, settingsJson, settingsLines } from "../settings-summary.js";
 
 export interface StatusOptions {
   request: RequestOptions;
-}
-
-export function describeRateLimit(rateLimit: RateLimitInfo | undefined, nowMs: number): string {
-  if (rateLimit === undefined) return "not reported by the service";
-  const inSeconds = Math.max(0, Math.ceil((rateLimit.resetAt - nowMs) / 1000));
-  const resetAt = new Date(rateLimit.resetAt).toISOString().replace(/\.000Z$/, "Z");
-  return `${rateLimit.remaining} of ${rateLimit.limit} requests left; resets at ${resetAt} (in ${inSeconds} s)`;
+  json?: boolean;
 }
 
 interface Failure {
@@ -28,15 +27,33 @@ interface Failure {
   response?: { rateLimit?: RateLimitInfo };
 }
 
-function keyVerdict(error: Failure | undefined, palette: Palette): string {
-  if (error === undefined) return palette.green("accepted");
-  if (error.status === 401) return palette.red("rejected by the service (401)");
-  return palette.yellow(`not checked: ${error.message ?? "the request failed"}`);
+type KeyState = "accepted" | "rejected" | "not_checked" | "none";
+
+function keyState(hasKey: boolean, error: Failure | undefined): KeyState {
+  if (!hasKey) return "none";
+  if (error === undefined) return "accepted";
+  return error.status === 401 ? "rejected" : "not_checked";
+}
+
+function keyVerdict(state: KeyState, error: Failure | undefined, palette: Palette): string {
+  if (state === "accepted") return palette.green("accepted");
+  if (state === "rejected") return palette.red("rejected by the service (401)");
+  return palette.yellow(`not checked: ${error?.message ?? "the request failed"}`);
+}
+
+function rateLimitJson(rateLimit: RateLimitInfo | undefined, nowMs: number) {
+  if (rateLimit === undefined) return null;
+  return {
+    limit: rateLimit.limit,
+    remaining: rateLimit.remaining,
+    resetAt: new Date(rateLimit.resetAt).toISOString(),
+    window: windowOf(rateLimit.resetAt, nowMs) ?? null,
+  };
 }
 
 export async function statusRun(options: StatusOptions, factory: Factory): Promise<void> {
   const { client, settings } = await factory.client(options.request);
-  const palette = await loadPalette(factory.io, "stdout");
+  const { io } = factory;
   let failure: Failure | undefined;
   let rateLimit: RateLimitInfo | undefined;
   try {
@@ -46,14 +63,31 @@ export async function statusRun(options: StatusOptions, factory: Factory): Promi
     rateLimit = failure.response?.rateLimit;
   }
   rateLimit ??= client.lastRateLimit;
-  const lines = settingsLines(settings, palette);
-  if (settings.apiKey !== undefined) {
-    lines.push(["Key", keyVerdict(failure, palette)]);
-    lines.push(["Rate limit", describeRateLimit(rateLimit, factory.now())]);
+  const state = keyState(settings.apiKey !== undefined, failure);
+  if (options.json) {
+    const report: Record<string, unknown> = { ...settingsJson(settings), key: state };
+    if (state !== "none") {
+      if (failure !== undefined) report.keyProblem = failure.message ?? "the request failed";
+      report.rateLimit = rateLimitJson(rateLimit, factory.now());
+    }
+    io.stdout.write(stringifyJson(report, io.stdout.isTTY ? 2 : 0) + "\n");
+  } else {
+    const palette = await loadPalette(io, "stdout");
+    const lines = settingsLines(settings, palette);
+    if (state !== "none") {
+      lines.push(["Key", keyVerdict(state, failure, palette)]);
+      lines.push(["Rate limit", describeRateLimit(rateLimit, factory.now())]);
+    }
+    io.stdout.write(formatLines(lines));
   }
-  factory.io.stdout.write(formatLines(lines));
   if (failure !== undefined) throw failure;
 }
 
 export const run: CommandRunner = (parsed, factory) =>
-  statusRun({ request: requestOptionsFrom(parsed.options, factory.env) }, factory);
+  statusRun(
+    {
+      request: requestOptionsFrom(parsed.options, factory.env),
+      json: booleanOption(parsed.options, "json"),
+    },
+    factory,
+  );

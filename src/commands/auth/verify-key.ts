@@ -1,0 +1,64 @@
+/**
+ * `auth login` checks a key before storing it: one `GET /pets?limit=1` to the
+ * base URL the profile will use, retried as any request is. Accepted: the rate
+ * limit the answer reports (the plan's limit of the window that binds). Any
+ * failure stops the login with that failure's exit code, and nothing is stored:
+ * a rejected key (401) is exit 3; a service that cannot be reached is exit 6,
+ * as gh refuses a token it cannot validate, with `--no-verify` as the way out.
+ */
+import { DEFAULT_TIMEOUT_MS } from "../../client/client.js";
+import { DEFAULT_RETRY_POLICY } from "../../client/retry.js";
+import { EXIT, PetstoreError } from "../../errors.js";
+import type { SettingsFlags } from "../../profiles/resolve.js";
+import type { Factory, SettingsOptions } from "../factory.js";
+import { describeRateLimit } from "../rate-limit-summary.js";
+import { debugRequested } from "../request-options.js";
+
+interface Failure {
+  message?: string;
+  exitCode?: unknown;
+  hint?: unknown;
+  status?: unknown;
+}
+
+const NO_VERIFY = "`--no-verify` stores the key without checking it";
+
+function notStored(error: unknown): PetstoreError {
+  const failure: Failure = error instanceof Error ? error : { message: String(error) };
+  const exitCode = typeof failure.exitCode === "number" ? failure.exitCode : EXIT.UNEXPECTED;
+  if (failure.status === 401) {
+    return new PetstoreError(
+      `the service rejected the key (401): ${failure.message}; it was not stored`,
+      EXIT.AUTH,
+      "check that the whole key was copied, and that it is for this environment and base URL",
+    );
+  }
+  const hint = typeof failure.hint === "string" ? `${failure.hint}; ${NO_VERIFY}` : NO_VERIFY;
+  return new PetstoreError(
+    `the key could not be checked: ${failure.message}; it was not stored`,
+    exitCode as PetstoreError["exitCode"],
+    hint,
+  );
+}
+
+/** Checks the key in `flags.apiKey`; returns the line to show, or throws what to report. */
+export async function verifyKey(
+  factory: Factory,
+  flags: SettingsFlags,
+  options: SettingsOptions,
+): Promise<string> {
+  const request = {
+    settings: flags,
+    timeoutMs: DEFAULT_TIMEOUT_MS,
+    retry: DEFAULT_RETRY_POLICY,
+    verbose: debugRequested(factory.env),
+  };
+  let rateLimit;
+  try {
+    const { client } = await factory.client(request, options);
+    rateLimit = (await client.listPets({ limit: 1 })).response.rateLimit;
+  } catch (error) {
+    throw notStored(error);
+  }
+  return `The service accepted the key. Rate limit: ${describeRateLimit(rateLimit, factory.now())}\n`;
+}

@@ -1,0 +1,56 @@
+/**
+ * A first run that explains itself: the built-in base URLs are placeholders
+ * (`https://api.petstore.example/v1`), so a run that has none configured fails
+ * on a host that does not exist. That failure (a HostNotFoundError, exit 6, not
+ * retried) is reworded to say that no service URL is configured and how to set
+ * one; for a configured URL that does not resolve, the hint names where it
+ * came from.
+ */
+import { EXIT, PetstoreError } from "../errors.js";
+import type { PetstoreClient } from "../client/types.js";
+import type { ResolvedSettings } from "../profiles/resolve.js";
+import { describeSource } from "./settings-summary.js";
+
+export const SET_BASE_URL =
+  "set one with --base-url <url> (this run), PETSTORE_BASE_URL=<url> (this shell), or `petstore auth login --base-url <url>` (stored in the profile)";
+
+/** Errors cross bundles (dist/program.cjs has its own classes): recognised by name. */
+function isHostNotFound(error: unknown): error is PetstoreError {
+  return error instanceof Error && error.name === "HostNotFoundError";
+}
+
+export function explainBaseUrlFailure(error: unknown, settings: ResolvedSettings): unknown {
+  if (!isHostNotFound(error)) return error;
+  const { baseUrl, env } = settings;
+  const host = new URL(baseUrl).hostname;
+  if (settings.sources.baseUrl === "default") {
+    return new PetstoreError(
+      `no service URL is configured: ${baseUrl} is the built-in ${env} placeholder, and its host ${host} does not exist`,
+      EXIT.NETWORK,
+      SET_BASE_URL,
+    );
+  }
+  const source = describeSource("baseUrl", settings.sources.baseUrl, settings.profile);
+  return new PetstoreError(
+    error.message,
+    EXIT.NETWORK,
+    `the base URL ${baseUrl} is ${source}: check its host name, ${host}`,
+  );
+}
+
+export function explainingBaseUrlFailures(
+  client: PetstoreClient,
+  settings: ResolvedSettings,
+): PetstoreClient {
+  const explain = (error: unknown) => {
+    throw explainBaseUrlFailure(error, settings);
+  };
+  return {
+    listPets: (query) => client.listPets(query).catch(explain),
+    createPet: (pet) => client.createPet(pet).catch(explain),
+    getPet: (id) => client.getPet(id).catch(explain),
+    get lastRateLimit() {
+      return client.lastRateLimit;
+    },
+  };
+}
