@@ -57,6 +57,8 @@ export interface IO {
   spinnerEnabled(): boolean;
   /** A spinner when `spinnerEnabled()`, otherwise undefined (callers print plain lines). */
   startSpinner(text: string): Spinner | undefined;
+  /** For an interactive prompt: keys from stdin, drawn on stderr. Only the process IO has it. */
+  promptStreams?(): { input: NodeJS.ReadStream; output: NodeJS.WriteStream };
 }
 
 /**
@@ -237,7 +239,7 @@ function withDecisions(
 }
 
 export function createProcessIO(env: NodeJS.ProcessEnv = process.env): IO {
-  return withDecisions(
+  const io = withDecisions(
     {
       stdout: processStream(1, () => process.stdout),
       stderr: processStream(2, () => process.stderr),
@@ -246,6 +248,8 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env): IO {
     env,
     (text) => startOraSpinner(text, env),
   );
+  io.promptStreams = () => ({ input: process.stdin, output: process.stderr });
+  return io;
 }
 
 /** ora is loaded on the first spinner only; calls made before it arrives are replayed. */
