@@ -27,7 +27,7 @@ import { promptTerminal, type PromptTerminal } from "./prompt-terminal.js";
 const PLACEHOLDER = { name: "x", categoryId: 0n };
 
 /** What the schema says of one field's value, as "name must be ...", or undefined if it is valid. */
-export function fieldProblem(field: PetField, value: unknown): string | undefined {
+function fieldProblem(field: PetField, value: unknown): string | undefined {
   const checked = validateNewPet({ ...PLACEHOLDER, [field]: value });
   if (checked.ok) return undefined;
   const problem = checked.problems.find((p) => p.field === field) ?? checked.problems[0]!;

@@ -38,15 +38,17 @@ function petFromFlags(values: OptionValues): NewPet {
 }
 
 /**
- * Missing fields are asked for only with stdin and stderr on a terminal, and never
- * with --no-prompt or PETSTORE_NO_PROMPT (any value but an "off" one): a script
- * gets the usage error at once and never hangs. The cheap checks come first.
+ * Missing fields are asked for only with stdin and stderr on a terminal that can
+ * redraw a prompt (not TERM=dumb), and never with --no-prompt or PETSTORE_NO_PROMPT
+ * (any value but an "off" one): a script gets the usage error at once and never
+ * hangs. The cheap checks come first.
  */
 function asksAtTerminal(values: OptionValues, env: NodeJS.ProcessEnv, io: IO): boolean {
   return (
     PET_FIELDS.some((field) => values[field] === undefined) &&
     values.prompt !== false &&
     envFlag(env, "PETSTORE_NO_PROMPT") === false &&
+    env.TERM !== "dumb" &&
     io.promptStreams !== undefined &&
     io.stderr.isTTY &&
     io.stdin.isTTY

@@ -186,6 +186,7 @@ describe("petstore add where it must not ask", () => {
     ["--no-prompt", "add --no-prompt", {}],
     ["PETSTORE_NO_PROMPT=1", "add", { PETSTORE_NO_PROMPT: "1" }],
     ["stdin not a terminal", "add < /dev/null", {}],
+    ["TERM=dumb, which cannot redraw a prompt", "add", { TERM: "dumb" }],
   ])("keeps the usage error naming every missing flag: %s", async (_, args, env) => {
     const term = await petstore(args, { env });
     const { code, screen } = await term.exit();
