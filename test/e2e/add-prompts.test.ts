@@ -4,9 +4,11 @@
  * and asks to confirm; Ctrl-C, Ctrl-D and "no" send nothing; without a terminal,
  * or told not to, it never asks. What reached the service is read back from it.
  */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../src/server/server.js";
-import { BIN } from "../server/cli-build.js";
+import { BIN, REPO_ROOT } from "../server/cli-build.js";
 import { PRO_KEY, startFake, tempDir } from "./harness.js";
 import { shellQuote, stopTmux, TerminalSession } from "./tmux.js";
 
@@ -47,6 +49,30 @@ async function petstore(
   return session;
 }
 
+/**
+ * Environment for a run that records each bundle file it requires (dist/*.cjs), to
+ * tell whether the prompts were loaded; `loaded()` reads the record.
+ */
+function tracingBundles(): { env: Record<string, string>; loaded(): string } {
+  const tracer = join(home.path, "trace-bundles.cjs");
+  const trace = join(home.path, "bundles.txt");
+  writeFileSync(
+    tracer,
+    `const Module = require("node:module");
+const load = Module._load;
+Module._load = function (request, ...rest) {
+  if (request.endsWith(".cjs")) require("node:fs").appendFileSync(${JSON.stringify(trace)}, request + "\\n");
+  return load.call(this, request, ...rest);
+};
+`,
+  );
+  writeFileSync(trace, "");
+  return {
+    env: { NODE_OPTIONS: `--require ${tracer}` },
+    loaded: () => readFileSync(trace, "utf8"),
+  };
+}
+
 /** The pets the service holds, as it lists them. */
 async function petsOnServer(): Promise<unknown[]> {
   const response = await fetch(`${server.url}/pets?limit=100`, {
@@ -81,7 +107,8 @@ describe("petstore add on a terminal", () => {
   });
 
   it("asks only for what the flags leave out, with available preselected", async () => {
-    const term = await petstore("add -n Tom -c 2");
+    const bundles = tracingBundles();
+    const term = await petstore("add -n Tom -c 2", { env: bundles.env });
     await term.waitFor("Status");
     await term.press("Enter");
     await term.waitFor("Add this pet?");
@@ -94,6 +121,7 @@ describe("petstore add on a terminal", () => {
     expect(await petsOnServer()).toEqual([
       { id: 1, name: "Tom", categoryId: 2, status: "available" },
     ]);
+    expect(bundles.loaded()).toContain("./prompts.cjs");
   });
 
   it("asks again for a name the schema rejects, with the schema's message", async () => {
@@ -196,12 +224,29 @@ describe("petstore add where it must not ask", () => {
     expect(await petsOnServer()).toEqual([]);
   });
 
-  it("sends a complete set of flags at once on a terminal", async () => {
-    const term = await petstore("add -n Rex -c 1 -s sold");
+  it("sends a complete set of flags at once on a terminal, without loading the prompts", async () => {
+    const bundles = tracingBundles();
+    const term = await petstore("add -n Rex -c 1 -s sold", { env: bundles.env });
     const { code, screen } = await term.exit();
     expect(code).toBe(0);
     expect(screen).not.toContain("Add this pet?");
+    expect(bundles.loaded()).not.toContain("prompts.cjs");
     expect(await petsOnServer()).toEqual([{ id: 1, name: "Rex", categoryId: 1, status: "sold" }]);
+  });
+
+  it("keeps the prompt library out of the hot bundle: it is in dist/prompts.cjs", () => {
+    const { outputs } = JSON.parse(
+      readFileSync(join(REPO_ROOT, "dist", "metafile.json"), "utf8"),
+    ) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+    const inputsOf = (bundle: string) =>
+      Object.keys(Object.entries(outputs).find(([path]) => path.endsWith(`/${bundle}`))![1].inputs);
+    expect(inputsOf("cli.cjs").filter((path) => /@clack|add-prompts/.test(path))).toEqual([]);
+    expect(inputsOf("prompts.cjs")).toEqual(
+      expect.arrayContaining([
+        "src/commands/add-prompts.ts",
+        "node_modules/@clack/prompts/dist/index.mjs",
+      ]),
+    );
   });
 
   it("rejects a bad flag value before asking anything", async () => {
