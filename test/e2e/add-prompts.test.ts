@@ -234,6 +234,27 @@ describe("petstore add where it must not ask", () => {
     expect(await petsOnServer()).toEqual([{ id: 1, name: "Rex", categoryId: 1, status: "sold" }]);
   });
 
+  it.each([
+    ["--file", "pet.json", '{"name":"Rex","categoryId":1}'],
+    ["--from", "pets.csv", "name,categoryId\nRex,1\n"],
+  ])("never asks with %s, even for a missing status", async (flag, file, content) => {
+    writeFileSync(join(home.path, file), content);
+    const term = await petstore(`add ${flag} ${shellQuote(join(home.path, file))}`);
+    const { code, screen } = await term.exit();
+    expect(code).toBe(0);
+    expect(screen).not.toContain("Status");
+    expect(await petsOnServer()).toEqual([
+      { id: 1, name: "Rex", categoryId: 1, status: "available" },
+    ]);
+  });
+
+  it("asks with PETSTORE_NO_PROMPT=0, which is off", async () => {
+    const term = await petstore("add -n Tom -c 2", { env: { PETSTORE_NO_PROMPT: "0" } });
+    await term.waitFor("Status");
+    await term.press("C-c");
+    expect((await term.exit()).code).toBe(130);
+  });
+
   it("keeps the prompt library out of the hot bundle: it is in dist/prompts.cjs", () => {
     const { outputs } = JSON.parse(
       readFileSync(join(REPO_ROOT, "dist", "metafile.json"), "utf8"),
