@@ -7,9 +7,9 @@
  *
  * Loaded only when a prompt is shown (dist/prompts.cjs, with @clack/prompts in
  * it). Keys come from stdin and the prompts are drawn on stderr, so stdout holds
- * only the result (`id=$(petstore add -q)` still prompts). Ctrl-C (or Esc) at a
- * prompt is exit 130 and "no" at the confirmation exit 2 (as gh's cancellation);
- * either way nothing is sent.
+ * only the result (`id=$(petstore add -q)` still prompts). Ctrl-C, Ctrl-D or Esc
+ * at a prompt is exit 130, and "no" at the confirmation exit 2 (gh's exit code for
+ * a cancellation); either way nothing is sent.
  */
 import { confirm, isCancel, note, select, text } from "@clack/prompts";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
