@@ -113,6 +113,7 @@ complete -c petstore -n '__petstore_at "get"' -l debug -d 'show stack traces of 
 complete -c petstore -n '__petstore_at "add"' -s n -l name -r -d 'the pet\'s name'
 complete -c petstore -n '__petstore_at "add"' -s c -l category-id -r -d 'its category (an int64)'
 complete -c petstore -n '__petstore_at "add"' -s s -l status -r -f -a 'available pending sold' -d 'available, pending, sold (the service\'s default if left out)'
+complete -c petstore -n '__petstore_at "add"' -l no-prompt -d 'never ask for a field the flags leave out, even on a terminal (PETSTORE_NO_PROMPT=1)'
 complete -c petstore -n '__petstore_at "add"' -l file -r -F -d 'a JSON NewPet body from this file, or - for stdin (instead of the flags)'
 complete -c petstore -n '__petstore_at "add"' -l from -r -F -d 'add every pet of a CSV, NDJSON or JSON-array file (- for stdin), at the pace the rate limit allows'
 complete -c petstore -n '__petstore_at "add"' -l format -r -f -a 'csv ndjson json' -d 'csv, ndjson, json (default: from the extension, else the content)'

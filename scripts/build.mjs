@@ -10,6 +10,8 @@
 //   server, for `serve`); required by cli.cjs only when the fast parser declines.
 // - dist/bulk.cjs: `add --from` (src/commands/add-from.ts and src/bulk), required
 //   only when a bulk flag is given.
+// - dist/prompts.cjs: `add`'s questions at a terminal (src/commands/add-prompts.ts
+//   and @clack/prompts), required only when a field is asked for.
 // - dist/config.cjs: writing the config file (src/profiles/config-write.ts), required
 //   only by the commands that write it.
 // - dist/tls.cjs: making certificates (src/server/tls/make-certificates.ts and
@@ -79,6 +81,10 @@ function separateFiles({ program }) {
         path: "./bulk.cjs",
         external: true,
       }));
+      builder.onResolve({ filter: /(^|\/)add-prompts\.js$/ }, () => ({
+        path: "./prompts.cjs",
+        external: true,
+      }));
       builder.onResolve({ filter: /(^|\/)config-write\.js$/ }, () => ({
         path: "./config.cjs",
         external: true,
@@ -141,6 +147,11 @@ const results = await Promise.all([
   build({
     ...commonJs,
     entryPoints: { bulk: "src/commands/add-from.ts" },
+    plugins: [separateFiles({ program: false })],
+  }),
+  build({
+    ...commonJs,
+    entryPoints: { prompts: "src/commands/add-prompts.ts" },
     plugins: [separateFiles({ program: false })],
   }),
   build({

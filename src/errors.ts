@@ -21,7 +21,7 @@ export const EXIT = {
   NETWORK: 6,
   /** A write may or may not have happened (timeout or reset after the body was sent). */
   OUTCOME_UNKNOWN: 7,
-  /** Stopped by Ctrl-C or SIGTERM (128 + SIGINT), as shells report it. */
+  /** Stopped by Ctrl-C or SIGTERM (128 + SIGINT), as shells report it; or cancelled at a prompt. */
   INTERRUPTED: 130,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -34,14 +34,15 @@ export const EXIT_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [EXIT.OK]: "success",
   [EXIT.UNEXPECTED]:
     "unexpected error (a stack trace only with `--debug`), or the output could not be written (a full disk)",
-  [EXIT.USAGE]: "usage or invalid input, including a 400 from the service and a redirect",
+  [EXIT.USAGE]:
+    "usage or invalid input, including a 400 from the service and a redirect; an `add` declined at its confirmation",
   [EXIT.AUTH]: "authentication: no key, or the key was rejected (401)",
   [EXIT.NOT_FOUND]: "not found (404)",
   [EXIT.RATE_LIMITED]: "still rate limited after the retries (429)",
   [EXIT.NETWORK]: "network error, timeout, or the service unavailable (5xx) after the retries",
   [EXIT.OUTCOME_UNKNOWN]: "outcome unknown: an add may or may not have happened",
   [EXIT.INTERRUPTED]:
-    "interrupted by Ctrl-C or SIGTERM during `add --from` (requests in flight finish first; `--resume` continues)",
+    "interrupted by Ctrl-C or SIGTERM during `add --from` (requests in flight finish first; `--resume` continues); Ctrl-C at a prompt (nothing sent)",
 };
 
 export class PetstoreError extends Error {

@@ -17,7 +17,7 @@ export type { InputStream, IO, OutputStream, Spinner, StreamName } from "./io/ty
 export { decideColor, decideSpinner } from "./io/decisions.js";
 
 export function createProcessIO(env: NodeJS.ProcessEnv = process.env): IO {
-  return withDecisions(
+  const io = withDecisions(
     {
       stdout: processStream(1, () => process.stdout),
       stderr: processStream(2, () => process.stderr),
@@ -26,4 +26,6 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env): IO {
     env,
     (text) => startOraSpinner(text, env),
   );
+  io.promptStreams = () => ({ input: process.stdin, output: process.stderr });
+  return io;
 }

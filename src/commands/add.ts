@@ -1,13 +1,16 @@
 /**
  * `petstore add`: POST /pets with a NewPet from the flags, or from a JSON body
  * (`--file <path>`, `-` for stdin), checked by the shared schema before sending.
+ * At a terminal, the fields the flags leave out are asked for (add-prompts.ts,
+ * loaded only then).
  * A POST is never repeated blindly: if its outcome is unknown, the client says
  * so (exit 7) rather than risk adding the pet twice.
  */
 import { readFile } from "node:fs/promises";
+import { envFlag } from "../env-flag.js";
 import { UsageError } from "../errors.js";
 import type { Factory } from "./factory.js";
-import type { InputStream } from "../io.js";
+import type { InputStream, IO } from "../io.js";
 import { chooseOutput, type OutputChoice } from "../output/format.js";
 import { writePets } from "../output/pets.js";
 import { stdoutWriteError } from "../output/write-failure.js";
@@ -17,35 +20,39 @@ import { validateNewPet } from "../schema/validate.js";
 import type { OptionValues } from "./fast-parse.js";
 import { usageErrorFor } from "./flag-problems.js";
 import { outputFlags, stringOption } from "./option-values.js";
+import { FIELD_FLAGS, PET_FIELDS, flagsUsageError, petInputFromFlags } from "./pet-flags.js";
 import { requestOptionsFrom, type RequestOptions } from "./request-options.js";
 import type { CommandRunner } from "./runner.js";
 
 export interface AddOptions {
-  pet: NewPet;
+  /** The pet to send; or the flags given, the missing fields to be asked for (add-prompts.ts). */
+  pet: NewPet | { ask: OptionValues };
   output: OutputChoice;
   request: RequestOptions;
 }
 
-const FIELD_FLAGS = { name: "--name", categoryId: "--category-id", status: "--status" } as const;
-
-/** Decimal digits become an int64 candidate; anything else stays text, for the schema to name. */
-function integerOrText(text: string): bigint | string {
-  return /^-?[0-9]+$/.test(text) ? BigInt(text) : text;
+function petFromFlags(values: OptionValues): NewPet {
+  const pet = validateNewPet(petInputFromFlags(values));
+  if (!pet.ok) throw flagsUsageError(pet.problems);
+  return pet.value;
 }
 
-function petFromFlags(values: OptionValues): NewPet {
-  const input: Record<string, unknown> = {};
-  const name = stringOption(values, "name");
-  if (name !== undefined) input.name = name;
-  const categoryId = stringOption(values, "categoryId");
-  if (categoryId !== undefined) input.categoryId = integerOrText(categoryId);
-  const status = stringOption(values, "status");
-  if (status !== undefined) input.status = status;
-  const pet = validateNewPet(input);
-  if (!pet.ok) {
-    throw usageErrorFor(pet.problems, FIELD_FLAGS, "or give the whole pet as JSON with --file");
-  }
-  return pet.value;
+/**
+ * Missing fields are asked for only with stdin and stderr on a terminal that can
+ * redraw a prompt (not TERM=dumb), and never with --no-prompt or PETSTORE_NO_PROMPT
+ * (any value but an "off" one): a script gets the usage error at once and never
+ * hangs. The cheap checks come first.
+ */
+function asksAtTerminal(values: OptionValues, env: NodeJS.ProcessEnv, io: IO): boolean {
+  return (
+    PET_FIELDS.some((field) => values[field] === undefined) &&
+    values.prompt !== false &&
+    envFlag(env, "PETSTORE_NO_PROMPT") === false &&
+    env.TERM !== "dumb" &&
+    io.promptStreams !== undefined &&
+    io.stderr.isTTY &&
+    io.stdin.isTTY
+  );
 }
 
 async function readBody(path: string, stdin: InputStream): Promise<string> {
@@ -79,12 +86,15 @@ function petFromJson(text: string, source: string): NewPet {
 export async function addOptionsFrom(
   values: OptionValues,
   env: NodeJS.ProcessEnv,
-  io: { stdin: InputStream; stdoutIsTTY: boolean },
+  io: IO,
 ): Promise<AddOptions> {
-  const output = chooseOutput(outputFlags(values), io.stdoutIsTTY);
+  const output = chooseOutput(outputFlags(values), io.stdout.isTTY);
   const request = requestOptionsFrom(values, env);
   const file = stringOption(values, "file");
-  if (file === undefined) return { pet: petFromFlags(values), output, request };
+  if (file === undefined) {
+    const pet = asksAtTerminal(values, env, io) ? { ask: values } : petFromFlags(values);
+    return { pet, output, request };
+  }
   const mixed = Object.entries(FIELD_FLAGS).filter(([key]) => values[key] !== undefined);
   if (mixed.length > 0) {
     throw new UsageError(
@@ -96,9 +106,14 @@ export async function addOptionsFrom(
 }
 
 export async function addRun(options: AddOptions, factory: Factory): Promise<void> {
-  const { client } = await factory.client(options.request);
-  const result = await client.createPet(options.pet);
+  const { client, settings } = await factory.client(options.request);
   const { io } = factory;
+  let pet = options.pet;
+  if ("ask" in pet) {
+    const { askForPet } = await import("./add-prompts.js");
+    pet = await askForPet(pet.ask, settings, io);
+  }
+  const result = await client.createPet(pet);
   await writePets(io, { pets: [result.data], raw: result.raw }, options.output);
   // The pet exists now: if its id cannot reach stdout, stderr is the only place left for it.
   const failure = await io.stdout.settle();
@@ -130,11 +145,5 @@ export const run: CommandRunner = async (parsed, factory) => {
     await runBulkCommand(parsed.options, factory);
     return;
   }
-  await addRun(
-    await addOptionsFrom(parsed.options, factory.env, {
-      stdin: factory.io.stdin,
-      stdoutIsTTY: factory.io.stdout.isTTY,
-    }),
-    factory,
-  );
+  await addRun(await addOptionsFrom(parsed.options, factory.env, factory.io), factory);
 };

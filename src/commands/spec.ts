@@ -140,6 +140,11 @@ export const ADD_COMMAND: CommandSpec = {
       values: STATUS_WORDS,
     },
     {
+      flags: "--no-prompt",
+      description:
+        "never ask for a field the flags leave out, even on a terminal (PETSTORE_NO_PROMPT=1)",
+    },
+    {
       flags: "--file <path>",
       description: "a JSON NewPet body from this file, or - for stdin (instead of the flags)",
       values: FILES,

@@ -49,4 +49,6 @@ export interface IO {
   spinnerEnabled(): boolean;
   /** A spinner when `spinnerEnabled()`, otherwise undefined (callers print plain lines). */
   startSpinner(text: string): Spinner | undefined;
+  /** For an interactive prompt: keys from stdin, drawn on stderr. Only the process IO has it. */
+  promptStreams?(): { input: NodeJS.ReadStream; output: NodeJS.WriteStream };
 }

@@ -69,6 +69,7 @@ describe("the fast parser", () => {
     [["list", "-s", "available", "-L", "100", "-p", "work"]],
     [["list", "-Lsold"]],
     [["add", "-n", "Rex", "-c", "3", "-s", "pending", "-p", "ci", "-q"]],
+    [["add", "--no-prompt", "-n", "Rex"]],
     [["get", "-p", "ci", "7"]],
     [["add", "--name="]],
   ])("reads %j as commander does", async (argv) => {
