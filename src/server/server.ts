@@ -7,6 +7,7 @@ import { createServer, type Server } from "node:http";
 import { AccessLog, type LogSink } from "./access-log.js";
 import { createApp, type App, type Clock, type ServerStats } from "./app.js";
 import { ServerConfigError } from "./config-error.js";
+import { normalizeCors } from "./cors.js";
 import {
   capConnections,
   defaultMaxConnections,
@@ -70,6 +71,11 @@ export interface StartServerOptions {
    * 1,000, or fewer under a lower open-files limit.
    */
   maxConnections?: number;
+  /**
+   * CORS: true (the default) for any origin, answered with the request's own
+   * origin; a list of origins (`scheme://host[:port]`) for those only; false for off.
+   */
+  cors?: boolean | readonly string[];
 }
 
 export interface RunningServer {
@@ -104,6 +110,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       `the connection cap must be an integer from 1 to ${MAX_CONNECTIONS_LIMIT}; got ${maxConnections}`,
     );
   }
+  const cors = normalizeCors(options.cors);
   const log = new AccessLog(options.log ?? process.stderr, options.quiet !== true);
   let store: PetStore;
   try {
@@ -123,6 +130,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       log,
       faults: options.faults,
       ban: { ...DEFAULT_BAN_POLICY, ...options.ban },
+      cors,
     });
     server = createServer(
       {
