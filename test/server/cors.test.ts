@@ -332,8 +332,10 @@ describe("cors option validation", () => {
     [["http://a.example?x=1"], /no path, query or fragment/],
     [["http://user@a.example"], /user name or password/],
     [["*", "http://a.example"], /\* .*alone/],
+    [[], /cors: no origin given/],
+    ["http://a.example", /cors must be true \(any origin\), false \(off\) or a list of origins/],
   ])("refuses cors: %j", async (cors, message) => {
-    const started = startTestServer({ store: pets(), cors });
+    const started = startTestServer({ store: pets(), cors: cors as string[] });
     await expect(started).rejects.toThrow(ServerConfigError);
     await expect(started).rejects.toThrow(message);
   });
