@@ -248,4 +248,15 @@ function recordCors(ctx, endpoint, ceilingRuns, serveRuns, corsRuns, refusal) {
       notes,
     }),
   );
+  ctx.record(
+    measured({
+      phase: name,
+      measurement: `serve CPU per ${endpoint.key === "list" ? "list" : "by-id"} request, with Origin vs without`,
+      figure: median(corsRuns.map((run) => run.cpuUsPerRequest)),
+      unit: "us",
+      baseline: median(serveRuns.map((run) => run.cpuUsPerRequest)),
+      baselineLabel: "without Origin",
+      notes: ["server CPU time (/proc) over requests: steadier than req/s on a shared machine"],
+    }),
+  );
 }
