@@ -1,7 +1,8 @@
 /**
  * Read throughput of `petstore serve` against the ceiling: a bare node:http server answering
  * the very bytes serve answers. Rounds alternate which server goes first, so drift on this
- * noisy machine falls on both; the figures are medians over the rounds.
+ * noisy machine falls on both; the figures are medians over the rounds. A third load on the same
+ * serve sends `Origin`, as browser code does, so the answers carry the CORS headers.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -14,12 +15,15 @@ import { listPageJson, petJson } from "../lib/pets.mjs";
 import { median } from "../lib/stats.mjs";
 
 export const name = "server-read";
-export const summary = "GET list and GET by id req/s, petstore serve vs a bare node:http ceiling";
+export const summary =
+  "GET list and GET by id req/s, petstore serve (also with CORS headers on) vs a bare node:http ceiling";
 
 const STORE_SIZE = 10_000;
 const CONNECTIONS = 32;
 const LIST_QUERY = "/pets?status=available&limit=20";
 const GOAL = { on: "ratio", op: ">=", value: 0.7 };
+/** The page origin of the CORS load: any origin is allowed by default, and answered with itself. */
+const BROWSER_ORIGIN = "http://localhost:5173";
 
 const ENDPOINTS = [
   {
@@ -71,13 +75,24 @@ async function bodiesFrom(server) {
   return { listBody: list.body, petBody: pet.body };
 }
 
+/** Whether serve grants `BROWSER_ORIGIN` (an older serve has no CORS): the reason when not. */
+async function corsRefusal(server) {
+  const answer = await request("GET", `${server.baseUrl}/pets/1`, {
+    headers: { ...authHeaders(), origin: BROWSER_ORIGIN },
+  });
+  const granted = answer.headers["access-control-allow-origin"];
+  return answer.status === 200 && granted === BROWSER_ORIGIN
+    ? undefined
+    : `serve answered ${answer.status} with Access-Control-Allow-Origin ${granted ?? "(none)"} to a request with Origin`;
+}
+
 async function loadWithCpu(target, endpoint, seconds, scratchDir) {
   const cpuBefore = await cpuSeconds(target.pid);
   const result = await runLoad({
     origin: target.origin,
     path: endpoint.path(target.basePath),
     ids: endpoint.ids,
-    headers: authHeaders(),
+    headers: { ...authHeaders(), ...target.headers },
     connections: CONNECTIONS,
     seconds,
     scratchDir,
@@ -103,7 +118,12 @@ export async function run(ctx) {
   try {
     const { listBody, petBody } = await bodiesFrom(server);
     ceiling = await startCeiling(tmp, listBody, petBody);
-    const targets = server ? [ceiling, server] : [ceiling];
+    const corsNotOn = server && (await corsRefusal(server));
+    const withCors =
+      server && !corsNotOn ? { ...server, headers: { origin: BROWSER_ORIGIN } } : undefined;
+    const targets = [ceiling, server, withCors].filter(Boolean);
+    const label = (target) =>
+      target === ceiling ? "ceiling" : target === withCors ? "serve with Origin" : "serve";
     ctx.log(`load tool: ${describeLoadTool(CONNECTIONS)}`);
 
     for (const endpoint of ENDPOINTS) {
@@ -115,9 +135,7 @@ export async function run(ctx) {
       const order = round % 2 === 0 ? targets : [...targets].reverse();
       for (const endpoint of ENDPOINTS) {
         for (const target of order) {
-          ctx.log(
-            `round ${round + 1}: ${endpoint.key} on ${target === ceiling ? "ceiling" : "serve"}`,
-          );
+          ctx.log(`round ${round + 1}: ${endpoint.key} on ${label(target)}`);
           const result = await loadWithCpu(target, endpoint, settings.loadSeconds, tmp);
           samples.get(target)[endpoint.key].push(result);
         }
@@ -181,9 +199,18 @@ export async function run(ctx) {
           notes: ["server CPU time (/proc) over requests: steadier than req/s on a shared machine"],
         }),
       );
+      recordCors(
+        ctx,
+        endpoint,
+        ceilingRuns,
+        serveRuns,
+        withCors && samples.get(withCors)[endpoint.key],
+        corsNotOn,
+      );
       ctx.detail(endpoint.key, {
         ceiling: ceilingRuns,
         serve: serveRuns,
+        ...(withCors && { serveWithOrigin: samples.get(withCors)[endpoint.key] }),
         serveCommand: server.commandLine,
       });
     }
@@ -191,4 +218,45 @@ export async function run(ctx) {
     await ceiling?.stop();
     await server?.stop();
   }
+}
+
+/** The row for reads with CORS headers on: the same serve, requests carrying Origin. */
+function recordCors(ctx, endpoint, ceilingRuns, serveRuns, corsRuns, refusal) {
+  const measurement = `${endpoint.measurement}, with Origin (CORS headers on)`;
+  if (!corsRuns) {
+    ctx.record(
+      notAvailable({ phase: name, measurement, unit: "req/s", goal: GOAL, reason: refusal }),
+    );
+    return;
+  }
+  const perRound = corsRuns.map((run, i) => (run.rps / ceilingRuns[i].rps).toFixed(2));
+  const vsPlain = median(corsRuns.map((run) => run.rps)) / median(serveRuns.map((run) => run.rps));
+  const notes = [
+    `serve with Origin: p50 ${median(corsRuns.map((r) => r.p50Ms))} ms, p99 ${median(corsRuns.map((r) => r.p99Ms))} ms, CPU ${Math.round(median(corsRuns.map((r) => r.cpuUsPerRequest)))} us/request; ratio per round ${perRound.join(", ")}; ${vsPlain.toFixed(2)}x serve without Origin`,
+  ];
+  const failures = corsRuns.reduce((sum, run) => sum + run.non2xx + run.errors, 0);
+  if (failures > 0) notes.push(`serve with Origin: ${failures} non-2xx responses or socket errors`);
+  ctx.record(
+    measured({
+      phase: name,
+      measurement,
+      figure: median(corsRuns.map((run) => run.rps)),
+      unit: "req/s",
+      baseline: median(ceilingRuns.map((run) => run.rps)),
+      baselineLabel: "ceiling",
+      goal: GOAL,
+      notes,
+    }),
+  );
+  ctx.record(
+    measured({
+      phase: name,
+      measurement: `serve CPU per ${endpoint.key === "list" ? "list" : "by-id"} request, with Origin vs without`,
+      figure: median(corsRuns.map((run) => run.cpuUsPerRequest)),
+      unit: "us",
+      baseline: median(serveRuns.map((run) => run.cpuUsPerRequest)),
+      baselineLabel: "without Origin",
+      notes: ["server CPU time (/proc) over requests: steadier than req/s on a shared machine"],
+    }),
+  );
 }

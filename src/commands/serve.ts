@@ -92,6 +92,11 @@ export function registerServeCommand(program: Command, factory: Factory): void {
       "--max-connections <n>",
       "open connections allowed, idle ones closed first (default: 1000, fewer under a low ulimit -n)",
     )
+    .option(
+      "--cors <origins>",
+      "allow only these browser origins, scheme://host[:port],... (default: any origin)",
+    )
+    .option("--no-cors", "send no CORS headers: browser pages on other origins cannot call it")
     .addHelpText("after", HELP_AFTER)
     .action(async (flags: Omit<ServeFlags, "key"> & { key?: string[] }) => {
       await serve({ ...flags, key: flags.key ?? [] }, factory);

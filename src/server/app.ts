@@ -1,16 +1,18 @@
 /**
  * The HTTP layer of the fake, as a node:http request handler that does not listen.
- * Every request goes through the same steps: route, rate limit (per key, or per
- * client address without a valid key), a request node:http would refuse (no
- * Host, an unmet Expect), authentication, method, faults, then the operation.
- * Every response carries the rate-limit headers, including the ones written
- * straight to the socket for CONNECT and for malformed requests.
+ * Every request goes through the same steps: route, a CORS preflight (answered
+ * at once), rate limit (per key, or per client address without a valid key), a
+ * request node:http would refuse (no Host, an unmet Expect), authentication,
+ * method, faults, then the operation. Every response carries the rate-limit and
+ * CORS headers, including the ones written straight to the socket for CONNECT
+ * and for malformed requests.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { DEPRECATION_HEADER_VALUES } from "../schema/deprecation.js";
 import type { AccessLog } from "./access-log.js";
-import { Keyring } from "./auth.js";
+import { Keyring, type Identity } from "./auth.js";
+import { createCors, type CorsOption } from "./cors.js";
 import { FAULT_RETRY_AFTER_SECONDS, FaultInjector, type FaultOptions } from "./faults.js";
 import type { ApiKeySpec } from "./keys.js";
 import { RequestLimiter } from "./limiter.js";
@@ -34,6 +36,8 @@ export interface AppOptions {
   log?: AccessLog;
   faults?: FaultOptions;
   ban?: BanPolicy;
+  /** CORS: true (the default) for any origin, a list of origins, or false for off. */
+  cors?: CorsOption;
 }
 
 export interface ServerStats {
@@ -87,6 +91,10 @@ function routeOf(path: string): Route {
   return path === "/v1/openapi.json" ? Route.OpenApi : Route.None;
 }
 
+function underV1(path: string): boolean {
+  return path === "/v1" || path.startsWith("/v1/");
+}
+
 /** Every method the fake serves somewhere. */
 const ALL_METHODS = "GET, HEAD, POST";
 
@@ -101,6 +109,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
   const logRequests = log?.logsRequests === true;
   const ban = options.ban ?? DEFAULT_BAN_POLICY;
   const keyring = new Keyring(options.keys);
+  const cors = createCors(options.cors);
   const limiter = new RequestLimiter(ban);
   const injector = options.faults ? new FaultInjector(options.faults) : undefined;
   const faults = injector?.inactive === false ? injector : undefined;
@@ -131,6 +140,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
       "Content-Length",
       String(typeof reply.body === "string" ? Buffer.byteLength(reply.body) : reply.body.length),
       ...limitHeaders,
+      ...cors.headers(req.headers.origin),
     ];
     if (route === Route.Pet) headers.push(...DEPRECATION_HEADERS);
     if (reply.headers !== undefined) headers.push(...reply.headers);
@@ -213,6 +223,10 @@ export function createApp(store: PetStore, options: AppOptions): App {
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
     const route = routeOf(path);
     const identity = keyring.identify(req.headers.authorization);
+    if (req.method === "OPTIONS" && !unmetExpectation && underV1(path)) {
+      const grants = cors.preflight(req.headers);
+      if (grants !== undefined) return answerPreflight(req, res, identity, grants, startedAt);
+    }
     const limit = limiter.check(identity, req.socket.remoteAddress, clock.now(), true);
     const limitHeaders = limit.headers;
     if (limit.refusal !== undefined) {
@@ -281,6 +295,23 @@ export function createApp(store: PetStore, options: AppOptions): App {
     else proceed();
   }
 
+  /** 204 to a preflight, with the headers of where the client stands; no quota is used. */
+  function answerPreflight(
+    req: IncomingMessage,
+    res: ServerResponse,
+    identity: Identity,
+    grants: readonly string[],
+    startedAt: number,
+  ): void {
+    const limit = limiter.check(identity, req.socket.remoteAddress, clock.now(), false);
+    const headers = [...limit.headers, ...grants];
+    if (draining) headers.push("Connection", "close");
+    res.writeHead(204, headers);
+    res.end();
+    count(204);
+    if (logRequests) logRequest(req, 204, startedAt);
+  }
+
   function handleConnect(req: IncomingMessage, socket: Duplex): void {
     // node:http hands the socket over without its error listener.
     socket.on("error", () => socket.destroy());
@@ -294,7 +325,8 @@ export function createApp(store: PetStore, options: AppOptions): App {
         "Allow",
         ALL_METHODS,
       ]);
-    writeSocketAnswer(socket, reply, limit.headers, nowMs);
+    const headers = [...limit.headers, ...cors.headers(req.headers.origin)];
+    writeSocketAnswer(socket, reply, headers, nowMs);
     count(reply.status);
     if (logRequests) logRequest(req, reply.status, startedAt);
   }
@@ -311,7 +343,8 @@ export function createApp(store: PetStore, options: AppOptions): App {
     const nowMs = clock.now();
     const limit = limiter.check(keyring.identify(authorization), address, nowMs, false);
     const reply = clientErrorReply(error.code);
-    writeSocketAnswer(socket, reply, limit.headers, nowMs);
+    const origin = started?.req?.headers.origin;
+    writeSocketAnswer(socket, reply, [...limit.headers, ...cors.headers(origin)], nowMs);
     count(reply.status);
     if (logRequests)
       log!.note(`${reply.status} to a malformed request: ${error.code ?? error.message}`);

@@ -7,6 +7,7 @@ import { wholeNumberFlag } from "../schema/whole-number.js";
 import { readFileSync } from "node:fs";
 import { ServerConfigError } from "./config-error.js";
 import { MAX_CONNECTIONS_LIMIT } from "./connection-cap.js";
+import { parseCorsFlag } from "./cors.js";
 import { parseFailMode, parseFailRate, parseFaultSeed, parseLatency } from "./faults.js";
 import type { FaultOptions } from "./faults.js";
 import {
@@ -37,6 +38,8 @@ export interface ServeFlags extends TlsFlags {
   banAfter?: string;
   banSeconds?: string;
   maxConnections?: string;
+  /** `--cors <origins>` gives the list; `--no-cors` is false. */
+  cors?: string | false;
 }
 
 export interface ServePlan {
@@ -125,6 +128,9 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan 
       MAX_CONNECTIONS_LIMIT,
       1,
     );
+  }
+  if (flags.cors !== undefined) {
+    options.cors = flags.cors === false ? false : parseCorsFlag(flags.cors);
   }
   return { options, generatedKey, trustFile };
 }

@@ -8,6 +8,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from "n
 import { AccessLog, type LogSink } from "./access-log.js";
 import { createApp, type App, type Clock, type ServerStats } from "./app.js";
 import { ServerConfigError } from "./config-error.js";
+import { normalizeCors } from "./cors.js";
 import {
   capConnections,
   defaultMaxConnections,
@@ -86,6 +87,11 @@ export interface StartServerOptions {
    * certificate for clients to trust.
    */
   tls?: TlsOption;
+  /**
+   * CORS: true (the default) for any origin, answered with the request's own
+   * origin; a list of origins (`scheme://host[:port]`) for those only; false for off.
+   */
+  cors?: boolean | readonly string[];
 }
 
 export interface RunningServer {
@@ -126,6 +132,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   /** The data file the local CA is kept next to. */
   const caNextTo = options.store === undefined ? options.file : undefined;
   await precheckTls(tlsOption, caNextTo);
+  const cors = normalizeCors(options.cors);
   const log = new AccessLog(options.log ?? process.stderr, options.quiet !== true);
   let store: PetStore;
   try {
@@ -155,6 +162,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       log,
       faults: options.faults,
       ban: { ...DEFAULT_BAN_POLICY, ...options.ban },
+      cors,
     });
     const serverOptions = {
       headersTimeout: timeouts.headersTimeoutMs,

@@ -130,6 +130,8 @@ describe("petstore serve", () => {
     [["--fail-rate", "2"], "--fail-rate must be a number from 0 to 1"],
     [["--fail-rate", "0.5", "--fail-mode", "drop"], "--fail-mode must be one of"],
     [["--seed", "-3"], "--seed must be an integer"],
+    [["--cors", "localhost:5173"], '--cors: "localhost:5173" is not an origin; give scheme://host'],
+    [["--cors", "http://a.test,"], "--cors: an empty origin"],
     [
       ["--keys-file", "missing-keys.txt"],
       "--keys-file missing-keys.txt: cannot read it (no such file)",
