@@ -12,6 +12,7 @@ import { DEPRECATION_HEADER_VALUES } from "../schema/deprecation.js";
 import type { AccessLog } from "./access-log.js";
 import { Keyring } from "./auth.js";
 import { FAULT_RETRY_AFTER_SECONDS, FaultInjector, type FaultOptions } from "./faults.js";
+import { createHomeRoute, isHomePath } from "./home/route.js";
 import type { ApiKeySpec } from "./keys.js";
 import { RequestLimiter } from "./limiter.js";
 import { PageCache } from "./page-cache.js";
@@ -111,6 +112,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
   let draining = false;
   let closed = false;
   const openApiDocument = createOpenApiRoute();
+  const home = createHomeRoute({ list: (query) => listPets(pages, query) });
 
   function count(status: number): void {
     counts.set(status, (counts.get(status) ?? 0) + 1);
@@ -211,6 +213,13 @@ export function createApp(store: PetStore, options: AppOptions): App {
     const url = req.url ?? "/";
     const queryAt = url.indexOf("?");
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    // The home page (GET /, /__home/*) is outside the API: no key, no quota.
+    if (isHomePath(path)) {
+      const status = home(req, res, path)!;
+      count(status);
+      if (logRequests) logRequest(req, status, startedAt);
+      return;
+    }
     const route = routeOf(path);
     const identity = keyring.identify(req.headers.authorization);
     const limit = limiter.check(identity, req.socket.remoteAddress, clock.now(), true);

@@ -1,0 +1,152 @@
+/**
+ * `GET /` and `/__home/*`: the home page, its JSON index and files, and the
+ * page's read of the pets. Outside the API: no key, no quota, no rate-limit
+ * headers, and nothing here reaches the request journal, so an open page does
+ * not change what it shows. The pets are read through the API's own list
+ * (`list`, the same reply as `GET /v1/pets`), for requests from this machine
+ * only: that read needs no key.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import Negotiator from "negotiator";
+import { fakeOrigin } from "../openapi-route.js";
+import { errorReply, printable, type Reply } from "../reply.js";
+import { createAssetStore, MissingAssetsError, type AssetReader } from "./assets.js";
+import { isLocalRequest } from "./local-request.js";
+import { HOME_PREFIX, indexJson, PAGE_CSP, pageHtml } from "./page.js";
+
+export { HOME_PREFIX } from "./page.js";
+
+export interface HomeOptions {
+  /** The reply of `GET /v1/pets?<query>`. */
+  list(query: string): Reply;
+  /** Who may read the pets without a key; default: requests from this machine. */
+  mayReadPets?(req: IncomingMessage): boolean;
+  /** Where the page's files come from; default: dist/home/ or the binary's assets. */
+  readAsset?: AssetReader;
+}
+
+/** Answers the request and returns its status, or undefined when the path is not the home page's. */
+export type HomeRoute = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+) => number | undefined;
+
+const PETS = `${HOME_PREFIX}pets`;
+const MEDIA_TYPES = ["application/json", "text/html"];
+const COMMON_HEADERS = ["X-Content-Type-Options", "nosniff", "Referrer-Policy", "no-referrer"];
+
+export function isHomePath(path: string): boolean {
+  return path === "/" || path.startsWith(HOME_PREFIX);
+}
+
+export function createHomeRoute(options: HomeOptions): HomeRoute {
+  const assets = createAssetStore(options.readAsset);
+  const mayReadPets = options.mayReadPets ?? isLocalRequest;
+
+  function send(
+    req: IncomingMessage,
+    res: ServerResponse,
+    status: number,
+    headers: readonly string[],
+    body: string | Buffer,
+  ): number {
+    const length = typeof body === "string" ? Buffer.byteLength(body) : body.length;
+    res.writeHead(status, [...headers, ...COMMON_HEADERS, "Content-Length", String(length)]);
+    res.end(req.method === "HEAD" ? undefined : body);
+    return status;
+  }
+
+  function sendReply(req: IncomingMessage, res: ServerResponse, reply: Reply): number {
+    const headers = ["Content-Type", "application/json", "Cache-Control", "no-store"];
+    return send(req, res, reply.status, [...headers, ...(reply.headers ?? [])], reply.body);
+  }
+
+  function home(req: IncomingMessage, res: ServerResponse): number {
+    const origin = fakeOrigin(req);
+    const html = new Negotiator(req).mediaType(MEDIA_TYPES) === "text/html";
+    const headers = ["Cache-Control", "no-store", "Vary", "Accept"];
+    if (!html) {
+      return send(
+        req,
+        res,
+        200,
+        ["Content-Type", "application/json", ...headers],
+        indexJson(origin),
+      );
+    }
+    const page = [
+      "Content-Type",
+      "text/html; charset=utf-8",
+      "Content-Security-Policy",
+      PAGE_CSP,
+      ...headers,
+    ];
+    return send(req, res, 200, page, pageHtml(origin));
+  }
+
+  function asset(req: IncomingMessage, res: ServerResponse, name: string): number {
+    let found;
+    try {
+      found = assets(name);
+    } catch (error) {
+      const message =
+        error instanceof MissingAssetsError
+          ? error.message
+          : `the home page's file ${printable(name)} cannot be read (${(error as { code?: string }).code ?? String(error)})`;
+      return sendReply(req, res, errorReply("internal_error", message));
+    }
+    if (found === undefined) {
+      return sendReply(
+        req,
+        res,
+        errorReply("not_found", `no file ${printable(name)} in the home page's files`),
+      );
+    }
+    const headers = [
+      "Content-Type",
+      found.type,
+      "ETag",
+      found.etag,
+      "Cache-Control",
+      "no-cache",
+      "Vary",
+      "Accept-Encoding",
+    ];
+    if (req.headers["if-none-match"] === found.etag) {
+      res.writeHead(304, [...headers, ...COMMON_HEADERS]);
+      res.end();
+      return 304;
+    }
+    if (new Negotiator(req).encoding(["identity", "gzip"]) === "gzip") {
+      return send(req, res, 200, [...headers, "Content-Encoding", "gzip"], found.gzipped());
+    }
+    return send(req, res, 200, headers, found.bytes);
+  }
+
+  return (req, res, path) => {
+    if (!isHomePath(path)) return undefined;
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      const reply = errorReply(
+        "method_not_allowed",
+        `${printable(req.method ?? "")} is not allowed here; allowed: GET, HEAD`,
+        ["Allow", "GET, HEAD"],
+      );
+      return sendReply(req, res, reply);
+    }
+    if (path === "/") return home(req, res);
+    if (path === PETS) {
+      if (!mayReadPets(req)) {
+        const reply = errorReply(
+          "forbidden",
+          "the home page reads pets without a key for this machine only (loopback address and host); use GET /v1/pets with a key",
+        );
+        return sendReply(req, res, reply);
+      }
+      const url = req.url ?? "";
+      const at = url.indexOf("?");
+      return sendReply(req, res, options.list(at === -1 ? "" : url.slice(at + 1)));
+    }
+    return asset(req, res, path.slice(HOME_PREFIX.length));
+  };
+}
