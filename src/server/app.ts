@@ -112,7 +112,10 @@ export function createApp(store: PetStore, options: AppOptions): App {
   let draining = false;
   let closed = false;
   const openApiDocument = createOpenApiRoute();
-  const home = createHomeRoute({ list: (query) => listPets(pages, query) });
+  const home = createHomeRoute({
+    list: (query) => listPets(pages, query),
+    openApi: openApiDocument,
+  });
 
   function count(status: number): void {
     counts.set(status, (counts.get(status) ?? 0) + 1);

@@ -162,7 +162,7 @@ describe("the home page in a browser", () => {
     expect(await (await fetch(`${origin}/__admin/faults`)).json()).toMatchObject({ failRate: 0 });
   });
 
-  it("renders the API reference from /v1/openapi.json with the fake as its server", async () => {
+  it("renders the API reference of /v1/openapi.json with the fake as its server", async () => {
     const paths = () =>
       page
         .locator("#reference [data-path]")
@@ -181,5 +181,14 @@ describe("the home page in a browser", () => {
     copyFileSync(shot, "/tmp/petstore-home.png");
     expect(offOrigin).toEqual([]);
     expect(problems).toEqual([]);
+    // The page's own reads leave no line in the journal it shows: only the test's requests.
+    const journal = (await (await fetch(`${origin}/__admin/requests`)).json()) as {
+      requests: { method: string; path: string }[];
+    };
+    expect(journal.requests.map((entry) => `${entry.method} ${entry.path}`)).toEqual([
+      "GET /v1/pets",
+      "POST /v1/pets",
+      ...(stub === undefined ? ["GET /v1/pets"] : []),
+    ]);
   });
 });

@@ -3,7 +3,9 @@
  * fake's links for everything else. Both are built per request from the origin
  * the client used, so the links and the CLI lines name the address it reached.
  * The page holds no key and no data: its script reads those from the control
- * plane (/__admin) and from /__home/pets once loaded.
+ * plane (/__admin) and from /__home/pets once loaded, and the reference from
+ * /__home/openapi.json (the document of /v1/openapi.json, read without leaving
+ * a line in the request journal).
  */
 declare const PETSTORE_VERSION: string;
 
@@ -98,7 +100,7 @@ export function pageHtml(origin: string): string {
   const config: HomeConfig = {
     version: VERSION,
     baseUrl,
-    openApiUrl: `${origin}/v1/openapi.json`,
+    openApiUrl: `${origin}${HOME_PREFIX}openapi.json`,
     adminUrl: `${origin}/__admin`,
     petsUrl: `${origin}${HOME_PREFIX}pets`,
   };
@@ -133,6 +135,7 @@ export function pageHtml(origin: string): string {
     <section class="card" aria-labelledby="keys-title">
       <div class="card-head"><h2 id="keys-title">Keys</h2><span class="meta" id="keys-meta"></span></div>
       <table class="data" id="keys"><thead><tr><th>Key</th><th>Plan</th><th class="num">Limit</th><th class="num">Remaining</th><th>Resets</th></tr></thead><tbody></tbody></table>
+      <p class="hint">Limit, remaining and reset are those of the window that binds first (the minute or the day), as the <code>X-RateLimit-*</code> headers give them.</p>
     </section>
     <section class="card" aria-labelledby="faults-title">
       <div class="card-head"><h2 id="faults-title">Faults</h2><span class="meta" id="faults-meta"></span></div>

@@ -1,10 +1,11 @@
 /**
  * `GET /` and `/__home/*`: the home page, its JSON index and files, and the
- * page's read of the pets. Outside the API: no key, no quota, no rate-limit
- * headers, and nothing here reaches the request journal, so an open page does
- * not change what it shows. The pets are read through the API's own list
- * (`list`, the same reply as `GET /v1/pets`), for requests from this machine
- * only: that read needs no key.
+ * page's reads of the pets and of the OpenAPI document. Outside the API: no key,
+ * no quota, no rate-limit headers, and nothing here reaches the request journal,
+ * so an open page does not change what it shows. The pets are read through the
+ * API's own list (`list`, the same reply as `GET /v1/pets`), for requests from
+ * this machine only: that read needs no key. The document is the one
+ * `GET /v1/openapi.json` serves (`openApi`).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Negotiator from "negotiator";
@@ -19,6 +20,8 @@ export { HOME_PREFIX } from "./page.js";
 export interface HomeOptions {
   /** The reply of `GET /v1/pets?<query>`. */
   list(query: string): Reply;
+  /** The text of `GET /v1/openapi.json` for this request. */
+  openApi(req: IncomingMessage): string;
   /** Who may read the pets without a key; default: requests from this machine. */
   mayReadPets?(req: IncomingMessage): boolean;
   /** Where the page's files come from; default: dist/home/ or the binary's assets. */
@@ -33,6 +36,7 @@ export type HomeRoute = (
 ) => number | undefined;
 
 const PETS = `${HOME_PREFIX}pets`;
+const OPENAPI = `${HOME_PREFIX}openapi.json`;
 const MEDIA_TYPES = ["application/json", "text/html"];
 const COMMON_HEADERS = ["X-Content-Type-Options", "nosniff", "Referrer-Policy", "no-referrer"];
 
@@ -135,6 +139,7 @@ export function createHomeRoute(options: HomeOptions): HomeRoute {
       return sendReply(req, res, reply);
     }
     if (path === "/") return home(req, res);
+    if (path === OPENAPI) return sendReply(req, res, { status: 200, body: options.openApi(req) });
     if (path === PETS) {
       if (!mayReadPets(req)) {
         const reply = errorReply(

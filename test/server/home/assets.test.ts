@@ -58,6 +58,7 @@ describe("a page whose files are missing or unreadable", () => {
   let server: Server;
   let base: string;
   const list: HomeOptions["list"] = () => ({ status: 200, body: "[]" });
+  const openApi: HomeOptions["openApi"] = () => "{}";
 
   async function serve(options: HomeOptions): Promise<void> {
     const route = createHomeRoute(options);
@@ -72,6 +73,7 @@ describe("a page whose files are missing or unreadable", () => {
   it("answers 500 internal_error saying how to make them, and still serves the page", async () => {
     await serve({
       list,
+      openApi,
       readAsset: () => {
         throw new MissingAssetsError("the home page's files (dist/home/) are missing");
       },
@@ -89,6 +91,7 @@ describe("a page whose files are missing or unreadable", () => {
   it("answers 500 naming the file and the error code when a read fails", async () => {
     await serve({
       list,
+      openApi,
       readAsset: () => {
         throw Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
       },
@@ -101,7 +104,7 @@ describe("a page whose files are missing or unreadable", () => {
   });
 
   it("refuses the pets to whoever mayReadPets refuses", async () => {
-    await serve({ list, mayReadPets: () => false });
+    await serve({ list, openApi, mayReadPets: () => false });
     expect((await call(base, "/__home/pets")).status).toBe(403);
   });
 });

@@ -208,6 +208,16 @@ describe("GET /__home/pets: the page's read of the pets", () => {
     }
   });
 
+  it("serves the page the same OpenAPI document as /v1/openapi.json, with the fake first", async () => {
+    const host = { host: `localhost:${server.port}` };
+    const forPage = await get("/__home/openapi.json", host);
+    expect(forPage.status).toBe(200);
+    expect(forPage.headers["content-type"]).toBe("application/json");
+    expect(forPage.text).toBe((await get("/v1/openapi.json", host)).text);
+    const document = JSON.parse(forPage.text) as { servers: { url: string }[] };
+    expect(document.servers[0]!.url).toBe(`http://localhost:${server.port}/v1`);
+  });
+
   it("refuses a bad query as the API does", async () => {
     const answer = await get("/__home/pets?status=lost");
     expect(answer.status).toBe(400);

@@ -1,7 +1,8 @@
 /**
  * The API reference: Swagger UI (swagger-ui-dist, served by the fake) on the
- * fake's own /v1/openapi.json, whose first server is this fake, so "Try it out"
- * reaches it. No validator badge: that would call validator.swagger.io.
+ * fake's own document (/v1/openapi.json, read through /__home/openapi.json so the
+ * page's read is not journaled), whose first server is this fake, so "Try it
+ * out" reaches it. No validator badge: that would call validator.swagger.io.
  */
 import { byId, el } from "./dom.js";
 
