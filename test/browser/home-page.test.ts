@@ -173,9 +173,19 @@ describe("the home page in a browser", () => {
     expect(await page.locator("#reference .servers select option").first().textContent()).toContain(
       `${origin}/v1`,
     );
+    // Opened, an operation shows its parameters and highlighted examples (under the page's CSP).
+    await page.locator('#reference .opblock-summary:has([data-path="/pets"])').first().click();
+    const opened = page.locator("#reference .opblock.is-open");
+    await expect
+      .poll(() => opened.locator(".parameters-container").textContent())
+      .toContain("status");
+    await expect.poll(() => opened.locator(".microlight, pre.example").count()).toBeGreaterThan(0);
+    await page.locator('#reference .opblock-summary:has([data-path="/pets"])').first().click();
+    await expect.poll(() => opened.count()).toBe(0);
   });
 
   it("loads nothing from outside the fake, and logs no error", async () => {
+    await page.evaluate("window.scrollTo(0, 0)");
     const shot = join(work, "home.png");
     await page.screenshot({ path: shot, fullPage: true });
     copyFileSync(shot, "/tmp/petstore-home.png");

@@ -85,7 +85,7 @@ const ICON =
 export const PAGE_CSP = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
+  "style-src 'self'",
   "img-src 'self' data:",
   "font-src 'self' data:",
   "connect-src 'self'",

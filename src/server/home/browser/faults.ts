@@ -47,7 +47,12 @@ export class FaultsPanel {
     this.field("latencyMin").value = String(faults.latencyMs?.min ?? 0);
     this.field("latencyMax").value = String(faults.latencyMs?.max ?? 0);
     this.field("failRate").value = String(faults.failRate);
-    this.field("failMode").value = faults.failMode;
+    const mode = this.field("failMode") as HTMLSelectElement;
+    // A mode this page does not know yet is shown as it is, not replaced by the first option.
+    if (![...mode.options].some((option) => option.value === faults.failMode)) {
+      mode.append(new Option(faults.failMode, faults.failMode));
+    }
+    mode.value = faults.failMode;
     const meta = byId("faults-meta");
     meta.textContent = describe(faults);
     meta.dataset.on = String(meta.textContent !== "off");
