@@ -216,9 +216,11 @@ export function createApp(store: PetStore, options: AppOptions): App {
     const url = req.url ?? "/";
     const queryAt = url.indexOf("?");
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
-    // The home page (GET /, /__home/*) is outside the API: no key, no quota.
+    // The home page (GET /, /__home/*) is outside the API: no key, no quota used.
     if (isHomePath(path)) {
-      const status = home(req, res, path)!;
+      const identity = keyring.identify(req.headers.authorization);
+      const limit = limiter.check(identity, req.socket.remoteAddress, clock.now(), false);
+      const status = home(req, res, path, limit.headers)!;
       count(status);
       if (logRequests) logRequest(req, status, startedAt);
       return;

@@ -1,11 +1,11 @@
 /**
  * `GET /` and `/__home/*`: the home page, its JSON index and files, and the
- * page's reads of the pets and of the OpenAPI document. Outside the API: no key,
- * no quota, no rate-limit headers, and nothing here reaches the request journal,
- * so an open page does not change what it shows. The pets are read through the
- * API's own list (`list`, the same reply as `GET /v1/pets`), for requests from
- * this machine only: that read needs no key. The document is the one
- * `GET /v1/openapi.json` serves (`openApi`).
+ * page's reads of the pets and of the OpenAPI document. Outside the API: no key
+ * and no quota (the rate-limit headers show where the client stands, uncounted),
+ * and nothing here reaches the request journal, so an open page does not change
+ * what it shows. The pets are read through the API's own list (`list`, the same
+ * reply as `GET /v1/pets`), for requests from this machine only: that read needs
+ * no key. The document is the one `GET /v1/openapi.json` serves (`openApi`).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Negotiator from "negotiator";
@@ -28,12 +28,24 @@ export interface HomeOptions {
   readAsset?: AssetReader;
 }
 
-/** Answers the request and returns its status, or undefined when the path is not the home page's. */
+/**
+ * Answers the request and returns its status, or undefined when the path is not
+ * the home page's. `limitHeaders`: the X-RateLimit headers of the client's key or
+ * address, which every answer of the fake carries (here without using quota).
+ */
 export type HomeRoute = (
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
+  limitHeaders?: readonly string[],
 ) => number | undefined;
+
+/** One request being answered. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  limitHeaders: readonly string[];
+}
 
 const PETS = `${HOME_PREFIX}pets`;
 const OPENAPI = `${HOME_PREFIX}openapi.json`;
@@ -44,52 +56,42 @@ export function isHomePath(path: string): boolean {
   return path === "/" || path.startsWith(HOME_PREFIX);
 }
 
+function send(
+  { req, res, limitHeaders }: Exchange,
+  status: number,
+  headers: readonly string[],
+  body?: string | Buffer,
+): number {
+  const all = [...headers, ...COMMON_HEADERS, ...limitHeaders];
+  if (body !== undefined) {
+    const length = typeof body === "string" ? Buffer.byteLength(body) : body.length;
+    all.push("Content-Length", String(length));
+  }
+  res.writeHead(status, all);
+  res.end(req.method === "HEAD" ? undefined : body);
+  return status;
+}
+
+function sendReply(exchange: Exchange, reply: Reply): number {
+  const headers = ["Content-Type", "application/json", "Cache-Control", "no-store"];
+  return send(exchange, reply.status, [...headers, ...(reply.headers ?? [])], reply.body);
+}
+
+function home(exchange: Exchange): number {
+  const origin = fakeOrigin(exchange.req);
+  const headers = ["Cache-Control", "no-store", "Vary", "Accept"];
+  if (new Negotiator(exchange.req).mediaType(MEDIA_TYPES) !== "text/html") {
+    return send(exchange, 200, ["Content-Type", "application/json", ...headers], indexJson(origin));
+  }
+  const page = ["Content-Type", "text/html; charset=utf-8", "Content-Security-Policy", PAGE_CSP];
+  return send(exchange, 200, [...page, ...headers], pageHtml(origin));
+}
+
 export function createHomeRoute(options: HomeOptions): HomeRoute {
   const assets = createAssetStore(options.readAsset);
   const mayReadPets = options.mayReadPets ?? isLocalRequest;
 
-  function send(
-    req: IncomingMessage,
-    res: ServerResponse,
-    status: number,
-    headers: readonly string[],
-    body: string | Buffer,
-  ): number {
-    const length = typeof body === "string" ? Buffer.byteLength(body) : body.length;
-    res.writeHead(status, [...headers, ...COMMON_HEADERS, "Content-Length", String(length)]);
-    res.end(req.method === "HEAD" ? undefined : body);
-    return status;
-  }
-
-  function sendReply(req: IncomingMessage, res: ServerResponse, reply: Reply): number {
-    const headers = ["Content-Type", "application/json", "Cache-Control", "no-store"];
-    return send(req, res, reply.status, [...headers, ...(reply.headers ?? [])], reply.body);
-  }
-
-  function home(req: IncomingMessage, res: ServerResponse): number {
-    const origin = fakeOrigin(req);
-    const html = new Negotiator(req).mediaType(MEDIA_TYPES) === "text/html";
-    const headers = ["Cache-Control", "no-store", "Vary", "Accept"];
-    if (!html) {
-      return send(
-        req,
-        res,
-        200,
-        ["Content-Type", "application/json", ...headers],
-        indexJson(origin),
-      );
-    }
-    const page = [
-      "Content-Type",
-      "text/html; charset=utf-8",
-      "Content-Security-Policy",
-      PAGE_CSP,
-      ...headers,
-    ];
-    return send(req, res, 200, page, pageHtml(origin));
-  }
-
-  function asset(req: IncomingMessage, res: ServerResponse, name: string): number {
+  function asset(exchange: Exchange, name: string): number {
     let found;
     try {
       found = assets(name);
@@ -98,14 +100,11 @@ export function createHomeRoute(options: HomeOptions): HomeRoute {
         error instanceof MissingAssetsError
           ? error.message
           : `the home page's file ${printable(name)} cannot be read (${(error as { code?: string }).code ?? String(error)})`;
-      return sendReply(req, res, errorReply("internal_error", message));
+      return sendReply(exchange, errorReply("internal_error", message));
     }
     if (found === undefined) {
-      return sendReply(
-        req,
-        res,
-        errorReply("not_found", `no file ${printable(name)} in the home page's files`),
-      );
+      const message = `no file ${printable(name)} in the home page's files`;
+      return sendReply(exchange, errorReply("not_found", message));
     }
     const headers = [
       "Content-Type",
@@ -117,41 +116,40 @@ export function createHomeRoute(options: HomeOptions): HomeRoute {
       "Vary",
       "Accept-Encoding",
     ];
-    if (req.headers["if-none-match"] === found.etag) {
-      res.writeHead(304, [...headers, ...COMMON_HEADERS]);
-      res.end();
-      return 304;
+    if (exchange.req.headers["if-none-match"] === found.etag) return send(exchange, 304, headers);
+    if (new Negotiator(exchange.req).encoding(["identity", "gzip"]) === "gzip") {
+      return send(exchange, 200, [...headers, "Content-Encoding", "gzip"], found.gzipped());
     }
-    if (new Negotiator(req).encoding(["identity", "gzip"]) === "gzip") {
-      return send(req, res, 200, [...headers, "Content-Encoding", "gzip"], found.gzipped());
-    }
-    return send(req, res, 200, headers, found.bytes);
+    return send(exchange, 200, headers, found.bytes);
   }
 
-  return (req, res, path) => {
+  function pets(exchange: Exchange): number {
+    if (!mayReadPets(exchange.req)) {
+      const reply = errorReply(
+        "forbidden",
+        "the home page reads pets without a key for this machine only (loopback address and host); use GET /v1/pets with a key",
+      );
+      return sendReply(exchange, reply);
+    }
+    const url = exchange.req.url ?? "";
+    const at = url.indexOf("?");
+    return sendReply(exchange, options.list(at === -1 ? "" : url.slice(at + 1)));
+  }
+
+  return (req, res, path, limitHeaders = []) => {
     if (!isHomePath(path)) return undefined;
+    const exchange: Exchange = { req, res, limitHeaders };
     if (req.method !== "GET" && req.method !== "HEAD") {
       const reply = errorReply(
         "method_not_allowed",
         `${printable(req.method ?? "")} is not allowed here; allowed: GET, HEAD`,
         ["Allow", "GET, HEAD"],
       );
-      return sendReply(req, res, reply);
+      return sendReply(exchange, reply);
     }
-    if (path === "/") return home(req, res);
-    if (path === OPENAPI) return sendReply(req, res, { status: 200, body: options.openApi(req) });
-    if (path === PETS) {
-      if (!mayReadPets(req)) {
-        const reply = errorReply(
-          "forbidden",
-          "the home page reads pets without a key for this machine only (loopback address and host); use GET /v1/pets with a key",
-        );
-        return sendReply(req, res, reply);
-      }
-      const url = req.url ?? "";
-      const at = url.indexOf("?");
-      return sendReply(req, res, options.list(at === -1 ? "" : url.slice(at + 1)));
-    }
-    return asset(req, res, path.slice(HOME_PREFIX.length));
+    if (path === "/") return home(exchange);
+    if (path === OPENAPI) return sendReply(exchange, { status: 200, body: options.openApi(req) });
+    if (path === PETS) return pets(exchange);
+    return asset(exchange, path.slice(HOME_PREFIX.length));
   };
 }
