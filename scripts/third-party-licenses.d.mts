@@ -22,8 +22,15 @@ export function readPackage(
   dir: string,
   label?: string,
   expectedName?: string,
+  extraFiles?: string[],
 ): Promise<BundledPackage>;
 export function bundledPackages(root: string, metafile: Metafile): Promise<BundledPackage[]>;
+export interface CopiedPackage {
+  name: string;
+  licenceFiles?: string[];
+}
+export function copiedPackages(root: string, copied: CopiedPackage[]): Promise<BundledPackage[]>;
+export function allPackages(...lists: BundledPackage[][]): BundledPackage[];
 export function renderLicences(packages: BundledPackage[], heading: string): string;
 export function writeThirdPartyLicenses(options: {
   root: string;
@@ -31,4 +38,5 @@ export function writeThirdPartyLicenses(options: {
   file: string;
   heading: string;
   first?: BundledPackage[];
+  copied?: CopiedPackage[];
 }): Promise<BundledPackage[]>;

@@ -46,7 +46,7 @@ function declaredLicence(manifest) {
  * Reads one package: name, version, declared licence and licence files. `label` is
  * how errors name the directory. Throws when there is nothing to list.
  */
-export async function readPackage(dir, label = dir, expectedName = undefined) {
+export async function readPackage(dir, label = dir, expectedName = undefined, extraFiles = []) {
   let manifest;
   try {
     manifest = JSON.parse(await readFile(join(dir, "package.json"), "utf8"));
@@ -64,7 +64,13 @@ export async function readPackage(dir, label = dir, expectedName = undefined) {
     .map((entry) => entry.name)
     .sort();
   const files = await Promise.all(
-    names.map(async (name) => ({ name, text: await readFile(join(dir, name), "utf8") })),
+    [...names, ...extraFiles.filter((name) => !names.includes(name))].map(async (name) => {
+      try {
+        return { name, text: await readFile(join(dir, name), "utf8") };
+      } catch (error) {
+        throw new Error(`${label}: cannot read its licence file ${name} (${error.message})`);
+      }
+    }),
   );
   return {
     name: manifest.name,
@@ -118,6 +124,35 @@ export async function bundledPackages(root, metafile) {
   );
 }
 
+/**
+ * Packages shipped as copied files rather than through a bundle (`[{ name,
+ * licenceFiles }]`, each in node_modules/<name>), read like bundled ones, with
+ * `licenceFiles` beside their LICENSE and NOTICE. Throws for one without a licence text.
+ */
+export async function copiedPackages(root, copied) {
+  return Promise.all(
+    copied.map(async ({ name, licenceFiles = [] }) => {
+      const dir = `node_modules/${name}`;
+      const pkg = await readPackage(join(root, dir), dir, name, licenceFiles);
+      if (!pkg.files.some((file) => LICENCE_FILE.test(file.name))) {
+        throw new Error(
+          `THIRD_PARTY_LICENSES cannot be complete: ${pkg.name}@${pkg.version} (${dir}) is ` +
+            "shipped but has no LICENSE, LICENCE, COPYING or NOTICE file",
+        );
+      }
+      return pkg;
+    }),
+  );
+}
+
+/** Bundled and copied packages as one list, sorted by name and version, each once. */
+export function allPackages(...lists) {
+  const unique = new Map(lists.flat().map((pkg) => [`${pkg.name}@${pkg.version}`, pkg]));
+  return [...unique.values()].sort(
+    (a, b) => compare(a.name, b.name) || compare(a.version, b.version),
+  );
+}
+
 function compare(a, b) {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -137,9 +172,22 @@ export function renderLicences(packages, heading) {
   return `${heading.trimEnd()}\n\n${blocks.join("\n")}${RULE}\n`;
 }
 
-/** Generates `file` for the bundles described by `metafile`; `first` entries (read with readPackage) lead. */
-export async function writeThirdPartyLicenses({ root, metafile, file, heading, first = [] }) {
-  const packages = [...first, ...(await bundledPackages(root, metafile))];
+/**
+ * Generates `file` for the bundles described by `metafile` and the `copied`
+ * packages (see copiedPackages); `first` entries (read with readPackage) lead.
+ */
+export async function writeThirdPartyLicenses({
+  root,
+  metafile,
+  file,
+  heading,
+  first = [],
+  copied = [],
+}) {
+  const packages = [
+    ...first,
+    ...allPackages(await copiedPackages(root, copied), await bundledPackages(root, metafile)),
+  ];
   await writeFile(file, renderLicences(packages, heading));
   return packages;
 }

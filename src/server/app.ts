@@ -14,6 +14,7 @@ import type { AccessLog } from "./access-log.js";
 import { Keyring, type Identity } from "./auth.js";
 import { createCors, type CorsOption } from "./cors.js";
 import { FAULT_RETRY_AFTER_SECONDS, FaultInjector, type FaultOptions } from "./faults.js";
+import { createHomeRoute, isHomePath } from "./home/route.js";
 import type { ApiKeySpec } from "./keys.js";
 import { RequestLimiter } from "./limiter.js";
 import { PageCache } from "./page-cache.js";
@@ -120,6 +121,10 @@ export function createApp(store: PetStore, options: AppOptions): App {
   let draining = false;
   let closed = false;
   const openApiDocument = createOpenApiRoute();
+  const home = createHomeRoute({
+    list: (query) => listPets(pages, query),
+    openApi: openApiDocument,
+  });
 
   function count(status: number): void {
     counts.set(status, (counts.get(status) ?? 0) + 1);
@@ -221,6 +226,15 @@ export function createApp(store: PetStore, options: AppOptions): App {
     const url = req.url ?? "/";
     const queryAt = url.indexOf("?");
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    // The home page (GET /, /__home/*) is outside the API: no key, no quota used.
+    if (isHomePath(path)) {
+      const identity = keyring.identify(req.headers.authorization);
+      const limit = limiter.check(identity, req.socket.remoteAddress, clock.now(), false);
+      const status = home(req, res, path, limit.headers)!;
+      count(status);
+      if (logRequests) logRequest(req, status, startedAt);
+      return;
+    }
     const route = routeOf(path);
     const identity = keyring.identify(req.headers.authorization);
     if (req.method === "OPTIONS" && !unmetExpectation && underV1(path)) {

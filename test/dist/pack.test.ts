@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJson } from "../../src/schema/json.js";
 import { REPO_ROOT } from "../server/cli-build.js";
+import { expectHomeServed } from "./home-files.js";
 import { run, serve } from "./run.js";
 
 const { version, name } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
@@ -28,6 +29,7 @@ const ALLOWED = [
   /^dist\/package\.json$/,
   /^dist\/THIRD_PARTY_LICENSES$/,
   /^dist\/(chunks|vendor)\/[\w-]+\.(js|cjs)$/,
+  /^dist\/home\/[\w.-]+$/,
   /^dist\/types\/[\w/-]+\.d\.ts$/,
 ];
 
@@ -74,6 +76,8 @@ describe("the npm package", () => {
       "dist/cli.cjs",
       "dist/index.js",
       "dist/types/index.d.ts",
+      "dist/home/home.js",
+      "dist/home/swagger-ui-bundle.js",
       "completions/petstore.bash",
       "openapi.json",
       "README.md",
@@ -115,6 +119,7 @@ describe("the npm package", () => {
       });
       expect(list.status, list.stderr).toBe(0);
       expect((parseJson(list.stdout) as unknown[]).length).toBe(7);
+      await expectHomeServed(server.url);
     } finally {
       expect(await server.stop()).toBe(0);
     }
@@ -127,10 +132,14 @@ describe("the npm package", () => {
       "const s = await m.startServer({ keys: ['k'], quiet: true });" +
       "const c = m.createClient({ baseUrl: s.url, apiKey: 'k', timeoutMs: 5000, retry: m.DEFAULT_RETRY_POLICY });" +
       "const made = await c.createPet({ name: 'Lib', categoryId: 5n });" +
-      "console.log(made.raw); await s.close();";
+      "const page = await fetch(s.url.replace(/v1$/, '__home/home.js'));" +
+      "console.log(made.raw, page.status, (await page.text()).length); await s.close();";
     const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
       encoding: "utf8",
     });
-    expect(out.trim()).toBe('{"id":1,"name":"Lib","categoryId":5,"status":"available"}');
+    const homeJs = readFileSync(join(REPO_ROOT, "dist", "home", "home.js"), "utf8").length;
+    expect(out.trim()).toBe(
+      `{"id":1,"name":"Lib","categoryId":5,"status":"available"} 200 ${homeJs}`,
+    );
   });
 });

@@ -2,7 +2,12 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { bundledPackages, renderLicences } from "../../scripts/third-party-licenses.mjs";
+import { COPIED_PACKAGES } from "../../scripts/home-assets.mjs";
+import {
+  bundledPackages,
+  copiedPackages,
+  renderLicences,
+} from "../../scripts/third-party-licenses.mjs";
 import { REPO_ROOT } from "../server/cli-build.js";
 import {
   bundledPackages as bundledIn,
@@ -16,15 +21,45 @@ const DIST = join(REPO_ROOT, "dist");
 describe("dist/THIRD_PARTY_LICENSES", () => {
   const text = () => readFileSync(join(DIST, "THIRD_PARTY_LICENSES"), "utf8");
   const bundled = () => bundledIn(REPO_ROOT, join(DIST, "metafile.json"));
+  /** Packages whose files dist/home/ ships as they are (the API reference library). */
+  const copied = () =>
+    COPIED_PACKAGES.map(({ name, licenceFiles }) => {
+      const dir = `node_modules/${name}`;
+      const manifest = readFileSync(join(REPO_ROOT, dir, "package.json"), "utf8");
+      return {
+        id: `${name}@${(JSON.parse(manifest) as { version: string }).version}`,
+        dir,
+        licenceFiles,
+      };
+    });
 
-  it("lists exactly the packages the bundles take from node_modules", () => {
-    const ids = bundled().map((pkg) => pkg.id);
-    // The packages the issue names, so an empty metafile cannot pass for a complete one.
-    for (const name of ["commander", "chalk", "cli-table3", "ora", "zod"]) {
+  it("lists exactly the packages the bundles take from node_modules, and those copied", () => {
+    const ids = [...bundled(), ...copied()].map((pkg) => pkg.id);
+    // Packages the bundles are known to take, so an empty metafile cannot pass for a complete one.
+    for (const name of ["commander", "chalk", "cli-table3", "negotiator", "ora", "zod"]) {
       expect(ids.some((id) => id.startsWith(`${name}@`))).toBe(true);
     }
     expect(missingFrom(text(), ids)).toEqual([]);
     expect(listedPackages(text()).sort()).toEqual([...new Set(ids)].sort());
+  });
+
+  it("carries the licence and notices of each copied package, and of what its bundle holds", () => {
+    const entries = listedEntries(text());
+    for (const { id, dir, licenceFiles } of copied()) {
+      const names = readdirSync(join(REPO_ROOT, dir)).filter((name) =>
+        /^(licen[cs]e|notice)/i.test(name),
+      );
+      expect(names.length, id).toBeGreaterThan(0);
+      for (const name of [...names, ...licenceFiles]) {
+        const licence = readFileSync(join(REPO_ROOT, dir, name), "utf8").trim();
+        expect(entries.get(id), `${id} ${name}`).toContain(licence);
+      }
+      for (const file of COPIED_PACKAGES.find((pkg) => id.startsWith(`${pkg.name}@`))!.files) {
+        expect(readFileSync(join(DIST, "home", file))).toEqual(
+          readFileSync(join(REPO_ROOT, dir, file)),
+        );
+      }
+    }
   });
 
   it("carries each package's own licence file, word for word, in its entry", () => {
@@ -179,6 +214,29 @@ describe("the licence generator", () => {
     await expect(bundledPackages(work, metafile("node_modules/alias/index.js"))).rejects.toThrow(
       /node_modules\/alias: its package\.json names "real-name"/,
     );
+  });
+
+  it("reads a copied package with its extra licence files, and fails without a licence", async () => {
+    pkg(
+      "node_modules/copied",
+      { name: "copied", version: "5.0.0", license: "Apache-2.0" },
+      { LICENSE: "apache text", NOTICE: "notice text", "bundle.js.LICENSE.txt": "inner notices" },
+    );
+    const [read] = await copiedPackages(work, [
+      { name: "copied", licenceFiles: ["bundle.js.LICENSE.txt"] },
+    ]);
+    expect(read!.files.map((file) => [file.name, file.text])).toEqual([
+      ["LICENSE", "apache text"],
+      ["NOTICE", "notice text"],
+      ["bundle.js.LICENSE.txt", "inner notices"],
+    ]);
+    await expect(
+      copiedPackages(work, [{ name: "copied", licenceFiles: ["gone.LICENSE.txt"] }]),
+    ).rejects.toThrow(/node_modules\/copied: cannot read its licence file gone\.LICENSE\.txt/);
+    pkg("node_modules/bare", { name: "bare", version: "1.0.0" }, { "x.LICENSE.txt": "only this" });
+    await expect(
+      copiedPackages(work, [{ name: "bare", licenceFiles: ["x.LICENSE.txt"] }]),
+    ).rejects.toThrow(/bare@1\.0\.0 \(node_modules\/bare\) is shipped but has no LICENSE/);
   });
 
   it("fails on a bundled file from outside the project, whose licence it cannot tell", async () => {

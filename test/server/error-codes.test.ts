@@ -83,6 +83,11 @@ const TRIGGERS: Record<keyof typeof ERROR_CODES, () => Promise<{ status: number;
     invalid_body: () => viaHttp(call(server.url, "/v1/pets", { key: KEY, body: "{}" })),
     unauthorized: () => viaHttp(call(server.url, "/v1/pets")),
     invalid_key: () => viaHttp(call(server.url, "/v1/pets", { key: "nope" })),
+    forbidden: () =>
+      raw(
+        server.port,
+        "GET /__home/pets HTTP/1.1\r\nHost: rebound.example:80\r\nConnection: close\r\n\r\n",
+      ),
     not_found: () => viaHttp(call(server.url, "/v2", { key: KEY })),
     pet_not_found: () => viaHttp(call(server.url, "/v1/pets/1", { key: KEY })),
     method_not_allowed: () => viaHttp(call(server.url, "/v1/pets", { key: KEY, method: "PUT" })),

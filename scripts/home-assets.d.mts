@@ -1,0 +1,14 @@
+/** Types of home-assets.mjs, for the tests that import it. */
+export interface CopiedPackageFiles {
+  name: string;
+  files: string[];
+  licenceFiles: string[];
+}
+
+export const COPIED_PACKAGES: CopiedPackageFiles[];
+
+export function buildHomeAssets(options: {
+  root: string;
+  outdir: string;
+  minify: boolean;
+}): Promise<Record<string, unknown>>;

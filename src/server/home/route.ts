@@ -1,0 +1,155 @@
+/**
+ * `GET /` and `/__home/*`: the home page, its JSON index and files, and the
+ * page's reads of the pets and of the OpenAPI document. Outside the API: no key
+ * and no quota (the rate-limit headers show where the client stands, uncounted),
+ * and nothing here reaches the request journal, so an open page does not change
+ * what it shows. The pets are read through the API's own list (`list`, the same
+ * reply as `GET /v1/pets`), for requests from this machine only: that read needs
+ * no key. The document is the one `GET /v1/openapi.json` serves (`openApi`).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import Negotiator from "negotiator";
+import { fakeOrigin } from "../openapi-route.js";
+import { errorReply, printable, type Reply } from "../reply.js";
+import { createAssetStore, MissingAssetsError, type AssetReader } from "./assets.js";
+import { isLocalRequest } from "./local-request.js";
+import { HOME_PREFIX, indexJson, PAGE_CSP, pageHtml } from "./page.js";
+
+export { HOME_PREFIX } from "./page.js";
+
+export interface HomeOptions {
+  /** The reply of `GET /v1/pets?<query>`. */
+  list(query: string): Reply;
+  /** The text of `GET /v1/openapi.json` for this request. */
+  openApi(req: IncomingMessage): string;
+  /** Who may read the pets without a key; default: requests from this machine. */
+  mayReadPets?(req: IncomingMessage): boolean;
+  /** Where the page's files come from; default: dist/home/ or the binary's assets. */
+  readAsset?: AssetReader;
+}
+
+/**
+ * Answers the request and returns its status, or undefined when the path is not
+ * the home page's. `limitHeaders`: the X-RateLimit headers of the client's key or
+ * address, which every answer of the fake carries (here without using quota).
+ */
+export type HomeRoute = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  limitHeaders?: readonly string[],
+) => number | undefined;
+
+/** One request being answered. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  limitHeaders: readonly string[];
+}
+
+const PETS = `${HOME_PREFIX}pets`;
+const OPENAPI = `${HOME_PREFIX}openapi.json`;
+const MEDIA_TYPES = ["application/json", "text/html"];
+const COMMON_HEADERS = ["X-Content-Type-Options", "nosniff", "Referrer-Policy", "no-referrer"];
+
+export function isHomePath(path: string): boolean {
+  return path === "/" || path.startsWith(HOME_PREFIX);
+}
+
+function send(
+  { req, res, limitHeaders }: Exchange,
+  status: number,
+  headers: readonly string[],
+  body?: string | Buffer,
+): number {
+  const all = [...headers, ...COMMON_HEADERS, ...limitHeaders];
+  if (body !== undefined) {
+    const length = typeof body === "string" ? Buffer.byteLength(body) : body.length;
+    all.push("Content-Length", String(length));
+  }
+  res.writeHead(status, all);
+  res.end(req.method === "HEAD" ? undefined : body);
+  return status;
+}
+
+function sendReply(exchange: Exchange, reply: Reply): number {
+  const headers = ["Content-Type", "application/json", "Cache-Control", "no-store"];
+  return send(exchange, reply.status, [...headers, ...(reply.headers ?? [])], reply.body);
+}
+
+function home(exchange: Exchange): number {
+  const origin = fakeOrigin(exchange.req);
+  const headers = ["Cache-Control", "no-store", "Vary", "Accept"];
+  if (new Negotiator(exchange.req).mediaType(MEDIA_TYPES) !== "text/html") {
+    return send(exchange, 200, ["Content-Type", "application/json", ...headers], indexJson(origin));
+  }
+  const page = ["Content-Type", "text/html; charset=utf-8", "Content-Security-Policy", PAGE_CSP];
+  return send(exchange, 200, [...page, ...headers], pageHtml(origin));
+}
+
+export function createHomeRoute(options: HomeOptions): HomeRoute {
+  const assets = createAssetStore(options.readAsset);
+  const mayReadPets = options.mayReadPets ?? isLocalRequest;
+
+  function asset(exchange: Exchange, name: string): number {
+    let found;
+    try {
+      found = assets(name);
+    } catch (error) {
+      const message =
+        error instanceof MissingAssetsError
+          ? error.message
+          : `the home page's file ${printable(name)} cannot be read (${(error as { code?: string }).code ?? String(error)})`;
+      return sendReply(exchange, errorReply("internal_error", message));
+    }
+    if (found === undefined) {
+      const message = `no file ${printable(name)} in the home page's files`;
+      return sendReply(exchange, errorReply("not_found", message));
+    }
+    const headers = [
+      "Content-Type",
+      found.type,
+      "ETag",
+      found.etag,
+      "Cache-Control",
+      "no-cache",
+      "Vary",
+      "Accept-Encoding",
+    ];
+    if (exchange.req.headers["if-none-match"] === found.etag) return send(exchange, 304, headers);
+    if (new Negotiator(exchange.req).encoding(["identity", "gzip"]) === "gzip") {
+      return send(exchange, 200, [...headers, "Content-Encoding", "gzip"], found.gzipped());
+    }
+    return send(exchange, 200, headers, found.bytes);
+  }
+
+  function pets(exchange: Exchange): number {
+    if (!mayReadPets(exchange.req)) {
+      const reply = errorReply(
+        "forbidden",
+        "the home page reads pets without a key for this machine only (loopback address and host); use GET /v1/pets with a key",
+      );
+      return sendReply(exchange, reply);
+    }
+    const url = exchange.req.url ?? "";
+    const at = url.indexOf("?");
+    return sendReply(exchange, options.list(at === -1 ? "" : url.slice(at + 1)));
+  }
+
+  return (req, res, path, limitHeaders = []) => {
+    if (!isHomePath(path)) return undefined;
+    const exchange: Exchange = { req, res, limitHeaders };
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      const reply = errorReply(
+        "method_not_allowed",
+        `${printable(req.method ?? "")} is not allowed here; allowed: GET, HEAD`,
+        ["Allow", "GET, HEAD"],
+      );
+      return sendReply(exchange, reply);
+    }
+    if (path === "/") return home(exchange);
+    if (path === OPENAPI) return sendReply(exchange, { status: 200, body: options.openApi(req) });
+    if (path === PETS) return pets(exchange);
+    return asset(exchange, path.slice(HOME_PREFIX.length));
+  };
+}

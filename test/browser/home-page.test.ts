@@ -1,0 +1,204 @@
+/**
+ * The home page in a real browser (Debian's chromium): it shows the seeded pets
+ * and filters them, shows a request made meanwhile by someone else, changes a
+ * fault setting through the control plane, renders the API reference, and
+ * fetches nothing from anywhere but the fake. Screenshot: <temp>/home.png and
+ * /tmp/petstore-home.png.
+ *
+ * The fake is createApp on one origin. When it has no control plane of its own
+ * (GET /__admin/health is not a 200), /__admin/* goes to the test stub in
+ * admin-stub.ts, which implements the agreed shapes.
+ */
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer, type RequestListener, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp, type App } from "../../src/server/app.js";
+import { parseKeySpec } from "../../src/server/keys.js";
+import { createMemoryStore } from "../../src/server/store/memory.js";
+import { demoPets } from "../../src/server/store/seed.js";
+import { createAdminStub, type AdminStub } from "./admin-stub.js";
+import { launchChromium } from "./chromium.js";
+
+const KEY = "psk_home0123456789abcdef";
+const REDACTED = "psk_…cdef";
+const PETS = demoPets(14);
+
+let work: string;
+let server: Server;
+let app: App;
+let origin: string;
+let stub: AdminStub | undefined;
+let browser: Browser;
+let page: Page;
+const offOrigin: string[] = [];
+const problems: string[] = [];
+
+function listen(handler: RequestListener): Promise<Server> {
+  return new Promise((resolve) => {
+    const listening = createServer(handler).listen(0, "127.0.0.1", () => resolve(listening));
+  });
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), "petstore-home-"));
+  const store = createMemoryStore(PETS);
+  const keys = [parseKeySpec(`${KEY}:pro`)];
+  app = createApp(store, { keys });
+  let handler: RequestListener = app;
+  server = await listen((req, res) => handler(req, res));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const probe = await fetch(`${origin}/__admin/health`);
+  if (probe.status !== 200) {
+    stub = createAdminStub(app, store, keys);
+    handler = stub.handler;
+  }
+  browser = await launchChromium();
+  const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+  // Nothing may leave the fake's origin: record and refuse anything else.
+  await context.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith(`${origin}/`) || url.startsWith("data:")) return route.continue();
+    offOrigin.push(url);
+    return route.abort();
+  });
+  page = await context.newPage();
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  page.on("pageerror", (error) => problems.push(error.message));
+  await page.goto(`${origin}/`);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => server?.close(resolve));
+  app?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const rowsOf = (table: string) => page.locator(`#${table} tbody tr`);
+
+describe("the home page in a browser", () => {
+  it("shows the base URL, the two CLI lines and the key, redacted, with its plan", async () => {
+    await expect.poll(() => page.textContent("#base-url")).toBe(`${origin}/v1`);
+    const lines = (await page.textContent("#cli-lines"))!.split("\n");
+    expect(lines).toEqual([
+      `export PETSTORE_BASE_URL='${origin}/v1'`,
+      "export PETSTORE_API_KEY='<your key>'",
+    ]);
+    const keyRow = rowsOf("keys").first();
+    await expect.poll(() => keyRow.textContent()).toContain(REDACTED);
+    expect(await keyRow.locator("td").nth(1).textContent()).toBe("pro");
+    expect(await keyRow.locator("td").nth(2).textContent()).toBe("300");
+    expect(await page.content()).not.toContain(KEY);
+  });
+
+  it("shows the seeded pets and filters them by status", async () => {
+    await expect.poll(() => rowsOf("pets").count()).toBe(PETS.length);
+    const names = await page.locator("#pets tbody td.name").allTextContents();
+    expect(names).toEqual(PETS.map((pet) => pet.name));
+    await page.click('#pet-filters button[data-status="sold"]');
+    const sold = PETS.filter((pet) => pet.status === "sold");
+    expect(sold.length).toBeGreaterThan(0);
+    expect(sold.length).toBeLessThan(PETS.length);
+    await expect
+      .poll(() =>
+        page.locator("#pets tbody tr").evaluateAll((rows) => rows.map((r) => r.dataset.id)),
+      )
+      .toEqual(sold.map((pet) => String(pet.id)));
+    await page.click('#pet-filters button[data-status=""]');
+    await expect.poll(() => rowsOf("pets").count()).toBe(PETS.length);
+  });
+
+  it("shows a request made meanwhile by another client, live", async () => {
+    const answer = await fetch(`${origin}/v1/pets?status=pending&limit=5`, {
+      headers: { Authorization: `Bearer ${KEY}` },
+    });
+    expect(answer.status).toBe(200);
+    const row = page.locator("#requests tbody tr", { hasText: "/v1/pets?status=pending&limit=5" });
+    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(1);
+    expect(await row.locator("td").nth(2).textContent()).toBe("200");
+    expect(await row.locator("td").nth(4).textContent()).toBe("pro");
+    // A created pet shows up in the pet list without a reload.
+    const created = await fetch(`${origin}/v1/pets`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${KEY}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "Newcomer", categoryId: 2, status: "available" }),
+    });
+    expect(created.status).toBe(201);
+    await expect
+      .poll(() => page.locator("#pets tbody td.name").allTextContents(), { timeout: 10_000 })
+      .toContain("Newcomer");
+  });
+
+  it("changes a fault setting through the control plane", async () => {
+    await page.fill('#faults input[name="latencyMin"]', "0");
+    await page.fill('#faults input[name="latencyMax"]', "0");
+    await page.fill('#faults input[name="failRate"]', "1");
+    await page.selectOption('#faults select[name="failMode"]', "503");
+    await page.click('#faults button[type="submit"]');
+    await expect.poll(() => page.textContent("#faults-status")).toMatch(/^applied: /);
+    const settings = (await (await fetch(`${origin}/__admin/faults`)).json()) as {
+      failRate: number;
+      failMode: string;
+    };
+    expect(settings).toMatchObject({ failRate: 1, failMode: "503" });
+    expect(await page.textContent("#faults-meta")).toBe("100 % fail (503)");
+    if (stub === undefined) {
+      // The real control plane: the setting takes effect on the API.
+      const failed = await fetch(`${origin}/v1/pets`, {
+        headers: { Authorization: `Bearer ${KEY}` },
+      });
+      expect(failed.status).toBe(503);
+    } else {
+      expect(stub.faultPuts.at(-1)).toEqual({ latencyMs: null, failRate: 1, failMode: "503" });
+    }
+    await page.click("#faults-off");
+    await expect.poll(() => page.textContent("#faults-meta")).toBe("off");
+    expect(await (await fetch(`${origin}/__admin/faults`)).json()).toMatchObject({ failRate: 0 });
+  });
+
+  it("renders the API reference of /v1/openapi.json with the fake as its server", async () => {
+    const paths = () =>
+      page
+        .locator("#reference [data-path]")
+        .evaluateAll((found) => found.map((e) => e.dataset.path));
+    await expect
+      .poll(paths, { timeout: 15_000 })
+      .toEqual(expect.arrayContaining(["/pets", "/pets/{petId}"]));
+    expect(await page.locator("#reference .servers select option").first().textContent()).toContain(
+      `${origin}/v1`,
+    );
+    // Opened, an operation shows its parameters and highlighted examples (under the page's CSP).
+    await page.locator('#reference .opblock-summary:has([data-path="/pets"])').first().click();
+    const opened = page.locator("#reference .opblock.is-open");
+    await expect
+      .poll(() => opened.locator(".parameters-container").textContent())
+      .toContain("status");
+    await expect.poll(() => opened.locator(".microlight, pre.example").count()).toBeGreaterThan(0);
+    await page.locator('#reference .opblock-summary:has([data-path="/pets"])').first().click();
+    await expect.poll(() => opened.count()).toBe(0);
+  });
+
+  it("loads nothing from outside the fake, and logs no error", async () => {
+    await page.evaluate("window.scrollTo(0, 0)");
+    const shot = join(work, "home.png");
+    await page.screenshot({ path: shot, fullPage: true });
+    copyFileSync(shot, "/tmp/petstore-home.png");
+    expect(offOrigin).toEqual([]);
+    expect(problems).toEqual([]);
+    // The page's own reads leave no line in the journal it shows: only the test's requests.
+    const journal = (await (await fetch(`${origin}/__admin/requests`)).json()) as {
+      requests: { method: string; path: string }[];
+    };
+    expect(journal.requests.map((entry) => `${entry.method} ${entry.path}`)).toEqual([
+      "GET /v1/pets",
+      "POST /v1/pets",
+      ...(stub === undefined ? ["GET /v1/pets"] : []),
+    ]);
+  });
+});
