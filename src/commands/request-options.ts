@@ -39,7 +39,7 @@ function retryPolicy(values: OptionValues): RetryPolicy {
   if (noRetry && text !== undefined) {
     throw new UsageError("--no-retry conflicts with --max-retries; give one of them");
   }
-  if (noRetry) return { ...DEFAULT_RETRY_POLICY, enabled: false, maxRetries: 0 };
+  if (noRetry) return { ...DEFAULT_RETRY_POLICY, limit: 0 };
   if (text === undefined) return DEFAULT_RETRY_POLICY;
   const count = /^[0-9]{1,3}$/.test(text) ? Number(text) : NaN;
   if (!(count >= 0 && count <= MAX_RETRIES_LIMIT)) {
@@ -47,7 +47,7 @@ function retryPolicy(values: OptionValues): RetryPolicy {
       `--max-retries must be an integer from 0 to ${MAX_RETRIES_LIMIT}; got ${JSON.stringify(text)}`,
     );
   }
-  return { ...DEFAULT_RETRY_POLICY, maxRetries: count, enabled: count > 0 };
+  return { ...DEFAULT_RETRY_POLICY, limit: count };
 }
 
 export function debugRequested(env: NodeJS.ProcessEnv): boolean {
