@@ -27,10 +27,11 @@
  * https (the real service's scheme): the same unlimited runs through a TLS front
  * (bench/lib/tls-front.mjs) before a fresh serve, the CLI (undici's Pool) against the same CLI
  * built with the node:https keep-alive pool it had before (bench/lib/reference-cli.mjs), rounds
- * alternating which goes first.
+ * alternating which goes first. serve's file is in /dev/shm when there is one: the comparison is
+ * of two clients, and on a shared machine the disk's fdatasync latency would hide them both.
  */
 import { createWriteStream, existsSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { once } from "node:events";
 import { cpus } from "node:os";
 import { join } from "node:path";
@@ -233,6 +234,18 @@ function bulkCommand(plan, subject, server, results) {
 
 const overTls = (subject) => subject.endsWith("-https");
 
+/** A fresh copy of the 10,000-pet file; in `plan.storeDir` when the plan has one. */
+async function freshStore(ctx, plan) {
+  const file = await ctx.pets.fresh(STORE_SIZE);
+  if (plan.storeDir === undefined) return file;
+  const copy = join(await mkdtemp(join(plan.storeDir, "store-")), "pets.json");
+  await copyFile(file, copy);
+  return copy;
+}
+
+/** Memory-backed: serve's fdatasync costs nothing there, so the disk does not decide a ratio. */
+const SHM = "/dev/shm";
+
 /** A TLS front before `server`: the same serve, reached at https://. */
 async function tlsFront(ctx, server) {
   const started = await startProcess(
@@ -249,7 +262,7 @@ async function tlsFront(ctx, server) {
 /** One timed bulk run (a `subject` of bulkCommand) on a fresh, warmed-up serve. */
 async function unlimitedBulkRound(ctx, plan, round, subject = "cli") {
   const { settings, tmp } = ctx;
-  const file = await ctx.pets.fresh(STORE_SIZE);
+  const file = await freshStore(ctx, plan);
   const server = await ctx.serve.start(file);
   let stopped = false;
   let front;
@@ -519,30 +532,39 @@ async function memoryPart(ctx, plan, bulkRuns, postRate) {
 async function httpsPart(ctx, plan) {
   const rows = plan.rows;
   const measurement = `bulk add --from over https: undici's Pool vs the node:https pool (same engine), ${count(rows)} rows`;
+  const storeDir = existsSync(SHM) ? await mkdtemp(join(SHM, "petstore-bench-")) : undefined;
   const https = {
     ...plan,
+    storeDir,
     referenceBin: await buildReferenceCli(ctx.repoRoot, join(plan.dir, "reference-cli")),
   };
   const runs = { "cli-https": [], "pool-https": [] };
-  for (let round = 0; round < ctx.settings.bulkRounds; round++) {
-    const subjects = round % 2 === 0 ? ["cli-https", "pool-https"] : ["pool-https", "cli-https"];
-    for (const subject of subjects) {
-      runs[subject].push(await unlimitedBulkRound(ctx, https, round, subject));
+  const rounds = ctx.settings.bulkRounds + 1;
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const subjects = round % 2 === 0 ? ["cli-https", "pool-https"] : ["pool-https", "cli-https"];
+      for (const subject of subjects) {
+        runs[subject].push(await unlimitedBulkRound(ctx, https, round, subject));
+      }
     }
+  } finally {
+    if (storeDir !== undefined) await rm(storeDir, { recursive: true, force: true });
   }
   const undici = runs["cli-https"];
   const pool = runs["pool-https"];
+  const cpuPerRow = (r) => (r.cliCpuMs === undefined ? NaN : (r.cliCpuMs * 1000) / rows);
   const describe = (label, r) =>
     `${label} round ${r.round + 1}: ${(r.ms / 1000).toFixed(2)} s = ${Math.round(r.rowsPerSecond)} rows/s` +
     (r.cliCpuMs === undefined
       ? ""
-      : `; CLI CPU ${Math.round((r.cliCpuMs * 1000) / rows)} us a row, peak RSS ${(r.cliMaxRssKiB / 1024).toFixed(0)} MiB`) +
+      : `; CLI CPU ${Math.round(cpuPerRow(r))} us a row, peak RSS ${(r.cliMaxRssKiB / 1024).toFixed(0)} MiB`) +
     `; serve CPU ${Math.round(r.serverCpu * 100)}%`;
   const problems = [...undici.map((r) => ["undici", r]), ...pool.map((r) => ["node:https", r])]
     .map(([label, r]) => [label, r, checkProblems(r, rows)])
     .filter(([, , p]) => p.length > 0)
     .map(([label, r, p]) => `${label} round ${r.round + 1}: ${p.join("; ")}`);
   const roundRatios = undici.map((r, i) => (r.rowsPerSecond / pool[i].rowsPerSecond).toFixed(2));
+  const cpu = { undici: median(undici.map(cpuPerRow)), pool: median(pool.map(cpuPerRow)) };
   const row = measured({
     phase: name,
     measurement,
@@ -552,7 +574,8 @@ async function httpsPart(ctx, plan) {
     baselineLabel: "node:https pool",
     goal: HTTPS_GOAL,
     notes: [
-      `node bin/petstore.js add --from rows.ndjson --results <tmp> ${plan.concurrencySource}, against a TLS front (bench/lib/tls-front.mjs, the tests' self-signed certificate trusted through NODE_EXTRA_CA_CERTS) before a fresh serve on ${count(STORE_SIZE)} pets warmed by a ${ctx.settings.warmupSeconds} s POST load; the baseline is the same source built with bench/lib/reference-https-pool.mjs as its transport (bench/lib/reference-cli.mjs); rounds alternate which goes first; ratio per round ${roundRatios.join(", ")}`,
+      `node bin/petstore.js add --from rows.ndjson --results <tmp> ${plan.concurrencySource}, against a TLS front (bench/lib/tls-front.mjs, the tests' self-signed certificate trusted through NODE_EXTRA_CA_CERTS) before a fresh serve on ${count(STORE_SIZE)} pets${storeDir ? ` in ${SHM} (memory: serve's fdatasync costs nothing, so the shared disk does not decide the ratio)` : ""} warmed by a ${ctx.settings.warmupSeconds} s POST load; the baseline is the same source built with bench/lib/reference-https-pool.mjs as its transport (bench/lib/reference-cli.mjs); ${rounds} rounds alternating which goes first; ratio per round ${roundRatios.join(", ")}`,
+      `median CLI CPU a row (steadier than wall time on a shared machine): undici ${Math.round(cpu.undici)} us, node:https ${Math.round(cpu.pool)} us, ${(cpu.pool / cpu.undici).toFixed(2)}x`,
       ...undici.map((r) => describe("undici", r)),
       ...pool.map((r) => describe("node:https", r)),
       problems.length > 0
