@@ -9,8 +9,7 @@
 import { RESET_MARGIN_MS, computeDelay, type RetryPolicy } from "../client/retry.js";
 import { rateLimitFromHeaders, completeRateLimit } from "../client/rate-limit.js";
 import { parseBaseUrl } from "../client/environments.js";
-import { assertKeyMayTravelTo } from "../client/key-safety.js";
-import { createSender } from "../client/send.js";
+import { createSender, sendRefusal } from "../client/send.js";
 import type { Transport } from "../client/transport.js";
 import {
   EXIT,
@@ -171,15 +170,10 @@ async function firstPass(
 function checkConnection(deps: BulkDeps): { baseUrl: string; apiKey: string } {
   const base = parseBaseUrl(deps.settings.baseUrl);
   if (!base.ok) throw new UsageError(`the base URL ${base.problem}`);
-  if (!deps.settings.apiKey) {
-    throw new PetstoreError(
-      "no API key",
-      EXIT.AUTH,
-      "run `petstore auth login`, or set PETSTORE_API_KEY",
-    );
-  }
-  assertKeyMayTravelTo(new URL(base.url), deps.settings.allowInsecure);
-  return { baseUrl: base.url, apiKey: deps.settings.apiKey };
+  const { apiKey, allowInsecure } = deps.settings;
+  const refusal = sendRefusal({ baseUrl: base.url, apiKey, allowInsecure });
+  if (refusal !== undefined) throw refusal;
+  return { baseUrl: base.url, apiKey: apiKey! };
 }
 
 function untilText(localMs: number): string {

@@ -97,8 +97,13 @@ function requestHeaders(
   return headers;
 }
 
-/** Why no request may be sent with these settings, or undefined: the same for every path. */
-function refusalOf(options: SendOptions): PetstoreError | undefined {
+/**
+ * Why no request may be sent with these settings, or undefined: the same for
+ * every path (a bulk add asks before it reads its input).
+ */
+export function sendRefusal(
+  options: Pick<SendOptions, "baseUrl" | "apiKey" | "allowInsecure">,
+): PetstoreError | undefined {
   if (!options.apiKey) {
     return new PetstoreError(
       "no API key",
@@ -119,7 +124,7 @@ export function createSender(options: SendOptions): Sender {
   const keyNote = apiKey ? `key ${redactKey(apiKey)}` : "no key";
   // Headers and messages come from outside and could echo the key: clean the whole line.
   const log = debug && ((line: string) => debug(printable(withoutKey(line, apiKey))));
-  const refusal = refusalOf(options);
+  const refusal = sendRefusal(options);
   const authorization = `Bearer ${apiKey}`;
 
   return async (request) => {
