@@ -589,14 +589,18 @@ async function httpsPart(ctx, plan) {
   };
   const stub = { "cli-https": [], "pool-https": [] };
   const serve = { "cli-https": [], "pool-https": [] };
-  const rounds = ctx.settings.bulkRounds + 1;
+  // Stub rounds are cheap (no store to load or warm): more of them steady the median.
+  const stubRounds = ctx.settings.bulkRounds * 2 + 1;
+  const serveRounds = ctx.settings.bulkRounds + 1;
+  const order = (round) =>
+    round % 2 === 0 ? ["cli-https", "pool-https"] : ["pool-https", "cli-https"];
   try {
-    for (let round = 0; round < rounds; round++) {
-      const subjects = round % 2 === 0 ? ["cli-https", "pool-https"] : ["pool-https", "cli-https"];
-      for (const subject of subjects) {
+    for (let round = 0; round < stubRounds; round++) {
+      for (const subject of order(round)) {
         stub[subject].push(await stubBulkRound(ctx, https, round, subject));
       }
-      for (const subject of subjects) {
+      if (round >= serveRounds) continue;
+      for (const subject of order(round)) {
         const run = await unlimitedBulkRound(ctx, https, round, subject);
         serve[subject].push({ ...run, problems: checkProblems(run, rows) });
       }
@@ -604,19 +608,19 @@ async function httpsPart(ctx, plan) {
   } finally {
     if (storeDir !== undefined) await rm(storeDir, { recursive: true, force: true });
   }
-  const common = `node bin/petstore.js add --from rows-https.ndjson (${count(rows)} rows: ${HTTPS_FACTOR}x the unlimited runs, so that the start-up and warm-up both builds share do not decide) --results <tmp> ${plan.concurrencySource}; the tests' self-signed certificate trusted through NODE_EXTRA_CA_CERTS; the baseline is the same source built with bench/lib/reference-https-pool.mjs as its transport (bench/lib/reference-cli.mjs); ${rounds} rounds alternating which goes first`;
+  const common = `node bin/petstore.js add --from rows-https.ndjson (${count(rows)} rows: ${HTTPS_FACTOR}x the unlimited runs, so that the start-up and warm-up both builds share do not decide) --results <tmp> ${plan.concurrencySource}; the tests' self-signed certificate trusted through NODE_EXTRA_CA_CERTS; the baseline is the same source built with bench/lib/reference-https-pool.mjs as its transport (bench/lib/reference-cli.mjs); rounds alternate which goes first`;
   recordHttps(ctx, {
     measurement: `bulk add --from over https against a stub service: undici's Pool vs the node:https pool (same engine), ${count(rows)} rows`,
     goal: HTTPS_GOAL,
     runs: stub,
     rows,
-    setup: `${common}; the service is bench/lib/https-stub.mjs, which answers as serve does but stores nothing, so the clients' own cost decides (the real service runs elsewhere)`,
+    setup: `${common}; ${stubRounds} rounds; the service is bench/lib/https-stub.mjs, which answers as serve does but stores nothing, so the clients' own cost decides (the real service runs elsewhere)`,
   });
   recordHttps(ctx, {
     measurement: `context: the same over https through a TLS front before serve, ${count(rows)} rows`,
     runs: serve,
     rows,
-    setup: `${common}; a TLS front (bench/lib/tls-front.mjs) before a fresh serve on ${count(STORE_SIZE)} pets${storeDir ? ` in ${SHM} (memory: the shared disk's fdatasync does not decide)` : ""}, warmed by a ${ctx.settings.warmupSeconds} s POST load; serve, the front and the client share the 2 cores, which narrows any client's lead`,
+    setup: `${common}; ${serveRounds} rounds; a TLS front (bench/lib/tls-front.mjs) before a fresh serve on ${count(STORE_SIZE)} pets${storeDir ? ` in ${SHM} (memory: the shared disk's fdatasync does not decide)` : ""}, warmed by a ${ctx.settings.warmupSeconds} s POST load; serve, the front and the client share the 2 cores, which narrows any client's lead`,
   });
   ctx.detail("https", { stub, serve });
 }
