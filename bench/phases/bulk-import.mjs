@@ -32,26 +32,31 @@
  * front (bench/lib/tls-front.mjs) before a fresh serve whose file is in /dev/shm when there is
  * one (on a shared machine the disk's fdatasync latency would hide both clients).
  */
-import { createWriteStream, existsSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
-import { once } from "node:events";
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { cpus } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { httpsPart, HTTPS_GOAL } from "../lib/bulk-https.mjs";
+import {
+  checkProblems,
+  cleanEnv,
+  count,
+  readOutcomes,
+  runBulk,
+  STORE_SIZE,
+  unlimitedBulkRound,
+  writeRows,
+} from "../lib/bulk-runs.mjs";
 import { describeLoadTool } from "../lib/load.mjs";
 import { TIME_BIN } from "../lib/paired.mjs";
-import { cpuSeconds, runToEnd, startProcess, stopProcess } from "../lib/processes.mjs";
-import { buildReferenceCli } from "../lib/reference-cli.mjs";
-import { CERT_FILE } from "../lib/tls-front.mjs";
+import { runToEnd } from "../lib/processes.mjs";
 import { measured, notAvailable, phaseError } from "../lib/report.mjs";
-import { BENCH_KEY } from "../lib/serve.mjs";
 import { median } from "../lib/stats.mjs";
-import { createOne, postLoad } from "../lib/writes.mjs";
+import { postLoad } from "../lib/writes.mjs";
 
 export const name = "bulk-import";
 export const summary = "petstore add --from rows/s vs serve's own POST rate; Free-plan pacing";
 
-const STORE_SIZE = 10_000;
 /** Free plan: 60 now and 10 in the next minute, so the run lasts at most a minute. */
 const FREE_ROWS = 70;
 const FREE_PER_MINUTE = 60;
@@ -64,54 +69,15 @@ const RATE_GOAL = { on: "figure", op: ">=", value: 1500 };
  * the goal that counts is https (HTTPS_GOAL): see docs/benchmarks.md.
  */
 const RATIO_GOAL = { on: "ratio", op: ">=", value: 0.4 };
-/** undici's Pool against the node:https keep-alive pool it replaced, same engine, over TLS. */
-const HTTPS_GOAL = { on: "ratio", op: ">=", value: 1.3 };
-/**
- * The https runs are this many times the unlimited rows: over 10,000 rows a run lasts a second or
- * two, most of it the start-up and warm-up both builds share (V8 compiling the hot path, the young
- * generation growing), which would hide the transports being compared.
- */
-const HTTPS_FACTOR = 4;
 const FREE_GOAL = { on: "ratio", op: "<=", value: 1.05 };
 const NO_429_GOAL = { on: "figure", op: "<=", value: 0 };
 /** Memory stays flat: from 10x the rows (100,000) to 20x, peak RSS grows by at most 15 %. */
 const MEMORY_FACTOR = 10;
 const MEMORY_GOAL = { on: "ratio", op: "<=", value: 1.15 };
 const MINUTE_MS = 60_000;
-const REFERENCE_CLIENT = fileURLToPath(
-  new URL("../lib/reference-bulk-client.mjs", import.meta.url),
-);
-const TLS_FRONT = fileURLToPath(new URL("../lib/tls-front.mjs", import.meta.url));
-const HTTPS_STUB = fileURLToPath(new URL("../lib/https-stub.mjs", import.meta.url));
-
-const count = (n) => n.toLocaleString("en-US");
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const msToNextMinute = () => MINUTE_MS - (Date.now() % MINUTE_MS);
 const lastLine = (text) => text.trim().split("\n").pop() ?? "";
-
-/** The run's environment: no PETSTORE_* from the harness's own, an empty config dir. */
-function cleanEnv(configDir, more) {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith("PETSTORE_")),
-  );
-  return { ...env, PETSTORE_CONFIG_DIR: configDir, NO_COLOR: "1", ...more };
-}
-
-/** `rows` valid pets as NDJSON, one NewPet a line. */
-async function writeRows(path, rows, prefix) {
-  const statuses = ["available", "pending", "sold"];
-  const out = createWriteStream(path);
-  for (let first = 1; first <= rows; first += 1_000) {
-    let chunk = "";
-    for (let i = first; i <= Math.min(rows, first + 999); i++) {
-      chunk += `{"name":"${prefix} ${i}","categoryId":${(i % 7) + 1},"status":"${statuses[i % 3]}"}\n`;
-    }
-    if (!out.write(chunk)) await once(out, "drain");
-  }
-  out.end();
-  await once(out, "finish");
-  return path;
-}
 
 /** The option's block in `add --help`: its line and the wrapped lines under it. */
 function optionHelp(help, flag) {
@@ -144,201 +110,6 @@ async function bulkHelp(repoRoot, bin) {
   };
 }
 
-/** Per row, its last line in the results file: outcome and id, read without losing int64. */
-async function readOutcomes(path) {
-  const finals = new Map();
-  let text = "";
-  try {
-    text = await readFile(path, "utf8");
-  } catch {
-    return finals;
-  }
-  for (const line of text.split("\n")) {
-    const row = /"row":(\d+)/.exec(line);
-    if (!row) continue;
-    finals.set(row[1], {
-      outcome: /"outcome":"(\w+)"/.exec(line)?.[1],
-      id: /"id":(\d+)/.exec(line)?.[1],
-    });
-  }
-  return finals;
-}
-
-/** The ids in serve's pet file (a JSON array, one pet a line), as strings. */
-async function idsInStore(file) {
-  const text = await readFile(file, "utf8");
-  const ids = [];
-  for (const match of text.matchAll(/^\s*\{\s*"id"\s*:\s*(\d+)/gm)) ids.push(match[1]);
-  return { ids, unique: new Set(ids) };
-}
-
-/**
- * Runs `node <script> ...` (bin/petstore.js add --from ..., or the reference client), wrapped in
- * GNU time when it is there for the command's CPU time and peak RSS. `ms` is spawn to exit, as a
- * user would time it.
- */
-async function runBulk({ repoRoot, script, args, env, scratch, timeoutMs }) {
-  const usage = join(scratch, `bulk-usage-${Date.now()}.txt`);
-  const wrapped = existsSync(TIME_BIN);
-  const command = wrapped ? TIME_BIN : process.execPath;
-  const commandArgs = wrapped
-    ? ["-f", "%U %S %M", "-o", usage, process.execPath, script, ...args]
-    : [script, ...args];
-  const startedAt = Date.now();
-  const started = performance.now();
-  const run = await runToEnd(command, commandArgs, { cwd: repoRoot, env, timeoutMs });
-  const ms = performance.now() - started;
-  let cpuMs;
-  let maxRssKiB;
-  if (wrapped) {
-    const fields = lastLine(await readFile(usage, "utf8").catch(() => "")).split(" ");
-    if (fields.length === 3) {
-      cpuMs = (Number(fields[0]) + Number(fields[1])) * 1000;
-      maxRssKiB = Number(fields[2]);
-    }
-  }
-  const summaryLine = run.stderr
-    .split("\n")
-    .reverse()
-    .find((line) => line.startsWith("petstore add:"));
-  return { ...run, ms, startedAt, cpuMs, maxRssKiB, summaryLine };
-}
-
-/**
- * How a bulk subject runs against `server`: the CLI as a user runs it ("cli", "cli-https"), the
- * reference client ("reference"), or the CLI built with the node:https pool ("pool-https").
- */
-function bulkCommand(plan, subject, server, results) {
-  if (subject === "reference") {
-    return {
-      script: REFERENCE_CLIENT,
-      args: [
-        ["--base-url", server.baseUrl],
-        ["--key", BENCH_KEY],
-        ["--from", plan.rowsFile],
-        ["--results", results],
-        ["--concurrency", String(plan.concurrency)],
-      ].flat(),
-      env: cleanEnv(plan.configDir),
-    };
-  }
-  return {
-    script: subject === "pool-https" ? plan.referenceBin : plan.bin,
-    args: [
-      "add",
-      "--from",
-      plan.rowsFile,
-      "--results",
-      results,
-      "--concurrency",
-      String(plan.concurrency),
-    ],
-    env: cleanEnv(plan.configDir, {
-      PETSTORE_BASE_URL: server.baseUrl,
-      PETSTORE_API_KEY: BENCH_KEY,
-      ...(server.baseUrl.startsWith("https:") ? { NODE_EXTRA_CA_CERTS: CERT_FILE } : {}),
-    }),
-  };
-}
-
-const overTls = (subject) => subject.endsWith("-https");
-
-/** A fresh copy of the 10,000-pet file; in `plan.storeDir` when the plan has one. */
-async function freshStore(ctx, plan) {
-  const file = await ctx.pets.fresh(STORE_SIZE);
-  if (plan.storeDir === undefined) return file;
-  const copy = join(await mkdtemp(join(plan.storeDir, "store-")), "pets.json");
-  await copyFile(file, copy);
-  return copy;
-}
-
-/** Memory-backed: serve's fdatasync costs nothing there, so the disk does not decide a ratio. */
-const SHM = "/dev/shm";
-
-/** A TLS front before `server`: the same serve, reached at https://. */
-async function tlsFront(ctx, server) {
-  const started = await startProcess(
-    process.execPath,
-    [TLS_FRONT, "--upstream", new URL(server.origin).host],
-    { cwd: ctx.repoRoot, readyPattern: /https:\/\/127\.0\.0\.1:\d+/, timeoutMs: 20_000 },
-  );
-  return {
-    baseUrl: `${started.match[0]}${server.basePath}`,
-    stop: () => stopProcess(started.child, 5_000),
-  };
-}
-
-/** One timed bulk run (a `subject` of bulkCommand) on a fresh, warmed-up serve. */
-async function unlimitedBulkRound(ctx, plan, round, subject = "cli") {
-  const { settings, tmp } = ctx;
-  const file = await freshStore(ctx, plan);
-  const server = await ctx.serve.start(file);
-  let stopped = false;
-  let front;
-  try {
-    if (overTls(subject)) front = await tlsFront(ctx, server);
-    await postLoad(server, {
-      seconds: settings.warmupSeconds,
-      connections: plan.concurrency,
-      scratchDir: tmp,
-    });
-    const results = join(plan.dir, `${subject}-results-${round}-${plan.rows}.ndjson`);
-    const target = front ? { ...server, baseUrl: front.baseUrl } : server;
-    const idBefore = await createOne(server);
-    const cpuBefore = await cpuSeconds(server.pid);
-    ctx.log(
-      `round ${round + 1}: ${SUBJECTS[subject]} ${count(plan.rows)} rows against ${target.baseUrl}`,
-    );
-    const run = await runBulk({
-      repoRoot: ctx.repoRoot,
-      ...bulkCommand(plan, subject, target, results),
-      scratch: plan.dir,
-      timeoutMs: 300_000,
-    });
-    const cpuAfter = await cpuSeconds(server.pid);
-    const idAfter = await createOne(server);
-    await front?.stop();
-    front = undefined;
-    await server.stop(30_000);
-    stopped = true;
-
-    const finals = await readOutcomes(results);
-    const addedIds = [...finals.values()].filter((f) => f.outcome === "added").map((f) => f.id);
-    const store = await idsInStore(file);
-    const inFile = addedIds.filter((id) => id !== undefined && store.unique.has(id)).length;
-    return {
-      round,
-      code: run.code,
-      signal: run.signal,
-      ms: run.ms,
-      rowsPerSecond: plan.rows / (run.ms / 1000),
-      cliCpuMs: run.cpuMs,
-      cliMaxRssKiB: run.maxRssKiB,
-      summaryLine: run.summaryLine,
-      stderrTail: run.code === 0 ? undefined : run.stderr.trim().split("\n").slice(-3).join(" | "),
-      outcomes: finals.size,
-      added: addedIds.length,
-      distinctAddedIds: new Set(addedIds).size,
-      inFile,
-      createdByIds: Number(idAfter - idBefore - 1n),
-      storePets: store.ids.length,
-      storeDuplicates: store.ids.length - store.unique.size,
-      serverCpuUsPerRow: ((cpuAfter - cpuBefore) * 1e6) / plan.rows,
-      serverCpu: (cpuAfter - cpuBefore) / (run.ms / 1000),
-    };
-  } finally {
-    await front?.stop();
-    if (!stopped) await server.stop();
-  }
-}
-
-const SUBJECTS = {
-  cli: "add --from",
-  reference: "reference client",
-  "cli-https": "add --from over https (undici)",
-  "pool-https": "add --from over https (reference build, node:https pool)",
-};
-
 async function postRound(ctx, plan, round) {
   const { settings, tmp } = ctx;
   const server = await ctx.serve.start(await ctx.pets.fresh(STORE_SIZE));
@@ -351,21 +122,6 @@ async function postRound(ctx, plan, round) {
   } finally {
     await server.stop();
   }
-}
-
-function checkProblems(run, rows) {
-  const problems = [];
-  if (run.code !== 0) {
-    problems.push(`exit ${run.signal ?? run.code}${run.stderrTail ? `: ${run.stderrTail}` : ""}`);
-  }
-  if (run.added !== rows) problems.push(`${count(run.added)} added outcomes, not ${count(rows)}`);
-  if (run.distinctAddedIds !== run.added) problems.push(`${run.distinctAddedIds} distinct ids`);
-  if (run.inFile !== run.added) problems.push(`${count(run.inFile)} of the ids in serve's file`);
-  if (run.createdByIds !== rows) {
-    problems.push(`ids advanced by ${count(run.createdByIds)} around the run`);
-  }
-  if (run.storeDuplicates > 0) problems.push(`${run.storeDuplicates} duplicate ids in the file`);
-  return problems;
 }
 
 async function unlimitedPart(ctx, plan) {
@@ -532,134 +288,6 @@ async function memoryPart(ctx, plan, bulkRuns, postRate) {
       ],
     }),
   );
-}
-
-/** One timed bulk run of `subject` against a fresh https stub (bench/lib/https-stub.mjs). */
-async function stubBulkRound(ctx, plan, round, subject) {
-  const started = await startProcess(process.execPath, [HTTPS_STUB], {
-    cwd: ctx.repoRoot,
-    readyPattern: /https:\/\/127\.0\.0\.1:\d+/,
-    timeoutMs: 20_000,
-  });
-  try {
-    const results = join(plan.dir, `${subject}-stub-results-${round}.ndjson`);
-    const baseUrl = `${started.match[0]}/v1`;
-    ctx.log(
-      `round ${round + 1}: ${SUBJECTS[subject]} ${count(plan.rows)} rows against a stub at ${baseUrl}`,
-    );
-    const run = await runBulk({
-      repoRoot: ctx.repoRoot,
-      ...bulkCommand(plan, subject, { baseUrl }, results),
-      scratch: plan.dir,
-      timeoutMs: 300_000,
-    });
-    const finals = await readOutcomes(results);
-    const ids = [...finals.values()].filter((f) => f.outcome === "added").map((f) => f.id);
-    const problems = [];
-    if (run.code !== 0) problems.push(`exit ${run.signal ?? run.code}`);
-    if (ids.length !== plan.rows) problems.push(`${count(ids.length)} added outcomes`);
-    if (new Set(ids).size !== ids.length) problems.push(`${new Set(ids).size} distinct ids`);
-    return {
-      round,
-      ms: run.ms,
-      rowsPerSecond: plan.rows / (run.ms / 1000),
-      cliCpuMs: run.cpuMs,
-      cliMaxRssKiB: run.maxRssKiB,
-      problems,
-    };
-  } finally {
-    await stopProcess(started.child, 5_000);
-  }
-}
-
-/**
- * Over https: the CLI (undici's Pool) against the same CLI built with the node:https pool it had
- * before. The goal is on a stub service that costs little CPU, so the clients decide; beside it,
- * for context, the same runs through a TLS front before serve, all on this machine's cores.
- */
-async function httpsPart(ctx, plan) {
-  const rows = plan.rows * HTTPS_FACTOR;
-  const storeDir = existsSync(SHM) ? await mkdtemp(join(SHM, "petstore-bench-")) : undefined;
-  const https = {
-    ...plan,
-    rows,
-    rowsFile: await writeRows(join(plan.dir, "rows-https.ndjson"), rows, "Secure"),
-    storeDir,
-    referenceBin: await buildReferenceCli(ctx.repoRoot, join(plan.dir, "reference-cli")),
-  };
-  const stub = { "cli-https": [], "pool-https": [] };
-  const serve = { "cli-https": [], "pool-https": [] };
-  // Stub rounds are cheap (no store to load or warm): more of them steady the median.
-  const stubRounds = ctx.settings.bulkRounds * 2 + 1;
-  const serveRounds = ctx.settings.bulkRounds + 1;
-  const order = (round) =>
-    round % 2 === 0 ? ["cli-https", "pool-https"] : ["pool-https", "cli-https"];
-  try {
-    for (let round = 0; round < stubRounds; round++) {
-      for (const subject of order(round)) {
-        stub[subject].push(await stubBulkRound(ctx, https, round, subject));
-      }
-      if (round >= serveRounds) continue;
-      for (const subject of order(round)) {
-        const run = await unlimitedBulkRound(ctx, https, round, subject);
-        serve[subject].push({ ...run, problems: checkProblems(run, rows) });
-      }
-    }
-  } finally {
-    if (storeDir !== undefined) await rm(storeDir, { recursive: true, force: true });
-  }
-  const common = `node bin/petstore.js add --from rows-https.ndjson (${count(rows)} rows: ${HTTPS_FACTOR}x the unlimited runs, so that the start-up and warm-up both builds share do not decide) --results <tmp> ${plan.concurrencySource}; the tests' self-signed certificate trusted through NODE_EXTRA_CA_CERTS; the baseline is the same source built with bench/lib/reference-https-pool.mjs as its transport (bench/lib/reference-cli.mjs); rounds alternate which goes first`;
-  recordHttps(ctx, {
-    measurement: `bulk add --from over https against a stub service: undici's Pool vs the node:https pool (same engine), ${count(rows)} rows`,
-    goal: HTTPS_GOAL,
-    runs: stub,
-    rows,
-    setup: `${common}; ${stubRounds} rounds; the service is bench/lib/https-stub.mjs, which answers as serve does but stores nothing, so the clients' own cost decides (the real service runs elsewhere)`,
-  });
-  recordHttps(ctx, {
-    measurement: `context: the same over https through a TLS front before serve, ${count(rows)} rows`,
-    runs: serve,
-    rows,
-    setup: `${common}; ${serveRounds} rounds; a TLS front (bench/lib/tls-front.mjs) before a fresh serve on ${count(STORE_SIZE)} pets${storeDir ? ` in ${SHM} (memory: the shared disk's fdatasync does not decide)` : ""}, warmed by a ${ctx.settings.warmupSeconds} s POST load; serve, the front and the client share the 2 cores, which narrows any client's lead`,
-  });
-  ctx.detail("https", { stub, serve });
-}
-
-function recordHttps(ctx, { measurement, goal, runs, rows, setup }) {
-  const undici = runs["cli-https"];
-  const pool = runs["pool-https"];
-  const cpuPerRow = (r) => (r.cliCpuMs === undefined ? NaN : (r.cliCpuMs * 1000) / rows);
-  const describe = (label, r) =>
-    `${label} round ${r.round + 1}: ${(r.ms / 1000).toFixed(2)} s = ${Math.round(r.rowsPerSecond)} rows/s` +
-    (r.cliCpuMs === undefined
-      ? ""
-      : `; CLI CPU ${Math.round(cpuPerRow(r))} us a row, peak RSS ${(r.cliMaxRssKiB / 1024).toFixed(0)} MiB`) +
-    (r.serverCpu === undefined ? "" : `; serve CPU ${Math.round(r.serverCpu * 100)}%`);
-  const problems = [...undici.map((r) => ["undici", r]), ...pool.map((r) => ["node:https", r])]
-    .filter(([, r]) => r.problems.length > 0)
-    .map(([label, r]) => `${label} round ${r.round + 1}: ${r.problems.join("; ")}`);
-  const roundRatios = undici.map((r, i) => (r.rowsPerSecond / pool[i].rowsPerSecond).toFixed(2));
-  const cpu = { undici: median(undici.map(cpuPerRow)), pool: median(pool.map(cpuPerRow)) };
-  const row = measured({
-    phase: name,
-    measurement,
-    figure: median(undici.map((r) => r.rowsPerSecond)),
-    unit: "rows/s",
-    baseline: median(pool.map((r) => r.rowsPerSecond)),
-    baselineLabel: "node:https pool",
-    goal,
-    notes: [
-      `${setup}; ratio per round ${roundRatios.join(", ")}`,
-      `median CLI CPU a row (steadier than wall time on a shared machine): undici ${Math.round(cpu.undici)} us, node:https ${Math.round(cpu.pool)} us, ${(cpu.pool / cpu.undici).toFixed(2)}x`,
-      ...undici.map((r) => describe("undici", r)),
-      ...pool.map((r) => describe("node:https", r)),
-      problems.length > 0
-        ? `CHECK FAILED: ${problems.join("; ")}`
-        : `check: every run exit 0, ${count(rows)} added outcomes with distinct ids`,
-    ],
-  });
-  if (problems.length > 0) row.result = "fail";
-  ctx.record(row);
 }
 
 /** The reference client's row: its rows/s against the same POST baseline, with no goal. */
@@ -883,7 +511,7 @@ export async function run(ctx) {
   const parts = [
     ["Free plan", () => freePart(ctx, plan)],
     ["unlimited", () => unlimitedPart(ctx, plan)],
-    ["https", () => httpsPart(ctx, plan)],
+    ["https", () => httpsPart(ctx, plan, name)],
   ];
   // A part that breaks is recorded as such; the other part still runs.
   for (const [label, part] of freeFirst ? parts : parts.reverse()) {
