@@ -1,32 +1,22 @@
 /**
- * One POST of one row, and what its result means for the row and for the run.
+ * One POST of one row through the client's `send`, and what its outcome means
+ * for the row and for the run. Whether it is sent again is the client's retry
+ * policy (retryReason); the rest is the bulk add's:
  *
  * - 2xx: added.
- * - 429, 503, or a connection that never came up: certainly not processed, so
- *   the same row is sent again after the wait (Retry-After, the reset, backoff).
+ * - What the policy sends again (429, 503, a connection that never came up):
+ *   certainly not processed, so the same row is sent again after the wait.
  * - A timeout or reset after sending, or a 500/502/504: the pet may exist;
  *   the row is `unknown` and is never sent again without --retry-unknown.
  * - 400 (and 409, 422): the service refused this row; the run goes on.
- * - Anything else (401, 403, 404, a 507 full disk, a redirect...) would refuse
- *   every row the same way: the row fails and the run stops; the rest stays for
- *   --resume.
+ * - Anything else (401, 403, 404, a 507 full disk, a redirect, a certificate
+ *   that is not trusted, a host that does not exist...) would refuse every row
+ *   the same way: the row fails and the run stops; the rest stays for --resume.
  */
-import { completeRateLimit, rateLimitFromHeaders } from "../client/rate-limit.js";
-import { errorFromResponse, printable } from "../client/response-errors.js";
-import { describeRateLimit, failureOf, requestHeaders } from "../client/send.js";
-import { withoutKey } from "../client/key-safety.js";
-import type { Transport, TransportResponse } from "../client/transport.js";
-import type { HttpResponse, RateLimitInfo } from "../client/types.js";
-import {
-  HttpError,
-  NetworkError,
-  OutcomeUnknownError,
-  PetstoreError,
-  RateLimitError,
-  TlsError,
-  type RequestSummary,
-} from "../errors.js";
-import { redactKey } from "../profiles/redact-key.js";
+import { retryReason, type RetryPolicy } from "../client/retry.js";
+import type { Sender, SendOutcome } from "../client/send.js";
+import type { HttpResponse } from "../client/types.js";
+import { OutcomeUnknownError, PetstoreError } from "../errors.js";
 import { parseJson } from "../schema/json.js";
 import { ErrorBody, INT64_MAX, INT64_MIN } from "../schema/pet.js";
 import { parseRecordJson } from "./input/records.js";
@@ -41,7 +31,7 @@ export type AttemptResult =
 export interface Attempt {
   result: AttemptResult;
   /** The service's answer as it came, when one came. */
-  answer?: TransportResponse;
+  answer?: HttpResponse;
   /** Whether the service may have counted the request against the rate limit. */
   counted: "yes" | "no" | "maybe";
 }
@@ -50,41 +40,25 @@ const ROW_SPECIFIC = new Set([400, 409, 422]);
 
 export type Poster = (body: string) => Promise<Attempt>;
 
-export interface PosterOptions {
-  /** Already checked and without a trailing slash (see parseBaseUrl). */
-  baseUrl: string;
-  /** Already checked: present, and allowed to travel to baseUrl (see engine.ts). */
-  apiKey: string;
-  timeoutMs: number;
-  now: () => number;
-  userAgent: string;
-  debug?: (line: string) => void;
+export function createPoster(send: Sender, policy: RetryPolicy): Poster {
+  return (body) =>
+    send({ method: "POST", path: "/pets", body }).then(
+      (outcome) => attemptOf(outcome, policy),
+      // Refused before anything was sent (the run checked the key and URL first, so a bug of ours).
+      (error: unknown) => {
+        const refused =
+          error instanceof PetstoreError
+            ? error
+            : new PetstoreError(`unexpected: ${(error as Error)?.message ?? String(error)}`, 1);
+        return { result: { kind: "failed", error: refused, stop: refused }, counted: "no" };
+      },
+    );
 }
 
-/**
- * The client's one attempt (send.ts), cut to what every row repeats: the URL and
- * the key were checked once for the run, the headers are the same but for the
- * length, and a 2xx answer is read no further than its id.
- */
-export function createPoster(options: PosterOptions, transport: Transport): Poster {
-  const { apiKey, debug, now, timeoutMs } = options;
-  const url = options.baseUrl + "/pets";
-  const summary: RequestSummary = { method: "POST", url };
-  const keyNote = `key ${redactKey(apiKey)}`;
-  const log = debug && ((line: string) => debug(printable(withoutKey(line, apiKey))));
-  const authorization = `Bearer ${apiKey}`;
-  const userAgent = options.userAgent;
-
-  const answered = (answer: TransportResponse, startedAt: number): Attempt => {
-    const { status } = answer;
-    let rateLimit: RateLimitInfo | undefined;
-    if (log !== undefined || status < 200 || status >= 300) {
-      rateLimit = completeRateLimit(rateLimitFromHeaders(answer.headers, now()));
-    }
-    log?.(
-      `POST ${url} -> ${status} in ${now() - startedAt} ms; ${describeRateLimit(answer.headers, rateLimit)}; ${keyNote}`,
-    );
-    if (status >= 200 && status < 300) {
+function attemptOf(outcome: SendOutcome, policy: RetryPolicy): Attempt {
+  if (outcome.kind === "answered") {
+    const { response: answer, error } = outcome;
+    if (error === undefined) {
       const id = idOf(answer.body);
       return {
         result: id === undefined ? { kind: "added" } : { kind: "added", id },
@@ -92,48 +66,27 @@ export function createPoster(options: PosterOptions, transport: Transport): Post
         answer,
       };
     }
-    const response: HttpResponse = {
-      status,
-      headers: answer.headers,
-      body: answer.body,
-      rateLimit,
-      durationMs: now() - startedAt,
+    return {
+      result: judge(outcome, error, policy),
+      counted: answer.status === 429 ? "no" : "yes",
+      answer,
     };
-    const error = errorFromResponse(summary, response, apiKey);
-    return { result: classify(error, answer), counted: status === 429 ? "no" : "yes", answer };
-  };
-
-  const failed = (error: unknown, startedAt: number): Attempt => {
-    const failure = failureOf(error, summary);
-    log?.(`POST ${url} -> failed after ${now() - startedAt} ms: ${failure.message}; ${keyNote}`);
-    const result = classify(failure, undefined);
-    return { result, counted: notAnswered(result) };
-  };
-
-  return (body) => {
-    const startedAt = now();
-    let sent: Promise<TransportResponse>;
-    try {
-      sent = transport({
-        method: "POST",
-        url,
-        headers: requestHeaders(authorization, userAgent, body),
-        body,
-        timeoutMs,
-      });
-    } catch (error) {
-      return Promise.resolve(failed(error, startedAt));
-    }
-    return sent.then(
-      (answer) => answered(answer, startedAt),
-      (error: unknown) => failed(error, startedAt),
-    );
-  };
+  }
+  const result = judge(outcome, outcome.error, policy);
+  // Without an answer, only a request that may have been sent can have been counted.
+  return { result, counted: outcome.kind === "unknown" ? "maybe" : "no" };
 }
 
-/** Without an answer, only a request that may have been sent can have been counted. */
-function notAnswered(result: AttemptResult): "no" | "maybe" {
-  return result.kind === "unknown" ? "maybe" : "no";
+function judge(outcome: SendOutcome, error: PetstoreError, policy: RetryPolicy): AttemptResult {
+  const reason = retryReason(outcome, "POST", policy);
+  if (reason !== undefined) return { kind: "again", error, rateLimited: reason === "rate_limited" };
+  if (outcome.kind === "unknown" || error instanceof OutcomeUnknownError) {
+    return { kind: "unknown", error };
+  }
+  if (outcome.kind === "answered" && ROW_SPECIFIC.has(outcome.response.status)) {
+    return { kind: "failed", error };
+  }
+  return { kind: "failed", error, stop: error };
 }
 
 /** How `petstore serve` (and any compact writer) begins a Pet: the id first. */
@@ -156,33 +109,8 @@ function idOf(body: string): bigint | undefined {
   }
 }
 
-function classify(error: unknown, answer: TransportResponse | undefined): AttemptResult {
-  if (error instanceof RateLimitError) return { kind: "again", error, rateLimited: true };
-  if (error instanceof OutcomeUnknownError) return { kind: "unknown", error };
-  // Every row would meet the same certificate: the row fails (nothing was sent) and the run stops.
-  if (error instanceof TlsError) return { kind: "failed", error, stop: error };
-  if (error instanceof NetworkError) {
-    // A POST that may have been sent arrives as OutcomeUnknownError; this one never connected.
-    return { kind: "again", error, rateLimited: false };
-  }
-  if (error instanceof HttpError && error.status === 503) {
-    return { kind: "again", error, rateLimited: false };
-  }
-  if (error instanceof PetstoreError) {
-    const status = answer?.status;
-    if (status !== undefined && ROW_SPECIFIC.has(status)) return { kind: "failed", error };
-    return { kind: "failed", error, stop: error };
-  }
-  // A bug of ours after the request may have left: the row cannot be called anything but unknown.
-  const wrapped = new PetstoreError(`unexpected: ${(error as Error)?.message ?? String(error)}`, 1);
-  return { kind: "unknown", error: wrapped, stop: wrapped };
-}
-
 /** What a results line says about an error: the message, and the status and code of the answer. */
-export function summarize(
-  error: PetstoreError,
-  answer: TransportResponse | undefined,
-): ErrorSummary {
+export function summarize(error: PetstoreError, answer: HttpResponse | undefined): ErrorSummary {
   const summary: ErrorSummary = { message: error.message };
   if (answer !== undefined) {
     summary.status = answer.status;

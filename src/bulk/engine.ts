@@ -9,7 +9,7 @@
 import { RESET_MARGIN_MS, computeDelay, type RetryPolicy } from "../client/retry.js";
 import { rateLimitFromHeaders, completeRateLimit } from "../client/rate-limit.js";
 import { parseBaseUrl } from "../profiles/environments.js";
-import { assertKeyMayTravelTo } from "../client/key-safety.js";
+import { createSender, sendRefusal } from "../client/send.js";
 import type { Transport } from "../client/transport.js";
 import {
   EXIT,
@@ -21,7 +21,7 @@ import {
   type ExitCode,
 } from "../errors.js";
 import type { IO } from "../io.js";
-import { createPoster, summarize, type Attempt, type Poster } from "./attempt.js";
+import { createPoster, summarize, type Attempt } from "./attempt.js";
 import { PacerGate, realTimers, type GateTimers, type Wait } from "./gate.js";
 import type { InputFormat } from "./input/format.js";
 import { InputFormatError } from "./input/records.js";
@@ -32,11 +32,11 @@ import { Progress, formatCount, formatDuration, type Counts } from "./progress.j
 import { checkResultsPath, ResultsWriter, type ResultLine } from "./results.js";
 import { openAutoResults } from "./auto-results.js";
 import { openOutcomeStream, type OutcomeStream, type StdoutMode } from "./outcome-stream.js";
-import { createPooledTransport } from "./pooled-transport.js";
-import { createWireTransport } from "./wire-transport.js";
+import { createPoolTransport } from "./pool-transport.js";
 import { describeProblem, readRows, type Row } from "./rows.js";
 import { RowsAhead } from "./rows-ahead.js";
 import { ServerClock } from "./server-clock.js";
+import { inTurns } from "./turns.js";
 
 export interface BulkOptions {
   /** A path, or `-` for stdin. */
@@ -61,7 +61,7 @@ export interface BulkDeps {
   settings: { baseUrl: string; apiKey?: string; allowInsecure: boolean };
   userAgent: string;
   stdin: StdinChunks;
-  /** Instead of the one chosen by the URL (wire-transport for http://, node:https for https://). */
+  /** Instead of the undici pool (pool-transport.ts). */
   transport?: Transport;
   timers?: GateTimers;
   random?: () => number;
@@ -178,15 +178,10 @@ async function firstPass(
 function checkConnection(deps: BulkDeps): { baseUrl: string; apiKey: string } {
   const base = parseBaseUrl(deps.settings.baseUrl);
   if (!base.ok) throw new UsageError(`the base URL ${base.problem}`);
-  if (!deps.settings.apiKey) {
-    throw new PetstoreError(
-      "no API key",
-      EXIT.AUTH,
-      "run `petstore auth login`, or set PETSTORE_API_KEY",
-    );
-  }
-  assertKeyMayTravelTo(new URL(base.url), deps.settings.allowInsecure);
-  return { baseUrl: base.url, apiKey: deps.settings.apiKey };
+  const { apiKey, allowInsecure } = deps.settings;
+  const refusal = sendRefusal({ baseUrl: base.url, apiKey, allowInsecure });
+  if (refusal !== undefined) throw refusal;
+  return { baseUrl: base.url, apiKey: apiKey! };
 }
 
 function untilText(localMs: number): string {
@@ -327,33 +322,37 @@ async function secondPass(
   });
 
   const ahead = new RowsAhead(rowsToSend(), READ_AHEAD);
-  // With the wire transport, the lines of the results file are written in groups,
-  // each group before the requests of the same turn leave (beforeWrite): one
-  // write instead of two per row, and every `sending` line still precedes its request.
-  // Rows are read ahead just after a group has left (afterWrite).
-  const wire = deps.transport === undefined && baseUrl.startsWith("http:");
-  const ownTransport =
-    deps.transport !== undefined
-      ? undefined
-      : wire
-        ? createWireTransport({
-            maxSockets: options.concurrency,
-            now,
-            ...(results !== undefined ? { beforeWrite: () => results.flush() } : {}),
-            afterWrite: () => ahead.fill(),
-          })
-        : createPooledTransport({ maxSockets: options.concurrency, now });
-  if (wire) results?.batchLines();
-  const post: Poster = createPoster(
-    {
+  const pool =
+    deps.transport === undefined
+      ? createPoolTransport({
+          origin: new URL(baseUrl).origin,
+          connections: options.concurrency,
+          timeoutMs: options.timeoutMs,
+        })
+      : undefined;
+  // The lines of the results file are written in groups, each group before the
+  // requests of the same turn leave: one write instead of two per row, and every
+  // `sending` line still precedes its request. Rows are read ahead just after a
+  // group has left.
+  results?.batchLines();
+  const transport = inTurns(deps.transport ?? pool!.transport, {
+    ...(results !== undefined ? { beforeWrite: () => results.flush() } : {}),
+    afterWrite: () => ahead.fill(),
+  });
+  // The client's retry table; a bulk run waits longer than a person would (see MAX_WAIT_MS).
+  const retry: RetryPolicy = { ...options.retry, maxRetryAfter: MAX_WAIT_MS };
+  const post = createPoster(
+    createSender({
       baseUrl,
       apiKey,
       timeoutMs: options.timeoutMs,
+      allowInsecure: deps.settings.allowInsecure,
+      transport,
       now,
       userAgent: deps.userAgent,
       debug: options.verbose ? (line) => io.stderr.write(line + "\n") : undefined,
-    },
-    deps.transport ?? ownTransport!.transport,
+    }),
+    retry,
   );
 
   async function sendRow(row: Row): Promise<void> {
@@ -404,8 +403,8 @@ async function secondPass(
         return;
       }
       const delay = computeDelay(
-        { retry: attempt, rateLimited: result.rateLimited, headers },
-        options.retry,
+        { retry: attempt, status: last.answer?.status, headers },
+        retry,
         clock.serviceNow(receivedAt),
         random,
       );
@@ -414,8 +413,7 @@ async function secondPass(
           ? "the service asked to wait"
           : `retrying after ${describeFailure(result.error)}`;
       gate.complete(issued, completion, receivedAt + delay);
-      const giveUp =
-        !options.retry.enabled || attempt > options.retry.maxRetries || delay > MAX_WAIT_MS;
+      const giveUp = attempt > retry.limit || delay > retry.maxRetryAfter;
       if (giveUp) {
         record({ ...at(), outcome: "failed", error: summarize(result.error, last.answer) });
         counts.failed++;
@@ -492,7 +490,7 @@ async function secondPass(
     progress.stop();
     interrupt();
     gate.close();
-    ownTransport?.close();
+    pool?.close();
     outcomes?.end();
   }
   await results?.durable();

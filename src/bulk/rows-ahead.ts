@@ -1,7 +1,7 @@
 /**
  * The rows to send, read a few dozen ahead. Reading a row (parsing, checking,
- * the body and its digest) is not needed to send the rows before it, so with the
- * wire transport it is done right after a group of requests has left, while the
+ * the body and its digest) is not needed to send the rows before it, so it is
+ * done right after a group of requests has left (see turns.ts), while the
  * service answers them, instead of between an answer and the next request.
  *
  * The rows wait in a ring of `size` slots and each is let go as it is handed

@@ -11,7 +11,7 @@ import { deprecationFromHeaders } from "./deprecation.js";
 import { parseBaseUrl } from "../profiles/environments.js";
 import { nodeTransport } from "./node-transport.js";
 import { type RetryPolicy, withRetry } from "./retry.js";
-import { createSend } from "./send.js";
+import { createSender } from "./send.js";
 import type { Transport } from "./transport.js";
 import type { ClientResult, HttpRequest, PetstoreClient, RetryEvent } from "./types.js";
 
@@ -80,7 +80,7 @@ export function createClient(options: ClientOptions): PetstoreClient {
   if (!base.ok) throw new UsageError(`the base URL ${base.problem}`);
   const now = options.now ?? Date.now;
   const send = withRetry(
-    createSend({
+    createSender({
       baseUrl: base.url,
       apiKey: options.apiKey,
       timeoutMs: options.timeoutMs,

@@ -1,13 +1,12 @@
 /**
- * The retry wrapper around `send` (as octokit wraps its request function): it
- * decides whether a failed attempt may be repeated and how long to wait first,
- * and it remembers the rate limit so that a client that has used it up waits for
- * the reset instead of earning a 429. Time is injected (`sleep`, `now`,
- * `random`), so tests check the exact waits without waiting.
+ * The retry policy and the retry wrapper around `send`: whether a failed attempt
+ * may be repeated and how long to wait first; the wrapper remembers the rate
+ * limit so that a client that has used it up waits for the reset instead of
+ * earning a 429. Time is injected (`sleep`, `now`, `random`), so tests check the
+ * exact waits without waiting.
  */
 import {
   HostNotFoundError,
-  HttpError,
   NetworkError,
   type PetstoreError,
   RateLimitError,
@@ -16,27 +15,50 @@ import {
 } from "../errors.js";
 import { type RateLimitHeaders, rateLimitFromHeaders } from "./rate-limit.js";
 import { limitUsedUp, stillRateLimited } from "./rate-limit-errors.js";
+import type { Sender, SendOutcome } from "./send.js";
 import type { HttpRequest, HttpResponse, RateLimitInfo, RetryEvent } from "./types.js";
 
+/**
+ * When a request is sent again, and how long it waits first: one table for the
+ * one-shot client (withRetry) and the bulk add alike, declared as ky declares
+ * its `retry` option. Times are in milliseconds.
+ */
 export interface RetryPolicy {
-  /** false is --no-retry: one attempt, and no waiting for a rate-limit reset. */
-  enabled: boolean;
-  /** Attempts after the first (--max-retries). */
-  maxRetries: number;
-  /** All waits of one request together; a wait that would pass it gives up at once. */
-  maxTotalWaitMs: number;
+  /** Attempts after the first (--max-retries). 0 (--no-retry): one attempt, and no waiting for a rate-limit reset. */
+  limit: number;
+  /** Methods sent again after a lost answer and after any status in `statusCodes` (the idempotent ones). */
+  methods: readonly HttpRequest["method"][];
+  /** Statuses after which a request of `methods` is sent again. */
+  statusCodes: readonly number[];
+  /**
+   * Statuses that say the service did not act on the request (429, RFC 6585;
+   * 503, RFC 9110 section 15.6.4): sent again whatever the method, as is a
+   * request whose connection never came up (unless the TLS handshake failed for
+   * a lasting reason).
+   */
+  unprocessedStatusCodes: readonly number[];
+  /** Statuses whose Retry-After decides the wait; after any other the backoff does. */
+  afterStatusCodes: readonly number[];
+  /** A wait longer than this (Retry-After, a rate-limit reset) gives up at once instead. */
+  maxRetryAfter: number;
   /** Ceiling of the first backoff; it doubles with each retry. */
-  baseDelayMs: number;
+  backoffBase: number;
   /** Ceiling of any one backoff. */
-  maxDelayMs: number;
+  backoffLimit: number;
+  /** All the waits of one request together (the one-shot client: a person is waiting). */
+  maxTotalWait: number;
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
-  enabled: true,
-  maxRetries: 4,
-  maxTotalWaitMs: 60_000,
-  baseDelayMs: 1_000,
-  maxDelayMs: 16_000,
+  limit: 4,
+  methods: ["GET"],
+  statusCodes: [429, 502, 503, 504],
+  unprocessedStatusCodes: [429, 503],
+  afterStatusCodes: [429, 503],
+  maxRetryAfter: 60_000,
+  backoffBase: 1_000,
+  backoffLimit: 16_000,
+  maxTotalWait: 60_000,
 };
 
 /**
@@ -49,16 +71,17 @@ export const RESET_MARGIN_MS = 250;
 export interface DelayInput {
   /** 1-based number of the retry about to be made. */
   retry: number;
-  /** The failed attempt was answered 429. */
-  rateLimited: boolean;
+  /** The status of the failed attempt's answer; undefined when no answer came. */
+  status: number | undefined;
   /** What the failed answer said (empty when there was no answer). */
   headers: RateLimitHeaders;
 }
 
 /**
- * Retry-After is authoritative when present. Otherwise, when the limit is spent
- * (a 429, or Remaining 0) and the reset is known, never before the reset.
- * Otherwise exponential backoff with full jitter: uniform in [0, ceiling).
+ * Retry-After is authoritative when present on a status of `afterStatusCodes`.
+ * Otherwise, when the limit is spent (a 429, or Remaining 0) and the reset is
+ * known, never before the reset. Otherwise exponential backoff with full
+ * jitter: uniform in [0, ceiling).
  */
 export function computeDelay(
   input: DelayInput,
@@ -67,10 +90,17 @@ export function computeDelay(
   random: () => number,
 ): number {
   const { retryAfterMs, remaining, resetAt } = input.headers;
-  if (retryAfterMs !== undefined) return retryAfterMs + RESET_MARGIN_MS;
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (input.retry - 1));
+  const { status } = input;
+  if (
+    retryAfterMs !== undefined &&
+    status !== undefined &&
+    policy.afterStatusCodes.includes(status)
+  ) {
+    return retryAfterMs + RESET_MARGIN_MS;
+  }
+  const ceiling = Math.min(policy.backoffLimit, policy.backoffBase * 2 ** (input.retry - 1));
   const backoff = Math.floor(random() * ceiling);
-  const limitSpent = input.rateLimited || remaining === 0;
+  const limitSpent = status === 429 || remaining === 0;
   if (limitSpent && resetAt !== undefined && resetAt > nowMs) {
     return Math.max(backoff, resetAt - nowMs + RESET_MARGIN_MS);
   }
@@ -84,25 +114,37 @@ export function exhaustedWaitMs(rateLimit: RateLimitInfo | undefined, nowMs: num
 }
 
 /**
- * Why a failed attempt may be repeated, or undefined. A GET can always be
- * repeated. A POST only when the service certainly did not handle it: a 429 or
- * 503 (it refused), or a connection that never came up. (A POST that failed after
- * it was sent reaches here as OutcomeUnknownError and is never repeated.)
+ * Why a failed attempt may be sent again under `policy`, or undefined. A
+ * request that certainly was not processed (its connection never came up, or
+ * the service said so) may always be sent again; one that may have been
+ * processed only when its method is idempotent.
  */
 export function retryReason(
-  error: unknown,
+  outcome: SendOutcome,
   method: HttpRequest["method"],
+  policy: RetryPolicy,
 ): RetryEvent["reason"] | undefined {
-  const idempotent = method === "GET";
-  if (error instanceof RateLimitError) return "rate_limited";
-  if (error instanceof TlsError || error instanceof HostNotFoundError) return undefined;
-  if (error instanceof TimeoutError) return idempotent || !error.sent ? "timeout" : undefined;
-  if (error instanceof NetworkError) return idempotent || !error.sent ? "network" : undefined;
-  if (error instanceof HttpError) {
-    if (error.status === 503) return "server_error";
-    if (idempotent && (error.status === 502 || error.status === 504)) return "server_error";
+  const idempotent = policy.methods.includes(method);
+  switch (outcome.kind) {
+    case "answered": {
+      const { status } = outcome.response;
+      if (outcome.error === undefined) return undefined;
+      const again =
+        policy.unprocessedStatusCodes.includes(status) ||
+        (idempotent && policy.statusCodes.includes(status));
+      if (!again) return undefined;
+      return status === 429 ? "rate_limited" : "server_error";
+    }
+    case "not-sent":
+      // A certificate that is not trusted fails the same way every time.
+      if (outcome.error instanceof TlsError || outcome.error instanceof HostNotFoundError) {
+        return undefined;
+      }
+      return outcome.error instanceof TimeoutError ? "timeout" : "network";
+    case "unknown":
+      if (!idempotent || !(outcome.error instanceof NetworkError)) return undefined;
+      return outcome.error instanceof TimeoutError ? "timeout" : "network";
   }
-  return undefined;
 }
 
 export type Send = (request: HttpRequest) => Promise<HttpResponse>;
@@ -119,13 +161,14 @@ export interface RetryHooks {
   onRetry?: (event: RetryEvent) => void;
 }
 
-export function withRetry(send: Send, policy: RetryPolicy, hooks: RetryHooks): RetryingSend {
-  const maxAttempts = policy.enabled ? policy.maxRetries + 1 : 1;
+/**
+ * The retry wrapper around one `send` (as octokit wraps its request function):
+ * a 2xx answer is returned, anything else thrown as its typed error once the
+ * policy says it may not, or need not, be sent again.
+ */
+export function withRetry(send: Sender, policy: RetryPolicy, hooks: RetryHooks): RetryingSend {
+  const maxAttempts = policy.limit + 1;
   let lastRateLimit: RateLimitInfo | undefined;
-
-  function observe(response: HttpResponse | undefined): void {
-    if (response?.rateLimit !== undefined) lastRateLimit = response.rateLimit;
-  }
 
   async function retrying(request: HttpRequest): Promise<HttpResponse> {
     let waitedMs = 0;
@@ -135,7 +178,8 @@ export function withRetry(send: Send, policy: RetryPolicy, hooks: RetryHooks): R
       attempt: number,
       giveUp: () => PetstoreError,
     ) => {
-      if (!policy.enabled || waitedMs + ms > policy.maxTotalWaitMs) throw giveUp();
+      const tooLong = ms > policy.maxRetryAfter || waitedMs + ms > policy.maxTotalWait;
+      if (policy.limit === 0 || tooLong) throw giveUp();
       waitedMs += ms;
       hooks.onRetry?.({ reason, waitMs: ms, attempt, maxAttempts });
       await hooks.sleep(ms);
@@ -150,33 +194,30 @@ export function withRetry(send: Send, policy: RetryPolicy, hooks: RetryHooks): R
     }
 
     for (let attempt = 1; ; attempt++) {
-      try {
-        const response = await send(request);
-        observe(response);
-        return response;
-      } catch (error) {
-        const response = error instanceof HttpError ? error.response : undefined;
-        observe(response);
-        const reason = retryReason(error, request.method);
-        if (reason === undefined) throw error;
-        const nowMs = hooks.now();
-        const headers = response ? rateLimitFromHeaders(response.headers, nowMs) : {};
-        const delay = computeDelay(
-          { retry: attempt, rateLimited: reason === "rate_limited", headers },
-          policy,
-          nowMs,
-          hooks.random,
-        );
-        // More attempts could help only if they ran out before the waiting did.
-        const moreAttemptsHelp =
-          policy.enabled && attempt >= maxAttempts && waitedMs + delay <= policy.maxTotalWaitMs;
-        const giveUp = () =>
-          error instanceof RateLimitError
-            ? stillRateLimited(error, { attempts: attempt, waitMs: delay, nowMs, moreAttemptsHelp })
-            : (error as PetstoreError);
-        if (attempt >= maxAttempts) throw giveUp();
-        await wait(delay, reason, attempt + 1, giveUp);
-      }
+      const outcome = await send(request);
+      const response = outcome.kind === "answered" ? outcome.response : undefined;
+      if (response?.rateLimit !== undefined) lastRateLimit = response.rateLimit;
+      const { error } = outcome;
+      if (error === undefined) return response!;
+      const reason = retryReason(outcome, request.method, policy);
+      if (reason === undefined) throw error;
+      const nowMs = hooks.now();
+      const headers = response ? rateLimitFromHeaders(response.headers, nowMs) : {};
+      const delay = computeDelay(
+        { retry: attempt, status: response?.status, headers },
+        policy,
+        nowMs,
+        hooks.random,
+      );
+      // More attempts could help only if they ran out before the waiting did.
+      const moreAttemptsHelp =
+        policy.limit > 0 && attempt >= maxAttempts && waitedMs + delay <= policy.maxTotalWait;
+      const giveUp = () =>
+        error instanceof RateLimitError
+          ? stillRateLimited(error, { attempts: attempt, waitMs: delay, nowMs, moreAttemptsHelp })
+          : error;
+      if (attempt >= maxAttempts) throw giveUp();
+      await wait(delay, reason, attempt + 1, giveUp);
     }
   }
 

@@ -1,7 +1,8 @@
 /**
- * One attempt of one request: the bearer key (only where it may travel), a
- * timeout, the rate-limit headers read, one debug line, and any failure turned
- * into a typed error. Retrying is not its business (see retry.ts).
+ * One attempt of one request, for the one-shot client and the bulk add alike:
+ * the bearer key (only where it may travel), a timeout, the rate-limit headers
+ * read, one debug line, and what became of the request. Retrying is not its
+ * business (see retry.ts).
  */
 import {
   EXIT,
@@ -14,9 +15,26 @@ import { redactKey } from "../profiles/redact-key.js";
 import { assertKeyMayTravelTo, withoutKey } from "./key-safety.js";
 import { completeRateLimit, rateLimitFromHeaders } from "./rate-limit.js";
 import { errorFromResponse, printable } from "./response-errors.js";
-import type { Send } from "./retry.js";
 import type { Transport } from "./transport.js";
-import type { HttpResponse, RateLimitInfo } from "./types.js";
+import type { HttpRequest, HttpResponse, RateLimitInfo } from "./types.js";
+
+/** What became of one attempt. Every kind but a 2xx answer carries its typed error. */
+export type SendOutcome =
+  /** The service answered; `error` is undefined for a 2xx and the typed error of anything else. */
+  | { kind: "answered"; response: HttpResponse; error: PetstoreError | undefined }
+  /** Certainly not processed: the connection never came up, so no byte reached the service. */
+  | { kind: "not-sent"; error: NetworkError }
+  /**
+   * The request may have reached the service and no complete answer came. For a
+   * POST the error is an OutcomeUnknownError: the pet may or may not exist.
+   */
+  | { kind: "unknown"; error: PetstoreError };
+
+/**
+ * Sends one request once. It throws only when nothing was attempted for a
+ * reason of ours (no key, a key that may not travel to the base URL).
+ */
+export type Sender = (request: HttpRequest) => Promise<SendOutcome>;
 
 export interface SendOptions {
   /** Already checked and without a trailing slash (see parseBaseUrl). */
@@ -30,10 +48,7 @@ export interface SendOptions {
   debug?: (line: string) => void;
 }
 
-export function describeRateLimit(
-  headers: Record<string, string>,
-  rateLimit?: RateLimitInfo,
-): string {
+function describeRateLimit(headers: Record<string, string>, rateLimit?: RateLimitInfo): string {
   const parts = [
     rateLimit === undefined
       ? "no rate-limit headers"
@@ -45,7 +60,7 @@ export function describeRateLimit(
 }
 
 /** A POST that may have reached the service cannot be reported as a plain network error. */
-export function failureOf(error: unknown, request: RequestSummary): PetstoreError {
+function failureOf(error: unknown, request: RequestSummary): PetstoreError {
   const networkError =
     error instanceof NetworkError
       ? error
@@ -65,7 +80,7 @@ export function failureOf(error: unknown, request: RequestSummary): PetstoreErro
 }
 
 /** The headers of every request: JSON both ways, the key, who asks; a body's type and length. */
-export function requestHeaders(
+function requestHeaders(
   authorization: string,
   userAgent: string,
   body: string | undefined,
@@ -82,44 +97,62 @@ export function requestHeaders(
   return headers;
 }
 
-export function createSend(options: SendOptions): Send {
-  const { apiKey, debug } = options;
+/**
+ * Why no request may be sent with these settings, or undefined: the same for
+ * every path (a bulk add asks before it reads its input).
+ */
+export function sendRefusal(
+  options: Pick<SendOptions, "baseUrl" | "apiKey" | "allowInsecure">,
+): PetstoreError | undefined {
+  if (!options.apiKey) {
+    return new PetstoreError(
+      "no API key",
+      EXIT.AUTH,
+      "run `petstore auth login`, or set PETSTORE_API_KEY",
+    );
+  }
+  try {
+    assertKeyMayTravelTo(new URL(options.baseUrl), options.allowInsecure);
+  } catch (error) {
+    return error as PetstoreError;
+  }
+  return undefined;
+}
+
+export function createSender(options: SendOptions): Sender {
+  const { apiKey, debug, now, timeoutMs, transport, userAgent } = options;
   const keyNote = apiKey ? `key ${redactKey(apiKey)}` : "no key";
   // Headers and messages come from outside and could echo the key: clean the whole line.
   const log = debug && ((line: string) => debug(printable(withoutKey(line, apiKey))));
+  const refusal = sendRefusal(options);
+  const authorization = `Bearer ${apiKey}`;
 
   return async (request) => {
+    if (refusal !== undefined) throw refusal;
     const url = options.baseUrl + request.path;
     const summary: RequestSummary = { method: request.method, url };
-    if (!apiKey) {
-      throw new PetstoreError(
-        "no API key",
-        EXIT.AUTH,
-        "run `petstore auth login`, or set PETSTORE_API_KEY",
-      );
-    }
-    assertKeyMayTravelTo(new URL(url), options.allowInsecure);
-
-    const headers = requestHeaders(`Bearer ${apiKey}`, options.userAgent, request.body);
-
-    const startedAt = options.now();
+    const startedAt = now();
     let answer;
     try {
-      answer = await options.transport({
+      answer = await transport({
         method: request.method,
         url,
-        headers,
+        headers: requestHeaders(authorization, userAgent, request.body),
         body: request.body,
-        timeoutMs: options.timeoutMs,
+        timeoutMs,
       });
     } catch (error) {
+      // Refused here before anything was sent (a header that cannot be sent): not an outcome.
+      if (error instanceof PetstoreError && !(error instanceof NetworkError)) throw error;
       const failure = failureOf(error, summary);
-      const took = options.now() - startedAt;
+      const took = now() - startedAt;
       log?.(`${request.method} ${url} -> failed after ${took} ms: ${failure.message}; ${keyNote}`);
-      throw failure;
+      return error instanceof NetworkError && !error.sent
+        ? { kind: "not-sent", error }
+        : { kind: "unknown", error: failure };
     }
 
-    const finishedAt = options.now();
+    const finishedAt = now();
     const response: HttpResponse = {
       status: answer.status,
       headers: answer.headers,
@@ -130,7 +163,11 @@ export function createSend(options: SendOptions): Send {
     log?.(
       `${request.method} ${url} -> ${response.status} in ${response.durationMs} ms; ${describeRateLimit(response.headers, response.rateLimit)}; ${keyNote}`,
     );
-    if (response.status >= 200 && response.status < 300) return response;
-    throw errorFromResponse(summary, response, apiKey);
+    const ok = response.status >= 200 && response.status < 300;
+    return {
+      kind: "answered",
+      response,
+      error: ok ? undefined : errorFromResponse(summary, response, apiKey),
+    };
   };
 }

@@ -1,11 +1,13 @@
 /**
- * The one seam between the client and the network: one request in, one answer
- * out, any status. Tests replace it with an in-process stub; the real one is
- * ./node-transport.ts.
+ * The one seam between `send` and the network: one request in, one answer out,
+ * any status. Tests replace it with an in-process stub; the real ones are
+ * ./node-transport.ts (the one-shot commands) and ../bulk/pool-transport.ts
+ * (the bulk add, on undici).
  *
  * A transport that cannot get an answer throws a `NetworkError` (or
  * `TimeoutError`) whose `sent` says whether the request may have reached the
- * service; anything else it throws is treated as "may have been sent".
+ * service. Another PetstoreError (a UsageError) says it refused to send the
+ * request at all; anything else it throws is treated as "may have been sent".
  */
 export interface TransportRequest {
   method: "GET" | "POST";

@@ -41,12 +41,11 @@ function retryPolicy(values: OptionValues): RetryPolicy {
   if (noRetry && text !== undefined) {
     throw new UsageError("--no-retry conflicts with --max-retries; give one of them");
   }
-  if (noRetry) return { ...DEFAULT_RETRY_POLICY, enabled: false, maxRetries: 0 };
+  if (noRetry) return { ...DEFAULT_RETRY_POLICY, limit: 0 };
   if (text === undefined) return DEFAULT_RETRY_POLICY;
   const parsed = wholeNumberFlag(text, "--max-retries", 0, MAX_RETRIES_LIMIT);
   if (!parsed.ok) throw new UsageError(parsed.problem);
-  const count = parsed.value;
-  return { ...DEFAULT_RETRY_POLICY, maxRetries: count, enabled: count > 0 };
+  return { ...DEFAULT_RETRY_POLICY, limit: parsed.value };
 }
 
 export function debugRequested(env: NodeJS.ProcessEnv): boolean {

@@ -76,7 +76,7 @@ export const REQUEST_OPTIONS: readonly OptionSpec[] = [
   },
   {
     flags: "--max-retries <n>",
-    description: `retries after 429, 5xx or a network error (${DEFAULT_RETRY_POLICY.maxRetries})`,
+    description: `retries after 429, 5xx or a network error (${DEFAULT_RETRY_POLICY.limit})`,
   },
   { flags: "--no-retry", description: "never retry" },
   {

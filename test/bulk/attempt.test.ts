@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createPoster } from "../../src/bulk/attempt.js";
-import type { TransportRequest } from "../../src/client/transport.js";
-import { NetworkError, TlsError } from "../../src/errors.js";
+import { DEFAULT_RETRY_POLICY } from "../../src/client/retry.js";
+import { createSender } from "../../src/client/send.js";
+import type { Transport, TransportRequest } from "../../src/client/transport.js";
+import { NetworkError, OutcomeUnknownError, TlsError, UsageError } from "../../src/errors.js";
 
 const options = {
   baseUrl: "http://127.0.0.1:1/v1",
@@ -9,11 +11,17 @@ const options = {
   timeoutMs: 1000,
   now: () => 0,
   userAgent: "petstore-test",
+  allowInsecure: false,
 };
+
+/** The bulk add's poster over the client's one `send`, on `transport`. */
+function poster(transport: Transport) {
+  return createPoster(createSender({ ...options, transport }), DEFAULT_RETRY_POLICY);
+}
 const summary = { method: "POST" as const, url: "http://127.0.0.1:1/v1/pets" };
 
 function posterAnswering(status: number, body: string, seen: TransportRequest[] = []) {
-  return createPoster(options, (request) => {
+  return poster((request) => {
     seen.push(request);
     return Promise.resolve({ status, headers: { "content-type": "application/json" }, body });
   });
@@ -60,11 +68,11 @@ describe("one POST of a row", () => {
 
   it("stops the run at a certificate no retry can change; the row failed, certainly not sent", async () => {
     const tls = new TlsError("TLS connection to h failed: self-signed certificate", summary, false);
-    const attempt = await createPoster(options, () => Promise.reject(tls))("{}");
+    const attempt = await poster(() => Promise.reject(tls))("{}");
     expect(attempt.result).toEqual({ kind: "failed", error: tls, stop: tls });
     expect(attempt.counted).toBe("no");
     const refused = new NetworkError("could not connect", summary, false);
-    const again = await createPoster(options, () => Promise.reject(refused))("{}");
+    const again = await poster(() => Promise.reject(refused))("{}");
     expect(again.result).toMatchObject({ kind: "again", rateLimited: false });
   });
 
@@ -85,5 +93,25 @@ describe("one POST of a row", () => {
     const limited = await posterAnswering(429, '{"code":"rate_limited","message":"slow"}')("{}");
     expect(limited.result).toMatchObject({ kind: "again", rateLimited: true });
     expect(limited.counted).toBe("no");
+  });
+
+  it("calls a request that may have been sent and got no answer unknown, never again", async () => {
+    const reset = new NetworkError("h reset the connection", summary, true);
+    const attempt = await poster(() => Promise.reject(reset))("{}");
+    expect(attempt.result.kind).toBe("unknown");
+    expect(attempt.result.kind === "unknown" && attempt.result.error).toBeInstanceOf(
+      OutcomeUnknownError,
+    );
+    expect(attempt.counted).toBe("maybe");
+    const gateway = await posterAnswering(502, '{"code":"bad_gateway","message":"x"}')("{}");
+    expect(gateway.result).toMatchObject({ kind: "unknown" });
+    expect(gateway.counted).toBe("yes");
+  });
+
+  it("stops the run, the row certainly not sent, when the request cannot be sent at all", async () => {
+    const refused = new UsageError("the request cannot be sent: invalid authorization header");
+    const attempt = await poster(() => Promise.reject(refused))("{}");
+    expect(attempt.result).toEqual({ kind: "failed", error: refused, stop: refused });
+    expect(attempt.counted).toBe("no");
   });
 });

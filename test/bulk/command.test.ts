@@ -26,7 +26,7 @@ describe("bulk flags", () => {
       timeoutMs: 3_000,
       skipInvalid: false,
     });
-    expect(bulk.retry.maxRetries).toBe(2);
+    expect(bulk.retry.limit).toBe(2);
   });
 
   it("are in the help of add, with the default concurrency it states", () => {

@@ -34,14 +34,18 @@ async function file(name: string, content: string | Buffer): Promise<string> {
   return path;
 }
 
-/** Runs `petstore add` and gives what it added (the pets the store gained). */
+/**
+ * Runs `petstore add` and gives what it added (the pets the store gained), by
+ * category id: rows are sent concurrently, so the store's order is not the file's.
+ */
 async function add(args: string[], stdin?: string) {
   const before = allPets(server.store).length;
   const requestsBefore = server.stats().responses;
   const run = await runCli(["add", ...args], env, stdin);
   const added = allPets(server.store)
     .slice(before)
-    .map((p) => [p.name, Number(p.categoryId), p.status]);
+    .map((p) => [p.name, Number(p.categoryId), p.status] as const)
+    .sort((a, b) => a[1] - b[1]);
   return { ...run, added, requests: server.stats().responses - requestsBefore };
 }
 

@@ -33,7 +33,7 @@ export function options(from: string, more: Partial<BulkOptions> = {}): BulkOpti
     retryUnknown: false,
     concurrency: 4,
     timeoutMs: 5_000,
-    retry: { ...DEFAULT_RETRY_POLICY, baseDelayMs: 10, maxDelayMs: 50 },
+    retry: { ...DEFAULT_RETRY_POLICY, backoffBase: 10, backoffLimit: 50 },
     verbose: false,
     ...more,
   };

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runBulkAdd } from "../../src/bulk/engine.js";
 import type { Transport, TransportRequest, TransportResponse } from "../../src/client/transport.js";
+import { DEFAULT_RETRY_POLICY } from "../../src/client/retry.js";
 import { EXIT, NetworkError } from "../../src/errors.js";
 import { parseJson } from "../../src/schema/json.js";
 import {
@@ -206,7 +207,7 @@ describe("what each answer means for the row and for the run", () => {
     const report = await runBulkAdd(
       options(input, {
         concurrency: 1,
-        retry: { enabled: false, maxRetries: 0, maxTotalWaitMs: 0, baseDelayMs: 1, maxDelayMs: 1 },
+        retry: { ...DEFAULT_RETRY_POLICY, limit: 0, backoffBase: 1, backoffLimit: 1 },
       }),
       deps(BASE, { transport: script.transport }),
     );

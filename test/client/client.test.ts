@@ -15,7 +15,7 @@ import {
 import { json, startServer, type TestServer, unusedPort } from "./http-server.js";
 
 const KEY = "psk_live_4f9a8b7c6d5e4f3a2b1c";
-const NO_RETRY = { ...DEFAULT_RETRY_POLICY, enabled: false };
+const NO_RETRY = { ...DEFAULT_RETRY_POLICY, limit: 0 };
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -302,7 +302,7 @@ describe("the client over a real socket", () => {
   it("repeats a POST whose connection was refused, since it never arrived", async () => {
     const port = await unusedPort();
     const { petstore, sleeps } = client(`http://127.0.0.1:${port}/v1`, {
-      retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 2 },
+      retry: { ...DEFAULT_RETRY_POLICY, limit: 2 },
       random: () => 0.5,
     });
     const error = await failureOf(petstore.createPet({ name: "Rex", categoryId: 1n }));

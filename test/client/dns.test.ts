@@ -75,8 +75,8 @@ describe("a host that does not resolve", () => {
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).not.toBeInstanceOf(HostNotFoundError);
     expect(error.exitCode).toBe(6);
-    expect(lookups).toHaveLength(DEFAULT_RETRY_POLICY.maxRetries + 1);
-    expect(sleeps).toHaveLength(DEFAULT_RETRY_POLICY.maxRetries);
+    expect(lookups).toHaveLength(DEFAULT_RETRY_POLICY.limit + 1);
+    expect(sleeps).toHaveLength(DEFAULT_RETRY_POLICY.limit);
   });
 
   it("does not retry EAI_AGAIN for a name reserved never to resolve (the built-in placeholders)", async () => {

@@ -49,10 +49,11 @@ async function failure(outcomes: HttpResponse[], policy: Partial<RetryPolicy> = 
     async (request) => {
       const outcome = outcomes.shift();
       if (outcome === undefined) throw new Error("more requests than the test expected");
-      if (outcome.status >= 300) {
-        throw errorFromResponse({ method: request.method, url: request.path }, outcome);
-      }
-      return outcome;
+      const error =
+        outcome.status >= 300
+          ? errorFromResponse({ method: request.method, url: request.path }, outcome)
+          : undefined;
+      return { kind: "answered" as const, response: outcome, error };
     },
     { ...DEFAULT_RETRY_POLICY, ...policy },
     {
@@ -84,7 +85,7 @@ describe("giving up on the rate limit", () => {
   it("says the per-minute limit binds and gives the --max-retries hint when the attempts ran out", async () => {
     const minute = Math.ceil(T0 / 60_000) * 60_000 + 60_000;
     const outcomes = [1, 2, 3].map(() => limited(60, minute, 5));
-    const { error, sleeps } = await failure(outcomes, { maxRetries: 2 });
+    const { error, sleeps } = await failure(outcomes, { limit: 2 });
     expect(sleeps).toHaveLength(2);
     expect(error.message).toMatch(
       /^rate limited \(429\): the per-minute limit of 60 requests is used up \(after 3 attempts\); try again in \d+ s$/,
@@ -95,7 +96,7 @@ describe("giving up on the rate limit", () => {
 
   it("gives no --max-retries hint when retries were turned off (--no-retry)", async () => {
     const minute = T0 + 30_000;
-    const { error } = await failure([limited(60, minute, 30)], { enabled: false, maxRetries: 0 });
+    const { error } = await failure([limited(60, minute, 30)], { limit: 0 });
     expect(error.message).toBe(
       "rate limited (429): the per-minute limit of 60 requests is used up (after 1 attempt); try again in 30 s",
     );
@@ -120,10 +121,7 @@ describe("giving up on the rate limit", () => {
   });
 
   it("counts one request as one request", async () => {
-    const { error } = await failure([limited(1, T0 + 30_000, 30)], {
-      enabled: false,
-      maxRetries: 0,
-    });
+    const { error } = await failure([limited(1, T0 + 30_000, 30)], { limit: 0 });
     expect(error.message).toMatch(
       /^rate limited \(429\): the per-minute limit of 1 request is used up/,
     );

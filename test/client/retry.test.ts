@@ -11,11 +11,13 @@ import {
   type RetryPolicy,
   withRetry,
 } from "../../src/client/retry.js";
+import type { SendOutcome } from "../../src/client/send.js";
 import type { HttpRequest, HttpResponse, RetryEvent } from "../../src/client/types.js";
 import {
   HttpError,
   NetworkError,
   OutcomeUnknownError,
+  PetstoreError,
   RateLimitError,
   TimeoutError,
   TlsError,
@@ -52,7 +54,18 @@ function answer(status: number, headers: Record<string, string> = {}): HttpRespo
   };
 }
 
-type Outcome = HttpResponse | Error;
+type Outcome = HttpResponse | NetworkError | OutcomeUnknownError;
+
+/** What `send` says of an answer, or of a failure (a NetworkError says whether it was sent). */
+function outcomeOf(outcome: Outcome, request: HttpRequest): SendOutcome {
+  if (outcome instanceof NetworkError && !outcome.sent) return { kind: "not-sent", error: outcome };
+  if (outcome instanceof PetstoreError) return { kind: "unknown", error: outcome };
+  const error =
+    outcome.status >= 300
+      ? errorFromResponse({ method: request.method, url: request.path }, outcome)
+      : undefined;
+  return { kind: "answered", response: outcome, error };
+}
 
 /** A send that plays `outcomes` in order, turning non-2xx answers into the typed errors. */
 function scriptedSend(clock: ReturnType<typeof fakeClock>, outcomes: Outcome[]) {
@@ -61,11 +74,7 @@ function scriptedSend(clock: ReturnType<typeof fakeClock>, outcomes: Outcome[]) 
     sentAt.push(clock.now());
     const outcome = outcomes.shift();
     if (outcome === undefined) throw new Error("more requests than the test expected");
-    if (outcome instanceof Error) throw outcome;
-    if (outcome.status >= 300) {
-      throw errorFromResponse({ method: request.method, url: request.path }, outcome);
-    }
-    return outcome;
+    return outcomeOf(outcome, request);
   };
   return { send, sentAt };
 }
@@ -85,60 +94,66 @@ function setup(outcomes: Outcome[], policy: Partial<RetryPolicy> = {}, random = 
 const summary = { method: "GET", url: "/pets" };
 
 describe("computeDelay", () => {
-  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 1000, maxDelayMs: 16_000 };
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, backoffBase: 1000, backoffLimit: 16_000 };
   it.each<[string, DelayInput, number, number]>([
     [
       "Retry-After is authoritative, plus the margin",
-      { retry: 1, rateLimited: true, headers: { retryAfterMs: 12_000, resetAt: T0 + 50_000 } },
+      { retry: 1, status: 429, headers: { retryAfterMs: 12_000, resetAt: T0 + 50_000 } },
       0.9,
       12_000 + RESET_MARGIN_MS,
     ],
     [
+      "Retry-After on a status that is not in afterStatusCodes is not obeyed: the backoff is",
+      { retry: 1, status: 502, headers: { retryAfterMs: 12_000 } },
+      0.5,
+      500,
+    ],
+    [
       "a 429 without Retry-After waits until X-RateLimit-Reset",
-      { retry: 1, rateLimited: true, headers: { remaining: 0, resetAt: T0 + 30_000 } },
+      { retry: 1, status: 429, headers: { remaining: 0, resetAt: T0 + 30_000 } },
       0.5,
       30_000 + RESET_MARGIN_MS,
     ],
     [
       "a 429 without any header backs off: first ceiling is the base delay",
-      { retry: 1, rateLimited: true, headers: {} },
+      { retry: 1, status: 429, headers: {} },
       0.5,
       500,
     ],
     [
       "the backoff ceiling doubles with each retry",
-      { retry: 3, rateLimited: false, headers: {} },
+      { retry: 3, status: undefined, headers: {} },
       0.5,
       2000,
     ],
     [
-      "the backoff ceiling is capped by maxDelayMs",
-      { retry: 10, rateLimited: false, headers: {} },
+      "the backoff ceiling is capped by backoffLimit",
+      { retry: 10, status: undefined, headers: {} },
       0.999,
       15_984,
     ],
-    ["full jitter can be no wait at all", { retry: 2, rateLimited: false, headers: {} }, 0, 0],
+    ["full jitter can be no wait at all", { retry: 2, status: undefined, headers: {} }, 0, 0],
     [
       "a 503 saying Remaining 0 still waits for the reset",
-      { retry: 1, rateLimited: false, headers: { remaining: 0, resetAt: T0 + 5_000 } },
+      { retry: 1, status: 503, headers: { remaining: 0, resetAt: T0 + 5_000 } },
       0.5,
       5_000 + RESET_MARGIN_MS,
     ],
     [
       "a 503 with requests left backs off, ignoring the reset",
-      { retry: 1, rateLimited: false, headers: { remaining: 3, resetAt: T0 + 5_000 } },
+      { retry: 1, status: 503, headers: { remaining: 3, resetAt: T0 + 5_000 } },
       0.5,
       500,
     ],
     [
       "a reset already past falls back to backoff",
-      { retry: 2, rateLimited: true, headers: { remaining: 0, resetAt: T0 - 1_000 } },
+      { retry: 2, status: 429, headers: { remaining: 0, resetAt: T0 - 1_000 } },
       0.25,
       500,
     ],
     [
       "a backoff longer than the time to the reset is kept",
-      { retry: 5, rateLimited: true, headers: { resetAt: T0 + 100 } },
+      { retry: 5, status: 429, headers: { resetAt: T0 + 100 } },
       0.5,
       8_000,
     ],
@@ -159,17 +174,19 @@ describe("exhaustedWaitMs", () => {
 });
 
 describe("retryReason", () => {
-  const http = (status: number) => errorFromResponse(summary, answer(status));
-  it.each<[string, unknown, "GET" | "POST", RetryEvent["reason"] | undefined]>([
+  const http = (status: number) => answer(status);
+  it.each<[string, Outcome, "GET" | "POST", RetryEvent["reason"] | undefined]>([
     ["GET 429", http(429), "GET", "rate_limited"],
     ["POST 429: refused, certainly not processed", http(429), "POST", "rate_limited"],
     ["GET 502", http(502), "GET", "server_error"],
     ["GET 503", http(503), "GET", "server_error"],
     ["GET 504", http(504), "GET", "server_error"],
     ["POST 503: refused, certainly not processed", http(503), "POST", "server_error"],
+    ["POST 502: it may have been processed", http(502), "POST", undefined],
     ["GET 500 is not retried", http(500), "GET", undefined],
     ["GET 404 is not retried", http(404), "GET", undefined],
     ["GET 401 is not retried", http(401), "GET", undefined],
+    ["GET 200 is not a failure", http(200), "GET", undefined],
     ["GET timeout", new TimeoutError("t", summary, true), "GET", "timeout"],
     ["GET connection reset", new NetworkError("r", summary, true), "GET", "network"],
     ["POST refused connection", new NetworkError("r", summary, false), "POST", "network"],
@@ -184,9 +201,21 @@ describe("retryReason", () => {
       undefined,
     ],
     ["POST untrusted certificate", new TlsError("c", summary, false), "POST", undefined],
-    ["a programming error", new TypeError("x"), "GET", undefined],
-  ])("%s", (_name, error, method, expected) => {
-    expect(retryReason(error, method)).toBe(expected);
+  ])("%s", (_name, outcome, method, expected) => {
+    const request = method === "GET" ? GET : POST;
+    expect(retryReason(outcomeOf(outcome, request), method, DEFAULT_RETRY_POLICY)).toBe(expected);
+  });
+
+  it("follows the table: a method or status added to it is retried", () => {
+    const policy: RetryPolicy = {
+      ...DEFAULT_RETRY_POLICY,
+      methods: ["GET", "POST"],
+      statusCodes: [500],
+    };
+    const reset = new NetworkError("r", summary, true);
+    expect(retryReason(outcomeOf(reset, POST), "POST", policy)).toBe("network");
+    expect(retryReason(outcomeOf(answer(500), POST), "POST", policy)).toBe("server_error");
+    expect(retryReason(outcomeOf(answer(502), GET), "GET", policy)).toBeUndefined();
   });
 });
 
@@ -221,7 +250,7 @@ describe("withRetry", () => {
   it("gives up after maxRetries retries with a RateLimitError saying when to try again", async () => {
     const limited = () => answer(429, { "retry-after": "1" });
     const { retrying, clock, sentAt } = setup([limited(), limited(), limited(), limited()], {
-      maxRetries: 3,
+      limit: 3,
     });
     const error = await retrying(GET).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
@@ -248,7 +277,7 @@ describe("withRetry", () => {
   it("counts every wait of one request against the total-wait cap", async () => {
     const limited = () => answer(429, { "retry-after": "4" });
     const { retrying, clock, sentAt } = setup([limited(), limited(), limited()], {
-      maxTotalWaitMs: 10_000,
+      maxTotalWait: 10_000,
     });
     await expect(retrying(GET)).rejects.toBeInstanceOf(RateLimitError);
     expect(clock.sleeps).toEqual([4_250, 4_250]);
@@ -275,7 +304,7 @@ describe("withRetry", () => {
   });
 
   it("returns the last error of a GET when the retries run out on a server error", async () => {
-    const { retrying, sentAt } = setup([answer(503), answer(503)], { maxRetries: 1 });
+    const { retrying, sentAt } = setup([answer(503), answer(503)], { limit: 1 });
     const error = await retrying(GET).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpError);
     expect((error as HttpError).status).toBe(503);
@@ -376,7 +405,7 @@ describe("withRetry", () => {
   describe("with retries disabled (--no-retry)", () => {
     it("makes one attempt and says when to try again", async () => {
       const { retrying, sentAt, clock } = setup([answer(429, { "retry-after": "30" })], {
-        enabled: false,
+        limit: 0,
       });
       const error = await retrying(GET).catch((e: unknown) => e);
       expect((error as Error).message).toMatch(/try again in 30 s$/);
@@ -390,7 +419,7 @@ describe("withRetry", () => {
         "x-ratelimit-remaining": "0",
         "x-ratelimit-reset": seconds(5),
       };
-      const { retrying, sentAt, clock } = setup([answer(200, spent)], { enabled: false });
+      const { retrying, sentAt, clock } = setup([answer(200, spent)], { limit: 0 });
       await retrying(GET);
       await expect(retrying(GET)).rejects.toBeInstanceOf(RateLimitError);
       expect(sentAt).toHaveLength(1);

@@ -1,6 +1,6 @@
 /**
  * The CLI over https:// with a real (self-signed, test-only) certificate: the
- * one-shot client transport (`list`, `add --name`) and the keep-alive pool of the
+ * one-shot client transport (`list`, `add --name`) and the undici pool of the
  * bulk add (`add --from`), against the real app of the fake mounted on a node:https
  * server in this process. The child trusts the certificate through NODE_EXTRA_CA_CERTS;
  * without it, both paths must fail with a TLS message and the network exit code.

@@ -1,0 +1,67 @@
+/**
+ * undici is for the bulk add only: it is bundled into dist/bulk.cjs and nowhere
+ * else, and `list` (the start-up path of the one-shot commands) loads neither
+ * that bundle nor the commander program.
+ */
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unusedPort } from "../client/http-server.js";
+import { tempDir } from "../e2e/harness.js";
+import { BIN, ensureBuilt, REPO_ROOT } from "../server/cli-build.js";
+
+const DIST = join(REPO_ROOT, "dist");
+/** undici's HTTP parser: present wherever undici's client is bundled. */
+const UNDICI_MARK = "llhttp";
+
+let home: ReturnType<typeof tempDir>;
+beforeAll(async () => {
+  await ensureBuilt();
+  home = tempDir();
+});
+afterAll(() => home?.remove());
+
+/** The CommonJS files `args` loads through require (the bundles load each other that way). */
+function requiredFiles(args: string[], env: Record<string, string> = {}): string[] {
+  const preload = join(home.path, "report-loaded.cjs");
+  writeFileSync(
+    preload,
+    "process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify(Object.keys(require.cache)) + '\\n'));\n",
+  );
+  const run = spawnSync(process.execPath, ["--require", preload, BIN, ...args], {
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "", PETSTORE_CONFIG_DIR: home.path, ...env },
+  });
+  const line = run.stderr.split("\n").find((text) => text.startsWith("LOADED "));
+  expect(line, run.stderr).toBeDefined();
+  return JSON.parse(line!.slice("LOADED ".length)) as string[];
+}
+
+describe("the bundles", () => {
+  it("hold undici in dist/bulk.cjs only", () => {
+    const bundles = [
+      ...readdirSync(DIST).filter((name) => /\.c?js$/.test(name)),
+      ...readdirSync(join(DIST, "vendor")).map((name) => `vendor/${name}`),
+    ];
+    const withUndici = bundles.filter((name) =>
+      readFileSync(join(DIST, name), "utf8").includes(UNDICI_MARK),
+    );
+    expect(withUndici).toEqual(["bulk.cjs"]);
+  });
+
+  it("`list` loads neither the bulk bundle nor the program; `add --from` loads the bulk bundle", async () => {
+    const port = await unusedPort();
+    const env = {
+      PETSTORE_BASE_URL: `http://127.0.0.1:${port}/v1`,
+      PETSTORE_API_KEY: "key-for-a-service-that-is-not-there",
+    };
+    const list = requiredFiles(["list", "--no-retry"], env).map((file) => file.slice(DIST.length));
+    expect(list.filter((file) => /bulk|program/.test(file))).toEqual([]);
+
+    const from = join(home.path, "rows.ndjson");
+    writeFileSync(from, '{"name":"Rex","categoryId":1}\n');
+    const bulk = requiredFiles(["add", "--from", from, "--no-retry"], env);
+    expect(bulk).toContain(join(DIST, "bulk.cjs"));
+  });
+});
