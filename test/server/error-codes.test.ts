@@ -33,6 +33,7 @@ function brokenStore(): PetStore {
     get revision() {
       return pets.revision;
     },
+    reset: () => pets.reset(),
     close: () => pets.close(),
   };
 }
