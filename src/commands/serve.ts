@@ -3,8 +3,10 @@ import { FILES, withHint } from "../completion/hints.js";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
 import type { Factory } from "./factory.js";
 import {
+  ADMIN_TOKEN_VARIABLE,
   DEFAULT_FILE,
   DEFAULT_HOST,
+  DEFAULT_JOURNAL_SIZE,
   DEFAULT_PORT,
   KEYS_VARIABLE,
 } from "../server/serve-defaults.js";
@@ -22,6 +24,11 @@ Faults (pet operations only, after authentication and rate limiting):
   --fail-mode 503 answers 503 with Retry-After: 1 (the default); reset closes the
   connection before the request is processed; reset-after processes it (a POST
   creates the pet) and then closes without answering.
+
+Control plane (for test suites; see the README):
+  /__admin/health, /reset, /requests, /clock, /faults, /keys, /openapi.json. Open
+  without a credential on a loopback --host; on any other, off unless --admin-token
+  (or ${ADMIN_TOKEN_VARIABLE}) is given, then Authorization: Bearer <token>.
 
 Scripts:
   stdout gets one line, the base URL, once the server is ready (with --print-env, two
@@ -75,6 +82,12 @@ export function registerServeCommand(program: Command, factory: Factory): void {
       "--max-connections <n>",
       "open connections allowed, idle ones closed first (default: 1000, fewer under a low ulimit -n)",
     )
+    .option(
+      "--journal-size <n>",
+      "requests kept for GET /__admin/requests; 0 turns the journal off",
+      String(DEFAULT_JOURNAL_SIZE),
+    )
+    .option("--admin-token <token>", "require this bearer token on /__admin (needed off loopback)")
     .addHelpText("after", HELP_AFTER)
     .action(async (flags: Omit<ServeFlags, "key"> & { key?: string[] }) => {
       await serve({ ...flags, key: flags.key ?? [] }, factory);
@@ -107,6 +120,9 @@ async function serve(flags: ServeFlags, factory: Factory): Promise<void> {
     stderr.write(
       `petstore serve: ${running.store.size} pets from ${flags.file} at ${running.url}; Ctrl-C stops\n`,
     );
+  }
+  if (flags.quiet !== true) {
+    stderr.write(server.controlPlaneNote(running.adminUrl, running.host, plan.options.adminToken));
   }
   await untilSignalled();
   await running.close();

@@ -4,12 +4,24 @@
  * client address without a valid key), a request node:http would refuse (no
  * Host, an unmet Expect), authentication, method, faults, then the operation.
  * Every response carries the rate-limit headers, including the ones written
- * straight to the socket for CONNECT and for malformed requests.
+ * straight to the socket for CONNECT and for malformed requests. `/__admin/*` is
+ * the control plane (admin/): it goes there before any of those steps. Answered
+ * requests are recorded in the request journal (admin/request-journal.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { DEPRECATION_HEADER_VALUES } from "../schema/deprecation.js";
 import type { AccessLog } from "./access-log.js";
+import { adminAccess } from "./admin/access.js";
+import { FakeClock, type Clock } from "./admin/clock.js";
+import { ControlPlane } from "./admin/control-plane.js";
+import {
+  DEFAULT_JOURNAL_SIZE,
+  keptBody,
+  RequestJournal,
+  type JournalEntry,
+} from "./admin/request-journal.js";
+import { createAdminRoutes, isAdminPath } from "./admin/routes.js";
 import { Keyring } from "./auth.js";
 import { FAULT_RETRY_AFTER_SECONDS, FaultInjector, type FaultOptions } from "./faults.js";
 import type { ApiKeySpec } from "./keys.js";
@@ -22,10 +34,7 @@ import { errorReply, printable, unauthorizedReply, type Reply } from "./reply.js
 import { clientErrorReply, writeSocketAnswer } from "./socket-answer.js";
 import type { PetStore } from "./store/types.js";
 
-export interface Clock {
-  /** Milliseconds since the Unix epoch. */
-  now(): number;
-}
+export type { Clock } from "./admin/clock.js";
 
 export interface AppOptions {
   keys: readonly ApiKeySpec[];
@@ -34,6 +43,13 @@ export interface AppOptions {
   log?: AccessLog;
   faults?: FaultOptions;
   ban?: BanPolicy;
+  /** Requests kept in the request journal; 0 turns it off. Default 1,000. */
+  journalSize?: number;
+  /**
+   * Where the server listens and its admin token: the control plane is open on a
+   * loopback address, off elsewhere without a token. Default: off.
+   */
+  admin?: { host: string; token?: string };
 }
 
 export interface ServerStats {
@@ -54,6 +70,8 @@ export interface App {
   /** For `server.on("clientError")`: malformed or too slow requests get an Error body too. */
   handleClientError(error: Error & { code?: string }, socket: Duplex): void;
   stats(): ServerStats;
+  /** The control plane's operations, for the library's RunningServer. */
+  control: ControlPlane;
   /** Shutting down: responses ask clients to close; delayed requests are dropped once `closed`. */
   drain(): void;
   close(): void;
@@ -96,14 +114,43 @@ function lacksHost(req: IncomingMessage): boolean {
 }
 
 export function createApp(store: PetStore, options: AppOptions): App {
-  const clock = options.clock ?? Date;
+  const clock = new FakeClock(options.clock);
   const log = options.log;
   const logRequests = log?.logsRequests === true;
   const ban = options.ban ?? DEFAULT_BAN_POLICY;
   const keyring = new Keyring(options.keys);
   const limiter = new RequestLimiter(ban);
-  const injector = options.faults ? new FaultInjector(options.faults) : undefined;
-  const faults = injector?.inactive === false ? injector : undefined;
+  const activeFaults = (settings: FaultOptions) => {
+    const injector = new FaultInjector(settings);
+    return injector.inactive ? undefined : injector;
+  };
+  let faultSettings = options.faults ?? {};
+  let faults = activeFaults(faultSettings);
+  const journal = new RequestJournal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
+  const journaling = journal.capacity > 0;
+  /** Journal entries of requests not answered yet. */
+  const pending = new WeakMap<IncomingMessage, Omit<JournalEntry, "id">>();
+  const timed = logRequests || journaling;
+  const control = new ControlPlane({
+    store,
+    keys: options.keys,
+    keyring,
+    limiter,
+    clock,
+    journal,
+    faults: {
+      get: () => faultSettings,
+      set: (settings) => {
+        faults = activeFaults(settings);
+        faultSettings = settings;
+      },
+    },
+  });
+  const admin = createAdminRoutes(
+    control,
+    adminAccess(options.admin?.host ?? "0.0.0.0", options.admin?.token),
+    { clock, count, note: (message) => log?.note(message) },
+  );
   const pages = new PageCache(store);
   const counts = new Map<number, number>();
   let responses = 0;
@@ -135,12 +182,23 @@ export function createApp(store: PetStore, options: AppOptions): App {
     if (route === Route.Pet) headers.push(...DEPRECATION_HEADERS);
     if (reply.headers !== undefined) headers.push(...reply.headers);
     if (reply.closeConnection === true || draining) headers.push("Connection", "close");
-    // With an injected clock, Date must agree with X-RateLimit-Reset, as on a real service.
-    if (clock !== Date) headers.push("Date", new Date(clock.now()).toUTCString());
+    // With an injected or moved clock, Date must agree with X-RateLimit-Reset, as on a real service.
+    const date = clock.dateHeader();
+    if (date !== undefined) headers.push("Date", date);
     res.writeHead(reply.status, headers);
     res.end(reply.body);
     count(reply.status);
     if (logRequests) logRequest(req, reply.status, startedAt);
+    if (journaling) journalRequest(req, reply.status, startedAt);
+  }
+
+  function journalRequest(req: IncomingMessage, status: number | null, startedAt: number): void {
+    const entry = pending.get(req);
+    if (entry === undefined) return;
+    pending.delete(req);
+    entry.status = status;
+    entry.durationMs = performance.now() - startedAt;
+    journal.record(entry);
   }
 
   /** `outcome`: the status sent, or `reset` for a connection closed on purpose. */
@@ -168,6 +226,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
     req.socket.destroy();
     resets++;
     if (logRequests) logRequest(req, "reset", startedAt);
+    if (journaling) journalRequest(req, null, startedAt);
   }
 
   function operate(
@@ -186,7 +245,16 @@ export function createApp(store: PetStore, options: AppOptions): App {
       else send(req, res, reply, limitHeaders, route, startedAt);
     };
     if (route === Route.Pets && req.method === "POST") {
-      createPet(store, req).then(
+      const keep = journaling
+        ? (bytes: Buffer) => {
+            const entry = pending.get(req);
+            if (entry !== undefined) {
+              entry.body = keptBody(bytes);
+              entry.bodyBytes = bytes.length;
+            }
+          }
+        : undefined;
+      createPet(store, req, keep).then(
         (reply) => {
           finish(reply);
         },
@@ -207,13 +275,28 @@ export function createApp(store: PetStore, options: AppOptions): App {
   }
 
   function handle(req: IncomingMessage, res: ServerResponse, unmetExpectation = false): void {
-    const startedAt = logRequests ? performance.now() : 0;
+    const startedAt = timed ? performance.now() : 0;
     const url = req.url ?? "/";
     const queryAt = url.indexOf("?");
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
     const route = routeOf(path);
+    if (route === Route.None && isAdminPath(path)) {
+      return admin(req, res, path, queryAt === -1 ? "" : url.slice(queryAt + 1));
+    }
     const identity = keyring.identify(req.headers.authorization);
-    const limit = limiter.check(identity, req.socket.remoteAddress, clock.now(), true);
+    const nowMs = clock.now();
+    const limit = limiter.check(identity, req.socket.remoteAddress, nowMs, true);
+    if (journaling) {
+      pending.set(req, {
+        timeMs: nowMs,
+        method: req.method ?? "-",
+        path,
+        query: queryAt === -1 ? "" : url.slice(queryAt + 1),
+        status: null,
+        durationMs: 0,
+        plan: typeof identity === "object" ? identity.plan : null,
+      });
+    }
     const limitHeaders = limit.headers;
     if (limit.refusal !== undefined) {
       return send(req, res, limit.refusal, limitHeaders, route, startedAt);
@@ -284,7 +367,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
   function handleConnect(req: IncomingMessage, socket: Duplex): void {
     // node:http hands the socket over without its error listener.
     socket.on("error", () => socket.destroy());
-    const startedAt = logRequests ? performance.now() : 0;
+    const startedAt = timed ? performance.now() : 0;
     const nowMs = clock.now();
     const identity = keyring.identify(req.headers.authorization);
     const limit = limiter.check(identity, req.socket.remoteAddress, nowMs, true);
@@ -297,6 +380,15 @@ export function createApp(store: PetStore, options: AppOptions): App {
     writeSocketAnswer(socket, reply, limit.headers, nowMs);
     count(reply.status);
     if (logRequests) logRequest(req, reply.status, startedAt);
+    journal.record({
+      timeMs: nowMs,
+      method: "CONNECT",
+      path: req.url ?? "",
+      query: "",
+      status: reply.status,
+      durationMs: timed ? performance.now() - startedAt : 0,
+      plan: typeof identity === "object" ? identity.plan : null,
+    });
   }
 
   function handleClientError(error: Error & { code?: string }, socket: Duplex): void {
@@ -326,6 +418,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
     handleConnect,
     handleClientError,
     stats,
+    control,
     drain: () => {
       draining = true;
     },
