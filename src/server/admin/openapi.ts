@@ -251,6 +251,7 @@ export function adminOpenApiText(origin: string): string {
     info: {
       title: "petstore serve: control plane",
       version: "1.0.0",
+      license: { name: "MIT", identifier: "MIT" },
       description:
         "Drives the local fake from test suites: reset, request journal, clock, faults, keys. " +
         "No credential on a loopback address; otherwise off unless --admin-token is given, " +

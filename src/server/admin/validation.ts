@@ -9,7 +9,7 @@ import { describeValue } from "../../schema/validate.js";
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 
-/** What each path must be; "" is the whole value. */
+/** What each path must be; "" is the whole value, `*` any element of an array (`pets.*.id`). */
 export type Rules = Record<string, string>;
 
 type Schema = z.ZodMiniType;
@@ -28,21 +28,35 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return value;
 }
 
-/** The fields of the object schema at `path`, through optional, nullable and pipes. */
+interface Definition {
+  type: string;
+  innerType?: Schema;
+  in?: Schema;
+  element?: Schema;
+  shape?: Record<string, Schema>;
+}
+
+/** The fields of the object schema at `path`, through optional, nullable, pipes and arrays. */
 function fieldsAt(schema: Schema, path: readonly PropertyKey[]): string[] {
   let current: Schema | undefined = schema;
-  const unwrap = () => {
+  const unwrap = (): Definition | undefined => {
     for (;;) {
-      const def = current?._zod.def as
-        | { type: string; innerType?: Schema; in?: Schema; shape?: Record<string, Schema> }
-        | undefined;
+      const def = current?._zod.def as Definition | undefined;
       if (def?.innerType !== undefined) current = def.innerType;
       else if (def?.type === "pipe" && def.in !== undefined) current = def.in;
-      else return def?.shape;
+      else return def;
     }
   };
-  for (const key of path) current = unwrap()?.[String(key)];
-  return Object.keys(unwrap() ?? {});
+  for (const key of path) {
+    const def = unwrap();
+    current = def?.type === "array" ? def.element : def?.shape?.[String(key)];
+  }
+  return Object.keys(unwrap()?.shape ?? {});
+}
+
+/** The rule of a path: `pets.3.id` has the rule of `pets.*.id`. */
+function ruleOf(rules: Rules, path: readonly PropertyKey[]): string | undefined {
+  return rules[path.map((key) => (typeof key === "number" ? "*" : String(key))).join(".")];
 }
 
 /** `kind` names the keys in messages: "field" for bodies, "option" for the library. */
@@ -73,7 +87,9 @@ export function check<T>(
     const given = at === "" ? input : valueAt(input, issue.path);
     // The rule of the whole value ("") names its subject itself.
     const rule =
-      at === "" ? (rules[""] ?? "the value is not valid") : `${at} ${rules[at] ?? issue.message}`;
+      at === ""
+        ? (rules[""] ?? "the value is not valid")
+        : `${at} ${ruleOf(rules, issue.path) ?? issue.message}`;
     problems.push(
       given === undefined
         ? `${at === "" ? "a value" : at} is required`
