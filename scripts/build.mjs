@@ -18,7 +18,10 @@
 //   against a stub server (scripts/code-cache.mjs).
 //
 // The library entry (dist/index.js) and an ESM build of the CLI (dist/cli.js,
-// for programmatic use) stay ESM with code splitting.
+// for programmatic use) stay ESM with code splitting. The library entry is also
+// built as CommonJS (dist/index.cjs, one file), for `require("petstore-cli")`
+// from CommonJS programs and test runners (Jest without ESM); package.json's
+// "require" condition points there.
 //
 // dist/THIRD_PARTY_LICENSES lists every package the bundles take from
 // node_modules, with its licence text, from esbuild's metafiles (written to
@@ -141,6 +144,10 @@ const results = await Promise.all([
     ...commonJs,
     entryPoints: { config: "src/profiles/config-write.ts" },
     plugins: [separateFiles({ program: false })],
+  }),
+  build({
+    ...commonJs,
+    entryPoints: { index: "src/index.ts" },
   }),
   build({
     ...commonJs,
