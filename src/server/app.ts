@@ -15,12 +15,7 @@ import type { AccessLog } from "./access-log.js";
 import { adminAccess } from "./admin/access.js";
 import { FakeClock, type Clock } from "./admin/clock.js";
 import { ControlPlane } from "./admin/control-plane.js";
-import {
-  DEFAULT_JOURNAL_SIZE,
-  keptBody,
-  RequestJournal,
-  type JournalEntry,
-} from "./admin/request-journal.js";
+import { DEFAULT_JOURNAL_SIZE, JournalEntry, RequestJournal } from "./admin/request-journal.js";
 import { createAdminRoutes, isAdminPath } from "./admin/routes.js";
 import { Keyring } from "./auth.js";
 import { FAULT_RETRY_AFTER_SECONDS, FaultInjector, type FaultOptions } from "./faults.js";
@@ -128,8 +123,6 @@ export function createApp(store: PetStore, options: AppOptions): App {
   let faults = activeFaults(faultSettings);
   const journal = new RequestJournal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
   const journaling = journal.capacity > 0;
-  /** Journal entries of requests not answered yet. */
-  const pending = new WeakMap<IncomingMessage, Omit<JournalEntry, "id">>();
   const timed = logRequests || journaling;
   const control = new ControlPlane({
     store,
@@ -189,16 +182,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
     res.end(reply.body);
     count(reply.status);
     if (logRequests) logRequest(req, reply.status, startedAt);
-    if (journaling) journalRequest(req, reply.status, startedAt);
-  }
-
-  function journalRequest(req: IncomingMessage, status: number | null, startedAt: number): void {
-    const entry = pending.get(req);
-    if (entry === undefined) return;
-    pending.delete(req);
-    entry.status = status;
-    entry.durationMs = performance.now() - startedAt;
-    journal.record(entry);
+    if (journaling) journal.finish(req, reply.status, performance.now() - startedAt);
   }
 
   /** `outcome`: the status sent, or `reset` for a connection closed on purpose. */
@@ -226,7 +210,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
     req.socket.destroy();
     resets++;
     if (logRequests) logRequest(req, "reset", startedAt);
-    if (journaling) journalRequest(req, null, startedAt);
+    if (journaling) journal.finish(req, null, performance.now() - startedAt);
   }
 
   function operate(
@@ -245,15 +229,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
       else send(req, res, reply, limitHeaders, route, startedAt);
     };
     if (route === Route.Pets && req.method === "POST") {
-      const keep = journaling
-        ? (bytes: Buffer) => {
-            const entry = pending.get(req);
-            if (entry !== undefined) {
-              entry.body = keptBody(bytes);
-              entry.bodyBytes = bytes.length;
-            }
-          }
-        : undefined;
+      const keep = journaling ? (bytes: Buffer) => journal.keepBody(req, bytes) : undefined;
       createPet(store, req, keep).then(
         (reply) => {
           finish(reply);
@@ -287,15 +263,8 @@ export function createApp(store: PetStore, options: AppOptions): App {
     const nowMs = clock.now();
     const limit = limiter.check(identity, req.socket.remoteAddress, nowMs, true);
     if (journaling) {
-      pending.set(req, {
-        timeMs: nowMs,
-        method: req.method ?? "-",
-        path,
-        query: queryAt === -1 ? "" : url.slice(queryAt + 1),
-        status: null,
-        durationMs: 0,
-        plan: typeof identity === "object" ? identity.plan : null,
-      });
+      const plan = typeof identity === "object" ? identity.plan : null;
+      journal.begin(req, new JournalEntry(nowMs, req.method ?? "-", url, path.length, plan));
     }
     const limitHeaders = limit.headers;
     if (limit.refusal !== undefined) {
@@ -380,15 +349,12 @@ export function createApp(store: PetStore, options: AppOptions): App {
     writeSocketAnswer(socket, reply, limit.headers, nowMs);
     count(reply.status);
     if (logRequests) logRequest(req, reply.status, startedAt);
-    journal.record({
-      timeMs: nowMs,
-      method: "CONNECT",
-      path: req.url ?? "",
-      query: "",
-      status: reply.status,
-      durationMs: timed ? performance.now() - startedAt : 0,
-      plan: typeof identity === "object" ? identity.plan : null,
-    });
+    if (journaling) {
+      const target = req.url ?? "";
+      const plan = typeof identity === "object" ? identity.plan : null;
+      journal.begin(req, new JournalEntry(nowMs, "CONNECT", target, target.length, plan));
+      journal.finish(req, reply.status, performance.now() - startedAt);
+    }
   }
 
   function handleClientError(error: Error & { code?: string }, socket: Duplex): void {

@@ -4,9 +4,11 @@
  * `requests()`. It holds what a test asserts on: method, path, query, status,
  * duration, the fake's time, the plan of the key (never the key: the
  * Authorization header is not kept) and, for a POST, the first 64 KiB of the body
- * as received. Recording is a few field writes into a ring, so it costs the
+ * as received. Recording is one small object per request, carried on the
+ * request itself until it is answered, then put in a ring, so it costs the
  * request path next to nothing; the JSON form is made only when read.
  */
+import type { IncomingMessage } from "node:http";
 import type { PlanName } from "../keys.js";
 
 /** Bytes of a POST body kept per request; the rest is counted, not kept. */
@@ -14,24 +16,32 @@ export const MAX_BODY_KEPT = 64 * 1024;
 export { DEFAULT_JOURNAL_SIZE } from "../serve-defaults.js";
 export const MAX_JOURNAL_SIZE = 100_000;
 
-export interface JournalEntry {
-  id: number;
-  /** The fake's clock when the request arrived. */
-  timeMs: number;
-  method: string;
-  path: string;
-  /** The query as sent, without `?`; "" when none. */
-  query: string;
+/** One request, as recorded. Every field is set in the constructor: one object shape. */
+export class JournalEntry {
+  id = 0;
   /** null: the connection was closed without an answer (a reset fault). */
-  status: number | null;
-  durationMs: number;
-  /** The plan of a valid key; null without one. */
-  plan: PlanName | null;
+  status: number | null = 0;
+  /** Whole microseconds (a small integer, not a boxed double). */
+  durationUs = 0;
   /** POST only: the first MAX_BODY_KEPT bytes received. */
-  body?: Buffer;
+  body: Buffer | undefined = undefined;
   /** POST only: how many bytes were received in all. */
-  bodyBytes?: number;
+  bodyBytes = 0;
+
+  constructor(
+    /** The fake's clock when the request arrived. */
+    readonly timeMs: number,
+    readonly method: string,
+    /** The request target; the path is its first `pathLength` characters, the query follows `?`. */
+    readonly url: string,
+    readonly pathLength: number,
+    /** The plan of a valid key; null without one. */
+    readonly plan: PlanName | null,
+  ) {}
 }
+
+const RECORDING = Symbol("petstore.journal-entry");
+type Recorded = IncomingMessage & { [RECORDING]?: JournalEntry };
 
 /** A journal entry as JSON (`GET /__admin/requests`, `requests()`). */
 export interface RecordedRequest {
@@ -74,11 +84,34 @@ export class RequestJournal {
     this.ring = new Array<JournalEntry | undefined>(capacity);
   }
 
-  record(entry: Omit<JournalEntry, "id">): void {
+  /** A request arrived: its entry rides on it until `finish`. */
+  begin(req: IncomingMessage, entry: JournalEntry): void {
+    (req as Recorded)[RECORDING] = entry;
+  }
+
+  /** The body of a POST as received, for its entry. */
+  keepBody(req: IncomingMessage, bytes: Buffer): void {
+    const entry = (req as Recorded)[RECORDING];
+    if (entry === undefined) return;
+    entry.body = Buffer.from(bytes.subarray(0, MAX_BODY_KEPT));
+    entry.bodyBytes = bytes.length;
+  }
+
+  /** The request was answered (`status`) or cut off (null): its entry goes into the ring. */
+  finish(req: IncomingMessage, status: number | null, durationMs: number): void {
+    const entry = (req as Recorded)[RECORDING];
+    if (entry === undefined) return;
+    (req as Recorded)[RECORDING] = undefined;
+    entry.status = status;
+    entry.durationUs = Math.round(durationMs * 1000);
+    this.record(entry);
+  }
+
+  record(entry: JournalEntry): void {
     if (this.capacity === 0) return;
-    (entry as JournalEntry).id = ++this.lastId;
-    this.ring[this.next] = entry as JournalEntry;
-    this.next = (this.next + 1) % this.capacity;
+    entry.id = ++this.lastId;
+    this.ring[this.next] = entry;
+    if (++this.next === this.capacity) this.next = 0;
     if (this.count < this.capacity) this.count++;
   }
 
@@ -101,11 +134,17 @@ export class RequestJournal {
   }
 }
 
+function pathOf(entry: JournalEntry): string {
+  return entry.url.slice(0, entry.pathLength);
+}
+
 function matches(entry: JournalEntry, filter: JournalFilter): boolean {
   if (filter.method !== undefined && entry.method !== filter.method) return false;
   if (filter.path !== undefined) {
     const path = filter.path;
-    const ok = path.endsWith("*") ? entry.path.startsWith(path.slice(0, -1)) : entry.path === path;
+    const ok = path.endsWith("*")
+      ? pathOf(entry).startsWith(path.slice(0, -1))
+      : pathOf(entry) === path;
     if (!ok) return false;
   }
   const status = filter.status;
@@ -127,21 +166,16 @@ function recorded(entry: JournalEntry): RecordedRequest {
     id: entry.id,
     time: new Date(entry.timeMs).toISOString(),
     method: entry.method,
-    path: entry.path,
-    query: entry.query,
+    path: pathOf(entry),
+    query: entry.url.length > entry.pathLength ? entry.url.slice(entry.pathLength + 1) : "",
     status: entry.status,
-    durationMs: Math.round(entry.durationMs * 1000) / 1000,
+    durationMs: entry.durationUs / 1000,
     plan: entry.plan,
   };
   if (entry.body !== undefined) {
     json.body = entry.body.toString("utf8");
-    json.bodyBytes = entry.bodyBytes!;
-    json.bodyTruncated = entry.bodyBytes! > entry.body.length;
+    json.bodyBytes = entry.bodyBytes;
+    json.bodyTruncated = entry.bodyBytes > entry.body.length;
   }
   return json;
-}
-
-/** The part of a received body the journal keeps: a copy, so the request's buffer can go. */
-export function keptBody(bytes: Buffer): Buffer {
-  return Buffer.from(bytes.subarray(0, MAX_BODY_KEPT));
 }
