@@ -4,9 +4,9 @@
  * `requests()`. It holds what a test asserts on: method, path, query, status,
  * duration, the fake's time, the plan of the key (never the key: the
  * Authorization header is not kept) and, for a POST, the first 64 KiB of the body
- * as received. Recording is one small object per request, carried on the
- * request itself until it is answered, then put in a ring, so it costs the
- * request path next to nothing; the JSON form is made only when read.
+ * as received. Recording is one small object per request, kept aside until the
+ * request is answered, then put in a ring, so it costs the request path next to
+ * nothing; the JSON form is made only when read.
  */
 import type { IncomingMessage } from "node:http";
 import type { PlanName } from "../keys.js";
@@ -39,9 +39,6 @@ export class JournalEntry {
     readonly plan: PlanName | null,
   ) {}
 }
-
-const RECORDING = Symbol("petstore.journal-entry");
-type Recorded = IncomingMessage & { [RECORDING]?: JournalEntry };
 
 /** A journal entry as JSON (`GET /__admin/requests`, `requests()`). */
 export interface RecordedRequest {
@@ -79,19 +76,32 @@ export class RequestJournal {
   private next = 0;
   private count = 0;
   private lastId = 0;
+  private currentRequest: IncomingMessage | undefined;
+  private current: JournalEntry | undefined;
+  private readonly later = new WeakMap<IncomingMessage, JournalEntry>();
 
   constructor(readonly capacity: number) {
     this.ring = new Array<JournalEntry | undefined>(capacity);
   }
 
-  /** A request arrived: its entry rides on it until `finish`. */
+  /**
+   * A request arrived. Most are answered before the next one arrives (a GET is
+   * answered at once): their entry waits in `current`. One still unanswered when
+   * the next arrives (a POST reading its body, a delayed fault) waits in `later`.
+   */
   begin(req: IncomingMessage, entry: JournalEntry): void {
-    (req as Recorded)[RECORDING] = entry;
+    if (this.currentRequest !== undefined) this.later.set(this.currentRequest, this.current!);
+    this.currentRequest = req;
+    this.current = entry;
+  }
+
+  private entryOf(req: IncomingMessage): JournalEntry | undefined {
+    return req === this.currentRequest ? this.current : this.later.get(req);
   }
 
   /** The body of a POST as received, for its entry. */
   keepBody(req: IncomingMessage, bytes: Buffer): void {
-    const entry = (req as Recorded)[RECORDING];
+    const entry = this.entryOf(req);
     if (entry === undefined) return;
     entry.body = Buffer.from(bytes.subarray(0, MAX_BODY_KEPT));
     entry.bodyBytes = bytes.length;
@@ -99,9 +109,14 @@ export class RequestJournal {
 
   /** The request was answered (`status`) or cut off (null): its entry goes into the ring. */
   finish(req: IncomingMessage, status: number | null, durationMs: number): void {
-    const entry = (req as Recorded)[RECORDING];
+    const entry = this.entryOf(req);
     if (entry === undefined) return;
-    (req as Recorded)[RECORDING] = undefined;
+    if (req === this.currentRequest) {
+      this.currentRequest = undefined;
+      this.current = undefined;
+    } else {
+      this.later.delete(req);
+    }
     entry.status = status;
     entry.durationUs = Math.round(durationMs * 1000);
     this.record(entry);

@@ -1,4 +1,5 @@
 /** GET and DELETE /__admin/requests: the request journal over HTTP. */
+import { request } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { call, manualClock, startTestServer } from "../http.js";
 import { admin, expectError } from "./admin-http.js";
@@ -92,6 +93,44 @@ describe("GET /__admin/requests", () => {
       [400, "{oops", 5, false],
       [201, '{"name":"Ünïcødé 🐕","categoryId":2}', 42, false],
     ]);
+  });
+
+  it("records requests answered out of order: a slow POST body with GETs meanwhile", async () => {
+    const { url } = await start();
+    const { port } = new URL(url);
+    const body = '{"name":"Slow","categoryId":1}';
+    let answered!: (status: number) => void;
+    const posted = new Promise<number>((resolve) => (answered = resolve));
+    const slow = request(
+      {
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/v1/pets",
+        headers: {
+          authorization: `Bearer ${KEY}`,
+          "content-type": "application/json",
+          "content-length": body.length,
+        },
+      },
+      (res) => {
+        res.resume();
+        answered(res.statusCode!);
+      },
+    );
+    slow.write(body.slice(0, 10));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await call(url, "/v1/pets/1", { key: KEY })).status).toBe(200);
+    expect((await call(url, "/v1/pets/99", { key: KEY })).status).toBe(404);
+    slow.end(body.slice(10));
+    expect(await posted).toBe(201);
+    const entries = await journal(url);
+    expect(entries.map((entry) => [entry.method, entry.path, entry.status, entry.body])).toEqual([
+      ["GET", "/v1/pets/1", 200, undefined],
+      ["GET", "/v1/pets/99", 404, undefined],
+      ["POST", "/v1/pets", 201, body],
+    ]);
+    expect(entries.map((entry) => entry.id)).toEqual([1, 2, 3]);
   });
 
   it("keeps the first 64 KiB of a body, and says how long it was", async () => {
