@@ -1,7 +1,9 @@
 /**
  * What the request journal costs the read path: list throughput of `petstore serve` with the
  * journal at its default size (every request recorded, the ring full) against the same serve
- * with `--journal-size 0`, on copies of the same 10,000-pet file, in alternating rounds.
+ * with `--journal-size 0`, on copies of the same 10,000-pet file. Each round starts a fresh pair
+ * (in alternating order, each warmed up) and loads them in alternating order, so neither gets
+ * the better core or the quieter moment every time; figures are medians over the rounds.
  */
 import { request } from "../lib/http.mjs";
 import { describeLoadTool, runLoad } from "../lib/load.mjs";
@@ -21,6 +23,7 @@ const DEFAULT_JOURNAL_SIZE = 1000;
 /** The journal may cost at most 10 % of list throughput. */
 const GOAL = { on: "ratio", op: ">=", value: 0.9 };
 const MEASUREMENT = `serve GET list, request journal on (${DEFAULT_JOURNAL_SIZE.toLocaleString("en-US")}) vs --journal-size 0`;
+const SETUPS = { on: [], off: ["--journal-size", "0"] };
 
 async function load(target, seconds, scratchDir) {
   const before = await cpuSeconds(target.pid);
@@ -43,8 +46,33 @@ async function journalled(target) {
   return JSON.parse(answer.body.toString("utf8")).requests.length;
 }
 
-export async function run(ctx) {
+/** One round: a fresh pair, warmed up, loaded in the given order; the samples go to `samples`. */
+async function round(ctx, order, samples) {
   const { settings, tmp } = ctx;
+  const started = {};
+  try {
+    for (const which of order) {
+      const file = await ctx.pets.fresh(STORE_SIZE);
+      started[which] = await ctx.serve.start(file, { extra: SETUPS[which] });
+    }
+    for (const which of order) await load(started[which], settings.warmupSeconds, tmp);
+    for (const which of order) {
+      ctx.log(`list with the journal ${which}`);
+      samples[which].push(await load(started[which], settings.loadSeconds, tmp));
+    }
+    const held = { on: await journalled(started.on), off: await journalled(started.off) };
+    if (held.on !== DEFAULT_JOURNAL_SIZE || held.off !== 0) {
+      throw new Error(
+        `the journals hold ${held.on} and ${held.off} requests; expected ${DEFAULT_JOURNAL_SIZE} and 0`,
+      );
+    }
+  } finally {
+    await started.on?.stop();
+    await started.off?.stop();
+  }
+}
+
+export async function run(ctx) {
   const serveState = await ctx.serve.available();
   if (!serveState.ok) {
     ctx.record(
@@ -58,69 +86,43 @@ export async function run(ctx) {
     );
     return;
   }
-  const on = await ctx.serve.start(await ctx.pets.fresh(STORE_SIZE));
-  let off;
-  try {
-    off = await ctx.serve.start(await ctx.pets.fresh(STORE_SIZE), {
-      extra: ["--journal-size", "0"],
-    });
-    ctx.log(`load tool: ${describeLoadTool(CONNECTIONS)}`);
-    const targets = [on, off];
-    for (const target of targets) await load(target, settings.warmupSeconds, tmp);
-    const samples = new Map(targets.map((target) => [target, []]));
-    for (let round = 0; round < settings.readRounds; round++) {
-      const order = round % 2 === 0 ? targets : [...targets].reverse();
-      for (const target of order) {
-        ctx.log(`round ${round + 1}: list with the journal ${target === on ? "on" : "off"}`);
-        samples.get(target).push(await load(target, settings.loadSeconds, tmp));
-      }
-    }
-    const [heldOn, heldOff] = [await journalled(on), await journalled(off)];
-    if (heldOn !== DEFAULT_JOURNAL_SIZE || heldOff !== 0) {
-      throw new Error(
-        `the journals hold ${heldOn} and ${heldOff} requests; expected ${DEFAULT_JOURNAL_SIZE} and 0`,
-      );
-    }
-    const onRuns = samples.get(on);
-    const offRuns = samples.get(off);
-    const ratios = onRuns.map((run, i) => (run.rps / offRuns[i].rps).toFixed(2));
-    const errors = [...onRuns, ...offRuns].reduce((sum, run) => sum + run.non2xx + run.errors, 0);
-    ctx.record(
-      measured({
-        phase: name,
-        measurement: MEASUREMENT,
-        figure: median(onRuns.map((run) => run.rps)),
-        unit: "req/s",
-        baseline: median(offRuns.map((run) => run.rps)),
-        baselineLabel: "journal off",
-        goal: GOAL,
-        notes: [
-          `journal on/off ratio per round ${ratios.join(", ")}; the on journal held ${heldOn} requests after the load`,
-          ...(errors > 0
-            ? [`${errors} non-2xx responses or socket errors (not counted in req/s)`]
-            : []),
-        ],
-      }),
-    );
-    ctx.record(
-      measured({
-        phase: name,
-        measurement: "serve CPU per list request, journal on vs off",
-        figure: median(onRuns.map((run) => run.cpuUsPerRequest)),
-        unit: "us",
-        baseline: median(offRuns.map((run) => run.cpuUsPerRequest)),
-        baselineLabel: "journal off",
-        notes: ["server CPU time (/proc) over requests: steadier than req/s on a shared machine"],
-      }),
-    );
-    ctx.detail("list", {
-      on: onRuns,
-      off: offRuns,
-      onCommand: on.commandLine,
-      offCommand: off.commandLine,
-    });
-  } finally {
-    await off?.stop();
-    await on.stop();
+  ctx.log(`load tool: ${describeLoadTool(CONNECTIONS)}`);
+  const samples = { on: [], off: [] };
+  const rounds = ctx.settings.readRounds + 2;
+  for (let i = 0; i < rounds; i++) {
+    ctx.log(`round ${i + 1} of ${rounds}`);
+    await round(ctx, i % 2 === 0 ? ["on", "off"] : ["off", "on"], samples);
   }
+  const { on, off } = samples;
+  const ratios = on.map((sample, i) => (sample.rps / off[i].rps).toFixed(2));
+  const errors = [...on, ...off].reduce((sum, sample) => sum + sample.non2xx + sample.errors, 0);
+  ctx.record(
+    measured({
+      phase: name,
+      measurement: MEASUREMENT,
+      figure: median(on.map((sample) => sample.rps)),
+      unit: "req/s",
+      baseline: median(off.map((sample) => sample.rps)),
+      baselineLabel: "journal off",
+      goal: GOAL,
+      notes: [
+        `journal on/off ratio per round ${ratios.join(", ")}; each round a fresh pair of serves, the journal checked full (${DEFAULT_JOURNAL_SIZE}) and empty after it`,
+        ...(errors > 0
+          ? [`${errors} non-2xx responses or socket errors (not counted in req/s)`]
+          : []),
+      ],
+    }),
+  );
+  ctx.record(
+    measured({
+      phase: name,
+      measurement: "serve CPU per list request, journal on vs off",
+      figure: median(on.map((sample) => sample.cpuUsPerRequest)),
+      unit: "us",
+      baseline: median(off.map((sample) => sample.cpuUsPerRequest)),
+      baselineLabel: "journal off",
+      notes: ["server CPU time (/proc) over requests: steadier than req/s on a shared machine"],
+    }),
+  );
+  ctx.detail("list", samples);
 }
