@@ -30,7 +30,7 @@ __petstore_flags() {
     "profile remove") REPLY="-h --help --no-color --debug" ;;
     "profile help") REPLY="" ;;
     "completion") REPLY="-h --help --no-color --debug" ;;
-    "serve") REPLY="--file --port --host --seed --key --keys-file --print-env --quiet --latency --fail-rate --fail-mode --fault-seed --ban-after --ban-seconds --max-connections -h --help --no-color --debug" ;;
+    "serve") REPLY="--file --port --host --seed --key --keys-file --print-env --quiet --latency --fail-rate --fail-mode --fault-seed --ban-after --ban-seconds --max-connections --journal-size --admin-token -h --help --no-color --debug" ;;
     "help") REPLY="" ;;
     *) REPLY="" ;;
   esac
@@ -55,7 +55,7 @@ __petstore_value_flags() {
     "profile remove") REPLY="" ;;
     "profile help") REPLY="" ;;
     "completion") REPLY="" ;;
-    "serve") REPLY="--file --port --host --seed --key --keys-file --latency --fail-rate --fail-mode --fault-seed --ban-after --ban-seconds --max-connections" ;;
+    "serve") REPLY="--file --port --host --seed --key --keys-file --latency --fail-rate --fail-mode --fault-seed --ban-after --ban-seconds --max-connections --journal-size --admin-token" ;;
     "help") REPLY="" ;;
     *) REPLY="" ;;
   esac
