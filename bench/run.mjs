@@ -18,11 +18,20 @@ import { createServe } from "./lib/serve.mjs";
 import * as binaryStartup from "./phases/binary-startup.mjs";
 import * as bulkImport from "./phases/bulk-import.mjs";
 import * as cliStartup from "./phases/cli-startup.mjs";
+import * as journalCost from "./phases/journal-cost.mjs";
 import * as serverRead from "./phases/server-read.mjs";
 import * as serverWrite from "./phases/server-write.mjs";
 import * as serverStartup from "./phases/server-startup.mjs";
 
-const PHASES = [cliStartup, binaryStartup, serverRead, serverWrite, serverStartup, bulkImport];
+const PHASES = [
+  cliStartup,
+  binaryStartup,
+  serverRead,
+  journalCost,
+  serverWrite,
+  serverStartup,
+  bulkImport,
+];
 
 const FULL = {
   loadSeconds: 5,

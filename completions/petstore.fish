@@ -31,7 +31,7 @@ function __petstore_value_flags
         case 'profile show'
             printf '%s\n' --env --base-url
         case 'serve'
-            printf '%s\n' --file --port --host --seed --key --keys-file --tls-cert --tls-key --latency --fail-rate --fail-mode --fault-seed --ban-after --ban-seconds --max-connections --cors
+            printf '%s\n' --file --port --host --seed --key --keys-file --tls-cert --tls-key --latency --fail-rate --fail-mode --fault-seed --ban-after --ban-seconds --max-connections --cors --journal-size --admin-token
     end
 end
 
@@ -221,6 +221,8 @@ complete -c petstore -n '__petstore_at "serve"' -l ban-seconds -r -d 'length of 
 complete -c petstore -n '__petstore_at "serve"' -l max-connections -r -d 'open connections allowed, idle ones closed first (default: 1000, fewer under a low ulimit -n)'
 complete -c petstore -n '__petstore_at "serve"' -l cors -r -d 'allow only these browser origins, scheme://host[:port],... (default: any origin)'
 complete -c petstore -n '__petstore_at "serve"' -l no-cors -d 'send no CORS headers: browser pages on other origins cannot call it'
+complete -c petstore -n '__petstore_at "serve"' -l journal-size -r -d 'requests kept for GET /__admin/requests; 0 turns the journal off'
+complete -c petstore -n '__petstore_at "serve"' -l admin-token -r -d 'require this bearer token on /__admin (needed off loopback)'
 complete -c petstore -n '__petstore_at "serve"' -s h -l help -d 'show help'
 complete -c petstore -n '__petstore_at "serve"' -l no-color -d 'no colour on stdout or stderr (also NO_COLOR=1, TERM=dumb)'
 complete -c petstore -n '__petstore_at "serve"' -l debug -d 'show stack traces of errors'

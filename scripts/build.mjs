@@ -22,7 +22,10 @@
 //   against a stub server (scripts/code-cache.mjs).
 //
 // The library entry (dist/index.js) and an ESM build of the CLI (dist/cli.js,
-// for programmatic use) stay ESM with code splitting.
+// for programmatic use) stay ESM with code splitting. The library entry is also
+// built as CommonJS (dist/index.cjs, one file), for `require("petstore-cli")`
+// from CommonJS programs and test runners (Jest without ESM); package.json's
+// "require" condition points there.
 //
 // dist/home/: the home page's script and styles, and the API reference library
 // (swagger-ui-dist) copied from node_modules (scripts/home-assets.mjs).
@@ -174,6 +177,10 @@ const results = await Promise.all([
     ...commonJs,
     entryPoints: { tls: "src/server/tls/make-certificates.ts" },
     plugins: [separateFiles({ program: false })],
+  }),
+  build({
+    ...commonJs,
+    entryPoints: { index: "src/index.ts" },
   }),
   build({
     ...commonJs,

@@ -4,7 +4,16 @@
  */
 export * from "./schema/index.js";
 export { startServer } from "./server/server.js";
-export type { RunningServer, ServerTimeouts, StartServerOptions } from "./server/server.js";
+export type {
+  RequestFilter,
+  RunningServer,
+  ServerTimeouts,
+  StartServerOptions,
+} from "./server/server.js";
+export type { RecordedRequest } from "./server/admin/request-journal.js";
+export type { KeyEntry } from "./server/admin/control-plane.js";
+export type { FaultOptions } from "./server/faults.js";
+export type { ApiKeySpec } from "./server/keys.js";
 export { createClient, DEFAULT_TIMEOUT_MS } from "./client/client.js";
 export type { ClientOptions, Transport } from "./client/client.js";
 export { DEFAULT_RETRY_POLICY } from "./client/retry.js";

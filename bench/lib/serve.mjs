@@ -39,9 +39,10 @@ export function createServe({ repoRoot, pets }) {
 
   /**
    * The arguments for serving `file`, following what `serve --help` offers. `keys`: the `--key`
-   * values (default the unlimited bench key); `quiet: false` keeps the access log on stderr.
+   * values (default the unlimited bench key); `quiet: false` keeps the access log on stderr;
+   * `extra`: more arguments, as given.
    */
-  async function serveArgs(file, { keys = [BENCH_KEY_FLAG], quiet = true } = {}) {
+  async function serveArgs(file, { keys = [BENCH_KEY_FLAG], quiet = true, extra = [] } = {}) {
     const help = await serveHelp();
     const offers = (flag) => new RegExp(`${flag}\\b`).test(help);
     const fileFlag = ["--file", "--data", "--db", "--store"].find(offers);
@@ -50,12 +51,13 @@ export function createServe({ repoRoot, pets }) {
     if (offers("--host")) args.push("--host", "127.0.0.1");
     for (const key of keys) args.push("--key", key);
     if (quiet && offers("--quiet")) args.push("--quiet");
+    args.push(...extra);
     return args;
   }
 
   /** `onStderr` receives everything serve writes on stderr (the access log without `quiet`). */
-  async function start(file, { timeoutMs = 60_000, keys, quiet, onStderr } = {}) {
-    const args = ["serve", ...(await serveArgs(file, { keys, quiet }))];
+  async function start(file, { timeoutMs = 60_000, keys, quiet, extra, onStderr } = {}) {
+    const args = ["serve", ...(await serveArgs(file, { keys, quiet, extra }))];
     const started = await startProcess(process.execPath, [bin, ...args], {
       cwd: repoRoot,
       readyPattern: BASE_URL_PATTERN,

@@ -3,8 +3,10 @@ import { FILES, withHint } from "../completion/hints.js";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
 import type { Factory } from "./factory.js";
 import {
+  ADMIN_TOKEN_VARIABLE,
   DEFAULT_FILE,
   DEFAULT_HOST,
+  DEFAULT_JOURNAL_SIZE,
   DEFAULT_PORT,
   KEYS_VARIABLE,
 } from "../server/serve-defaults.js";
@@ -29,6 +31,10 @@ TLS:
   local CA kept next to the data file (<file>.ca.pem, its key <file>.ca-key.pem, 0600)
   and reused while valid; clients trust it with NODE_EXTRA_CA_CERTS=<file>.ca.pem.
   --tls-cert and --tls-key serve a certificate of your own instead.
+Control plane (for test suites; see the README):
+  /__admin/health, /reset, /requests, /clock, /faults, /keys, /openapi.json. Open
+  without a credential on a loopback --host; on any other, off unless --admin-token
+  (or ${ADMIN_TOKEN_VARIABLE}) is given, then Authorization: Bearer <token>.
 
 Scripts:
   stdout gets one line, the base URL, once the server is ready (with --print-env, two
@@ -97,6 +103,12 @@ export function registerServeCommand(program: Command, factory: Factory): void {
       "allow only these browser origins, scheme://host[:port],... (default: any origin)",
     )
     .option("--no-cors", "send no CORS headers: browser pages on other origins cannot call it")
+    .option(
+      "--journal-size <n>",
+      "requests kept for GET /__admin/requests; 0 turns the journal off",
+      String(DEFAULT_JOURNAL_SIZE),
+    )
+    .option("--admin-token <token>", "require this bearer token on /__admin (needed off loopback)")
     .addHelpText("after", HELP_AFTER)
     .action(async (flags: Omit<ServeFlags, "key"> & { key?: string[] }) => {
       await serve({ ...flags, key: flags.key ?? [] }, factory);
@@ -140,6 +152,9 @@ async function serve(flags: ServeFlags, factory: Factory): Promise<void> {
         `petstore serve: clients trust its certificate with NODE_EXTRA_CA_CERTS=${trustFile}\n`,
       );
     }
+  }
+  if (flags.quiet !== true) {
+    stderr.write(server.controlPlaneNote(running.adminUrl, running.host, plan.options.adminToken));
   }
   await untilSignalled();
   await running.close();

@@ -5,12 +5,19 @@
  * request node:http would refuse (no Host, an unmet Expect), authentication,
  * method, faults, then the operation. Every response carries the rate-limit and
  * CORS headers, including the ones written straight to the socket for CONNECT
- * and for malformed requests.
+ * and for malformed requests. `/__admin/*` is the control plane (admin/): it goes
+ * there before any of those steps. Answered requests are recorded in the request
+ * journal (admin/request-journal.ts).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { DEPRECATION_HEADER_VALUES } from "../schema/deprecation.js";
 import type { AccessLog } from "./access-log.js";
+import { adminAccess } from "./admin/access.js";
+import { FakeClock, type Clock } from "./admin/clock.js";
+import { ControlPlane } from "./admin/control-plane.js";
+import { DEFAULT_JOURNAL_SIZE, JournalEntry, RequestJournal } from "./admin/request-journal.js";
+import { createAdminRoutes, isAdminPath } from "./admin/routes.js";
 import { Keyring, type Identity } from "./auth.js";
 import { createCors, type CorsOption } from "./cors.js";
 import { FAULT_RETRY_AFTER_SECONDS, FaultInjector, type FaultOptions } from "./faults.js";
@@ -25,10 +32,7 @@ import { errorReply, printable, unauthorizedReply, type Reply } from "./reply.js
 import { clientErrorReply, writeSocketAnswer } from "./socket-answer.js";
 import type { PetStore } from "./store/types.js";
 
-export interface Clock {
-  /** Milliseconds since the Unix epoch. */
-  now(): number;
-}
+export type { Clock } from "./admin/clock.js";
 
 export interface AppOptions {
   keys: readonly ApiKeySpec[];
@@ -39,6 +43,13 @@ export interface AppOptions {
   ban?: BanPolicy;
   /** CORS: true (the default) for any origin, a list of origins, or false for off. */
   cors?: CorsOption;
+  /** Requests kept in the request journal; 0 turns it off. Default 1,000. */
+  journalSize?: number;
+  /**
+   * Where the server listens and its admin token: the control plane is open on a
+   * loopback address, off elsewhere without a token. Default: off.
+   */
+  admin?: { host: string; token?: string };
 }
 
 export interface ServerStats {
@@ -59,6 +70,8 @@ export interface App {
   /** For `server.on("clientError")`: malformed or too slow requests get an Error body too. */
   handleClientError(error: Error & { code?: string }, socket: Duplex): void;
   stats(): ServerStats;
+  /** The control plane's operations, for the library's RunningServer. */
+  control: ControlPlane;
   /** Shutting down: responses ask clients to close; delayed requests are dropped once `closed`. */
   drain(): void;
   close(): void;
@@ -105,15 +118,42 @@ function lacksHost(req: IncomingMessage): boolean {
 }
 
 export function createApp(store: PetStore, options: AppOptions): App {
-  const clock = options.clock ?? Date;
+  const clock = new FakeClock(options.clock);
   const log = options.log;
   const logRequests = log?.logsRequests === true;
   const ban = options.ban ?? DEFAULT_BAN_POLICY;
   const keyring = new Keyring(options.keys);
   const cors = createCors(options.cors);
   const limiter = new RequestLimiter(ban);
-  const injector = options.faults ? new FaultInjector(options.faults) : undefined;
-  const faults = injector?.inactive === false ? injector : undefined;
+  const activeFaults = (settings: FaultOptions) => {
+    const injector = new FaultInjector(settings);
+    return injector.inactive ? undefined : injector;
+  };
+  let faultSettings = options.faults ?? {};
+  let faults = activeFaults(faultSettings);
+  const journal = new RequestJournal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
+  const journaling = journal.capacity > 0;
+  const timed = logRequests || journaling;
+  const control = new ControlPlane({
+    store,
+    keys: options.keys,
+    keyring,
+    limiter,
+    clock,
+    journal,
+    faults: {
+      get: () => faultSettings,
+      set: (settings) => {
+        faults = activeFaults(settings);
+        faultSettings = settings;
+      },
+    },
+  });
+  const admin = createAdminRoutes(
+    control,
+    adminAccess(options.admin?.host ?? "0.0.0.0", options.admin?.token),
+    { clock, count, note: (message) => log?.note(message) },
+  );
   const pages = new PageCache(store);
   const counts = new Map<number, number>();
   let responses = 0;
@@ -150,12 +190,14 @@ export function createApp(store: PetStore, options: AppOptions): App {
     if (route === Route.Pet) headers.push(...DEPRECATION_HEADERS);
     if (reply.headers !== undefined) headers.push(...reply.headers);
     if (reply.closeConnection === true || draining) headers.push("Connection", "close");
-    // With an injected clock, Date must agree with X-RateLimit-Reset, as on a real service.
-    if (clock !== Date) headers.push("Date", new Date(clock.now()).toUTCString());
+    // With an injected or moved clock, Date must agree with X-RateLimit-Reset, as on a real service.
+    const date = clock.dateHeader();
+    if (date !== undefined) headers.push("Date", date);
     res.writeHead(reply.status, headers);
     res.end(reply.body);
     count(reply.status);
     if (logRequests) logRequest(req, reply.status, startedAt);
+    if (journaling) journal.finish(req, reply.status, performance.now() - startedAt);
   }
 
   /** `outcome`: the status sent, or `reset` for a connection closed on purpose. */
@@ -183,6 +225,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
     req.socket.destroy();
     resets++;
     if (logRequests) logRequest(req, "reset", startedAt);
+    if (journaling) journal.finish(req, null, performance.now() - startedAt);
   }
 
   function operate(
@@ -201,7 +244,8 @@ export function createApp(store: PetStore, options: AppOptions): App {
       else send(req, res, reply, limitHeaders, route, startedAt);
     };
     if (route === Route.Pets && req.method === "POST") {
-      createPet(store, req).then(
+      const keep = journaling ? (bytes: Buffer) => journal.keepBody(req, bytes) : undefined;
+      createPet(store, req, keep).then(
         (reply) => {
           finish(reply);
         },
@@ -222,7 +266,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
   }
 
   function handle(req: IncomingMessage, res: ServerResponse, unmetExpectation = false): void {
-    const startedAt = logRequests ? performance.now() : 0;
+    const startedAt = timed ? performance.now() : 0;
     const url = req.url ?? "/";
     const queryAt = url.indexOf("?");
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
@@ -236,12 +280,20 @@ export function createApp(store: PetStore, options: AppOptions): App {
       return;
     }
     const route = routeOf(path);
+    if (route === Route.None && isAdminPath(path)) {
+      return admin(req, res, path, queryAt === -1 ? "" : url.slice(queryAt + 1));
+    }
     const identity = keyring.identify(req.headers.authorization);
     if (req.method === "OPTIONS" && !unmetExpectation && underV1(path)) {
       const grants = cors.preflight(req.headers);
       if (grants !== undefined) return answerPreflight(req, res, identity, grants, startedAt);
     }
-    const limit = limiter.check(identity, req.socket.remoteAddress, clock.now(), true);
+    const nowMs = clock.now();
+    const limit = limiter.check(identity, req.socket.remoteAddress, nowMs, true);
+    if (journaling) {
+      const plan = typeof identity === "object" ? identity.plan : null;
+      journal.begin(req, new JournalEntry(nowMs, req.method ?? "-", url, path.length, plan));
+    }
     const limitHeaders = limit.headers;
     if (limit.refusal !== undefined) {
       return send(req, res, limit.refusal, limitHeaders, route, startedAt);
@@ -329,7 +381,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
   function handleConnect(req: IncomingMessage, socket: Duplex): void {
     // node:http hands the socket over without its error listener.
     socket.on("error", () => socket.destroy());
-    const startedAt = logRequests ? performance.now() : 0;
+    const startedAt = timed ? performance.now() : 0;
     const nowMs = clock.now();
     const identity = keyring.identify(req.headers.authorization);
     const limit = limiter.check(identity, req.socket.remoteAddress, nowMs, true);
@@ -343,6 +395,12 @@ export function createApp(store: PetStore, options: AppOptions): App {
     writeSocketAnswer(socket, reply, headers, nowMs);
     count(reply.status);
     if (logRequests) logRequest(req, reply.status, startedAt);
+    if (journaling) {
+      const target = req.url ?? "";
+      const plan = typeof identity === "object" ? identity.plan : null;
+      journal.begin(req, new JournalEntry(nowMs, "CONNECT", target, target.length, plan));
+      journal.finish(req, reply.status, performance.now() - startedAt);
+    }
   }
 
   function handleClientError(error: Error & { code?: string }, socket: Duplex): void {
@@ -373,6 +431,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
     handleConnect,
     handleClientError,
     stats,
+    control,
     drain: () => {
       draining = true;
     },

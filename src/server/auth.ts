@@ -29,9 +29,33 @@ export class Keyring {
   private readonly accounts = new Map<string, KeyAccount>();
 
   constructor(keys: readonly ApiKeySpec[]) {
-    for (const { key, plan, limits } of keys) {
-      this.accounts.set(digest(key), { plan, limits, bucket: new RateBucket() });
+    for (const spec of keys) this.add(spec);
+  }
+
+  /** Adds a key, or changes the plan of a known one (its counters are kept); true when new. */
+  add({ key, plan, limits }: ApiKeySpec): boolean {
+    const known = this.accounts.get(digest(key));
+    if (known !== undefined) {
+      known.plan = plan;
+      known.limits = limits;
+      return false;
     }
+    this.accounts.set(digest(key), { plan, limits, bucket: new RateBucket() });
+    return true;
+  }
+
+  /** Whether the key was there. */
+  remove(key: string): boolean {
+    return this.accounts.delete(digest(key));
+  }
+
+  account(key: string): KeyAccount | undefined {
+    return this.accounts.get(digest(key));
+  }
+
+  /** Every key's rate-limit windows and bans start over. */
+  resetBuckets(): void {
+    for (const account of this.accounts.values()) account.bucket = new RateBucket();
   }
 
   /** From the Authorization header; the scheme name is case-insensitive (RFC 7235). */

@@ -12,13 +12,26 @@ export const ERROR_CODES = {
     when: "the body is not UTF-8 JSON, or beyond the parser's limits (the message says where)",
   },
   invalid_body: { status: 400, when: "the body is JSON but not a valid NewPet" },
+  invalid_admin_request: {
+    status: 400,
+    when: "a control-plane body or query is not what it takes (the message names the field)",
+  },
   unauthorized: { status: 401, when: "no bearer key was sent" },
   invalid_key: { status: 401, when: "the bearer key is not known" },
   forbidden: {
     status: 403,
     when: "the home page's pet list (/__home/pets) was asked for from another machine",
   },
+  admin_unauthorized: {
+    status: 401,
+    when: "the fake has an --admin-token and the control-plane request did not send it",
+  },
+  admin_forbidden: {
+    status: 403,
+    when: "a control-plane request from a page of another origin, or to a non-loopback Host",
+  },
   not_found: { status: 404, when: "no route has this path" },
+  admin_key_not_found: { status: 404, when: "DELETE /__admin/keys/{key} of a key the fake lacks" },
   pet_not_found: { status: 404, when: "no pet has this id" },
   method_not_allowed: { status: 405, when: "the path exists but not with this method" },
   request_timeout: { status: 408, when: "the headers or body arrived too slowly" },

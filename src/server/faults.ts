@@ -28,7 +28,7 @@ export interface FaultOptions {
 
 /** Retry-After of an injected 503, in seconds. */
 export const FAULT_RETRY_AFTER_SECONDS = 1;
-const MAX_LATENCY_MS = 600_000;
+export const MAX_LATENCY_MS = 600_000;
 
 /** `--latency 250` or `--latency 100-400` (milliseconds). */
 export function parseLatency(text: string): { minMs: number; maxMs: number } {

@@ -9,10 +9,11 @@ export { PLAN_LIMITS, type ApiKeySpec, type PlanName, type WindowLimits } from "
 export { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
 export { MAX_BODY_BYTES } from "./request-body.js";
 export { DEFAULT_FILE, DEFAULT_HOST, DEFAULT_PORT, KEYS_VARIABLE } from "./serve-defaults.js";
-export { exportLines, planServe, type ServeFlags } from "./serve-options.js";
+export { controlPlaneNote, exportLines, planServe, type ServeFlags } from "./serve-options.js";
 export {
   DEFAULT_TIMEOUTS,
   startServer,
+  type RequestFilter,
   type RunningServer,
   type ServerTimeouts,
   type StartServerOptions,

@@ -29,8 +29,8 @@ export interface ApiKeySpec {
   limits: WindowLimits | null;
 }
 
-const KEY_PATTERN = /^[A-Za-z0-9\-._~+/]+=*$/;
-const MAX_KEY_LENGTH = 512;
+export const KEY_PATTERN = /^[A-Za-z0-9\-._~+/]+=*$/;
+export const MAX_KEY_LENGTH = 512;
 const CUSTOM_LIMITS_PATTERN = /^([1-9][0-9]{0,8})\/([1-9][0-9]{0,9})$/;
 
 function isPlanName(text: string): text is PlanName {

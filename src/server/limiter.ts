@@ -20,7 +20,7 @@ export interface LimitOutcome {
 }
 
 export class RequestLimiter {
-  private readonly addresses = new AddressBuckets();
+  private addresses = new AddressBuckets();
   // Unlimited keys get the same headers for a whole minute: no work per request.
   private unlimitedHeaders: string[] = [];
   private unlimitedUntilMs = -Infinity;
@@ -51,6 +51,11 @@ export class RequestLimiter {
       headers: rateHeaders(decision),
       refusal: decision.verdict === "allowed" ? undefined : rateLimitedReply(decision),
     };
+  }
+
+  /** The windows and bans of clients without a valid key start over. */
+  clearAddresses(): void {
+    this.addresses = new AddressBuckets();
   }
 
   private headersForUnlimited(nowMs: number): string[] {

@@ -21,9 +21,16 @@ export function getPet(store: PetStore, idSegment: string): Reply {
   return { status: 200, body: json };
 }
 
-/** Resolves to undefined when the client left before its body arrived. */
-export async function createPet(store: PetStore, req: IncomingMessage): Promise<Reply | undefined> {
-  const body = await readJsonBody(req);
+/**
+ * Resolves to undefined when the client left before its body arrived. `keep`
+ * receives the body's bytes as received (for the request journal).
+ */
+export async function createPet(
+  store: PetStore,
+  req: IncomingMessage,
+  keep?: (bytes: Buffer) => void,
+): Promise<Reply | undefined> {
+  const body = await readJsonBody(req, keep);
   if (!body.ok) return body.reply;
   const newPet = validateNewPet(body.value);
   if (!newPet.ok) return errorReply("invalid_body", formatProblems(newPet.problems));

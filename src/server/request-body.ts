@@ -30,7 +30,11 @@ export function isJsonMediaType(contentType: string): boolean {
 const UNSUPPORTED_MEDIA_TYPE = "Content-Type must be application/json (charset utf-8 if given)";
 const TOO_LARGE = `the body is larger than ${MAX_BODY_BYTES} bytes (1 MiB)`;
 
-export function readJsonBody(req: IncomingMessage): Promise<BodyResult> {
+/** `keep` receives the bytes read (up to the cap), before they are interpreted. */
+export function readJsonBody(
+  req: IncomingMessage,
+  keep?: (bytes: Buffer) => void,
+): Promise<BodyResult> {
   const contentType = req.headers["content-type"];
   if (contentType !== undefined && !isJsonMediaType(contentType)) {
     return Promise.resolve(refuse(errorReply("unsupported_media_type", UNSUPPORTED_MEDIA_TYPE)));
@@ -55,7 +59,9 @@ export function readJsonBody(req: IncomingMessage): Promise<BodyResult> {
     };
     const onEnd = () => {
       req.off("close", onClose);
-      resolve(interpret(Buffer.concat(chunks, size), contentType !== undefined));
+      const bytes = Buffer.concat(chunks, size);
+      keep?.(bytes);
+      resolve(interpret(bytes, contentType !== undefined));
     };
     const onClose = () => {
       if (!req.complete) resolve({ ok: false, reply: undefined });

@@ -7,3 +7,6 @@ export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 4010;
 /** Comma-separated key specs, used when no --key or --keys-file gives one. */
 export const KEYS_VARIABLE = "PETSTORE_SERVE_KEYS";
+/** The admin token when --admin-token is not given (kept out of `ps`). */
+export const ADMIN_TOKEN_VARIABLE = "PETSTORE_SERVE_ADMIN_TOKEN";
+export const DEFAULT_JOURNAL_SIZE = 1000;

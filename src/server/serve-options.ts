@@ -18,7 +18,9 @@ import {
   parseKeysList,
   type ApiKeySpec,
 } from "./keys.js";
-import { KEYS_VARIABLE } from "./serve-defaults.js";
+import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE, isLoopback } from "./admin/access.js";
+import { MAX_JOURNAL_SIZE } from "./admin/request-journal.js";
+import { ADMIN_TOKEN_VARIABLE, KEYS_VARIABLE } from "./serve-defaults.js";
 import { MAX_SEED_PETS, type StartServerOptions } from "./server.js";
 import { planTls, type TlsFlags } from "./tls/tls-flags.js";
 
@@ -40,6 +42,8 @@ export interface ServeFlags extends TlsFlags {
   maxConnections?: string;
   /** `--cors <origins>` gives the list; `--no-cors` is false. */
   cors?: string | false;
+  journalSize?: string;
+  adminToken?: string;
 }
 
 export interface ServePlan {
@@ -132,7 +136,39 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan 
   if (flags.cors !== undefined) {
     options.cors = flags.cors === false ? false : parseCorsFlag(flags.cors);
   }
+  if (flags.journalSize !== undefined) {
+    options.journalSize = wholeNumber(flags.journalSize, "--journal-size", MAX_JOURNAL_SIZE);
+  }
+  const adminToken = resolveAdminToken(flags, env);
+  if (adminToken !== undefined) options.adminToken = adminToken;
   return { options, generatedKey, trustFile };
+}
+
+/** --admin-token, else the environment variable (which `ps` does not show). */
+function resolveAdminToken(flags: ServeFlags, env: NodeJS.ProcessEnv): string | undefined {
+  const [token, where] =
+    flags.adminToken !== undefined
+      ? [flags.adminToken, "--admin-token"]
+      : [env[ADMIN_TOKEN_VARIABLE], ADMIN_TOKEN_VARIABLE];
+  if (token === undefined || (token === "" && where === ADMIN_TOKEN_VARIABLE)) return undefined;
+  if (!ADMIN_TOKEN_PATTERN.test(token)) {
+    throw new ServerConfigError(`${where} ${ADMIN_TOKEN_RULE}`);
+  }
+  return token;
+}
+
+/** The line `serve` writes about the control plane at start-up. */
+export function controlPlaneNote(
+  adminUrl: string,
+  host: string,
+  adminToken: string | undefined,
+): string {
+  if (adminToken !== undefined) {
+    return `petstore serve: control plane at ${adminUrl} (Authorization: Bearer <admin token>)\n`;
+  }
+  return isLoopback(host)
+    ? `petstore serve: control plane at ${adminUrl} (no credential on loopback)\n`
+    : `petstore serve: control plane off (--host ${host} is not loopback; --admin-token turns it on)\n`;
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
  * `startServer`: the fake on a real port, for `petstore serve` and for test
  * suites. With `file` it serves a JSON file through the file store; without, a
- * memory store.
+ * memory store (of `pets`, or of `seed` demo pets). The RunningServer carries
+ * the control plane's operations (reset, requests, clock, faults, keys), the
+ * same as `/__admin/*`.
  */
 import { createServer, type Server } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
@@ -16,7 +18,19 @@ import {
   type ConnectionCapStats,
 } from "./connection-cap.js";
 import type { FaultOptions } from "./faults.js";
-import { generateKey, mergeKeys, parseKeySpec, type ApiKeySpec } from "./keys.js";
+import { generateKey, mergeKeys, type ApiKeySpec } from "./keys.js";
+import type { KeyEntry } from "./admin/control-plane.js";
+import type { RecordedRequest } from "./admin/request-journal.js";
+import {
+  checkAdvance,
+  checkFaults,
+  checkFilter,
+  keySpecOf,
+  optionsChecker,
+  petsOf,
+  START_OPTION_SHAPE,
+} from "./start-options.js";
+import type { Pet } from "../schema/pet.js";
 import { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
 import { createMemoryStore } from "./store/memory.js";
 import { demoPets } from "./store/seed.js";
@@ -61,6 +75,13 @@ export interface StartServerOptions {
   store?: PetStore;
   /** Number of demo pets to start with when the file is new (or in memory). */
   seed?: number;
+  /**
+   * The pets of an in-memory store (ids given; numbers or bigints), what `reset()`
+   * goes back to. Not with `file`, `store` or `seed`.
+   */
+  pets?: ReadonlyArray<
+    Omit<Pet, "id" | "categoryId"> & { id: bigint | number; categoryId: bigint | number }
+  >;
   /** Default 0: a free port. */
   port?: number;
   /** Default 127.0.0.1. */
@@ -92,31 +113,81 @@ export interface StartServerOptions {
    * origin; a list of origins (`scheme://host[:port]`) for those only; false for off.
    */
   cors?: boolean | readonly string[];
+  /** Requests kept in the request journal (`requests()`); 0 turns it off. Default 1,000. */
+  journalSize?: number;
+  /**
+   * Required as `Authorization: Bearer <token>` by `/__admin/*`; without it the
+   * control plane is open on a loopback host and off on any other.
+   */
+  adminToken?: string;
 }
+
+/** Filters of `requests()`, as the query of `GET /__admin/requests`. */
+export interface RequestFilter {
+  /** GET, POST... (any case). */
+  method?: string;
+  /** Exact, or a prefix when it ends in `*`. */
+  path?: string;
+  /** 404, or a class: "4xx". */
+  status?: number | string;
+  /** At or after: a Date, Unix milliseconds or an ISO 8601 string (the fake's clock). */
+  since?: Date | number | string;
+}
+
+const checkOptions = optionsChecker<StartServerOptions>(START_OPTION_SHAPE, "startServer");
 
 export interface RunningServer {
   /** Base URL, `http://HOST:PORT/v1` (`https://` over TLS). */
   url: string;
+  /** The control plane, `http://HOST:PORT/__admin`. */
+  adminUrl: string;
   port: number;
   host: string;
-  keys: readonly ApiKeySpec[];
+  /** The keys accepted now (with those added and removed at run time). */
+  readonly keys: readonly ApiKeySpec[];
   store: PetStore;
   /** Over TLS: the CA certificate (PEM) and its file, when serve made the certificate. */
   tls?: { ca?: string; caFile?: string };
   stats(): ServerStats & ConnectionCapStats;
+  /**
+   * The store back to what it held at start (durably); rate-limit windows, bans
+   * and the request journal cleared. Keys, faults and the clock stay.
+   */
+  reset(): Promise<void>;
+  /** The request journal, oldest first, filtered; never a key. */
+  requests(filter?: RequestFilter): RecordedRequest[];
+  clearRequests(): void;
+  /** The fake's clock: moving it moves rate-limit windows, bans, Date and X-RateLimit-Reset. */
+  clock: {
+    now(): Date;
+    /** Forward only: 0 to ten years. */
+    advance(seconds: number): void;
+    readonly offsetSeconds: number;
+  };
+  /** Replaces every fault setting (same shape as the `faults` option; `{}` for none). */
+  setFaults(faults: FaultOptions): void;
+  /** Adds a key (a spec string or {key, plan?, limits?}), or gives a known key this plan. */
+  addKey(key: string | ApiKeySpec): KeyEntry;
+  /** Whether the key was there. */
+  removeKey(key: string): boolean;
   /** Stops accepting, finishes in-flight requests, closes the store. */
   close(): Promise<void>;
 }
 
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
+  checkOptions(options);
+  const clash = (["file", "store", "seed"] as const).filter((name) => options[name] !== undefined);
+  if (options.pets !== undefined && clash.length > 0) {
+    throw new ServerConfigError(
+      `startServer: pets start an in-memory store and cannot be given with ${clash.join(" or ")}`,
+    );
+  }
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ServerConfigError(`the port must be an integer from 0 to 65535; got ${port}`);
   }
-  const given = (options.keys ?? []).map((key) =>
-    typeof key === "string" ? parseKeySpec(key, "key") : key,
-  );
+  const given = (options.keys ?? []).map((key) => keySpecOf(key, "key"));
   const keys = given.length > 0 ? mergeKeys(given) : [generateKey()];
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const maxConnections = options.maxConnections ?? defaultMaxConnections();
@@ -163,6 +234,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       faults: options.faults,
       ban: { ...DEFAULT_BAN_POLICY, ...options.ban },
       cors,
+      journalSize: options.journalSize,
+      admin: { host, token: options.adminToken },
     });
     const serverOptions = {
       headersTimeout: timeouts.headersTimeoutMs,
@@ -221,14 +294,37 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     }
   }
 
+  const control = app.control;
+  const origin = `${tls === undefined ? "http" : "https"}://${host.includes(":") ? `[${host}]` : host}:${boundPort}`;
   return {
-    url: `${tls === undefined ? "http" : "https"}://${host.includes(":") ? `[${host}]` : host}:${boundPort}/v1`,
+    url: `${origin}/v1`,
+    adminUrl: `${origin}/__admin`,
     port: boundPort,
     host,
-    keys,
+    get keys() {
+      return control.keys();
+    },
     store,
     tls: tls === undefined ? undefined : { ca: tls.ca, caFile: tls.caFile },
     stats: () => ({ ...app.stats(), ...capStats() }),
+    reset: () => control.reset(),
+    requests: (filter) => control.requests(checkFilter(filter)),
+    clearRequests: () => control.clearRequests(),
+    clock: {
+      now: () => new Date(control.clock().nowMs),
+      advance: (seconds) => void control.advanceClock(checkAdvance(seconds)),
+      get offsetSeconds() {
+        return control.clock().offsetSeconds;
+      },
+    },
+    setFaults: (faults) => control.setFaults(checkFaults(faults, "setFaults")),
+    addKey: (key) => control.addKey(keySpecOf(key, "addKey")).entry,
+    removeKey: (key) => {
+      if (typeof key !== "string") {
+        throw new ServerConfigError(`removeKey: the key must be a string; got ${typeof key}`);
+      }
+      return control.removeKey(key);
+    },
     close: () => (closing ??= close()),
   };
 }
@@ -240,6 +336,7 @@ async function openStore(options: StartServerOptions, log: AccessLog): Promise<P
       `the number of demo pets must be an integer from 0 to ${MAX_SEED_PETS}; got ${seed}`,
     );
   }
+  if (options.pets !== undefined) return createMemoryStore(petsOf(options.pets));
   if (options.file === undefined) return createMemoryStore(demoPets(seed ?? 0));
   const { openFileStore } = await import("./store/file-store.js");
   return openFileStore({ file: options.file, seed, log: (line) => log.note(line) });

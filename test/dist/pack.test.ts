@@ -75,6 +75,7 @@ describe("the npm package", () => {
       "bin/petstore.js",
       "dist/cli.cjs",
       "dist/index.js",
+      "dist/index.cjs",
       "dist/types/index.d.ts",
       "dist/home/home.js",
       "dist/home/swagger-ui-bundle.js",
@@ -140,6 +141,21 @@ describe("the npm package", () => {
     const homeJs = readFileSync(join(REPO_ROOT, "dist", "home", "home.js"), "utf8").length;
     expect(out.trim()).toBe(
       `{"id":1,"name":"Lib","categoryId":5,"status":"available"} 200 ${homeJs}`,
+    );
+  });
+
+  it("loads with require() from CommonJS", () => {
+    const script =
+      "const m = require('petstore-cli');" +
+      "m.startServer({ keys: ['k'], quiet: true, pets: [{ id: 4, name: 'Cjs', categoryId: 1 }] })" +
+      ".then(async (s) => { console.log(require.resolve('petstore-cli'), s.store.getJson(4n)); await s.close(); });";
+    // Run from the prefix's lib/, so require() finds the package in its node_modules.
+    const out = execFileSync(process.execPath, ["-e", script], {
+      cwd: join(prefix, "lib"),
+      encoding: "utf8",
+    });
+    expect(out.trim()).toBe(
+      `${join(prefix, "lib", "node_modules", name, "dist", "index.cjs")} {"id":4,"name":"Cjs","categoryId":1}`,
     );
   });
 });

@@ -58,4 +58,28 @@ describe("the README's CI recipe", () => {
     const stored = parseJson(readFileSync(join(work, "ci-pets.json"), "utf8"));
     expect(Array.isArray(stored) && stored.length).toBe(21);
   });
+
+  it("runs the control-plane step as written: reset between tests, assert on the journal", () => {
+    const script = stepScript("Test an app, resetting the fake between tests");
+    const run = spawnSync("bash", ["-c", script], {
+      cwd: work,
+      env: {
+        PATH: `${join(work, "bin")}:${process.env.PATH}`,
+        HOME: work,
+        PETSTORE_CONFIG_DIR: join(work, "config"),
+      },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/error/i);
+    const sent = JSON.parse(readFileSync(join(work, "sent.json"), "utf8")) as {
+      requests: { body: string; plan: string }[];
+    };
+    expect(sent.requests).toHaveLength(1);
+    expect(sent.requests[0]!.plan).toBe("enterprise");
+    // Reset on SIGTERM too: the file holds the 5 seeded pets, not Rex.
+    const stored = parseJson(readFileSync(join(work, "app-pets.json"), "utf8"));
+    expect(Array.isArray(stored) && stored.length).toBe(5);
+  });
 });

@@ -77,6 +77,7 @@ describe("shutting down", () => {
       get revision() {
         return memory.revision;
       },
+      reset: () => memory.reset(),
       async create(pet) {
         entered();
         await gate;

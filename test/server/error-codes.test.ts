@@ -33,6 +33,7 @@ function brokenStore(): PetStore {
     get revision() {
       return pets.revision;
     },
+    reset: () => pets.reset(),
     close: () => pets.close(),
   };
 }
@@ -81,6 +82,25 @@ const TRIGGERS: Record<keyof typeof ERROR_CODES, () => Promise<{ status: number;
     empty_body: () => viaHttp(call(server.url, "/v1/pets", { key: KEY, body: "" })),
     invalid_json: () => viaHttp(call(server.url, "/v1/pets", { key: KEY, body: "{" })),
     invalid_body: () => viaHttp(call(server.url, "/v1/pets", { key: KEY, body: "{}" })),
+    invalid_admin_request: () =>
+      viaHttp(call(server.url, "/__admin/clock", { body: '{"advanceSeconds":-1}' })),
+    admin_unauthorized: async () => {
+      const guarded = await startTestServer({ keys: [KEY], adminToken: "an-admin-token-of-16+" });
+      try {
+        return await viaHttp(call(guarded.url, "/__admin/health"));
+      } finally {
+        await guarded.close();
+      }
+    },
+    admin_forbidden: () =>
+      viaHttp(
+        call(server.url, "/__admin/reset", {
+          method: "POST",
+          headers: { origin: "https://elsewhere.example" },
+        }),
+      ),
+    admin_key_not_found: () =>
+      viaHttp(call(server.url, "/__admin/keys/no-such-key", { method: "DELETE" })),
     unauthorized: () => viaHttp(call(server.url, "/v1/pets")),
     invalid_key: () => viaHttp(call(server.url, "/v1/pets", { key: "nope" })),
     forbidden: () =>

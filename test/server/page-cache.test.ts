@@ -15,6 +15,7 @@ function countingStore(pets: PetStore) {
     },
     getJson: (id: bigint) => pets.getJson(id),
     create: (pet: Parameters<PetStore["create"]>[0]) => pets.create(pet),
+    reset: () => pets.reset(),
     get size() {
       return pets.size;
     },

@@ -14,9 +14,9 @@ import { install, statIfExists, versionKey, writeTemp } from "./file-versions.js
 import type { Journal } from "./journal.js";
 import type { StoreState } from "./store-state.js";
 
-/** Whether the file lacks pets the store serves, or does not exist yet. */
+/** Whether the file lacks pets (or ids) the store serves, or does not exist yet. */
 export function needsCompaction(state: StoreState): boolean {
-  return state.unflushed.length > 0 || state.version.stat === undefined;
+  return state.unflushed.length > 0 || state.version.stat === undefined || state.rewrite;
 }
 
 export async function compact(file: string, state: StoreState, journal: Journal): Promise<void> {
@@ -36,6 +36,7 @@ export async function compact(file: string, state: StoreState, journal: Journal)
   }
   await install(file);
   state.version = next;
+  state.rewrite = false;
   state.unflushed.splice(0, count);
   await journal.trim();
 }

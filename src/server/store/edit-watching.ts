@@ -5,16 +5,24 @@
  * compaction). An edit that cannot be used (invalid, another pet under an
  * acknowledged id, no longer a regular file) is refused: the store keeps serving what
  * it had and does not write the file until it changes again. A deleted file is
- * written again with the pets served.
+ * written again with the pets served. Pets the edit wrote without an id get ids
+ * above every id served, and the file is rewritten with them.
  *
- * Changes the state's `index`, `unflushed` and `version` when adopting.
+ * Changes the state's `index`, `unflushed`, `version` and `rewrite` when adopting.
  */
 import type { BigIntStats } from "node:fs";
 import { parsePetFile, type PetFile } from "./file-format.js";
 import { NO_FILE, appendPoint, readVersion, statIfExists, versionKey } from "./file-versions.js";
 import type { Journal } from "./journal.js";
-import { PetIndex } from "./pet-index.js";
-import { lackedPets, withPets, type StorePaths, type StoreState } from "./store-state.js";
+import { PetIndex, type StoredPet } from "./pet-index.js";
+import {
+  describeNumbered,
+  lackedPets,
+  numberPets,
+  withPets,
+  type StorePaths,
+  type StoreState,
+} from "./store-state.js";
 import { StoreError } from "./types.js";
 
 export class EditWatcher {
@@ -70,7 +78,7 @@ export class EditWatcher {
     };
     let parsed: PetFile;
     if (read.bytes.length === 0) {
-      parsed = { pets: [], appendOffset: 0, hasElements: false };
+      parsed = { pets: [], unnumbered: [], appendOffset: 0, hasElements: false };
     } else {
       try {
         parsed = parsePetFile(read.bytes, name);
@@ -80,7 +88,16 @@ export class EditWatcher {
       }
     }
     return this.journal.exclusively(async () => {
-      const lacked = lackedPets(new PetIndex(parsed.pets), state.unflushed);
+      // Above every id served, so no id a client has seen is given to another pet.
+      let numbered: StoredPet[];
+      try {
+        numbered = numberPets(parsed.pets, parsed.unnumbered, state.index.maxId);
+      } catch (error) {
+        if (!(error instanceof StoreError)) throw error;
+        return refuse(`the edit cannot be used: ${error.message}`);
+      }
+      const filePets = parsed.pets.concat(numbered);
+      const lacked = lackedPets(new PetIndex(filePets), state.unflushed);
       if ("conflict" in lacked) {
         const { there, pet } = lacked.conflict;
         return refuse(
@@ -90,16 +107,19 @@ export class EditWatcher {
       }
       const { missing } = lacked;
       const before = state.index.size;
-      state.index = new PetIndex(withPets(parsed.pets, missing));
+      state.index = new PetIndex(withPets(filePets, missing));
       state.unflushed = missing;
       this.refusedVersion = undefined;
       state.version = {
         stat: read.stat,
-        // A 0-byte file has no bracket to append before: write it whole.
-        ...(read.bytes.length === 0
+        // A 0-byte file has no bracket to append before, and new ids need a
+        // whole file: written whole.
+        ...(read.bytes.length === 0 || numbered.length > 0
           ? { appendOffset: undefined, hasElements: false }
           : appendPoint(parsed)),
       };
+      state.rewrite = numbered.length > 0;
+      if (numbered.length > 0) this.log(describeNumbered(numbered, name));
       this.log(
         `Picked up an edit of ${name}: serving ${state.index.size} pets (${before} before)` +
           (missing.length > 0

@@ -5,7 +5,9 @@
  * The file is a JSON array with one canonical pet per line, so a diff shows one
  * line per pet and new pets are appended before the closing bracket. Any other
  * layout a person writes by hand is read too (through the lossless parser), and
- * kept as written: appends go after its last element.
+ * kept as written: appends go after its last element. A pet written by hand
+ * without an `id` is read as unnumbered: the store gives it the next id and
+ * rewrites the file (see `numberPets`). The journal's pets always have an id.
  */
 import { jsonKindOf } from "../../schema/validate.js";
 import { JsonSyntaxError, lineAndColumn, parseJson, type JsonValue } from "../../schema/json.js";
@@ -19,9 +21,14 @@ import {
 import { sortPets, type StoredPet } from "./pet-index.js";
 import { StoreError } from "./types.js";
 
+/** A pet of the file without an `id`. */
+export type UnnumberedPet = Omit<Pet, "id">;
+
 export interface PetFile {
   /** Sorted by id, no id twice. */
   pets: StoredPet[];
+  /** The pets without an id, in file order. */
+  unnumbered: UnnumberedPet[];
   /**
    * Byte offset just after the last element (or after `[` when there is none):
    * where `appendText` goes, replacing the rest of the file.
@@ -81,10 +88,20 @@ function canonicalLine(line: string): StoredPet | undefined {
 const PET_FIELDS = ["id", "name", "categoryId", "status"];
 const ID_RULE = `must be an integer from ${INT64_MIN} to ${INT64_MAX}`;
 
-/** A parsed JSON value as a pet, with the shared validation messages when it is not one. */
+type Entry = StoredPet | UnnumberedPet;
+
+function isNumbered(entry: Entry): entry is StoredPet {
+  return "json" in entry;
+}
+
+/**
+ * A parsed JSON value as a pet, with the shared validation messages when it is not
+ * one; without an `id` it is an unnumbered pet when `idOptional`.
+ */
 function validateStoredPet(
   value: JsonValue,
-): { ok: true; pet: StoredPet } | { ok: false; problems: Problem[] } {
+  idOptional = false,
+): { ok: true; pet: Entry } | { ok: false; problems: Problem[] } {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return {
       ok: false,
@@ -98,8 +115,9 @@ function validateStoredPet(
   }
   const problems: Problem[] = [];
   const { id, ...rest } = value;
-  if (id === undefined) problems.push({ field: "id", problem: "is required" });
-  else if (typeof id !== "bigint" || id < INT64_MIN || id > INT64_MAX) {
+  if (id === undefined) {
+    if (!idOptional) problems.push({ field: "id", problem: "is required" });
+  } else if (typeof id !== "bigint" || id < INT64_MIN || id > INT64_MAX) {
     problems.push({ field: "id", problem: `${ID_RULE}; got ${describeValue(id)}` });
   }
   for (const key of Object.keys(rest)) {
@@ -111,6 +129,7 @@ function validateStoredPet(
   const checked = validateNewPet(rest);
   if (!checked.ok) problems.push(...checked.problems);
   if (problems.length > 0 || !checked.ok) return { ok: false, problems };
+  if (id === undefined) return { ok: true, pet: checked.value };
   const pet: Pet = { id: id as bigint, ...checked.value };
   return { ok: true, pet: { id: pet.id, status: pet.status, json: petToJson(pet) } };
 }
@@ -123,22 +142,37 @@ function validateStoredPet(
 export function parsePetFile(bytes: Buffer, name: string): PetFile {
   const text = bytes.toString("utf8");
   const lines = fastPath(text, name) ?? slowPath(text, name);
-  const pets = lines.pets;
+  const pets: StoredPet[] = [];
+  /** The index in the file of each of `pets`. */
+  const indexes: number[] = [];
+  const unnumbered: UnnumberedPet[] = [];
+  lines.pets.forEach((entry, index) => {
+    if (!isNumbered(entry)) return unnumbered.push(entry);
+    pets.push(entry);
+    indexes.push(index);
+  });
   const duplicate = sortPets(pets);
   if (duplicate) {
     const id = pets[duplicate.first]!.id;
+    const [first, second] = [indexes[duplicate.first]!, indexes[duplicate.second]!];
     throw new StoreError(
       "invalid",
-      `${name}: the pets at index ${duplicate.first} (line ${lines.lineOf(duplicate.first)}) and ` +
-        `index ${duplicate.second} (line ${lines.lineOf(duplicate.second)}) both have id ${id}; ` +
+      `${name}: the pets at index ${first} (line ${lines.lineOf(first)}) and ` +
+        `index ${second} (line ${lines.lineOf(second)}) both have id ${id}; ` +
         `each pet needs its own id.`,
     );
   }
-  return { pets, appendOffset: appendOffsetOf(bytes), hasElements: pets.length > 0 };
+  return {
+    pets,
+    unnumbered,
+    appendOffset: appendOffsetOf(bytes),
+    hasElements: lines.pets.length > 0,
+  };
 }
 
 interface ParsedPets {
-  pets: StoredPet[];
+  /** In file order. */
+  pets: Entry[];
   lineOf: (index: number) => number;
 }
 
@@ -155,7 +189,7 @@ function invalidPet(name: string, index: number, line: number, problems: Problem
  */
 function fastPath(text: string, name: string): ParsedPets | undefined {
   if (!text.startsWith("[\n")) return undefined;
-  const pets: StoredPet[] = [];
+  const pets: Entry[] = [];
   let position = 2;
   let line = 2;
   let expectMore = true;
@@ -171,7 +205,7 @@ function fastPath(text: string, name: string): ParsedPets | undefined {
     if (!expectMore) return undefined;
     expectMore = body.endsWith(",");
     if (expectMore) body = body.slice(0, -1);
-    let pet = canonicalLine(body);
+    let pet: Entry | undefined = canonicalLine(body);
     if (pet === undefined) {
       let value: JsonValue;
       try {
@@ -179,7 +213,7 @@ function fastPath(text: string, name: string): ParsedPets | undefined {
       } catch {
         return undefined;
       }
-      const checked = validateStoredPet(value);
+      const checked = validateStoredPet(value, true);
       if (!checked.ok) throw invalidPet(name, pets.length, line, checked.problems);
       pet = checked.pet;
     }
@@ -209,7 +243,7 @@ function slowPath(text: string, name: string): ParsedPets {
     return lineAndColumn(text, starts[index] ?? 0).line;
   };
   const pets = document.map((value, index) => {
-    const checked = validateStoredPet(value);
+    const checked = validateStoredPet(value, true);
     if (!checked.ok) throw invalidPet(name, index, lineOf(index), checked.problems);
     return checked.pet;
   });
@@ -281,7 +315,7 @@ export function parseJournal(bytes: Buffer): JournalRead {
     if (pet === undefined) {
       try {
         const checked = validateStoredPet(parseJson(line));
-        if (!checked.ok) break;
+        if (!checked.ok || !isNumbered(checked.pet)) break;
         pet = checked.pet;
       } catch {
         break;

@@ -4,6 +4,8 @@
  * from memory and creates through the journal (journal.ts: group commit), and about
  * once a second (`flushIntervalMs`) adopts an edit of the file made by someone else
  * (edit-watching.ts) and then compacts the acknowledged pets into it (compaction.ts).
+ * A reset (reset.ts) goes back to the pets of the opening; it and the maintenance
+ * ticks run one at a time.
  * `close()` finishes the writes, compacts a last time and removes the journal; pets
  * it could not compact stay in the journal for the next start.
  */
@@ -15,8 +17,9 @@ import { EditWatcher } from "./edit-watching.js";
 import { resolveDataFile } from "./file-kinds.js";
 import { Journal } from "./journal.js";
 import { acquireLock } from "./lock.js";
-import { newPetProblem } from "./pet-index.js";
+import { newPetProblem, type StoredPet } from "./pet-index.js";
 import { recover, type Recovered } from "./recovery.js";
+import { resetFile } from "./reset.js";
 import { storePaths, type StorePaths, type StoreState } from "./store-state.js";
 import { asStoreError, describeError } from "./store-errors.js";
 import { StoreError, type CreatedPet, type ListOptions, type PetStore } from "./types.js";
@@ -83,6 +86,10 @@ class FileStore implements PetStore {
   private readonly state: StoreState;
   private readonly journal: Journal;
   private readonly edits: EditWatcher;
+  /** The pets served right after opening, for `reset`. */
+  private readonly opening: readonly StoredPet[];
+  /** Maintenance ticks and resets, one at a time. */
+  private serial: Promise<unknown> = Promise.resolve();
   private lastProblem: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private maintenance: Promise<void> | undefined;
@@ -97,6 +104,7 @@ class FileStore implements PetStore {
     recovered: Recovered,
   ) {
     this.state = recovered.state;
+    this.opening = this.state.index.pets.slice();
     this.journal = new Journal(recovered.journal, paths, this.state, log);
     this.edits = new EditWatcher(paths, this.state, this.journal, log);
     this.schedule();
@@ -127,14 +135,32 @@ class FileStore implements PetStore {
     return this.journal.append(newPet);
   }
 
+  reset(): Promise<void> {
+    if (this.closed) {
+      return Promise.reject(new StoreError("io", `The store of ${this.paths.name} is closed.`));
+    }
+    return this.serially(() =>
+      resetFile(this.paths, this.state, this.journal, this.opening).catch((error: unknown) => {
+        throw asStoreError(error, `Cannot reset ${this.paths.name}`);
+      }),
+    );
+  }
+
   close(): Promise<void> {
     return (this.closing ??= this.shutDown());
+  }
+
+  private serially<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.serial.then(task);
+    this.serial = result.catch(() => {});
+    return result;
   }
 
   private async shutDown(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
     await this.maintenance;
+    await this.serial;
     await this.journal.idle();
     let failure: unknown;
     try {
@@ -161,7 +187,7 @@ class FileStore implements PetStore {
 
   private schedule(): void {
     this.timer = setTimeout(() => {
-      this.maintenance = this.update()
+      this.maintenance = this.serially(() => this.update())
         .then(
           () => {
             this.lastProblem = undefined;

@@ -89,6 +89,11 @@ export class Journal {
     return this.exclusively(() => this.rewrite(this.state.unflushed));
   }
 
+  /** Empties the journal, durably; only from a task run by `exclusively`. */
+  emptyWithin(): Promise<void> {
+    return this.rewrite([]);
+  }
+
   /** Closes the journal's file (once idle); what it holds stays. */
   close(): Promise<void> {
     return this.handle.close().catch(() => {});

@@ -15,7 +15,8 @@ export function createMemoryStore(pets: Pet[] = []): PetStore {
       `Pets at index ${duplicate.first} and ${duplicate.second} share the id ${stored[duplicate.first]!.id}; each pet needs its own id.`,
     );
   }
-  const index = new PetIndex(stored);
+  // A create appends to an index's array: each index gets its own copy.
+  let index = new PetIndex(stored.slice());
   let closed = false;
   return {
     listJson: (options) => index.list(options),
@@ -34,6 +35,10 @@ export function createMemoryStore(pets: Pet[] = []): PetStore {
     },
     get revision() {
       return index.revision;
+    },
+    async reset() {
+      if (closed) throw new StoreError("io", "The pet store is closed.");
+      index = new PetIndex(stored.slice());
     },
     async close() {
       closed = true;

@@ -18,7 +18,14 @@ import {
 } from "./file-versions.js";
 import { PetIndex, toStoredPet, type StoredPet } from "./pet-index.js";
 import { demoPets } from "./seed.js";
-import { lackedPets, withPets, type StorePaths, type StoreState } from "./store-state.js";
+import {
+  describeNumbered,
+  lackedPets,
+  numberPets,
+  withPets,
+  type StorePaths,
+  type StoreState,
+} from "./store-state.js";
 import { StoreError } from "./types.js";
 
 export interface Recovered {
@@ -43,7 +50,7 @@ export async function recover(
     await handle.truncate(0);
     await handle.sync();
     await syncDirectory(paths.directory);
-    return { state: { index, version, unflushed: [] }, journal: handle };
+    return { state: { index, version, unflushed: [], rewrite: false }, journal: handle };
   } catch (error) {
     await handle.close();
     throw error;
@@ -63,6 +70,7 @@ async function recoverInto(
   const fresh = existing === undefined || existing.bytes.length === 0;
   let pets: StoredPet[];
   let version: FileVersion;
+  let numbered: StoredPet[] = [];
   if (fresh) {
     const seeding = seed !== undefined && seed > 0 && journal.pets.length === 0;
     pets = seeding ? demoPets(seed).map(toStoredPet) : [];
@@ -71,6 +79,16 @@ async function recoverInto(
     const parsed = parsePetFile(existing.bytes, paths.name);
     pets = parsed.pets;
     version = { stat: existing.stat, ...appendPoint(parsed) };
+    if (parsed.unnumbered.length > 0) {
+      const journalMax = journal.pets.reduce<bigint | undefined>(
+        (max, pet) => (max === undefined || pet.id > max ? pet.id : max),
+        undefined,
+      );
+      numbered = numberPets(pets, parsed.unnumbered, journalMax);
+      pets = pets.concat(numbered);
+      // The file gets the new ids: written whole.
+      version = { ...version, appendOffset: undefined };
+    }
     if (seed !== undefined) {
       log(`${paths.name} already exists (${pets.length} pets): --seed ${seed} is ignored.`);
     }
@@ -86,7 +104,7 @@ async function recoverInto(
   pets = withPets(pets, missing);
   const index = new PetIndex(pets);
 
-  if (fresh || missing.length > 0) {
+  if (fresh || missing.length > 0 || numbered.length > 0) {
     const next = await writeTemp(
       paths.file,
       version,
@@ -95,6 +113,7 @@ async function recoverInto(
     await install(paths.file);
     version = next;
     if (fresh) log(`Created ${paths.name} with ${pets.length} pets.`);
+    if (numbered.length > 0) log(describeNumbered(numbered, paths.name));
     if (missing.length > 0) {
       log(
         `Recovered ${missing.length} acknowledged pets from ${paths.journal} into ${paths.name}.`,

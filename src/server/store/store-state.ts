@@ -4,8 +4,9 @@
  * join the pets of a file that lacks them (at start-up and when adopting an edit).
  */
 import path from "node:path";
+import type { UnnumberedPet } from "./file-format.js";
 import type { FileVersion } from "./file-versions.js";
-import { sortPets, type PetIndex, type StoredPet } from "./pet-index.js";
+import { idAfter, sortPets, toStoredPet, type PetIndex, type StoredPet } from "./pet-index.js";
 
 export interface StorePaths {
   /** The JSON file, symlinks resolved. */
@@ -28,6 +29,8 @@ export interface StoreState {
   version: FileVersion;
   /** Acknowledged (in the journal) but not yet in the JSON file; in id order. */
   unflushed: StoredPet[];
+  /** The JSON file lacks ids the store gave its pets: the next compaction writes it whole. */
+  rewrite: boolean;
 }
 
 /** A pet the file holds (`there`, its JSON) under the id of an acknowledged pet. */
@@ -54,6 +57,35 @@ export function lackedPets(
     missing.push(pet);
   }
   return { missing };
+}
+
+/**
+ * The `unnumbered` pets of a file with the next ids above `above` and above the
+ * file's own `pets` (sorted), in file order; throws `id_space_exhausted` when
+ * int64 runs out.
+ */
+export function numberPets(
+  pets: readonly StoredPet[],
+  unnumbered: readonly UnnumberedPet[],
+  above: bigint | undefined,
+): StoredPet[] {
+  const fileMax = pets[pets.length - 1]?.id;
+  let max = above === undefined || (fileMax !== undefined && fileMax > above) ? fileMax : above;
+  return unnumbered.map((pet) => {
+    const id = idAfter(max);
+    max = id;
+    return toStoredPet({ id, ...pet });
+  });
+}
+
+/** For the log: what `numberPets` gave `numbered` pets of `name`. */
+export function describeNumbered(numbered: readonly StoredPet[], name: string): string {
+  const first = numbered[0]!.id;
+  const last = numbered[numbered.length - 1]!.id;
+  return numbered.length === 1
+    ? `Gave 1 pet without an id in ${name} the id ${first}, and wrote it into the file.`
+    : `Gave ${numbered.length} pets without an id in ${name} the ids ${first} to ${last}, ` +
+        "and wrote them into the file.";
 }
 
 /** `pets` with `missing` added, sorted by id (`pets` itself when nothing is missing). */

@@ -30,8 +30,15 @@ export interface PetStore {
   create(pet: NewPet): Promise<CreatedPet>;
   /** Number of pets stored. */
   readonly size: number;
-  /** A number that changes whenever the stored pets change (creates, adopted edits). */
+  /** A number that changes whenever the stored pets change (creates, adopted edits, resets). */
   readonly revision: number;
+  /**
+   * Replaces every pet by the pets the store held when it was opened, and resolves
+   * only once that is durable (a restart after it serves those pets). Creates
+   * acknowledged before it are gone after it; ids continue from the opening pets.
+   * Rejects with a StoreError when it cannot; the pets served are then unchanged.
+   */
+  reset(): Promise<void>;
   /** Finish pending writes, bring the JSON file exactly up to date, release the file. */
   close(): Promise<void>;
 }

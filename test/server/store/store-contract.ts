@@ -124,6 +124,32 @@ export function describeStoreContract(label: string, open: OpenStore): void {
       expect(store.size).toBe(0);
     });
 
+    it("reset brings back the pets it was opened with; ids continue from them", async () => {
+      const store = await openStore([pet(3n, "sold"), pet(1n)]);
+      const before = store.listJson({ limit: 100 });
+      const revision = store.revision;
+      await store.create({ name: "Gone", categoryId: 1n });
+      await store.create({ name: "Gone too", categoryId: 1n });
+      await store.reset();
+      expect(store.listJson({ limit: 100 })).toBe(before);
+      expect(store.listJson({ limit: 100, status: "available" })).toBe("[]");
+      expect(store.size).toBe(2);
+      expect(store.getJson(4n)).toBeUndefined();
+      expect(store.revision).not.toBe(revision);
+      expect((await store.create({ name: "Again", categoryId: 1n })).pet.id).toBe(4n);
+      await store.reset();
+      expect(store.listJson({ limit: 100 })).toBe(before);
+    });
+
+    it("reset of a store opened empty empties it", async () => {
+      const store = await openStore();
+      await store.create({ name: "Gone", categoryId: 1n });
+      await store.reset();
+      expect(store.size).toBe(0);
+      expect(store.listJson({ limit: 20 })).toBe("[]");
+      expect((await store.create({ name: "First", categoryId: 1n })).pet.id).toBe(1n);
+    });
+
     it("refuses a create with id_space_exhausted when the largest id is 2^63-1", async () => {
       const store = await openStore([pet(INT64_MAX, "sold")]);
       const error = await store.create({ name: "Late", categoryId: 1n }).catch((e: unknown) => e);

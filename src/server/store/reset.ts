@@ -1,0 +1,44 @@
+/**
+ * Reset: the file store goes back to the pets it held when it was opened. The
+ * rename of the new file is the one step that switches from the pets before to
+ * the pets after, so a crash at any moment leaves one or the other, whole:
+ *
+ * 1. Between journal writes (nothing is being acknowledged meanwhile), pets that
+ *    are acknowledged but not in the file yet are written into it (a whole new
+ *    file, renamed over it), and only then is the journal emptied: the journal
+ *    may go because the file holds everything it held.
+ * 2. The opening pets are written to `<file>.tmp`, fsynced and renamed over the
+ *    file, the directory fsynced. A start after that reads them, with an empty
+ *    journal: no acknowledged pet from before the reset comes back.
+ *
+ * The same protections as a compaction: the temporary file is created anew,
+ * never through a symlink, and removed when the disk refuses it (the pets served
+ * are then unchanged and the caller is told).
+ *
+ * Changes the state's `index`, `unflushed`, `version` and `rewrite`.
+ */
+import { NO_FILE, install, writeTemp } from "./file-versions.js";
+import type { Journal } from "./journal.js";
+import { PetIndex, type StoredPet } from "./pet-index.js";
+import type { StorePaths, StoreState } from "./store-state.js";
+
+export function resetFile(
+  paths: StorePaths,
+  state: StoreState,
+  journal: Journal,
+  opening: readonly StoredPet[],
+): Promise<void> {
+  return journal.exclusively(async () => {
+    if (state.unflushed.length > 0) {
+      const flushed = await writeTemp(paths.file, NO_FILE, { whole: state.index.pets.slice() });
+      await install(paths.file);
+      state.version = flushed;
+      state.unflushed = [];
+      await journal.emptyWithin();
+    }
+    const next = await writeTemp(paths.file, NO_FILE, { whole: opening });
+    await install(paths.file);
+    state.version = next;
+    state.index = new PetIndex(opening.slice());
+  });
+}
