@@ -7,15 +7,18 @@ import { parseJson } from "../../src/schema/json.js";
 import { ensureBuilt } from "../server/cli-build.js";
 
 const root = new URL("../../", import.meta.url).pathname;
-const readme = readFileSync(join(root, "README.md"), "utf8");
 
-/** The `run: |` script of the named step inside the README's ci-recipe block. */
-function stepScript(stepName: string): string {
-  const block = readme.split("<!-- ci-recipe:start -->")[1]?.split("<!-- ci-recipe:end -->")[0];
-  if (!block) throw new Error("README has no ci-recipe block");
+/**
+ * The `run: |` script of the named step inside the ci-recipe block of a document:
+ * the README has the control-plane job, docs/serve.md the plainest one.
+ */
+function stepScript(document: string, stepName: string): string {
+  const text = readFileSync(join(root, document), "utf8");
+  const block = text.split("<!-- ci-recipe:start -->")[1]?.split("<!-- ci-recipe:end -->")[0];
+  if (!block) throw new Error(`${document} has no ci-recipe block`);
   const lines = block.split("\n");
   const at = lines.findIndex((line) => line.trim() === `- name: ${stepName}`);
-  if (at === -1) throw new Error(`README's recipe has no step ${stepName}`);
+  if (at === -1) throw new Error(`${document}'s recipe has no step ${stepName}`);
   const runLine = lines[at + 1]!;
   expect(runLine.trim()).toBe("run: |");
   const indent = runLine.indexOf("run:") + 2;
@@ -27,7 +30,7 @@ function stepScript(stepName: string): string {
   return script.join("\n").trim() + "\n";
 }
 
-describe("the README's CI recipe", () => {
+describe("the CI recipes of the README and docs/serve.md", () => {
   let work: string;
   beforeAll(async () => {
     await ensureBuilt();
@@ -39,7 +42,7 @@ describe("the README's CI recipe", () => {
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it("runs as written: serve on port 0, wait, list, add, stop", () => {
-    const script = stepScript("Test against a local fake");
+    const script = stepScript("docs/serve.md", "Test against a local fake");
     const run = spawnSync("bash", ["-c", script], {
       cwd: work,
       env: {
@@ -60,7 +63,7 @@ describe("the README's CI recipe", () => {
   });
 
   it("runs the control-plane step as written: reset between tests, assert on the journal", () => {
-    const script = stepScript("Test an app, resetting the fake between tests");
+    const script = stepScript("README.md", "Test an app, resetting the fake between tests");
     const run = spawnSync("bash", ["-c", script], {
       cwd: work,
       env: {
