@@ -1,5 +1,5 @@
 // Bundles the CLI and the library entry with esbuild. Start-up is a budget (see
-// README, "Design"), so the command-line program is CommonJS, loaded by
+// docs/design.md, "Start-up"), so the command-line program is CommonJS, loaded by
 // bin/petstore.js with a V8 code cache:
 //
 // - dist/cli.cjs: the hot path (list, get, add) in one file. CommonJS because

@@ -1,6 +1,6 @@
 /**
  * The entry point, and the only place where an error becomes an exit code and a
- * message. Start-up is a budget (see README, "Design"): `--version` is answered
+ * message. Start-up is a budget (see docs/design.md, "Start-up"): `--version` is answered
  * before anything is loaded; list, get and add are parsed by the fast parser and
  * run without commander; everything else loads the commander program on demand.
  */

@@ -14,7 +14,7 @@ import type { BulkOptions } from "../bulk/engine.js";
 import { INPUT_FORMATS, isInputFormat } from "../bulk/input/format.js";
 import type { StdoutMode } from "../bulk/outcome-stream.js";
 
-/** Measured against `petstore serve` (README, "Bulk add"): the rate stops growing beyond it. */
+/** Measured against `petstore serve` (docs/benchmarks.md): the rate stops growing beyond it. */
 export const DEFAULT_CONCURRENCY = 16;
 export const MAX_CONCURRENCY = 64;
 

@@ -3,7 +3,7 @@
  * resources (PetStatus, NewPet, Pet, Error) and the parameters of its operations.
  *
  * Built on `zod/mini`, whose functions tree-shake: the CLI's start-up budget cannot
- * afford the full zod bundle (see README, "Design"). Integers are `bigint`
+ * afford the full zod bundle (see docs/design.md). Integers are `bigint`
  * throughout, because the lossless JSON parser (./json.ts) yields them that way
  * and int64 ids do not fit a double.
  */

@@ -1,6 +1,6 @@
 /**
  * Every `code` the fake puts in an Error body, with its HTTP status. One table,
- * so the README and the tests can list them and a code never changes status.
+ * so docs/serve.md and the tests can list them and a code never changes status.
  */
 export const ERROR_CODES = {
   bad_request: { status: 400, when: "the HTTP request itself is malformed" },

@@ -42,7 +42,7 @@ describe("petstore add --from on a Free-plan key", () => {
       expect(allPets(server.store)).toHaveLength(150);
       const outcomes = finalOutcomes(await resultLines(results));
       expect([...outcomes.values()].filter((line) => line.outcome === "added")).toHaveLength(150);
-      // Not part of the assertions (speed is for the benchmark): the figure for the README.
+      // Not part of the assertions (speed is for the benchmark): the figure for docs/benchmarks.md.
       console.log(
         `free-plan pacing: ${tookMs} ms for 150 rows; the limit makes ${thirdWindow - startedService} ms necessary`,
       );

@@ -1,4 +1,4 @@
-/** The JSON the page reads: the control plane's shapes (docs: README, `petstore serve`) and a Pet. */
+/** The JSON the page reads: the control plane's shapes (docs/serve.md, the control plane) and a Pet. */
 
 export interface HomeConfig {
   version: string;
