@@ -22,7 +22,7 @@ import { ErrorBody, INT64_MAX, INT64_MIN } from "../schema/pet.js";
 import { parseRecordJson } from "./input/records.js";
 import type { ErrorSummary } from "./results.js";
 
-export type AttemptResult =
+type AttemptResult =
   | { kind: "added"; id?: bigint }
   | { kind: "again"; error: PetstoreError; rateLimited: boolean }
   | { kind: "unknown"; error: PetstoreError; stop?: PetstoreError }

@@ -26,7 +26,7 @@ export const AUTO_RESULTS_ROWS = 100;
 /** How much of an existing file is read to find its run line. */
 const FIRST_LINE_BYTES = 64 * 1024;
 
-export function autoResultsPath(from: string): string {
+function autoResultsPath(from: string): string {
   return `${from}.results.ndjson`;
 }
 

@@ -38,7 +38,7 @@ export interface Completion {
   counted: "yes" | "no" | "maybe";
 }
 
-export type WaitReason =
+type WaitReason =
   /** As many requests in flight as allowed, or as the limit has room for. */
   | "answers"
   /** A Retry-After or a backoff. */

@@ -52,7 +52,7 @@ const CREATE_NEW =
   constants.O_NOFOLLOW;
 
 /** How often written lines are synced to disk while a run goes on. */
-export const SYNC_EVERY_MS = 250;
+const SYNC_EVERY_MS = 250;
 
 export const OUTCOMES = ["sending", "added", "invalid", "failed", "unknown"] as const;
 export type Outcome = (typeof OUTCOMES)[number];

@@ -15,7 +15,7 @@ import { createSender } from "./send.js";
 import type { Transport } from "./transport.js";
 import type { ClientResult, HttpRequest, PetstoreClient, RetryEvent } from "./types.js";
 
-export type { Transport, TransportRequest, TransportResponse } from "./transport.js";
+export type { Transport, TransportRequest } from "./transport.js";
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 

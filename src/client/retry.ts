@@ -147,7 +147,7 @@ export function retryReason(
   }
 }
 
-export type Send = (request: HttpRequest) => Promise<HttpResponse>;
+type Send = (request: HttpRequest) => Promise<HttpResponse>;
 export type RetryingSend = Send & {
   /** The rate limit of the last answer that carried one. */
   readonly lastRateLimit: RateLimitInfo | undefined;

@@ -16,7 +16,7 @@ import type { StdoutMode } from "../bulk/outcome-stream.js";
 
 /** Measured against `petstore serve` (docs/benchmarks.md): the rate stops growing beyond it. */
 export const DEFAULT_CONCURRENCY = 16;
-export const MAX_CONCURRENCY = 64;
+const MAX_CONCURRENCY = 64;
 
 /** Flags of one pet: they do not apply to a file of pets. */
 const PET_FLAGS: Record<string, string> = {

@@ -11,7 +11,7 @@ import type { PetstoreClient } from "../client/types.js";
 import type { ResolvedSettings } from "../profiles/resolve.js";
 import { describeSource } from "./settings-summary.js";
 
-export const SET_BASE_URL =
+const SET_BASE_URL =
   "set one with --base-url <url> (this run), PETSTORE_BASE_URL=<url> (this shell), or `petstore auth login --base-url <url>` (stored in the profile)";
 
 /** Errors cross bundles (dist/program.cjs has its own classes): recognised by name. */
@@ -19,7 +19,7 @@ function isHostNotFound(error: unknown): error is PetstoreError {
   return error instanceof Error && error.name === "HostNotFoundError";
 }
 
-export function explainBaseUrlFailure(error: unknown, settings: ResolvedSettings): unknown {
+function explainBaseUrlFailure(error: unknown, settings: ResolvedSettings): unknown {
   if (!isHostNotFound(error)) return error;
   const { baseUrl, env } = settings;
   const host = new URL(baseUrl).hostname;

@@ -12,9 +12,9 @@ import { lastShown, rememberShown } from "../profiles/state-file.js";
 import { SUNSET_DATE } from "../schema/deprecation.js";
 import { LIMIT_MAX } from "../schema/pet.js";
 
-export const SILENCE_VARIABLE = "PETSTORE_NO_DEPRECATION_WARNING";
+const SILENCE_VARIABLE = "PETSTORE_NO_DEPRECATION_WARNING";
 /** The name of this notice in the state file. */
-export const NOTICE = "getDeprecation";
+const NOTICE = "getDeprecation";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const MONTHS = [
@@ -32,13 +32,13 @@ const MONTHS = [
   "December",
 ];
 
-export function deprecationSilenced(env: NodeJS.ProcessEnv): boolean {
+function deprecationSilenced(env: NodeJS.ProcessEnv): boolean {
   // Any value but an "off" one silences it: a script that sets it means it.
   return envFlag(env, SILENCE_VARIABLE) !== false;
 }
 
 /** "5 December 2030", in UTC like the header. */
-export function formatDay(date: Date): string {
+function formatDay(date: Date): string {
   return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
 }
 

@@ -51,7 +51,7 @@ export interface FactoryDeps {
   random?: () => number;
 }
 
-export interface ConnectedClient {
+interface ConnectedClient {
   client: PetstoreClient;
   settings: ResolvedSettings;
 }

@@ -20,7 +20,7 @@ export interface ParsedCommand {
   options: OptionValues;
 }
 
-export interface FlagInfo {
+interface FlagInfo {
   short?: string;
   long: string;
   /** Commander's attribute name: `--category-id` -> categoryId, `--no-retry` -> retry. */
@@ -34,7 +34,7 @@ function camelCase(words: string): string {
   return words.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
 }
 
-export function flagInfo(option: OptionSpec): FlagInfo {
+function flagInfo(option: OptionSpec): FlagInfo {
   const long = /--[a-z][a-z-]*/.exec(option.flags)?.[0];
   if (long === undefined) throw new Error(`option without a long flag: ${option.flags}`);
   const short = /(?:^|\s)(-[a-zA-Z])\b/.exec(option.flags)?.[1];

@@ -13,8 +13,8 @@ import type { SettingsFlags } from "../profiles/resolve.js";
 import type { OptionValues } from "./fast-parse.js";
 import { booleanOption, stringOption } from "./option-values.js";
 
-export const MAX_TIMEOUT_SECONDS = 3600;
-export const MAX_RETRIES_LIMIT = 20;
+const MAX_TIMEOUT_SECONDS = 3600;
+const MAX_RETRIES_LIMIT = 20;
 
 export interface RequestOptions {
   settings: SettingsFlags;

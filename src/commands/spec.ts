@@ -22,7 +22,7 @@ export interface OptionSpec {
   values?: ValueHint;
 }
 
-export interface ArgumentSpec {
+interface ArgumentSpec {
   name: string;
   required: boolean;
   description: string;
@@ -54,7 +54,7 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
   { flags: "--debug", description: "show stack traces of errors" },
 ];
 
-export const REQUEST_OPTIONS: readonly OptionSpec[] = [
+const REQUEST_OPTIONS: readonly OptionSpec[] = [
   {
     flags: "-p, --profile <name>",
     description: "stored profile for this run (PETSTORE_PROFILE)",
@@ -85,7 +85,7 @@ export const REQUEST_OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
-export const OUTPUT_OPTIONS: readonly OptionSpec[] = [
+const OUTPUT_OPTIONS: readonly OptionSpec[] = [
   {
     flags: "-o, --output <format>",
     description: `${OUTPUT_FORMATS.join(", ")} (default: table on a terminal, else tsv)`,
@@ -101,7 +101,7 @@ const STATUS_OPTION: OptionSpec = {
   values: STATUS_WORDS,
 };
 
-export const LIST_COMMAND: CommandSpec = {
+const LIST_COMMAND: CommandSpec = {
   name: "list",
   description: "list pets, optionally only those with one status",
   options: [
@@ -120,7 +120,7 @@ export const LIST_COMMAND: CommandSpec = {
   ],
 };
 
-export const GET_COMMAND: CommandSpec = {
+const GET_COMMAND: CommandSpec = {
   name: "get",
   description: "show one pet by id (deprecated by the service, which has no other lookup by id)",
   arguments: [{ name: "petId", required: true, description: "the pet's id (an int64)" }],
@@ -204,7 +204,7 @@ const PROFILE_FLAG: OptionSpec = {
   values: PROFILES,
 };
 
-export const AUTH_COMMAND: CommandSpec = {
+const AUTH_COMMAND: CommandSpec = {
   name: "auth",
   description: "store, check and remove API keys",
   commands: [
@@ -266,7 +266,7 @@ const PROFILE_ARGUMENT: ArgumentSpec = {
   values: PROFILES,
 };
 
-export const PROFILE_COMMAND: CommandSpec = {
+const PROFILE_COMMAND: CommandSpec = {
   name: "profile",
   description: "list, choose, show and remove stored profiles",
   commands: [
@@ -302,7 +302,7 @@ export const PROFILE_COMMAND: CommandSpec = {
   ],
 };
 
-export const COMPLETION_COMMAND: CommandSpec = {
+const COMPLETION_COMMAND: CommandSpec = {
   name: "completion",
   description: `print a shell completion script (${SHELLS.join(", ")})`,
   arguments: [
@@ -316,7 +316,7 @@ export const COMPLETION_COMMAND: CommandSpec = {
 };
 
 /** Called by the completion scripts for values known only at completion time. */
-export const COMPLETE_COMMAND: CommandSpec = {
+const COMPLETE_COMMAND: CommandSpec = {
   name: "__complete",
   description: "print completion candidates (used by the completion scripts)",
   arguments: [{ name: "kind", required: true, description: "profiles" }],

@@ -17,7 +17,7 @@ export interface CompletionOption {
   values?: ValueHint;
 }
 
-export interface CompletionArgument {
+interface CompletionArgument {
   name: string;
   values?: ValueHint;
 }

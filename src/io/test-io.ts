@@ -20,7 +20,7 @@ export interface TestIOOptions {
   stdoutFailure?: NodeJS.ErrnoException;
 }
 
-export interface SpinnerEvent {
+interface SpinnerEvent {
   event: "start" | "update" | "stop";
   text: string | undefined;
 }

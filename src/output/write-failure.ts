@@ -7,7 +7,7 @@ import { getSystemErrorMap } from "node:util";
 import { EXIT, PetstoreError } from "../errors.js";
 
 /** "no space left on device (ENOSPC)": libuv's description of the errno, and its name. */
-export function describeSystemError(error: NodeJS.ErrnoException): string {
+function describeSystemError(error: NodeJS.ErrnoException): string {
   const known = typeof error.errno === "number" ? getSystemErrorMap().get(error.errno) : undefined;
   if (known) return `${known[1]} (${known[0]})`;
   return error.code ? `${error.message} (${error.code})` : error.message;

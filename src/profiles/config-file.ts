@@ -30,8 +30,7 @@ import {
   notADirectory,
 } from "./config-safety.js";
 
-export { CONFIG_FILE_NAME, configDir, configPath } from "./config-dir.js";
-export { ConfigFileError } from "./config-safety.js";
+export { configDir, configPath } from "./config-dir.js";
 
 export interface ProfileConfig {
   apiKey?: string;
@@ -180,7 +179,7 @@ function readConfigFile(dir: string, path: string): StoredConfig {
   }
 }
 
-export function loadConfigIn(dir: string): LoadedConfig {
+function loadConfigIn(dir: string): LoadedConfig {
   const path = join(dir, CONFIG_FILE_NAME);
   try {
     return { path, config: readConfigFile(dir, path) };

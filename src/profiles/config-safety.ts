@@ -33,7 +33,7 @@ function myUid(): number | undefined {
   return process.getuid?.();
 }
 
-export function fileType(stats: Stats): string {
+function fileType(stats: Stats): string {
   return nonRegularKind(stats) ?? "a regular file";
 }
 

@@ -18,7 +18,7 @@ import { isKeyText } from "./key-text.js";
 
 export { redactKey } from "./redact-key.js";
 
-export const DEFAULT_PROFILE = "default";
+const DEFAULT_PROFILE = "default";
 
 export type Source = "flag" | "environment" | "profile" | "default" | "none";
 

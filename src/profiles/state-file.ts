@@ -12,13 +12,13 @@ import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { configDir } from "./config-dir.js";
 
-export const STATE_FILE_NAME = "state.json";
+const STATE_FILE_NAME = "state.json";
 /** Far more than a few profiles' dates; anything larger is not ours. */
 const MAX_STATE_BYTES = 64 * 1024;
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /** notice name -> profile name -> when it was last shown (Unix ms). */
-export type NoticeState = Record<string, Record<string, number>>;
+type NoticeState = Record<string, Record<string, number>>;
 
 function statePath(env: NodeJS.ProcessEnv): string | undefined {
   try {
@@ -79,7 +79,7 @@ function parseState(text: string | undefined): NoticeState {
   return state;
 }
 
-export function readNoticeState(env: NodeJS.ProcessEnv): NoticeState {
+function readNoticeState(env: NodeJS.ProcessEnv): NoticeState {
   const path = statePath(env);
   return path === undefined ? Object.create(null) : parseState(readText(path));
 }

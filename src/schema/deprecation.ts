@@ -5,13 +5,13 @@
  */
 
 /** When the operation was deprecated (RFC 9745 `Deprecation: @<seconds>`): 1 January 2025. */
-export const DEPRECATED_AT = Date.UTC(2025, 0, 1) / 1000;
+const DEPRECATED_AT = Date.UTC(2025, 0, 1) / 1000;
 
 /** When it is removed (the spec: 5 December 2030), as ISO 8601 and as the RFC 8594 header. */
 export const SUNSET_DATE = "2030-12-05T00:00:00Z";
 
 /** The operation that replaces it (RFC 8288 `rel="successor-version"`). */
-export const SUCCESSOR_PATH = "/v1/pets";
+const SUCCESSOR_PATH = "/v1/pets";
 
 /** The headers every answer of the operation carries, as the fake sends them and the document shows them. */
 export const DEPRECATION_HEADER_VALUES = {

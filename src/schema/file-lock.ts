@@ -36,7 +36,7 @@ export interface FileLock {
   release(): void;
 }
 
-export type LockRefusal =
+type LockRefusal =
   /** A running process holds it (possibly this one). */
   | { reason: "held"; pid: number }
   /** The lock path is a symbolic link: never followed, never replaced. */

@@ -72,7 +72,7 @@ export const NEW_PET_EXAMPLE = { name: "Rex", categoryId: 1, status: "available"
 export const CREATED_PET_EXAMPLE = { id: 41, name: "Rex", categoryId: 1, status: "available" };
 
 /** One example per error code a response can carry, keyed by the code. */
-export const ERROR_EXAMPLES: Record<string, { status: number; message: string }> = {
+const ERROR_EXAMPLES: Record<string, { status: number; message: string }> = {
   invalid_query: { status: 400, message: 'limit must be an integer from 1 to 100; got "500"' },
   invalid_pet_id: {
     status: 400,
@@ -164,7 +164,7 @@ export function sharedResponses(): Record<string, Json> {
   };
 }
 
-export const SHARED_ERRORS = {
+const SHARED_ERRORS = {
   "401": "Unauthorized",
   "429": "TooManyRequests",
   "500": "InternalError",

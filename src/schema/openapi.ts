@@ -20,7 +20,7 @@ import { componentSchemas, schemaRef, type JsonSchema } from "./openapi-schemas.
 
 import { SUNSET_DATE } from "./deprecation.js";
 
-export const API_VERSION = "1.0.0";
+const API_VERSION = "1.0.0";
 
 export interface ServerEntry {
   url: string;

@@ -61,8 +61,6 @@ export const Pet = z.strictObject({
 });
 export type Pet = z.infer<typeof Pet>;
 
-export const PetList = z.array(Pet);
-
 export const HttpStatusCode = z.bigint().check(z.gte(100n), z.lte(599n));
 
 export const ErrorBody = z.object({

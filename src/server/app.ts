@@ -79,8 +79,6 @@ export interface App {
 
 const DEPRECATION_HEADERS = Object.entries(DEPRECATION_HEADER_VALUES).flat();
 
-export { UNLIMITED } from "./limiter.js";
-
 const enum Route {
   None,
   Pets,

@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import type { Socket } from "node:net";
 
 /** The default cap, lowered when the open-files limit is lower. */
-export const DEFAULT_MAX_CONNECTIONS = 1000;
+const DEFAULT_MAX_CONNECTIONS = 1000;
 export const MAX_CONNECTIONS_LIMIT = 1_000_000;
 /** Descriptors kept for everything but client connections: stdio, the store's files, Node's own. */
 const DESCRIPTOR_HEADROOM = 64;

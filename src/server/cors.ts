@@ -12,7 +12,7 @@ import { ServerConfigError } from "./config-error.js";
 export type CorsOption = boolean | readonly string[];
 
 /** Response headers browser code may read besides the CORS-safelisted ones. */
-export const EXPOSED_HEADERS = [
+const EXPOSED_HEADERS = [
   "X-RateLimit-Limit",
   "X-RateLimit-Remaining",
   "X-RateLimit-Reset",
@@ -26,7 +26,7 @@ export const EXPOSED_HEADERS = [
 const ALLOWED_METHODS = "GET, HEAD, POST";
 const ALWAYS_ALLOWED_HEADERS = ["authorization", "content-type"];
 /** Chromium caps a preflight cache entry at two hours; Firefox at a day. */
-export const PREFLIGHT_MAX_AGE_SECONDS = 7200;
+const PREFLIGHT_MAX_AGE_SECONDS = 7200;
 
 /** An Origin header as browsers serialize it: `scheme://host[:port]`, or `null`. */
 const SERIALIZED_ORIGIN = /^(?:null|[a-z][a-z0-9+.-]*:\/\/(?:(?![/?#@,])[!-~])+)$/;

@@ -74,7 +74,7 @@ export function parseKeySpec(spec: string, where = "--key"): ApiKeySpec {
   return { key, plan, limits };
 }
 
-export function describeLimits(limits: WindowLimits | null): string {
+function describeLimits(limits: WindowLimits | null): string {
   return limits === null ? "no limits" : `${limits.perMinute}/min and ${limits.perDay}/day`;
 }
 

@@ -38,7 +38,7 @@ export class RateBucket {
   bannedUntilMs = 0;
 }
 
-export type Verdict = "allowed" | "rate_limited" | "banned";
+type Verdict = "allowed" | "rate_limited" | "banned";
 
 export interface RateDecision {
   verdict: Verdict;

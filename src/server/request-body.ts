@@ -18,7 +18,7 @@ export type BodyResult =
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** `application/json`, optionally with `charset=utf-8`; case and spaces do not matter. */
-export function isJsonMediaType(contentType: string): boolean {
+function isJsonMediaType(contentType: string): boolean {
   const [type = "", ...parameters] = contentType.split(";");
   if (type.trim().toLowerCase() !== "application/json") return false;
   return parameters.every((parameter) => {

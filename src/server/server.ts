@@ -60,7 +60,7 @@ export interface ServerTimeouts {
 /** Demo pets a new store may start with (`--seed`). */
 export const MAX_SEED_PETS = 1_000_000;
 
-export const DEFAULT_TIMEOUTS: ServerTimeouts = {
+const DEFAULT_TIMEOUTS: ServerTimeouts = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,

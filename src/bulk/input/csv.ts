@@ -74,7 +74,7 @@ function headerLine(source: Iterator<string>): { line: string; read: string[] } 
 }
 
 /** The delimiter that splits the header line into the most known columns. */
-export function delimiterOf(line: string): string {
+function delimiterOf(line: string): string {
   let best = DELIMITERS[0]!;
   let most = -1;
   for (const delimiter of DELIMITERS) {

@@ -17,7 +17,7 @@ export function isInputFormat(text: string): text is InputFormat {
 }
 
 /** The extension of a path, lower-cased, with its dot; "" when there is none. */
-export function extensionOf(path: string): string {
+function extensionOf(path: string): string {
   const base = path.slice(Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\")) + 1);
   const dot = base.lastIndexOf(".");
   return dot > 0 ? base.slice(dot).toLowerCase() : "";

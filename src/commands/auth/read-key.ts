@@ -11,8 +11,8 @@ import { isKeyText } from "../../profiles/key-text.js";
 
 export type KeySource = { kind: "stdin" } | { kind: "file"; path: string } | { kind: "prompt" };
 
-export const MAX_KEY_INPUT_BYTES = 4096;
-export const MIN_KEY_LENGTH = 8;
+const MAX_KEY_INPUT_BYTES = 4096;
+const MIN_KEY_LENGTH = 8;
 
 export const KEY_HINT =
   "pipe the key in with --with-token, or use --api-key-file; a flag value would show it in the process list";
@@ -55,7 +55,7 @@ async function readKeyFile(path: string): Promise<string> {
 }
 
 /** The key, trimmed of the white space around it (a newline from `echo`); never part of a message. */
-export function checkedKey(text: string): string {
+function checkedKey(text: string): string {
   const key = text.trim();
   if (key === "") throw new UsageError("the API key is empty", KEY_HINT);
   if (!isKeyText(key)) {

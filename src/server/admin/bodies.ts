@@ -94,7 +94,7 @@ const KeyBody = z.strictObject({
   perMinute: z.optional(z.int().check(z.gte(1), z.lte(MAX_PER_MINUTE))),
   perDay: z.optional(z.int().check(z.gte(1), z.lte(MAX_PER_DAY))),
 });
-export const KEY_RULES: Rules = {
+const KEY_RULES: Rules = {
   "": 'the body must be a JSON object such as {"key": "ci", "plan": "pro"}',
   key: `must be 1 to ${MAX_KEY_LENGTH} of the characters A-Z a-z 0-9 - . _ ~ + / (then optional =)`,
   plan: `must be one of ${PLAN_NAMES.join(", ")}`,

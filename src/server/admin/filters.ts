@@ -6,7 +6,7 @@
  */
 import type { JournalFilter } from "./request-journal.js";
 
-export const FILTER_NAMES = ["method", "path", "status", "since"] as const;
+const FILTER_NAMES = ["method", "path", "status", "since"] as const;
 type FilterName = (typeof FILTER_NAMES)[number];
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problems: string[] };

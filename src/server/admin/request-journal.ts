@@ -12,7 +12,7 @@ import type { IncomingMessage } from "node:http";
 import type { PlanName } from "../keys.js";
 
 /** Bytes of a POST body kept per request; the rest is counted, not kept. */
-export const MAX_BODY_KEPT = 64 * 1024;
+const MAX_BODY_KEPT = 64 * 1024;
 export { DEFAULT_JOURNAL_SIZE } from "../serve-defaults.js";
 export const MAX_JOURNAL_SIZE = 100_000;
 

@@ -19,7 +19,7 @@ import { parseFilterQuery } from "./filters.js";
 import { adminOpenApiText } from "./openapi.js";
 import { plainJson } from "./validation.js";
 
-export const ADMIN_PREFIX = "/__admin";
+const ADMIN_PREFIX = "/__admin";
 const KEYS_PREFIX = `${ADMIN_PREFIX}/keys/`;
 
 export function isAdminPath(path: string): boolean {

@@ -9,11 +9,11 @@
  */
 declare const PETSTORE_VERSION: string;
 
-export const VERSION = typeof PETSTORE_VERSION === "string" ? PETSTORE_VERSION : "0.0.0-dev";
+const VERSION = typeof PETSTORE_VERSION === "string" ? PETSTORE_VERSION : "0.0.0-dev";
 export const HOME_PREFIX = "/__home/";
 
 /** What the page's script is told, as JSON in the page. */
-export interface HomeConfig {
+interface HomeConfig {
   version: string;
   baseUrl: string;
   openApiUrl: string;
@@ -22,7 +22,7 @@ export interface HomeConfig {
 }
 
 /** `{rel: absolute URL}`: where everything of the fake is. */
-export function linksOf(origin: string): Record<string, string> {
+function linksOf(origin: string): Record<string, string> {
   return {
     self: `${origin}/`,
     api: `${origin}/v1`,

@@ -15,8 +15,6 @@ import { createAssetStore, MissingAssetsError, type AssetReader } from "./assets
 import { isLocalRequest } from "./local-request.js";
 import { HOME_PREFIX, indexJson, PAGE_CSP, pageHtml } from "./page.js";
 
-export { HOME_PREFIX } from "./page.js";
-
 export interface HomeOptions {
   /** The reply of `GET /v1/pets?<query>`. */
   list(query: string): Reply;

@@ -19,9 +19,9 @@ export const CA_SUBJECT: Subject = {
   commonName: "petstore serve local CA",
   organization: "petstore-cli, for development only",
 };
-export const CA_VALIDITY_DAYS = 3650;
+const CA_VALIDITY_DAYS = 3650;
 /** A CA with less time left than this is replaced at start-up. */
-export const CA_RENEW_DAYS = 30;
+const CA_RENEW_DAYS = 30;
 const DAY_MS = 86_400_000;
 /** Certificates start an hour in the past: a client's clock may be a little behind. */
 export const BACKDATE_MS = 3_600_000;

@@ -27,7 +27,7 @@ function reason(error: unknown): string {
 }
 
 /** The first certificate of `pem` (a chain may follow it). */
-export function parseCertificate(pem: string, label: string): X509Certificate {
+function parseCertificate(pem: string, label: string): X509Certificate {
   if (!pem.includes(CERTIFICATE_BLOCK)) {
     const hint = PRIVATE_KEY_BLOCK.test(pem)
       ? " It holds a private key: were the certificate and the key swapped?"
@@ -44,7 +44,7 @@ export function parseCertificate(pem: string, label: string): X509Certificate {
 }
 
 /** The private key in `pem`, which must not be encrypted. */
-export function parsePrivateKey(pem: string, label: string): KeyObject {
+function parsePrivateKey(pem: string, label: string): KeyObject {
   const block = PRIVATE_KEY_BLOCK.exec(pem);
   if (block === null) {
     const hint = pem.includes(CERTIFICATE_BLOCK)

@@ -29,7 +29,7 @@ const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
 
 /** Far more than any certificate chain or key; a larger file is not one. */
-export const MAX_PEM_BYTES = 1024 * 1024;
+const MAX_PEM_BYTES = 1024 * 1024;
 
 function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;

@@ -22,7 +22,7 @@ export interface TlsSetup {
   caFile?: string;
 }
 
-export const SERVER_CERTIFICATE_DAYS = 397;
+const SERVER_CERTIFICATE_DAYS = 397;
 const DAY_MS = 86_400_000;
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1"];
 const ANY_ADDRESS = new Set(["0.0.0.0", "::", "0:0:0:0:0:0:0:0"]);
