@@ -3,7 +3,6 @@
  * (the progress lines read the same counts), then the totals and the exit code.
  */
 import { EXIT, type ExitCode, type PetstoreError } from "../errors.js";
-import type { FirstPass } from "./first-pass.js";
 import type { Counts } from "./progress.js";
 
 export interface BulkReport {
@@ -17,7 +16,7 @@ export interface BulkReport {
   unknown: number;
   /** Meant to be sent, but the run stopped first. */
   notSent: number;
-  /** Up to SHOWN_ROWS rows whose outcome is unknown. */
+  /** Up to SHOWN rows whose outcome is unknown. */
   unknownRows: number[];
   elapsedMs: number;
   exitCode: ExitCode;
@@ -30,6 +29,16 @@ export interface BulkReport {
 /** Rows named on stderr for a resume that does not match, or whose outcome is unknown. */
 export const SHOWN = 20;
 
+/** What the first pass found (first-pass.ts): the rows the run starts from. */
+export interface RunPlan {
+  rows: number;
+  invalid: number;
+  /** Added by an earlier run (--resume). */
+  previouslyAdded: number;
+  /** Meant to be sent by this run. */
+  toSend: number;
+}
+
 /** The outcomes of the rows of one run, counted as they are known. */
 export class RunTally {
   /** This run's outcomes: what the progress lines show. */
@@ -38,7 +47,7 @@ export class RunTally {
   /** Unknown in this run, or held from an earlier one. */
   private unknownTotal = 0;
 
-  constructor(private readonly pass: FirstPass) {
+  constructor(private readonly pass: RunPlan) {
     this.counts = { rows: pass.rows, toSend: pass.toSend, added: 0, failed: 0, unknown: 0 };
   }
 
