@@ -69,9 +69,6 @@ export interface BulkDeps {
 /** Rows read and checked ahead of need, while the service works on the requests just sent. */
 const READ_AHEAD = 64;
 
-/** Exit code of a run interrupted by Ctrl-C, as shells report a SIGINT death. */
-const INTERRUPTED = EXIT.INTERRUPTED;
-
 function checkConnection(deps: BulkDeps): { baseUrl: string; apiKey: string } {
   const base = parseBaseUrl(deps.settings.baseUrl);
   if (!base.ok) throw new UsageError(`the base URL ${base.problem}`);
@@ -245,7 +242,9 @@ async function secondPass(
   }
 
   const interrupt = installSignals(deps.handleSignals === true, io, () =>
-    sender.stop(new PetstoreError("interrupted; the rows in flight were finished", INTERRUPTED)),
+    sender.stop(
+      new PetstoreError("interrupted; the rows in flight were finished", EXIT.INTERRUPTED),
+    ),
   );
   if (pass.heldUnknown > 0) {
     progress.note(
