@@ -4,8 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface, type Interface } from "node:readline";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { bundleScript } from "../bundle-script.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { acquireFileLock, type FileLock } from "../../src/schema/file-lock.js";
 
@@ -16,16 +15,7 @@ let dir: string;
 let racer: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "petstore-lock-"));
-  racer = path.join(dir, "lock-racer.mjs");
-  await build({
-    entryPoints: [fileURLToPath(new URL("fixtures/lock-racer.ts", import.meta.url))],
-    outfile: racer,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    logLevel: "warning",
-  });
+  racer = await bundleScript(new URL("fixtures/lock-racer.ts", import.meta.url), dir);
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });

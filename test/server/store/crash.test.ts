@@ -2,8 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { bundleScript } from "../../bundle-script.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { parseJson } from "../../../src/schema/json.js";
 import type { Pet } from "../../../src/schema/pet.js";
@@ -14,16 +13,7 @@ let writer: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "petstore-crash-"));
-  writer = path.join(dir, "crash-writer.mjs");
-  await build({
-    entryPoints: [fileURLToPath(new URL("fixtures/crash-writer.ts", import.meta.url))],
-    outfile: writer,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    logLevel: "warning",
-  });
+  writer = await bundleScript(new URL("fixtures/crash-writer.ts", import.meta.url), dir);
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
