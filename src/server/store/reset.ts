@@ -40,5 +40,7 @@ export function resetFile(
     await install(paths.file);
     state.version = next;
     state.index = new PetIndex(opening.slice());
+    // The file was just written whole: nothing is left for a whole rewrite to fix.
+    state.rewrite = false;
   });
 }
