@@ -37,19 +37,18 @@ function runCli(args) {
 /**
  * Runs a CommonJS bundle as Node's module loader would, but compiled with the
  * code cache beside it (`<bundle>.cache`, written by the build); a missing or
- * stale cache only means a normal compile.
+ * stale cache only means a normal compile. The file holds the function the
+ * module loader would wrap it in (scripts/build.mjs), so its text is compiled as
+ * read. Its `require` takes Node's modules and the bundle's own files ("./x.cjs",
+ * beside it): all a bundle asks for, without loading node:module.
  */
 function loadBundle(file, cachedData) {
-  const { createRequire } = require("node:module");
-  const { dirname } = require("node:path");
   const { Script } = require("node:vm");
-  const source = readFileSync(file, "utf8");
-  const script = new Script(
-    `(function (exports, require, module, __filename, __dirname) {${source}\n})`,
-    { filename: file, cachedData },
-  );
+  const directory = file.slice(0, file.lastIndexOf("/"));
+  const script = new Script(readFileSync(file, "utf8"), { filename: file, cachedData });
   const bundle = { exports: {} };
-  script.runInThisContext()(bundle.exports, createRequire(file), bundle, file, dirname(file));
+  const bundleRequire = (id) => require(id.startsWith("./") ? `${directory}/${id.slice(2)}` : id);
+  script.runInThisContext()(bundle.exports, bundleRequire, bundle, file, directory);
   return { exports: bundle.exports, script };
 }
 

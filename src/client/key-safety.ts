@@ -23,8 +23,16 @@ export function assertKeyMayTravelTo(url: URL, allowInsecure: boolean): void {
 
 /** Keys this long are redacted wherever they appear: no word contains one by chance. */
 const REDACT_EVERYWHERE_LENGTH = 8;
-/** A character that continues a word: a short key next to one is part of another word. */
-const WORD_CHARACTER = /[\p{L}\p{N}_-]/u;
+/**
+ * A character that continues a word: a short key next to one is part of another
+ * word. Made on first use: a Unicode property class is not free to build, and
+ * most runs never redact a short key.
+ */
+let wordCharacter: RegExp | undefined;
+function isWordCharacter(text: string): boolean {
+  wordCharacter ??= /[\p{L}\p{N}_-]/u;
+  return wordCharacter.test(text);
+}
 
 /**
  * Text from outside (a service message, a header) with any copy of the key
@@ -43,7 +51,7 @@ export function withoutKey(text: string, apiKey: string | undefined): string {
     const end = at + apiKey.length;
     const before = at > 0 ? text.slice(at - 1, at) : "";
     const after = text.slice(end, end + 1);
-    if (WORD_CHARACTER.test(before) || WORD_CHARACTER.test(after)) continue;
+    if (isWordCharacter(before) || isWordCharacter(after)) continue;
     result += text.slice(copied, at) + shown;
     copied = end;
   }

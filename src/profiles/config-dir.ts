@@ -4,7 +4,6 @@
  * an absolute path, else the home directory of the account (the passwd entry); with
  * neither, there is no config directory: never the working directory.
  */
-import { userInfo } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { UsageError } from "../errors.js";
 
@@ -14,7 +13,8 @@ function homeDirectory(env: NodeJS.ProcessEnv): string {
   if (env.HOME && isAbsolute(env.HOME)) return env.HOME;
   let home: string | undefined;
   try {
-    home = userInfo().homedir;
+    // node:os only here, where it is needed: most runs have HOME.
+    home = process.getBuiltinModule("node:os").userInfo().homedir;
   } catch {
     // No passwd entry for this uid (a container run with --user 12345, say).
   }

@@ -61,22 +61,26 @@ const MAX_CONFIG_BYTES = 1024 * 1024;
 /** Profile names are plain words, so they are safe as object keys and in shell completions. */
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-const StoredConfigSchema = z.object({
-  currentProfile: z.optional(z.string().check(z.regex(PROFILE_NAME))),
-  profiles: z._default(
-    z.record(
-      z.string().check(z.regex(PROFILE_NAME)),
-      z.object({
-        apiKey: z.optional(z.string()),
-        env: z.optional(z.enum(ENVIRONMENT_NAMES)),
-        baseUrls: z.optional(
-          z.object({ production: z.optional(z.string()), staging: z.optional(z.string()) }),
-        ),
-      }),
+/** Built on first use: runs configured by flags and environment alone never need it. */
+let storedConfigSchema: ReturnType<typeof makeStoredConfigSchema> | undefined;
+
+const makeStoredConfigSchema = () =>
+  z.object({
+    currentProfile: z.optional(z.string().check(z.regex(PROFILE_NAME))),
+    profiles: z._default(
+      z.record(
+        z.string().check(z.regex(PROFILE_NAME)),
+        z.object({
+          apiKey: z.optional(z.string()),
+          env: z.optional(z.enum(ENVIRONMENT_NAMES)),
+          baseUrls: z.optional(
+            z.object({ production: z.optional(z.string()), staging: z.optional(z.string()) }),
+          ),
+        }),
+      ),
+      {},
     ),
-    {},
-  ),
-});
+  });
 
 const BROKEN_CONFIG_HINT =
   "fix it, or replace it with `petstore auth login` (which keeps the old file as config.json.bak)";
@@ -111,7 +115,8 @@ function parseConfigText(path: string, raw: string): StoredConfig {
   } catch {
     throw syntaxProblem(path, text);
   }
-  const parsed = StoredConfigSchema.safeParse(json);
+  storedConfigSchema ??= makeStoredConfigSchema();
+  const parsed = storedConfigSchema.safeParse(json);
   if (!parsed.success) {
     const where = [...new Set(parsed.error.issues.map((issue) => issue.path.join(".") || "(top)"))];
     throw new ConfigFileError(

@@ -4,7 +4,7 @@
  * and response has an example that validates against its own schema, so testing
  * tools (dredd, Prism, Schemathesis) and mock servers run on the document as it is.
  */
-import { DEPRECATION_HEADER_VALUES } from "./deprecation.js";
+import { deprecationHeaderValues } from "./deprecation.js";
 import { schemaRef } from "./openapi-schemas.js";
 
 type Json = Record<string, unknown>;
@@ -25,6 +25,7 @@ const stringHeader = (description: string, example: string, schema: Json = {}) =
 
 /** The `components.headers` of the document. */
 export function componentHeaders() {
+  const deprecation = deprecationHeaderValues();
   return {
     "X-RateLimit-Limit": integerHeader("Requests allowed in the window that binds first.", 300),
     "X-RateLimit-Remaining": integerHeader("Requests left in that window.", 299),
@@ -39,14 +40,14 @@ export function componentHeaders() {
     }),
     Deprecation: stringHeader(
       "When the operation was deprecated, as `@` and Unix seconds (RFC 9745).",
-      DEPRECATION_HEADER_VALUES.Deprecation,
+      deprecation.Deprecation,
       { pattern: "^@-?[0-9]+$" },
     ),
     Sunset: stringHeader(
       "When the operation is removed, as an HTTP date (RFC 8594).",
-      DEPRECATION_HEADER_VALUES.Sunset,
+      deprecation.Sunset,
     ),
-    Link: stringHeader("The operation that replaces this one.", DEPRECATION_HEADER_VALUES.Link),
+    Link: stringHeader("The operation that replaces this one.", deprecation.Link),
   };
 }
 

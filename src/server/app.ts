@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { DEPRECATION_HEADER_VALUES } from "../schema/deprecation.js";
+import { deprecationHeaderValues } from "../schema/deprecation.js";
 import type { AccessLog } from "./access-log.js";
 import { adminAccess } from "./admin/access.js";
 import { FakeClock, type Clock } from "./admin/clock.js";
@@ -77,7 +77,7 @@ export interface App {
   close(): void;
 }
 
-const DEPRECATION_HEADERS = Object.entries(DEPRECATION_HEADER_VALUES).flat();
+const DEPRECATION_HEADERS = Object.entries(deprecationHeaderValues()).flat();
 
 const enum Route {
   None,
