@@ -33,21 +33,23 @@ export interface V1Parts {
   openApi(req: IncomingMessage): string;
 }
 
+/**
+ * Answers a request whose path is `path` (`url` without its query, which starts
+ * after `queryAt`; -1 for none). `unmetExpectation`: an Expect other than
+ * 100-continue, refused with a 417 once the request is counted.
+ */
+export type V1Handler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: string,
+  path: string,
+  queryAt: number,
+  startedAt: number,
+  unmetExpectation: boolean,
+) => void;
+
 export interface V1Pipeline {
-  /**
-   * Answers a request whose path is `path` (`url` without its query, which starts
-   * after `queryAt`; -1 for none). `unmetExpectation`: an Expect other than
-   * 100-continue, refused with a 417 once the request is counted.
-   */
-  handle(
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: string,
-    path: string,
-    queryAt: number,
-    startedAt: number,
-    unmetExpectation: boolean,
-  ): void;
+  handle: V1Handler;
   /** The fault settings, as the control plane reads and changes them. */
   faults: { get(): FaultOptions; set(settings: FaultOptions): void };
   /** Delayed requests still waiting are dropped from now on (their connection reset). */
@@ -109,15 +111,7 @@ export function createV1Pipeline(parts: V1Parts, faultOptions: FaultOptions = {}
     finish(reply);
   }
 
-  function handle(
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: string,
-    path: string,
-    queryAt: number,
-    startedAt: number,
-    unmetExpectation: boolean,
-  ): void {
+  const handle: V1Handler = (req, res, url, path, queryAt, startedAt, unmetExpectation) => {
     const route = routeOf(path);
     const identity = keyring.identify(req.headers.authorization);
     if (req.method === "OPTIONS" && !unmetExpectation && underV1(path)) {
@@ -179,7 +173,7 @@ export function createV1Pipeline(parts: V1Parts, faultOptions: FaultOptions = {}
     };
     if (plan.delayMs > 0) setTimeout(proceed, plan.delayMs).unref();
     else proceed();
-  }
+  };
 
   /** 204 to a preflight, with the headers of where the client stands; no quota is used. */
   function answerPreflight(
