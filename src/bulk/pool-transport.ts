@@ -59,12 +59,13 @@ export function createPoolTransport(options: PoolTransportOptions): PoolTranspor
       target = { text: request.url, url, path: url.pathname + url.search };
     }
     const { url, path } = target;
+    // undici takes headers as a flat list and a body as bytes with the least work.
+    const headers: string[] = [];
+    for (const name in request.headers) headers.push(name, request.headers[name]!);
+    const body = request.body === undefined ? null : Buffer.from(request.body);
     return new Promise<TransportResponse>((resolve, reject) => {
       const exchange = new Exchange(request, url, resolve, reject);
-      pool.dispatch(
-        { path, method: request.method, headers: request.headers, body: request.body ?? null },
-        exchange,
-      );
+      pool.dispatch({ path, method: request.method, headers, body }, exchange);
     });
   };
 
