@@ -111,10 +111,11 @@ export async function runBulk({ repoRoot, script, args, env, scratch, timeoutMs 
 
 /**
  * How a bulk subject runs against `server`: the CLI as a user runs it ("cli", "cli-https"), the
- * reference client ("reference"), or the CLI built with the node:https pool ("pool-https").
+ * reference client on raw sockets ("reference") or on an undici Pool ("reference-undici"), or the
+ * CLI built with the node:https pool ("pool-https").
  */
 export function bulkCommand(plan, subject, server, results) {
-  if (subject === "reference") {
+  if (subject === "reference" || subject === "reference-undici") {
     return {
       script: REFERENCE_CLIENT,
       args: [
@@ -123,6 +124,7 @@ export function bulkCommand(plan, subject, server, results) {
         ["--from", plan.rowsFile],
         ["--results", results],
         ["--concurrency", String(plan.concurrency)],
+        ["--transport", subject === "reference" ? "raw" : "undici"],
       ].flat(),
       env: cleanEnv(plan.configDir),
     };
@@ -237,6 +239,7 @@ export async function unlimitedBulkRound(ctx, plan, round, subject = "cli") {
 const SUBJECTS = {
   cli: "add --from",
   reference: "reference client",
+  "reference-undici": "reference client on undici",
   "cli-https": "add --from over https (undici)",
   "pool-https": "add --from over https (reference build, node:https pool)",
 };

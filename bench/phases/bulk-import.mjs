@@ -22,7 +22,8 @@
  * raw-socket bulk client (checks the rows, journals each one before and after its POST, no
  * pacing, retries, resume or progress), timed the same way on the same rows, interleaved with the
  * unlimited rounds on its own fresh, warmed-up serve: how close to serve's POST rate a node client
- * can get when it shares this machine's cores with serve.
+ * can get when it shares this machine's cores with serve. The same client on an undici Pool
+ * (`--transport undici`) is the floor for any client on undici, as the CLI is by design.
  *
  * https (the real service's scheme): the CLI (undici's Pool) against the same CLI built with the
  * node:https keep-alive pool it had before (bench/lib/reference-cli.mjs), rounds alternating which
@@ -129,16 +130,18 @@ async function unlimitedPart(ctx, plan) {
   const bulkRuns = [];
   const postRuns = [];
   const referenceRuns = [];
+  const undiciRuns = [];
   for (let round = 0; round < settings.bulkRounds; round++) {
-    // The reference is informational: a round of it that breaks is noted, not fatal.
-    const referenceRound = () =>
-      unlimitedBulkRound(ctx, plan, round, "reference").catch((error) => ({
+    // The references are informational: a round of one that breaks is noted, not fatal.
+    const referenceRound = (subject) =>
+      unlimitedBulkRound(ctx, plan, round, subject).catch((error) => ({
         round,
         error: error instanceof Error ? error.message : String(error),
       }));
     const steps = [
       async () => bulkRuns.push(await unlimitedBulkRound(ctx, plan, round)),
-      async () => referenceRuns.push(await referenceRound()),
+      async () => referenceRuns.push(await referenceRound("reference")),
+      async () => undiciRuns.push(await referenceRound("reference-undici")),
       async () => postRuns.push(await postRound(ctx, plan, round)),
     ];
     for (const step of round % 2 === 0 ? steps : steps.reverse()) await step();
@@ -197,7 +200,8 @@ async function unlimitedPart(ctx, plan) {
       ],
     }),
   );
-  recordReference(ctx, plan, referenceRuns, postRuns, postRate);
+  recordReference(ctx, plan, referenceRuns, postRuns, postRate, "raw");
+  recordReference(ctx, plan, undiciRuns, postRuns, postRate, "undici");
   const brokenRounds = problems.filter((p) => p.length > 0).length;
   const completeRow = measured({
     phase: name,
@@ -290,8 +294,11 @@ async function memoryPart(ctx, plan, bulkRuns, postRate) {
   );
 }
 
-/** The reference client's row: its rows/s against the same POST baseline, with no goal. */
-function recordReference(ctx, plan, referenceRuns, postRuns, postRate) {
+/**
+ * A reference client's row: its rows/s against the same POST baseline, with no goal. `transport`:
+ * "raw" (hand-written HTTP on sockets) or "undici" (the same client on an undici Pool, as the CLI).
+ */
+function recordReference(ctx, plan, referenceRuns, postRuns, postRate, transport) {
   const rows = plan.rows;
   const measuredRuns = referenceRuns.filter((r) => r.error === undefined);
   const roundNotes = referenceRuns.map((r) => {
@@ -313,13 +320,20 @@ function recordReference(ctx, plan, referenceRuns, postRuns, postRate) {
   ctx.record(
     measured({
       phase: name,
-      measurement: `reference: minimal raw-socket client (no pacing, no retries) vs serve's durable POST at ${plan.concurrency} connections`,
+      measurement:
+        transport === "raw"
+          ? `reference: minimal raw-socket client (no pacing, no retries) vs serve's durable POST at ${plan.concurrency} connections`
+          : `reference: the same minimal client on an undici Pool vs serve's durable POST at ${plan.concurrency} connections`,
       figure: measuredRuns.length > 0 ? median(measuredRuns.map((r) => r.rowsPerSecond)) : null,
       unit: "rows/s",
       baseline: postRate,
       baselineLabel: `serve POST req/s, ${plan.concurrency} connections`,
       notes: [
-        `informational, no goal: node bench/lib/reference-bulk-client.mjs --from rows.ndjson --results <tmp> --concurrency ${plan.concurrency}, a floor for a node client sharing this machine's ${cpus().length} cores with serve: every row checked first, one request in flight per keep-alive socket, requests written by hand in one batch per event-loop turn after their "sending" lines (sha256 digest) reach the results file, fdatasync at the end; no pacing, retries, resume, progress or lossless int64; same rows, fresh serve on ${count(STORE_SIZE)} pets warmed by a ${ctx.settings.warmupSeconds} s POST load, wall time spawn to exit, interleaved with the CLI rounds`,
+        `informational, no goal: node bench/lib/reference-bulk-client.mjs --from rows.ndjson --results <tmp> --concurrency ${plan.concurrency} --transport ${transport}, a floor for a node client sharing this machine's ${cpus().length} cores with serve: every row checked first, one request in flight per keep-alive connection, ` +
+          (transport === "raw"
+            ? "requests written by hand"
+            : "requests dispatched to an undici Pool (flat headers, byte bodies), the floor for any client on undici, as the CLI must be") +
+          `, in one batch per event-loop turn after their "sending" lines (sha256 digest) reach the results file, fdatasync at the end; no pacing, retries, resume, progress or lossless int64; same rows, fresh serve on ${count(STORE_SIZE)} pets warmed by a ${ctx.settings.warmupSeconds} s POST load, wall time spawn to exit, interleaved with the CLI rounds`,
         ...roundNotes,
       ],
     }),
