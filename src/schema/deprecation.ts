@@ -15,8 +15,8 @@ const SUCCESSOR_PATH = "/v1/pets";
 
 /**
  * The headers every answer of the operation carries, as the fake sends them and the
- * document shows them. A function, so that the CLI, which only reads them, does not
- * build them at start-up.
+ * document shows them. A function, so that the CLI (which needs only SUNSET_DATE)
+ * does not build them at start-up.
  */
 export function deprecationHeaderValues(): { Deprecation: string; Sunset: string; Link: string } {
   return {
