@@ -95,6 +95,22 @@ const OUTPUT_OPTIONS: readonly OptionSpec[] = [
   { flags: "-q, --quiet", description: "print only the ids" },
 ];
 
+/** `add`'s: with --from, stdout has a line per row (docs/bulk-intake.md). */
+const ADD_OUTPUT_OPTIONS: readonly OptionSpec[] = [
+  {
+    ...OUTPUT_OPTIONS[0]!,
+    description: `${OUTPUT_OPTIONS[0]!.description}; with --from, ndjson only`,
+  },
+  {
+    flags: "--json",
+    description: "same as --output json; with --from, one NDJSON line per row's outcome",
+  },
+  {
+    flags: "-q, --quiet",
+    description: "print only the ids; with --from, one per added row, in input order",
+  },
+];
+
 const STATUS_OPTION: OptionSpec = {
   flags: "-s, --status <status>",
   description: STATUS_LIST,
@@ -185,7 +201,7 @@ export const ADD_COMMAND: CommandSpec = {
         "with --resume: send again the rows whose outcome is unknown (they may be added twice)",
     },
     { flags: "--concurrency <n>", description: "requests in flight at most, 1 to 64 (16)" },
-    ...OUTPUT_OPTIONS,
+    ...ADD_OUTPUT_OPTIONS,
     ...REQUEST_OPTIONS,
   ],
   examples: [

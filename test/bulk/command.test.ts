@@ -45,6 +45,14 @@ describe("bulk flags", () => {
     expect(concurrency?.description).toContain(`(${DEFAULT_CONCURRENCY})`);
   });
 
+  it("are described in add's help as they work with --from (a line per row, ids in input order)", () => {
+    const help = (flag: string) =>
+      ADD_COMMAND.options!.find((o) => o.flags.split(", ").includes(flag))?.description;
+    expect(help("--output <format>")).toMatch(/with --from, ndjson only$/);
+    expect(help("--json")).toMatch(/with --from, one NDJSON line per row's outcome$/);
+    expect(help("--quiet")).toMatch(/with --from, one per added row, in input order$/);
+  });
+
   it("take --json, --output ndjson and -q for each row's outcome on stdout", () => {
     const mode = (values: Record<string, string | boolean>) =>
       bulkOptionsFrom({ from: "a.csv", ...values }, {}).bulk.stdout;
