@@ -31,10 +31,14 @@ TLS:
   local CA kept next to the data file (<file>.ca.pem, its key <file>.ca-key.pem, 0600)
   and reused while valid; clients trust it with NODE_EXTRA_CA_CERTS=<file>.ca.pem.
   --tls-cert and --tls-key serve a certificate of your own instead.
-Control plane (for test suites; see the README):
-  /__admin/health, /reset, /requests, /clock, /faults, /keys, /openapi.json. Open
-  without a credential on a loopback --host; on any other, off unless --admin-token
-  (or ${ADMIN_TOKEN_VARIABLE}) is given, then Authorization: Bearer <token>.
+
+Control plane (for test suites; the README's serve section has every field):
+  GET /__admin/health; POST /__admin/reset (back to the pets at start, durably);
+  GET and DELETE /__admin/requests; GET and POST /__admin/clock {"advanceSeconds":N};
+  GET and PUT /__admin/faults; GET and POST /__admin/keys; DELETE /__admin/keys/<key>;
+  GET /__admin/openapi.json. Open without a credential on a loopback --host; on any
+  other, off unless --admin-token (or ${ADMIN_TOKEN_VARIABLE}) is given, then
+  Authorization: Bearer <token>.
 
 Scripts:
   stdout gets one line, the base URL, once the server is ready (with --print-env, two
