@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,6 +31,7 @@ const ALLOWED = [
   /^dist\/(chunks|vendor)\/[\w-]+\.(js|cjs)$/,
   /^dist\/home\/[\w.-]+$/,
   /^dist\/types\/[\w/-]+\.d\.ts$/,
+  /^dist\/types\/index\.d\.cts$/,
 ];
 
 describe("the npm package", () => {
@@ -77,6 +78,7 @@ describe("the npm package", () => {
       "dist/index.js",
       "dist/index.cjs",
       "dist/types/index.d.ts",
+      "dist/types/index.d.cts",
       "dist/home/home.js",
       "dist/home/swagger-ui-bundle.js",
       "completions/petstore.bash",
@@ -142,6 +144,55 @@ describe("the npm package", () => {
     expect(out.trim()).toBe(
       `{"id":1,"name":"Lib","categoryId":5,"status":"available"} 200 ${homeJs}`,
     );
+  });
+
+  it("gives TypeScript its types from CommonJS and from ESM alike", () => {
+    // A project of its own, with the installed package and Node's types beside it.
+    const project = join(work, "ts-project");
+    mkdirSync(join(project, "node_modules", "@types"), { recursive: true });
+    symlinkSync(join(prefix, "lib", "node_modules", name), join(project, "node_modules", name));
+    symlinkSync(
+      join(REPO_ROOT, "node_modules", "@types", "node"),
+      join(project, "node_modules", "@types", "node"),
+    );
+    writeFileSync(join(project, "package.json"), '{"name":"consumer","private":true}\n');
+    const use = [
+      `import { startServer, createClient, PetstoreError, EXIT, DEFAULT_RETRY_POLICY } from "${name}";`,
+      `import type { RunningServer, ClientResult, Pet } from "${name}";`,
+      "export async function listed(): Promise<number> {",
+      '  const server: RunningServer = await startServer({ keys: ["k"], quiet: true });',
+      '  const client = createClient({ baseUrl: server.url, apiKey: "k", timeoutMs: 5000, retry: DEFAULT_RETRY_POLICY });',
+      "  const page: ClientResult<Pet[]> = await client.listPets({ limit: 5 });",
+      "  await server.close();",
+      "  class Mine extends PetstoreError {}",
+      '  const error: PetstoreError = new Mine("x", EXIT.USAGE);',
+      "  return page.data.length + error.exitCode;",
+      "}",
+    ].join("\n");
+    writeFileSync(join(project, "uses.cts"), use);
+    writeFileSync(join(project, "uses.mts"), use);
+    // Wrong on purpose: the types are the package's, not `any`.
+    writeFileSync(
+      join(project, "wrong.cts"),
+      `import { startServer } from "${name}";\nexport const n: number = startServer;\n`,
+    );
+    const tsc = (files: string[]) => {
+      try {
+        execFileSync(
+          process.execPath,
+          [
+            join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"),
+            ...["--module", "node16", "--strict", "--noEmit", "--types", "node", ...files],
+          ],
+          { cwd: project, encoding: "utf8" },
+        );
+        return "";
+      } catch (error) {
+        return String((error as { stdout?: string }).stdout);
+      }
+    };
+    expect(tsc(["uses.cts", "uses.mts"])).toBe("");
+    expect(tsc(["wrong.cts"])).toMatch(/wrong\.cts\(2,14\): error TS2322: Type '\(options\?/);
   });
 
   it("loads with require() from CommonJS", () => {
