@@ -5,6 +5,7 @@
  * tools (dredd, Prism, Schemathesis) and mock servers run on the document as it is.
  */
 import { deprecationHeaderValues } from "./deprecation.js";
+import { ERROR_CODES, type ErrorCode } from "./error-codes.js";
 import { schemaRef } from "./openapi-schemas.js";
 
 type Json = Record<string, unknown>;
@@ -72,64 +73,41 @@ export const PET_EXAMPLES = [
 export const NEW_PET_EXAMPLE = { name: "Rex", categoryId: 1, status: "available" };
 export const CREATED_PET_EXAMPLE = { id: 41, name: "Rex", categoryId: 1, status: "available" };
 
-/** One example per error code a response can carry, keyed by the code. */
-const ERROR_EXAMPLES: Record<string, { status: number; message: string }> = {
-  invalid_query: { status: 400, message: 'limit must be an integer from 1 to 100; got "500"' },
-  invalid_pet_id: {
-    status: 400,
-    message: 'petId must be an integer from -9223372036854775808 to 9223372036854775807; got "abc"',
-  },
-  invalid_body: {
-    status: 400,
-    message: 'name must be a non-blank string of at most 200 characters; got "   "',
-  },
-  invalid_json: {
-    status: 400,
-    message: "the body is not valid JSON: Unexpected '}', expected a value at line 1, column 27",
-  },
-  empty_body: { status: 400, message: "the body is empty; send a NewPet as JSON" },
-  unauthorized: {
-    status: 401,
-    message: "an API key is required: send Authorization: Bearer <key>",
-  },
-  invalid_key: { status: 401, message: "the API key is not valid" },
-  pet_not_found: { status: 404, message: "no pet has the id 404" },
-  payload_too_large: { status: 413, message: "the body is larger than 1048576 bytes (1 MiB)" },
-  unsupported_media_type: {
-    status: 415,
-    message: "Content-Type must be application/json (charset utf-8 if given)",
-  },
-  rate_limited: { status: 429, message: "rate limit of 300 requests exceeded; retry after 30 s" },
-  banned: {
-    status: 429,
-    message:
-      "too many requests while rate limited: banned for 600 s; wait for Retry-After before retrying",
-  },
-  internal_error: { status: 500, message: "the service failed unexpectedly" },
-  fault_injected: {
-    status: 503,
-    message: "injected fault (--fail-rate): the service is unavailable; retry later",
-  },
-  id_space_exhausted: {
-    status: 507,
-    message:
-      "No id is left for a new pet: the largest stored id is 9223372036854775807, the int64 maximum.",
-  },
+/** One example message per error code a response can carry; the status is the table's. */
+const ERROR_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  invalid_query: 'limit must be an integer from 1 to 100; got "500"',
+  invalid_pet_id:
+    'petId must be an integer from -9223372036854775808 to 9223372036854775807; got "abc"',
+  invalid_body: 'name must be a non-blank string of at most 200 characters; got "   "',
+  invalid_json: "the body is not valid JSON: Unexpected '}', expected a value at line 1, column 27",
+  empty_body: "the body is empty; send a NewPet as JSON",
+  unauthorized: "an API key is required: send Authorization: Bearer <key>",
+  invalid_key: "the API key is not valid",
+  pet_not_found: "no pet has the id 404",
+  payload_too_large: "the body is larger than 1048576 bytes (1 MiB)",
+  unsupported_media_type: "Content-Type must be application/json (charset utf-8 if given)",
+  rate_limited: "rate limit of 300 requests exceeded; retry after 30 s",
+  banned:
+    "too many requests while rate limited: banned for 600 s; wait for Retry-After before retrying",
+  internal_error: "the service failed unexpectedly",
+  fault_injected: "injected fault (--fail-rate): the service is unavailable; retry later",
+  id_space_exhausted:
+    "No id is left for a new pet: the largest stored id is 9223372036854775807, the int64 maximum.",
 };
 
 /** An `examples` map of Example Objects, one per error code. */
-function errorExamples(codes: readonly string[]): Json {
+function errorExamples(codes: readonly ErrorCode[]): Json {
   const examples: Json = {};
   for (const code of codes) {
-    const { status, message } = ERROR_EXAMPLES[code]!;
-    examples[code] = { summary: code, value: { code, message, status } };
+    const value = { code, message: ERROR_MESSAGES[code]!, status: ERROR_CODES[code].status };
+    examples[code] = { summary: code, value };
   }
   return examples;
 }
 
 export function errorResponse(
   description: string,
-  codes: readonly string[],
+  codes: readonly ErrorCode[],
   headers: Json = RATE_LIMIT_HEADERS,
 ): Json {
   return {

@@ -1,6 +1,6 @@
 /** What a route answers, before the pipeline adds the common headers; and the common error replies. */
 import { NO_KEY, type UNKNOWN_KEY } from "./auth.js";
-import { ERROR_CODES, errorJson, type ErrorCode } from "./error-codes.js";
+import { ERROR_CODES, errorJson, type ErrorCode } from "../schema/error-codes.js";
 import type { RateDecision } from "./rate-limit.js";
 
 export interface Reply {

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { EXIT_CODES_HELP } from "../../src/commands/program.js";
 import { EXIT, EXIT_MEANINGS } from "../../src/errors.js";
-import { ERROR_CODES } from "../../src/server/error-codes.js";
+import { ERROR_CODES } from "../../src/schema/error-codes.js";
 
 const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
 const serveReference = readFileSync(new URL("../../docs/serve.md", import.meta.url), "utf8");

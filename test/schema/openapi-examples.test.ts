@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildOpenApiDocument } from "../../src/schema/openapi.js";
-import { ERROR_CODES } from "../../src/server/error-codes.js";
+import { ERROR_CODES } from "../../src/schema/error-codes.js";
 import { documentValidator } from "./openapi-ajv.js";
 import { operations, resolve, responses, type Node } from "./openapi-walk.js";
 

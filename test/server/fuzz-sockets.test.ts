@@ -16,7 +16,7 @@
 import fc from "fast-check";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ERROR_CODES } from "../../src/server/error-codes.js";
+import { ERROR_CODES } from "../../src/schema/error-codes.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
 import { demoPets } from "../../src/server/store/seed.js";
 import { call, startTestServer } from "./http.js";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiText } from "../../src/schema/openapi.js";
 import { FAKE_SERVER_DESCRIPTION } from "../../src/server/openapi-route.js";
-import { ERROR_CODES } from "../../src/server/error-codes.js";
+import { ERROR_CODES } from "../../src/schema/error-codes.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
 import { call, startTestServer, type Answer } from "./http.js";
 
