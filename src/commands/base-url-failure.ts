@@ -7,7 +7,6 @@
  * came from.
  */
 import { EXIT, PetstoreError } from "../errors.js";
-import type { PetstoreClient } from "../client/types.js";
 import type { ResolvedSettings } from "../profiles/resolve.js";
 import { describeSource } from "./settings-summary.js";
 
@@ -19,7 +18,8 @@ function isHostNotFound(error: unknown): error is PetstoreError {
   return error instanceof Error && error.name === "HostNotFoundError";
 }
 
-function explainBaseUrlFailure(error: unknown, settings: ResolvedSettings): unknown {
+/** `error`, reworded when it is a base URL whose host does not exist. */
+export function explainBaseUrlFailure(error: unknown, settings: ResolvedSettings): unknown {
   if (!isHostNotFound(error)) return error;
   const { baseUrl, env } = settings;
   const host = new URL(baseUrl).hostname;
@@ -36,21 +36,4 @@ function explainBaseUrlFailure(error: unknown, settings: ResolvedSettings): unkn
     EXIT.NETWORK,
     `the base URL ${baseUrl} is ${source}: check its host name, ${host}`,
   );
-}
-
-export function explainingBaseUrlFailures(
-  client: PetstoreClient,
-  settings: ResolvedSettings,
-): PetstoreClient {
-  const explain = (error: unknown) => {
-    throw explainBaseUrlFailure(error, settings);
-  };
-  return {
-    listPets: (query) => client.listPets(query).catch(explain),
-    createPet: (pet) => client.createPet(pet).catch(explain),
-    getPet: (id) => client.getPet(id).catch(explain),
-    get lastRateLimit() {
-      return client.lastRateLimit;
-    },
-  };
 }

@@ -6,7 +6,7 @@
  */
 import type { ClientOptions, Transport } from "../client/client.js";
 import type { PetstoreClient } from "../client/types.js";
-import { explainingBaseUrlFailures } from "./base-url-failure.js";
+import { explainBaseUrlFailure } from "./base-url-failure.js";
 import { createRetryNotices } from "./retry-notice.js";
 import type { RequestOptions } from "./request-options.js";
 import { VERSION } from "./version.js";
@@ -78,15 +78,15 @@ export interface Factory {
   finish(): void;
 }
 
-/**
- * The retry countdown ends when the request settles, before the command prints
- * anything: on a shared terminal a spinner line would otherwise run into the data.
- */
-function stoppingNotices(client: PetstoreClient, stop: () => void): PetstoreClient {
+/** `client` with `wrap` around the promise of each of its calls. */
+function wrapCalls(
+  client: PetstoreClient,
+  wrap: <T>(call: Promise<T>) => Promise<T>,
+): PetstoreClient {
   return {
-    listPets: (query) => client.listPets(query).finally(stop),
-    createPet: (pet) => client.createPet(pet).finally(stop),
-    getPet: (id) => client.getPet(id).finally(stop),
+    listPets: (query) => wrap(client.listPets(query)),
+    createPet: (pet) => wrap(client.createPet(pet)),
+    getPet: (id) => wrap(client.getPet(id)),
     get lastRateLimit() {
       return client.lastRateLimit;
     },
@@ -149,8 +149,17 @@ export function createFactory(deps: FactoryDeps): Factory {
       if (deps.transport) options.transport = deps.transport;
       if (deps.sleep) options.sleep = deps.sleep;
       if (deps.random) options.random = deps.random;
-      const client = explainingBaseUrlFailures(createClient(options), settings);
-      return { client: stoppingNotices(client, notices.stop), settings };
+      // A base URL whose host does not exist is explained (base-url-failure.ts). The retry
+      // countdown ends when the request settles, before the command prints anything: on a
+      // shared terminal a spinner line would otherwise run into the data.
+      const client = wrapCalls(createClient(options), (call) =>
+        call
+          .catch((error: unknown) => {
+            throw explainBaseUrlFailure(error, settings);
+          })
+          .finally(notices.stop),
+      );
+      return { client, settings };
     },
     finish: notices.stop,
   };
