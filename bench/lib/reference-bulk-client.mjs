@@ -36,6 +36,10 @@ const fail = (code, message) => {
   process.exit(code);
 };
 
+if (!["raw", "undici", undefined].includes(opts.transport)) {
+  fail(2, `--transport is raw or undici, not ${JSON.stringify(opts.transport)}`);
+}
+
 // First pass: every line a pet, or nothing is sent.
 const rows = [];
 const lines = readFileSync(opts.from, "utf8").split("\n");
