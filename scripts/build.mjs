@@ -11,6 +11,9 @@
 //   server, for `serve`); required by cli.cjs only when the fast parser declines.
 // - dist/bulk.cjs: `add --from` (src/commands/add-from.ts and src/bulk), required
 //   only when a bulk flag is given.
+// - dist/undici.cjs: undici's Pool and ProxyAgent (src/client/undici-dispatchers.ts),
+//   required by the bulk add, and by the other commands only behind a proxy
+//   (HTTPS_PROXY and the like). One copy of undici for every bundle that needs it.
 // - dist/prompts.cjs: `add`'s questions at a terminal (src/commands/add-prompts.ts
 //   and @clack/prompts), required only when a field is asked for.
 // - dist/config.cjs: writing the config file (src/profiles/config-write.ts), required
@@ -75,6 +78,17 @@ const common = {
   metafile: true,
 };
 
+/** undici is one file, dist/undici.cjs, for every CommonJS bundle (the library's too). */
+const separateUndici = {
+  name: "separate-undici",
+  setup(builder) {
+    builder.onResolve({ filter: /(^|\/)undici-dispatchers\.js$/ }, () => ({
+      path: "./undici.cjs",
+      external: true,
+    }));
+  },
+};
+
 /** Cold modules stay out of the bundle that imports them: they are separate files. */
 function separateFiles({ program }) {
   return {
@@ -90,6 +104,7 @@ function separateFiles({ program }) {
         path: "./bulk.cjs",
         external: true,
       }));
+      separateUndici.setup(builder);
       builder.onResolve({ filter: /(^|\/)add-prompts\.js$/ }, () => ({
         path: "./prompts.cjs",
         external: true,
@@ -174,6 +189,10 @@ const results = await Promise.all([
   }),
   build({
     ...commonJs,
+    entryPoints: { undici: "src/client/undici-dispatchers.ts" },
+  }),
+  build({
+    ...commonJs,
     entryPoints: { prompts: "src/commands/add-prompts.ts" },
     plugins: [separateFiles({ program: false })],
   }),
@@ -190,6 +209,7 @@ const results = await Promise.all([
   build({
     ...commonJs,
     entryPoints: { index: "src/index.ts" },
+    plugins: [separateUndici],
   }),
   build({
     ...commonJs,

@@ -4,7 +4,8 @@
  * every process) is larger than the whole budget. Both modules are imported on
  * the first request so that commands that never talk to the service do not load
  * them. (The bulk add, where a run lasts seconds to hours, uses undici: see
- * src/bulk/pool-transport.ts.)
+ * src/bulk/pool-transport.ts; and so do these commands behind a proxy, see
+ * proxied-transport.ts.)
  *
  * No connection reuse (`agent: false`): a one-shot process gains nothing from it,
  * and a reused socket that the server has already closed would turn a harmless
@@ -17,7 +18,7 @@ import { cutShortError, networkError, timeoutError, tooLargeError } from "./netw
 import type { Transport, TransportRequest, TransportResponse } from "./transport.js";
 
 /** A page of 100 pets is a few kilobytes; anything this large is not our service. */
-const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 export const nodeTransport: Transport = async (request) => {
   const url = new URL(request.url);

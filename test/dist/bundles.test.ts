@@ -1,7 +1,8 @@
 /**
- * undici is for the bulk add only: it is bundled into dist/bulk.cjs and nowhere
- * else, and `list` (the start-up path of the one-shot commands) loads neither
- * that bundle nor the commander program.
+ * undici is for the bulk add, and for the other commands behind a proxy only: it
+ * is bundled into dist/undici.cjs and nowhere else, and `list` (the start-up path
+ * of the one-shot commands) loads neither that file, nor the bulk bundle, nor the
+ * commander program, unless a proxy variable sends it through a proxy.
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -39,7 +40,7 @@ function requiredFiles(args: string[], env: Record<string, string> = {}): string
 }
 
 describe("the bundles", () => {
-  it("hold undici in dist/bulk.cjs only", () => {
+  it("hold undici in dist/undici.cjs only", () => {
     const bundles = [
       ...readdirSync(DIST).filter((name) => /\.c?js$/.test(name)),
       ...readdirSync(join(DIST, "vendor")).map((name) => `vendor/${name}`),
@@ -47,7 +48,7 @@ describe("the bundles", () => {
     const withUndici = bundles.filter((name) =>
       readFileSync(join(DIST, name), "utf8").includes(UNDICI_MARK),
     );
-    expect(withUndici).toEqual(["bulk.cjs"]);
+    expect(withUndici).toEqual(["undici.cjs"]);
   });
 
   it("`list` loads neither the bulk bundle nor the program; `add --from` loads the bulk bundle", async () => {
@@ -57,11 +58,26 @@ describe("the bundles", () => {
       PETSTORE_API_KEY: "key-for-a-service-that-is-not-there",
     };
     const list = requiredFiles(["list", "--no-retry"], env).map((file) => file.slice(DIST.length));
-    expect(list.filter((file) => /bulk|program/.test(file))).toEqual([]);
+    expect(list.filter((file) => /bulk|program|undici/.test(file))).toEqual([]);
 
     const from = join(home.path, "rows.ndjson");
     writeFileSync(from, '{"name":"Rex","categoryId":1}\n');
     const bulk = requiredFiles(["add", "--from", from, "--no-retry"], env);
     expect(bulk).toContain(join(DIST, "bulk.cjs"));
+    expect(bulk).toContain(join(DIST, "undici.cjs"));
+  });
+
+  it("`list` behind a proxy loads dist/undici.cjs, and a proxy variable that does not apply loads nothing", async () => {
+    const proxyPort = await unusedPort();
+    const env = {
+      PETSTORE_BASE_URL: "https://pets.proxied.test/v1",
+      PETSTORE_API_KEY: "key-for-a-service-that-is-not-there",
+      HTTPS_PROXY: `http://127.0.0.1:${proxyPort}`,
+    };
+    const proxied = requiredFiles(["list", "--no-retry"], env);
+    expect(proxied).toContain(join(DIST, "undici.cjs"));
+    // NO_PROXY sends the host direct: node:http, as without a proxy (and the name fails at once).
+    const direct = requiredFiles(["list", "--no-retry"], { ...env, NO_PROXY: ".test" });
+    expect(direct.filter((file) => /bulk|program|undici/.test(file))).toEqual([]);
   });
 });
