@@ -107,8 +107,10 @@ function parseProxyUrl(variable: string, value: string, tunnel: boolean): ProxyS
     );
   }
   if (url.hostname === "") throw refuse("names no proxy host");
+  // The URL parser drops a port that is http's default: `:80` written is still port 80.
+  const port = url.port || (hasPort(withScheme) ? "80" : CURL_PROXY_PORT);
   const proxy: ProxyServer = {
-    url: `http://${url.hostname}:${url.port || CURL_PROXY_PORT}`,
+    url: `http://${url.hostname}:${port}`,
     variable,
     tunnel,
   };
@@ -122,6 +124,12 @@ function parseProxyUrl(variable: string, value: string, tunnel: boolean): ProxyS
     proxy.authorization = `Basic ${Buffer.from(credentials).toString("base64")}`;
   }
   return proxy;
+}
+
+/** Whether the URL's authority (after any user name and password) ends in `:port`. */
+function hasPort(text: string): boolean {
+  const authority = /^[^:]*:\/\/([^/?#]*)/.exec(text)?.[1] ?? "";
+  return /:\d+$/.test(authority.slice(authority.lastIndexOf("@") + 1));
 }
 
 /** One line on the route (--verbose, auth status), or undefined when no proxy variable is set. */

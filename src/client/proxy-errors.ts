@@ -28,7 +28,7 @@ export function proxyError(facts: ProxyFailureFacts, proxy: ProxyServer, target:
           `give them in ${proxy.variable}: http://user:password@host:port (%-encode any @ : / in them)`,
         )
       : new ProxyError(
-          `${where} refused the credentials in ${proxy.variable} (407 Proxy Authentication Required)`,
+          `${where} refused the credentials (407 Proxy Authentication Required)`,
           proxy.url,
           `check the user name and password in ${proxy.variable}`,
         );
