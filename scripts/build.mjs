@@ -11,17 +11,15 @@
 //   server, for `serve`); required by cli.cjs only when the fast parser declines.
 // - dist/bulk.cjs: `add --from` (src/commands/add-from.ts and src/bulk), required
 //   only when a bulk flag is given.
-// - dist/undici.cjs: undici's Pool and ProxyAgent (src/client/undici-dispatchers.ts),
-//   required by the bulk add, and by the other commands only behind a proxy
-//   (HTTPS_PROXY and the like). One copy of undici for every bundle that needs it.
 // - dist/prompts.cjs: `add`'s questions at a terminal (src/commands/add-prompts.ts
 //   and @clack/prompts), required only when a field is asked for.
 // - dist/config.cjs: writing the config file (src/profiles/config-write.ts), required
 //   only by the commands that write it.
 // - dist/tls.cjs: making certificates (src/server/tls/make-certificates.ts and
 //   @peculiar/x509), required only by `serve --tls`.
-// - dist/vendor/*.cjs: chalk, cli-table3 and ora, required on first use by
-//   either bundle, so each is loaded once and only when a command needs it.
+// - dist/vendor/*.cjs: chalk, cli-table3, ora and https-proxy-agent (the one-shot
+//   commands' CONNECT tunnel behind a proxy), required on first use by either
+//   bundle, so each is loaded once and only when a command needs it.
 // - dist/cli.cjs.cache: the code cache, made by running the hot commands once
 //   against a stub server (scripts/code-cache.mjs).
 //
@@ -60,6 +58,8 @@ const { version } = JSON.parse(await readFile(new URL("package.json", root), "ut
 const VENDORED = {
   chalk: "module.exports = require('chalk');",
   "cli-table3": "module.exports = require('cli-table3');",
+  // ESM only (its exports map has no "require" condition).
+  "https-proxy-agent": "export { HttpsProxyAgent } from 'https-proxy-agent';",
   ora: "module.exports = require('ora').default;",
 };
 const VENDORED_NAMES = Object.keys(VENDORED);
@@ -78,17 +78,6 @@ const common = {
   metafile: true,
 };
 
-/** undici is one file, dist/undici.cjs, for every CommonJS bundle (the library's too). */
-const separateUndici = {
-  name: "separate-undici",
-  setup(builder) {
-    builder.onResolve({ filter: /(^|\/)undici-dispatchers\.js$/ }, () => ({
-      path: "./undici.cjs",
-      external: true,
-    }));
-  },
-};
-
 /** Cold modules stay out of the bundle that imports them: they are separate files. */
 function separateFiles({ program }) {
   return {
@@ -104,7 +93,6 @@ function separateFiles({ program }) {
         path: "./bulk.cjs",
         external: true,
       }));
-      separateUndici.setup(builder);
       builder.onResolve({ filter: /(^|\/)add-prompts\.js$/ }, () => ({
         path: "./prompts.cjs",
         external: true,
@@ -189,10 +177,6 @@ const results = await Promise.all([
   }),
   build({
     ...commonJs,
-    entryPoints: { undici: "src/client/undici-dispatchers.ts" },
-  }),
-  build({
-    ...commonJs,
     entryPoints: { prompts: "src/commands/add-prompts.ts" },
     plugins: [separateFiles({ program: false })],
   }),
@@ -209,7 +193,6 @@ const results = await Promise.all([
   build({
     ...commonJs,
     entryPoints: { index: "src/index.ts" },
-    plugins: [separateUndici],
   }),
   build({
     ...commonJs,

@@ -1,16 +1,29 @@
 /**
- * The transport of a bulk add: one undici dispatcher for http:// and https://
- * alike, a Pool to the service or, behind a proxy, undici's ProxyAgent (both
- * made in client/undici-dispatchers.ts, the file dist/undici.cjs, and driven by
- * client/undici-transport.ts). Each of at most `connections` connections
- * carries one request at a time. The one-shot commands stay on node:http
- * (client/node-transport.ts) unless a proxy is in use: undici's start-up cost
+ * The transport of a bulk add: one undici Pool for http:// and https:// alike,
+ * or undici's ProxyAgent behind a proxy (proxy-agent.ts). Keep-alive, the bound
+ * on connections (one per request in flight) and the connection options (TLS
+ * through tls.connect, so NODE_EXTRA_CA_CERTS applies) are undici's. The one-shot
+ * commands stay on node:http (client/node-transport.ts): undici's start-up cost
  * matters there, not in a run of thousands of requests.
+ *
+ * What is ours: the timeout of one attempt (from the request's start to the last
+ * byte of the answer, as the one-shot client counts it), the size bound of an
+ * answer, and whether a failed request may have reached the service. undici
+ * calls onRequestStart once the connection is up, just before it writes the
+ * request: a failure before that sent nothing; after it, the request may have
+ * been read, even on a kept-alive connection the service was closing, so the
+ * row's outcome is unknown and it is never sent again blindly. Behind a proxy,
+ * onRequestStart comes once the tunnel and TLS through it are up; a failure of
+ * the proxy itself is a ProxyError (client/proxy-errors.ts), never retried.
  */
+import type { Dispatcher } from "undici";
+import Pool from "undici/lib/dispatcher/pool.js";
+import { UsageError, type RequestSummary } from "../errors.js";
+import { networkError, timeoutError, tooLargeError } from "../client/network-errors.js";
 import type { ProxyServer } from "../client/proxy-env.js";
-import { createPool, createProxyAgent } from "../client/undici-dispatchers.js";
-import { dispatcherTransport } from "../client/undici-transport.js";
-import type { Transport } from "../client/transport.js";
+import { proxyError } from "../client/proxy-errors.js";
+import type { Transport, TransportRequest, TransportResponse } from "../client/transport.js";
+import { createProxyAgent, TunnelFailure } from "./proxy-agent.js";
 
 /** A pet is a few hundred bytes; an answer this large is not our service. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -33,14 +46,145 @@ export interface PoolTransportOptions {
 }
 
 export function createPoolTransport(options: PoolTransportOptions): PoolTransport {
-  const { origin, proxy } = options;
-  const dispatcher =
-    proxy === undefined ? createPool(origin, options) : createProxyAgent(proxy, options);
-  const target = { origin, maxBytes: MAX_ANSWER_BYTES, ...(proxy === undefined ? {} : { proxy }) };
+  const { origin, proxy, timeoutMs } = options;
+  const poolOptions = {
+    connections: options.connections,
+    // A POST is not idempotent: never behind another request on the same connection.
+    pipelining: 1,
+    // The attempt's own timer covers the wait for headers and body.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  };
+  const pool: Dispatcher =
+    proxy === undefined
+      ? new Pool(origin, { ...poolOptions, connect: { timeout: timeoutMs } })
+      : createProxyAgent(proxy, timeoutMs, poolOptions);
+  /** Every request of a run goes to the same URL: parse it once. */
+  let target: { text: string; url: URL; path: string } | undefined;
+
+  const transport: Transport = (request) => {
+    if (target?.text !== request.url) {
+      const url = new URL(request.url);
+      if (url.origin !== new URL(origin).origin) {
+        return Promise.reject(new Error(`this pool sends to ${options.origin} only`));
+      }
+      target = { text: request.url, url, path: url.pathname + url.search };
+    }
+    const { url, path } = target;
+    // undici takes headers as a flat list and a body as bytes with the least work.
+    const headers: string[] = [];
+    for (const name in request.headers) headers.push(name, request.headers[name]!);
+    const body = request.body === undefined ? null : Buffer.from(request.body);
+    return new Promise<TransportResponse>((resolve, reject) => {
+      const exchange = new Exchange(request, url, proxy, resolve, reject);
+      pool.dispatch({ origin, path, method: request.method, headers, body }, exchange);
+    });
+  };
+
   return {
-    transport: dispatcherTransport(dispatcher, target),
+    transport,
     close() {
-      dispatcher.destroy().catch(() => {});
+      pool.destroy().catch(() => {});
     },
   };
+}
+
+/** undici's words when the proxy of an http:// service answers 407. */
+const PLAIN_PROXY_407 = /\(407\)/;
+
+/** One request's handler: collects the answer, or says what failed and whether it was sent. */
+class Exchange implements Dispatcher.DispatchHandler {
+  private readonly summary: RequestSummary;
+  private readonly deadline: ReturnType<typeof setTimeout>;
+  private controller: Dispatcher.DispatchController | undefined;
+  /** The connection is up and the request is being written: it may reach the service. */
+  private started = false;
+  private settled = false;
+  private status = 0;
+  private headers: Record<string, string> = {};
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+
+  constructor(
+    private readonly request: TransportRequest,
+    private readonly url: URL,
+    private readonly proxy: ProxyServer | undefined,
+    private readonly resolve: (answer: TransportResponse) => void,
+    private readonly reject: (error: Error) => void,
+  ) {
+    this.summary = { method: request.method, url: request.url };
+    this.deadline = setTimeout(() => {
+      this.fail(timeoutError(this.summary, url, request.timeoutMs, this.started));
+    }, request.timeoutMs);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Given up while waiting for a connection: it must not leave now.
+    if (this.settled) controller.abort(new Error("abandoned"));
+    else this.started = true;
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    if (statusCode < 200) return; // 1xx: the answer is still to come
+    this.status = statusCode;
+    for (const name in headers) {
+      const value = headers[name];
+      if (Array.isArray(value)) headers[name] = value.join(", ");
+    }
+    this.headers = headers as Record<string, string>;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.size += chunk.length;
+    if (this.size > MAX_ANSWER_BYTES) {
+      this.fail(tooLargeError(this.summary, this.url, MAX_ANSWER_BYTES));
+    } else {
+      this.chunks.push(chunk);
+    }
+  }
+
+  onResponseEnd(): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.deadline);
+    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    this.resolve({ status: this.status, headers: this.headers, body: body.toString("utf8") });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.settled) return;
+    const code = (error as NodeJS.ErrnoException).code;
+    const { proxy } = this;
+    if (error instanceof TunnelFailure) {
+      this.fail(proxyError(error, proxy!, this.url));
+      return;
+    }
+    // http:// through the proxy: the connection is the proxy's, and undici reports its 407 as an error.
+    const plain407 = code === "UND_ERR_INVALID_ARG" && PLAIN_PROXY_407.test(error.message);
+    if (proxy !== undefined && !proxy.tunnel && (!this.started || plain407)) {
+      const facts = { message: error.message, causeCode: code };
+      this.fail(proxyError(plain407 ? { ...facts, status: 407 } : facts, proxy, this.url));
+    } else if (code === "UND_ERR_CONNECT_TIMEOUT") {
+      this.fail(timeoutError(this.summary, this.url, this.request.timeoutMs, false));
+    } else if (code === "UND_ERR_INVALID_ARG") {
+      // A header undici will not write (a key with a line break): nothing was sent.
+      this.fail(new UsageError(`the request cannot be sent: ${error.message}`));
+    } else {
+      this.fail(networkError(error, this.summary, this.url, this.started));
+    }
+  }
+
+  private fail(error: Error): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.deadline);
+    // Before onRequestStart there is nothing to abort yet; onRequestStart aborts it.
+    if (this.controller !== undefined && !this.controller.aborted) this.controller.abort(error);
+    this.reject(error);
+  }
 }

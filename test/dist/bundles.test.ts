@@ -1,8 +1,7 @@
 /**
- * undici is for the bulk add, and for the other commands behind a proxy only: it
- * is bundled into dist/undici.cjs and nowhere else, and `list` (the start-up path
- * of the one-shot commands) loads neither that file, nor the bulk bundle, nor the
- * commander program, unless a proxy variable sends it through a proxy.
+ * undici is for the bulk add only: it is bundled into dist/bulk.cjs and nowhere
+ * else, and `list` (the start-up path of the one-shot commands) loads neither
+ * that bundle nor the commander program, nor, without a proxy, the proxy agent.
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -13,6 +12,8 @@ import { tempDir } from "../e2e/harness.js";
 import { BIN, ensureBuilt, REPO_ROOT } from "../server/cli-build.js";
 
 const DIST = join(REPO_ROOT, "dist");
+const PROXY_AGENT = join(DIST, "vendor", "https-proxy-agent.cjs");
+const TEST_HOSTS = join(REPO_ROOT, "test", "fixtures", "proxy", "test-hosts.cjs");
 /** undici's HTTP parser: present wherever undici's client is bundled. */
 const UNDICI_MARK = "llhttp";
 
@@ -40,7 +41,7 @@ function requiredFiles(args: string[], env: Record<string, string> = {}): string
 }
 
 describe("the bundles", () => {
-  it("hold undici in dist/undici.cjs only", () => {
+  it("hold undici in dist/bulk.cjs only", () => {
     const bundles = [
       ...readdirSync(DIST).filter((name) => /\.c?js$/.test(name)),
       ...readdirSync(join(DIST, "vendor")).map((name) => `vendor/${name}`),
@@ -48,7 +49,7 @@ describe("the bundles", () => {
     const withUndici = bundles.filter((name) =>
       readFileSync(join(DIST, name), "utf8").includes(UNDICI_MARK),
     );
-    expect(withUndici).toEqual(["undici.cjs"]);
+    expect(withUndici).toEqual(["bulk.cjs"]);
   });
 
   it("`list` loads neither the bulk bundle nor the program; `add --from` loads the bulk bundle", async () => {
@@ -58,26 +59,27 @@ describe("the bundles", () => {
       PETSTORE_API_KEY: "key-for-a-service-that-is-not-there",
     };
     const list = requiredFiles(["list", "--no-retry"], env).map((file) => file.slice(DIST.length));
-    expect(list.filter((file) => /bulk|program|undici/.test(file))).toEqual([]);
+    expect(list.filter((file) => /bulk|program|proxy/.test(file))).toEqual([]);
 
     const from = join(home.path, "rows.ndjson");
     writeFileSync(from, '{"name":"Rex","categoryId":1}\n');
     const bulk = requiredFiles(["add", "--from", from, "--no-retry"], env);
     expect(bulk).toContain(join(DIST, "bulk.cjs"));
-    expect(bulk).toContain(join(DIST, "undici.cjs"));
   });
 
-  it("`list` behind a proxy loads dist/undici.cjs, and a proxy variable that does not apply loads nothing", async () => {
+  it("`list` behind a proxy loads the proxy agent from dist/vendor/, and no undici", async () => {
     const proxyPort = await unusedPort();
     const env = {
       PETSTORE_BASE_URL: "https://pets.proxied.test/v1",
       PETSTORE_API_KEY: "key-for-a-service-that-is-not-there",
       HTTPS_PROXY: `http://127.0.0.1:${proxyPort}`,
+      // No DNS query leaves for the .test name sent direct below: it fails at once.
+      NODE_OPTIONS: `--require=${TEST_HOSTS}`,
     };
     const proxied = requiredFiles(["list", "--no-retry"], env);
-    expect(proxied).toContain(join(DIST, "undici.cjs"));
-    // NO_PROXY sends the host direct: node:http, as without a proxy (and the name fails at once).
+    expect(proxied).toContain(PROXY_AGENT);
+    expect(proxied.filter((file) => /bulk|program/.test(file))).toEqual([]);
     const direct = requiredFiles(["list", "--no-retry"], { ...env, NO_PROXY: ".test" });
-    expect(direct.filter((file) => /bulk|program|undici/.test(file))).toEqual([]);
+    expect(direct).not.toContain(PROXY_AGENT);
   });
 });
