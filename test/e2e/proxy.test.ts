@@ -212,6 +212,26 @@ describe("through a proxy that requires credentials, to an https service only it
     expect(run.stderr).toContain("proxy: none: 127.0.0.1 is this machine, always reached direct");
   });
 
+  it("a certificate refused through the tunnel is the service's TLS failure: exit 6, no add 'outcome unknown'", async () => {
+    for (const args of [["list"], ["add", "--name", "Rex", "--category-id", "1"]]) {
+      const run = await runCli(args, { env: env({ NODE_EXTRA_CA_CERTS: undefined }) });
+      expect(run.code, run.stderr).toBe(EXIT.NETWORK);
+      expect(run.stderr).toContain(`TLS connection to ${PROXIED_HOST}:${port} failed`);
+      expect(run.stderr).toContain("NODE_EXTRA_CA_CERTS");
+    }
+    const bulk = await runCli(
+      ["add", "--from", rows("untrusted.ndjson", 3), "--concurrency", "1"],
+      {
+        env: env({ NODE_EXTRA_CA_CERTS: undefined }),
+      },
+    );
+    expect(bulk.code, bulk.stderr).toBe(EXIT.NETWORK);
+    expect(bulk.stderr).toContain(`TLS connection to ${PROXIED_HOST}:${port} failed`);
+    expect(bulk.stderr).toContain("0 outcome unknown");
+    // Not retried: one tunnel for each command (a lasting TLS failure).
+    expect(tunnels()).toHaveLength(3);
+  });
+
   it("https_proxy wins over HTTPS_PROXY, as in curl", async () => {
     const dead = new URL(await closedPortUrl()).port;
     const run = await runCli(["list", "--json"], {
