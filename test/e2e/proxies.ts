@@ -19,11 +19,12 @@ import {
 import { request as httpsRequest } from "node:https";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
+import { expect } from "vitest";
 import { parseJson } from "../../src/schema/json.js";
 import { makeCa, makeServerCertificate } from "../../src/server/tls/make-certificates.js";
 import { REPO_ROOT } from "../server/cli-build.js";
 import { startServe, type Serve } from "../server/serve-process.js";
-import { PRO_KEY } from "./harness.js";
+import { PRO_KEY, type CliResult } from "./harness.js";
 
 export const PROXIED_HOST = "pets.proxied.test";
 export const DIRECT_HOST = "pets.direct.test";
@@ -34,6 +35,11 @@ export const RESOLVER_ENV = {
   NODE_OPTIONS: `--require=${TEST_HOSTS}`,
   PETSTORE_TEST_HOSTS: `${DIRECT_HOST}=127.0.0.1`,
 };
+
+/** Neither stdout nor stderr holds any of `secrets`. */
+export function expectNoneShown(run: CliResult, secrets: readonly string[]): void {
+  for (const secret of secrets) expect(run.stdout + run.stderr).not.toContain(secret);
+}
 
 export interface TlsFiles {
   ca: string;

@@ -5,15 +5,23 @@
  * a CLI that went direct would fail to resolve it. The squid tests (squid.test.ts)
  * repeat the main cases through a real proxy.
  */
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EXIT } from "../../src/errors.js";
 import { parseJson } from "../../src/schema/json.js";
 import { killServes } from "../server/serve-process.js";
-import { closedPortUrl, PRO_KEY, runCli, tempDir, type CliResult } from "./harness.js";
+import {
+  closedPortUrl,
+  PRO_KEY,
+  runCli,
+  tempDir,
+  writeNdjsonRows,
+  type CliResult,
+} from "./harness.js";
 import {
   DIRECT_HOST,
+  expectNoneShown,
   journal,
   PROXIED_HOST,
   RESOLVER_ENV,
@@ -78,20 +86,14 @@ function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 const withWrongPassword = () =>
   env({ HTTPS_PROXY: `http://${USER}:wrong-password@127.0.0.1:${proxy.port}` });
 
-function expectNoSecret(run: CliResult): void {
-  for (const secret of SECRETS) expect(run.stdout + run.stderr).not.toContain(secret);
-}
+const expectNoSecret = (run: CliResult) => expectNoneShown(run, SECRETS);
 
 function tunnels(): string[] {
   return proxy.seen.filter((seen) => seen.method === "CONNECT").map((seen) => seen.target);
 }
 
 function rows(name: string, count: number): string {
-  const path = join(home.path, name);
-  let text = "";
-  for (let i = 1; i <= count; i++) text += `{"name":"proxied-${i}","categoryId":${i}}\n`;
-  writeFileSync(path, text);
-  return path;
+  return writeNdjsonRows(home.path, name, count, "proxied");
 }
 
 /** The service's requests since `since` of them, by method and path. */

@@ -5,14 +5,15 @@
  * add --from, auth login with the key checked); an http one, with
  * --allow-insecure, by asking squid for the URL, as curl does.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../../src/errors.js";
 import { parseJson } from "../../src/schema/json.js";
 import { killServes } from "../server/serve-process.js";
-import { PRO_KEY, runCli, tempDir, type CliResult } from "./harness.js";
+import { PRO_KEY, runCli, tempDir, writeNdjsonRows, type CliResult } from "./harness.js";
 import {
+  expectNoneShown,
   journal,
   PROXIED_HOST,
   RESOLVER_ENV,
@@ -66,11 +67,8 @@ function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   };
 }
 
-function expectNoSecret(run: CliResult): void {
-  for (const secret of [PASSWORD, encodeURIComponent(PASSWORD), PRO_KEY]) {
-    expect(run.stdout + run.stderr).not.toContain(secret);
-  }
-}
+const expectNoSecret = (run: CliResult) =>
+  expectNoneShown(run, [PASSWORD, encodeURIComponent(PASSWORD), PRO_KEY]);
 
 /** squid's access-log lines for `target` (a CONNECT's host:port, or a URL's start). */
 function logged(target: string): string[] {
@@ -81,11 +79,7 @@ function logged(target: string): string[] {
 }
 
 function rows(name: string, count: number): string {
-  const path = join(home.path, name);
-  let text = "";
-  for (let i = 1; i <= count; i++) text += `{"name":"squid-${i}","categoryId":${i}}\n`;
-  writeFileSync(path, text);
-  return path;
+  return writeNdjsonRows(home.path, name, count, "squid");
 }
 
 describe("through squid with basic authentication, to an https service only squid can reach", () => {
