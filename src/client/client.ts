@@ -50,7 +50,7 @@ export interface ClientOptions {
 const AnswerPet = z.object(Pet.shape);
 const AnswerPetList = z.array(AnswerPet);
 
-/** node:http, or undici's ProxyAgent behind a proxy, loaded only then. */
+/** node:http, direct or through the proxy (proxied-transport.ts, loaded only then). */
 function defaultTransport(route: ProxyRoute | undefined): Transport {
   if (route?.kind !== "proxy") return nodeTransport;
   const { proxy } = route;

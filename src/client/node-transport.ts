@@ -69,10 +69,14 @@ export function exchange(
     );
     req.on("socket", (socket: Socket) => {
       // A fresh socket (agent: false, or a proxy agent's new tunnel): for TLS, wait for its handshake.
-      const event = tls ? "secureConnect" : "connect";
-      if (!tls && !socket.connecting) connected = true;
-      else socket.once(event, () => (connected = true));
-      if (proxy !== undefined && !proxy.tunnel) socket.once("connect", () => (proxyPassed = true));
+      if (tls) return void socket.once("secureConnect", () => (connected = true));
+      const up = () => {
+        connected = true;
+        // http:// through the proxy: connected to the proxy, which passes the request on.
+        proxyPassed = true;
+      };
+      if (socket.connecting) socket.once("connect", up);
+      else up();
     });
     req.on("proxyConnect", ({ statusCode }: { statusCode: number }) => {
       if (statusCode === 200) proxyPassed = true;

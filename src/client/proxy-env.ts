@@ -16,8 +16,8 @@
  *   value that is not a URL, is refused before anything is sent (exit 2),
  *   naming the variable and never showing its value (it may hold a password).
  *
- * Two differences from curl, both as Go's net/http (and so gh) does: a loopback
- * host (`localhost`, 127.0.0.0/8, ::1) always goes direct, since the proxy's
+ * Two differences from curl: a loopback host (`localhost`, 127.0.0.0/8, ::1)
+ * always goes direct, as Go's net/http (and so gh) does, since the proxy's
  * loopback is not this machine's and the key would cross the network in the
  * clear on the way; and so do the names reserved never to resolve (`.example`,
  * `.invalid`: the built-in placeholders), so that a first run behind a proxy is
@@ -28,7 +28,7 @@ import { isReservedHostName } from "./dns.js";
 import { isLoopbackHost } from "./key-safety.js";
 import { noProxyMatch } from "./no-proxy.js";
 
-/** The proxy requests go through: never with its credentials in `url` or `shown`. */
+/** The proxy requests go through; its credentials are in `authorization` only, never in `url`. */
 export interface ProxyServer {
   /** `http://host:port`, the port always written. */
   url: string;
