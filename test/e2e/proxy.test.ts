@@ -83,8 +83,9 @@ function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   };
 }
 
+/** DEBUG=*: the proxy agent's own debug output must not show the password either. */
 const withWrongPassword = () =>
-  env({ HTTPS_PROXY: `http://${USER}:wrong-password@127.0.0.1:${proxy.port}` });
+  env({ HTTPS_PROXY: `http://${USER}:wrong-password@127.0.0.1:${proxy.port}`, DEBUG: "*" });
 
 const expectNoSecret = (run: CliResult) => expectNoneShown(run, SECRETS);
 
