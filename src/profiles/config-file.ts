@@ -11,7 +11,6 @@ import {
   constants,
   fstatSync,
   lstatSync,
-  openSync,
   readlinkSync,
   readSync,
   statSync,
@@ -19,6 +18,7 @@ import {
 import { join } from "node:path";
 import * as z from "zod/mini";
 import { ENVIRONMENT_NAMES, type EnvironmentName } from "./environments.js";
+import { openNoFollowSync } from "../schema/file-safety.js";
 import { JsonSyntaxError, parseJson } from "../schema/json.js";
 import { CONFIG_FILE_NAME, configDir } from "./config-dir.js";
 import {
@@ -128,8 +128,6 @@ function parseConfigText(path: string, raw: string): StoredConfig {
   return parsed.data;
 }
 
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-
 function readAll(fd: number, size: number): string {
   const buffer = Buffer.alloc(size);
   let length = 0;
@@ -163,7 +161,7 @@ function readConfigFile(dir: string, path: string): StoredConfig {
   let fd: number;
   try {
     // No link is followed and a FIFO put in its place meanwhile does not block the open.
-    fd = openSync(path, OPEN_FLAGS);
+    fd = openNoFollowSync(path, constants.O_RDONLY);
   } catch (error) {
     throw accessProblem(path, error);
   }

@@ -11,7 +11,7 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from "node:crypto";
 import path from "node:path";
 import { ServerConfigError } from "../config-error.js";
-import { syncDirectory } from "../store/durable.js";
+import { syncDirectory } from "../../schema/file-safety.js";
 import type { PemPair, Subject } from "./make-certificates.js";
 import { readCompanion, writeCompanion, type CompanionText } from "./pem-files.js";
 
