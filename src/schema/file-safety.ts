@@ -230,11 +230,6 @@ export function ownershipProblem(
   return undefined;
 }
 
-/** Whether owner and permission bits mean anything here (false on Windows). */
-export function checksOwnership(platform: FilePlatform = THIS_PLATFORM): boolean {
-  return platform.os !== "win32" && platform.uid !== undefined;
-}
-
 /**
  * Windows: whether `file` is inside the per-user profile directory, private by
  * its default ACL (the stand-in for the owner and permission checks). Always
@@ -250,6 +245,22 @@ export function privateByDefault(
   if (profile === undefined || !path.win32.isAbsolute(profile)) return false;
   const relative = path.win32.relative(profile.toLowerCase(), file.toLowerCase());
   return relative !== "" && !relative.startsWith("..") && !path.win32.isAbsolute(relative);
+}
+
+/**
+ * Windows: the words that say who may read `file` is not known, when it is
+ * outside the profile directory; undefined where there is nothing to say.
+ */
+export function unknownReaders(
+  file: string,
+  env: NodeJS.ProcessEnv,
+  platform: FilePlatform = THIS_PLATFORM,
+): string | undefined {
+  if (privateByDefault(file, env, platform)) return undefined;
+  return (
+    `on Windows, who may read ${file} cannot be checked (that is its folder's ACL), and it is ` +
+    "outside your profile directory, which is private by default"
+  );
 }
 
 /** What a platform answers when asked to flush a directory it cannot flush. */

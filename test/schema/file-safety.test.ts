@@ -28,6 +28,7 @@ import {
   privateByDefault,
   syncDirectory,
   syncDirectorySync,
+  unknownReaders,
   type FilePlatform,
 } from "../../src/schema/file-safety.js";
 
@@ -162,6 +163,17 @@ describe("owner and permissions", () => {
     expect(privateByDefault("Z:\\tmp\\pets.json", env, WINDOWS)).toBe(false);
     expect(privateByDefault("C:\\Users\\amy\\x", {}, WINDOWS)).toBe(false);
     expect(privateByDefault("/tmp/anything", {}, POSIX)).toBe(true);
+  });
+
+  it("Windows: says so when who may read a file cannot be known; POSIX: nothing to say", () => {
+    const env = { USERPROFILE: "C:\\Users\\amy" };
+    expect(unknownReaders("D:\\shelter\\config.json", env, WINDOWS)).toBe(
+      "on Windows, who may read D:\\shelter\\config.json cannot be checked (that is its folder's ACL), and it is outside your profile directory, which is private by default",
+    );
+    expect(
+      unknownReaders("C:\\Users\\amy\\AppData\\Roaming\\petstore\\config.json", env, WINDOWS),
+    ).toBeUndefined();
+    expect(unknownReaders("/srv/config.json", {}, POSIX)).toBeUndefined();
   });
 });
 

@@ -99,6 +99,7 @@ export interface CompanionText {
   text: string;
   /** Permission bits. */
   mode: number;
+  uid: number;
 }
 
 /**
@@ -126,7 +127,7 @@ export async function readCompanion(file: string): Promise<CompanionText | undef
         `${file} is ${info.size} bytes, too large to be a PEM file serve wrote.`,
       );
     }
-    return { text: await handle.readFile("latin1"), mode: info.mode & 0o777 };
+    return { text: await handle.readFile("latin1"), mode: info.mode & 0o777, uid: info.uid };
   } finally {
     await handle.close();
   }
