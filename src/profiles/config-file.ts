@@ -18,7 +18,7 @@ import {
 import { join } from "node:path";
 import * as z from "zod/mini";
 import { ENVIRONMENT_NAMES, type EnvironmentName } from "./environments.js";
-import { openNoFollowSync, unknownReaders } from "../schema/file-safety.js";
+import { openNoFollowSync } from "../schema/file-safety.js";
 import { JsonSyntaxError, parseJson } from "../schema/json.js";
 import { CONFIG_FILE_NAME, configDir } from "./config-dir.js";
 import {
@@ -237,9 +237,7 @@ export async function updateConfig(
   options: UpdateOptions = {},
 ): Promise<ConfigUpdate> {
   const { writeConfig } = await import("./config-write.js");
-  const update = await writeConfig(configDir(env), change, options, loadConfigIn);
-  const unchecked = unknownReaders(update.path, env);
-  return unchecked === undefined ? update : { ...update, unchecked };
+  return writeConfig(configDir(env), change, options, loadConfigIn, env);
 }
 
 /**

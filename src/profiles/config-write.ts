@@ -10,6 +10,7 @@ import { mkdirSync, statfsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { PetstoreError, EXIT } from "../errors.js";
 import { keepCopy, writeFileAtomicSync } from "../schema/atomic-write.js";
+import { unknownReaders } from "../schema/file-safety.js";
 import { CONFIG_FILE_NAME } from "./config-dir.js";
 import type { ConfigUpdate, LoadedConfig, StoredConfig, UpdateOptions } from "./config-file.js";
 import { withConfigLock } from "./config-lock.js";
@@ -120,12 +121,15 @@ export async function writeConfig(
   change: (config: StoredConfig) => StoredConfig | void,
   options: UpdateOptions,
   load: (dir: string) => LoadedConfig,
+  env: NodeJS.ProcessEnv,
 ): Promise<ConfigUpdate> {
   ensureConfigDir(dir);
   const path = join(dir, CONFIG_FILE_NAME);
+  const unchecked = unknownReaders(path, env);
   return withConfigLock(path, () => {
     const current = load(dir);
     const update: ConfigUpdate = { path, config: current.config };
+    if (unchecked !== undefined) update.unchecked = unchecked;
     if (current.problem) {
       if (current.problem.kind !== "broken" || !options.replaceBroken) throw current.problem;
       update.backup = `${path}.bak`;

@@ -56,29 +56,6 @@ export const THIS_PLATFORM: FilePlatform = {
   uid: process.getuid?.(),
 };
 
-/** What the module checks on each platform, and what it cannot (docs/design.md says the same). */
-export const CHECKS: Record<FilePlatform["os"], { checked: string[]; notChecked: string[] }> = {
-  posix: {
-    checked: [
-      "links are never followed (O_NOFOLLOW)",
-      "owner (uid)",
-      "permission bits",
-      "directory entries flushed (fsync)",
-    ],
-    notChecked: [],
-  },
-  win32: {
-    checked: [
-      "symlinks and junctions refused (lstat), and the opened file is the one lstat saw",
-      "new files created exclusively (CREATE_NEW)",
-    ],
-    notChecked: [
-      "owner and permissions (ACLs): the per-user profile directory is private by default",
-      "directory entries cannot be flushed (NTFS logs them)",
-    ],
-  },
-};
-
 const CREATE_NEW = constants.O_CREAT | constants.O_EXCL;
 
 /** An exclusive create fails with EEXIST on any name, a link included, as O_NOFOLLOW leaves it. */
