@@ -32,11 +32,10 @@ import {
   readSync,
   unlinkSync,
   writeSync,
-  type BigIntStats,
 } from "node:fs";
 import { resolve } from "node:path";
 import { setTimeout as sleepAsync } from "node:timers/promises";
-import { openNoFollowSync } from "./file-safety.js";
+import { lstatIfThere, openNoFollowSync } from "./file-safety.js";
 
 export interface FileLock {
   readonly path: string;
@@ -94,15 +93,6 @@ function sleep(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-function lstatOrGone(path: string): BigIntStats | undefined {
-  try {
-    return lstatSync(path, { bigint: true });
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return undefined;
-    throw error;
-  }
-}
-
 function unlinkOrGone(path: string): void {
   try {
     unlinkSync(path);
@@ -144,7 +134,7 @@ type Found =
 
 /** What is at `path`, and the pid it holds: a reader never follows a symlink nor blocks on a FIFO. */
 function inspect(path: string): Found {
-  const info = lstatOrGone(path);
+  const info = lstatIfThere(path);
   if (info === undefined) return { kind: "gone" };
   if (info.isSymbolicLink()) return { kind: "symlink" };
   if (!info.isFile()) return { kind: "not-a-file" };
@@ -192,7 +182,7 @@ function breakStale(
       return "wait";
     }
     // Its process is gone: left unfinished, unless it was removed (or replaced) meanwhile.
-    const now = lstatOrGone(breaker);
+    const now = lstatIfThere(breaker);
     if (other.kind === "file" && (now === undefined || now.ino !== other.ino)) return "again";
     return { reason: "busy", breaker };
   }

@@ -105,7 +105,8 @@ function windowsProblem(
     : linkRefused(file);
 }
 
-function lstatIfThere(file: string): BigIntStats | undefined {
+/** The lstat of `file`; undefined when there is none. */
+export function lstatIfThere(file: string): BigIntStats | undefined {
   try {
     return lstatSync(file, { bigint: true });
   } catch (error) {
