@@ -6,15 +6,14 @@
  * is in this file's temporary directory, except the config, which lands in
  * %APPDATA% of the prefix, as on Windows.
  */
-import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../src/server/server.js";
 import { csvOf, finalOutcomes, resultLines, allPets } from "../bulk/helpers.js";
 import { PRO_KEY, runCli, startFake } from "../e2e/harness.js";
+import { HANG_MS, HEAVY_HANG_MS } from "../limits.js";
 import { BIN, REPO_ROOT } from "../server/cli-build.js";
 import {
   NO_KEEPALIVE_SHIM,
@@ -27,10 +26,10 @@ import {
   type WineRunOptions,
 } from "./wine.js";
 
-/** The first run fetches node.exe and makes the prefix: minutes on a loaded 2-core machine. */
-const SETUP_LIMIT_MS = 600_000;
-/** Each wine process starts in seconds, more while wineserver starts. */
-const TEST_LIMIT_MS = 240_000;
+/** The first run fetches node.exe and makes the prefix, an install. */
+const SETUP_LIMIT_MS = HEAVY_HANG_MS;
+/** A test starts several wine processes, each slower than a Linux one, more while wineserver starts. */
+const TEST_LIMIT_MS = 2 * HANG_MS;
 const KEY = "wine-key";
 
 let wine: Wine;
@@ -65,14 +64,6 @@ const linux = (args: string[], url: string) =>
       PETSTORE_CONFIG_DIR: join(dir, "linux-config"),
     },
   });
-
-/** wineserver ends a few seconds after its last process; the next one starts it anew. */
-async function untilWineserverEnds(): Promise<void> {
-  await promisify(execFile)("/usr/lib/wine/wineserver", ["-w"], {
-    env: wine.env,
-    timeout: 120_000,
-  });
-}
 
 interface Served {
   process: WineProcess;
@@ -151,7 +142,7 @@ describe("the npm package under wine (Windows node.exe)", () => {
       const file = newFile("pets.json");
       // With no wineserver running, the first process gets the same pid each time:
       // the restarted server finds its own pid in the lock its predecessor left.
-      await untilWineserverEnds();
+      await wine.untilServerEnds();
       const first = await startServe(file);
       const names = ["Fig", "Gus", "Hal"];
       await addFromLinux(first.url, names);
@@ -159,7 +150,7 @@ describe("the npm package under wine (Windows node.exe)", () => {
       expect(await first.process.exited).toMatchObject({ code: null, signal: "SIGTERM" });
       const stalePid = readFileSync(`${file}.lock`, "utf8").trim();
 
-      await untilWineserverEnds();
+      await wine.untilServerEnds();
       const second = await startServe(file);
       expect(second.process.stderr()).toContain(
         `Taking over ${windowsPath(file)}.lock: it names this process (${stalePid})`,

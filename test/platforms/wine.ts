@@ -39,9 +39,11 @@ import { isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { waitForFileLock } from "../../src/schema/file-lock.js";
+import { HANG_MS, HEAVY_HANG_MS } from "../limits.js";
 import { REPO_ROOT } from "../server/cli-build.js";
 
 export const WINE64 = "/usr/lib/wine/wine64";
+const WINESERVER = "/usr/lib/wine/wineserver";
 /** The newest Node line that starts under wine 8. */
 export const NODE_WIN_VERSION = "22.22.2";
 export const CACHE_DIR = join(REPO_ROOT, ".cache");
@@ -55,9 +57,9 @@ export const NO_KEEPALIVE_SHIM = fileURLToPath(
   new URL("fixtures/wine-no-keepalive.cjs", import.meta.url),
 );
 
-/** First setup of a prefix, and a fetch of node.exe, on a loaded machine. */
-const SETUP_LIMIT_MS = 300_000;
-const RUN_LIMIT_MS = 60_000;
+/** First setup of a prefix, and a fetch of node.exe, are installs. */
+const SETUP_LIMIT_MS = HEAVY_HANG_MS;
+const RUN_LIMIT_MS = HANG_MS;
 
 const execFileAsync = promisify(execFile);
 
@@ -175,6 +177,12 @@ export interface Wine {
   start(program: string, args: string[], options?: WineRunOptions): WineProcess;
   /** Runs `program` to its end. */
   run(program: string, args: string[], options?: WineRunOptions): Promise<WineExit>;
+  /**
+   * Waits until the prefix's wineserver has ended (a few seconds after its last
+   * process). The next process then starts it anew and gets the same pid as the
+   * first process after the last restart: a Windows pid given again.
+   */
+  untilServerEnds(): Promise<void>;
   /** SIGKILL for every process started here that is still running. */
   killAll(): void;
 }
@@ -198,7 +206,7 @@ async function setUpPrefix(prefix: string): Promise<void> {
     timeout: SETUP_LIMIT_MS,
   });
   // The prefix is written by wineserver too: wait until it is done.
-  await execFileAsync("/usr/lib/wine/wineserver", ["-w"], { env, timeout: SETUP_LIMIT_MS });
+  await execFileAsync(WINESERVER, ["-w"], { env, timeout: SETUP_LIMIT_MS });
   writeFileSync(join(prefix, ".petstore-ready"), `${new Date().toISOString()}\n`);
 }
 
@@ -312,6 +320,9 @@ function makeWine(prefix: string, userProfile: string, appData: string): Wine {
     userProfile,
     start,
     run: (program, args, options) => start(program, args, options).exited,
+    async untilServerEnds() {
+      await execFileAsync(WINESERVER, ["-w"], { env, timeout: RUN_LIMIT_MS });
+    },
     killAll() {
       for (const child of running) child.kill("SIGKILL");
     },
