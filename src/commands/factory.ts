@@ -115,6 +115,7 @@ export function createFactory(deps: FactoryDeps): Factory {
     },
     async updateConfig(change, options) {
       const update = await updateConfig(env, change, options);
+      if (update.unchecked !== undefined) io.stderr.write(`warning: ${update.unchecked}\n`);
       loaded = { path: update.path, config: update.config };
       return update;
     },
