@@ -228,9 +228,11 @@ async function buildTarget(target, { script, packages }) {
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !TARGETS.some((target) => target.name === name));
 if (unknown.length > 0) {
-  console.error(
-    `build-binary: no target ${unknown.join(", ")}; the targets are ${TARGETS.map((target) => target.name).join(", ")}`,
-  );
+  const names = TARGETS.map((target) => target.name).join(", ");
+  const macos = unknown.some((name) => /^(darwin|mac)/i.test(name))
+    ? "; there is no macOS binary (it needs an Apple signature no tool here can make): the npm package runs on macOS"
+    : "";
+  console.error(`build-binary: no target ${unknown.join(", ")}; the targets are ${names}${macos}`);
   process.exit(2);
 }
 const targets = requested.length > 0 ? TARGETS.filter((t) => requested.includes(t.name)) : TARGETS;
