@@ -358,7 +358,7 @@ export async function run(ctx) {
           baselineLabel: "temp copy",
           notes: [
             `max RSS from ${TIME_BIN} -f %M`,
-            "identical bytes; the file as the build wrote it (copyFileSync, then postject in place) maps more resident pages than a plain copy (page cache), so the goal rows use the copy, as a downloaded file would be",
+            "identical bytes; the file as the build wrote it (copied, postject injecting in place, then renamed) maps more resident pages than a plain copy (page cache), so the goal rows use the copy, as a downloaded file would be",
           ],
         }),
       );
