@@ -77,9 +77,12 @@ export function cannotBuild(target) {
   throw new Error(`${target.name}: unknown runner ${target.runner}`);
 }
 
-/** Where the build unpacks the npm package `name@version` (a Node runtime) under the repository `root`. */
+/**
+ * Where the build unpacks the npm package `name@version` (a Node runtime) under the
+ * repository `root`; test/platforms/wine.ts (branch windows) keeps node.exe there too.
+ */
 export function runtimeDir(root, name, version) {
-  return join(root, ".cache", "node", `${name}-${version}`);
+  return join(root, ".cache", "nodes", `${name}-${version}`);
 }
 
 /** The lowest Node major of the targets: the one bundle's esbuild target. */

@@ -112,7 +112,7 @@ function runTargetNode(target, node, args) {
   const result = runWine(windowsPath(node), args, {
     cwd: root,
     env: process.env,
-    prefixEnv: winePrefix(join(root, ".cache", "wine")),
+    prefixEnv: winePrefix(join(root, ".cache", "wine", "build")),
     scratch: workDir,
     timeout: 600_000,
   });

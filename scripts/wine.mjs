@@ -9,6 +9,7 @@ import { spawn, spawnSync } from "node:child_process";
 import {
   closeSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   openSync,
   readFileSync,
@@ -19,17 +20,24 @@ import { join, resolve } from "node:path";
 
 export const WINE = "/usr/lib/wine/wine64";
 const WINESERVER = "/usr/lib/wine/wineserver";
-const READY = ".petstore-win10";
+/** Marks a finished prefix; test/platforms/wine.ts (branch windows) uses the same mark. */
+const READY = ".petstore-ready";
 
 /** Why wine cannot be used here, or undefined when it can. */
 export function wineMissing() {
   return existsSync(WINE) ? undefined : `${WINE} is not installed (apt-get install wine64)`;
 }
 
-/** The environment that runs wine in the prefix `dir`, made (about 700 MB, 10 s or more) on first use. */
+/**
+ * The environment that runs wine in the prefix `dir`, made (about 700 MB, 10 s or more) on
+ * first use. Its HOME is `<dir>-home`: wine links the profile's Desktop, Documents and the
+ * like to HOME, which must not lead a Windows program into a real home directory.
+ */
 export function winePrefix(dir) {
-  const env = { WINEPREFIX: resolve(dir), WINEARCH: "win64", WINEDEBUG: "-all" };
-  if (!existsSync(join(dir, READY))) {
+  const prefix = resolve(dir);
+  const env = { WINEPREFIX: prefix, WINEARCH: "win64", WINEDEBUG: "-all", HOME: `${prefix}-home` };
+  if (!existsSync(join(prefix, READY))) {
+    mkdirSync(env.HOME, { recursive: true });
     const made = spawnSync(WINE, ["winecfg", "/v", "win10"], {
       env: { ...process.env, ...env },
       stdio: "ignore",
@@ -40,7 +48,9 @@ export function winePrefix(dir) {
         `wine could not make its prefix ${dir} (${made.error?.message ?? made.status})`,
       );
     }
-    writeFileSync(join(dir, READY), "");
+    // wineserver writes the prefix too: it is complete once that has ended.
+    stopWineServer(env);
+    writeFileSync(join(prefix, READY), "");
   }
   return env;
 }
