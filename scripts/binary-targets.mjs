@@ -2,7 +2,7 @@
 // x64) runs each target's programs: natively, under qemu-user (linux-arm64) or under
 // wine (win-x64). scripts/build-binary.mjs runs each target's own node this way to
 // write its SEA blob; test/dist/binary.test.ts runs the binaries this way.
-// Why these Node versions: docs/design.md, "The standalone binary".
+// Why these Node versions: docs/design.md, "The standalone binaries".
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { wineMissing } from "./wine.mjs";

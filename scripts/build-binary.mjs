@@ -179,8 +179,7 @@ async function buildTarget(target, { script, packages }) {
   const dir = join(workDir, target.name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const runtimeDir = runtimePackage(target.runtime, target.node);
-  const node = join(runtimeDir, target.executable);
+  const node = join(runtimePackage(target.runtime, target.node), target.executable);
   // The licence list is made before the binary, so a package without a licence text
   // stops the build before there is a binary to ship without it.
   const { runtime, note } = await runtimeLicence(target);
@@ -235,6 +234,13 @@ if (unknown.length > 0) {
   console.error(`build-binary: no target ${unknown.join(", ")}; the targets are ${names}${macos}`);
   process.exit(2);
 }
+/** Takes away a target's binary and licences from an earlier build: they would not match this one's sources. */
+function removeOutputs(target) {
+  for (const file of [target.output, `${target.output}.THIRD_PARTY_LICENSES`]) {
+    rmSync(join(root, "dist", file), { force: true });
+  }
+}
+
 const targets = requested.length > 0 ? TARGETS.filter((t) => requested.includes(t.name)) : TARGETS;
 const everyOne = requested.length > 0 || /^(true|1)$/i.test(process.env.CI ?? "");
 
@@ -245,10 +251,7 @@ for (const target of targets) {
   const reason = cannotBuild(target);
   if (reason !== undefined) {
     skipped++;
-    // A binary left from an earlier build would not match this one's sources.
-    for (const old of [target.output, `${target.output}.THIRD_PARTY_LICENSES`]) {
-      rmSync(join(root, "dist", old), { force: true });
-    }
+    removeOutputs(target);
     console.error(`build-binary: cannot build dist/${target.output} here: ${reason}`);
     continue;
   }
@@ -257,9 +260,7 @@ for (const target of targets) {
     await buildTarget(target, shared);
   } catch (error) {
     failed++;
-    for (const old of [target.output, `${target.output}.THIRD_PARTY_LICENSES`]) {
-      rmSync(join(root, "dist", old), { force: true });
-    }
+    removeOutputs(target);
     console.error(`build-binary: dist/${target.output} failed: ${error.message}`);
   }
 }
