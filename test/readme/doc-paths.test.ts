@@ -2,10 +2,12 @@
  * The map stays true: every source file the README and docs/ name exists, and
  * every folder they name under src/ exists. A name without a folder (`retry.ts`)
  * or with part of one (`store/journal.ts`) must end the path of a file in the
- * repository; one under dist/ is built, so it must be in dist/ after the build.
+ * repository; one under dist/ is built, so it must be in dist/ after the build
+ * (dist/sea/ only by `npm run build:binary`: a name there must be one the binary
+ * build script writes); one that starts with a package's name is that package's.
  */
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../server/cli-build.js";
@@ -39,11 +41,30 @@ function builtFiles(dir = join(REPO_ROOT, "dist")): string[] {
   });
 }
 
+/** dist/sea/<name> for each name the binary build writes there (it may not have run yet). */
+function binaryWorkFiles(): string[] {
+  const script = readFileSync(join(REPO_ROOT, "scripts", "build-binary.mjs"), "utf8");
+  return [...script.matchAll(/join\(workDir, "([\w.-]+)"\)/g)].map(
+    ([, name]) => `dist/sea/${name}`,
+  );
+}
+
+/** Files of installed packages named as `<package>/<path>` (e.g. `undici/lib/api/x.js`). */
+function packageFile(name: string): boolean {
+  const [first = "", second = ""] = name.split("/");
+  const packageDir = first.startsWith("@") ? `${first}/${second}` : first;
+  return (
+    existsSync(join(REPO_ROOT, "node_modules", packageDir, "package.json")) &&
+    existsSync(join(REPO_ROOT, "node_modules", name))
+  );
+}
+
 /** The names in `text` that name no file or folder of `files`. */
 export function missingPaths(text: string, files: readonly string[]): string[] {
   const missing = new Set<string>();
   for (const [, name] of text.matchAll(FILE_NAME)) {
-    if (!files.some((file) => file === name || file.endsWith(`/${name}`))) missing.add(name!);
+    if (files.some((file) => file === name || file.endsWith(`/${name}`))) continue;
+    if (!packageFile(name!)) missing.add(name!);
   }
   for (const [, folder] of text.matchAll(SRC_FOLDER)) {
     if (!files.some((file) => file.startsWith(`${folder}/`))) missing.add(`${folder}/`);
@@ -52,15 +73,21 @@ export function missingPaths(text: string, files: readonly string[]): string[] {
 }
 
 describe("the paths the documents name", () => {
-  const files = [...tracked(), ...builtFiles()];
+  const files = [...tracked(), ...builtFiles(), ...binaryWorkFiles()];
 
   it.each(DOCUMENTS)("%s names only files and folders that exist", (document) => {
     expect(missingPaths(readFileSync(join(REPO_ROOT, document), "utf8"), files)).toEqual([]);
   });
 
   it("catch a file or folder that is gone, whole or by the end of its path", () => {
-    const text = "See `src/factory.ts`, `store/journal.ts`, `src/nowhere/` and `retry.ts`.";
+    const text =
+      "See `src/factory.ts`, `store/journal.ts`, `src/nowhere/`, `retry.ts`, " +
+      "`undici/lib/api/api-connect.js` and `undici/lib/api/api-gone.js`.";
     const some = ["src/server/store/journal.ts", "src/client/retry.ts"];
-    expect(missingPaths(text, some)).toEqual(["src/factory.ts", "src/nowhere/"]);
+    expect(missingPaths(text, some)).toEqual([
+      "src/factory.ts",
+      "undici/lib/api/api-gone.js",
+      "src/nowhere/",
+    ]);
   });
 });
