@@ -43,8 +43,8 @@ function prefixEnvOf(dir) {
 }
 
 /**
- * The environment that runs wine in the prefix `dir`, made (about 700 MB, 10 s or more)
- * when it is not there yet. Its HOME is `<dir>-home`, so the folders wine links into the
+ * The environment that runs wine in the prefix `dir`, made when it is not there yet (or
+ * was cut short). Its HOME is `<dir>-home`, so the folders wine links into the
  * profile never lead a Windows program into a real home directory.
  */
 export async function winePrefix(dir) {

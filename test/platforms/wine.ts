@@ -14,9 +14,9 @@
  *   wine links to the prefix's HOME) stays inside the test's directory, and a test of
  *   the default config location sees the real %APPDATA%, empty at the start. The
  *   environment cannot move %APPDATA% (wine sets it from the prefix's registry), so a
- *   prefix shared across runs would take writes outside the test's directory. The cost,
- *   about 10 s and 0.7 GB per test file and run (docs/design.md), is paid by CI anyway
- *   (its checkout has no .cache); only the build keeps a prefix (.cache/wine/build).
+ *   prefix kept across runs would take writes outside the test's directory. What a
+ *   prefix per file costs, and why that is paid: docs/design.md, "Windows under wine".
+ *   Only the build keeps its prefix (.cache/wine/build).
  * - Test files run in parallel processes: the first to need `node.exe` fetches it
  *   while the others wait on a lock (schema/file-lock.ts).
  * - A run has a time limit, after which it is killed.
@@ -126,8 +126,7 @@ export interface Wine {
 
 /**
  * A new WINEPREFIX in `dir`, the test file's temporary directory (`<dir>/wine`, its
- * HOME `<dir>/wine-home`): 10 to 60 s, by the machine's load. The stdio files of
- * its programs are in `dir` too.
+ * HOME `<dir>/wine-home`); the stdio files of its programs are in `dir` too.
  */
 export async function prepareWine(dir: string): Promise<Wine> {
   const missing = wineMissing();
