@@ -96,6 +96,11 @@ async function namesServed(url: string): Promise<string[]> {
   return (JSON.parse(listed.stdout) as Array<{ name: string }>).map((pet) => pet.name).sort();
 }
 
+/** Resolves once `ready()` holds; the test's own limit catches a notice that never comes. */
+async function waitUntil(ready: () => boolean): Promise<void> {
+  while (!ready()) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 function newFile(name: string): string {
   return join(dir, `${++count}-${name}`);
 }
@@ -153,6 +158,8 @@ describe("the npm package under wine (Windows node.exe)", () => {
 
       await wine.untilServerEnds();
       const second = await startServe(file);
+      // Windows writes to a pipe asynchronously: the notice can reach us after the URL.
+      await waitUntil(() => second.process.stderr().includes("Taking over"));
       expect(second.process.stderr()).toContain(
         `Taking over ${windowsPath(file)}.lock: it names this process (${stalePid})`,
       );
