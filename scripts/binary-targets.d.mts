@@ -12,5 +12,4 @@ export interface BinaryTarget {
 export const TARGETS: BinaryTarget[];
 export const QEMU: string[];
 export function cannotBuild(target: BinaryTarget): string | undefined;
-export function runtimeDir(root: string, name: string, version: string): string;
 export function lowestNodeMajor(): number;

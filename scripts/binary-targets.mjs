@@ -4,7 +4,6 @@
 // write its SEA blob; test/dist/binary.test.ts runs the binaries this way.
 // Why these Node versions: docs/design.md, "The standalone binaries".
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { wineMissing } from "./wine.mjs";
 
 /**
@@ -75,14 +74,6 @@ export function cannotBuild(target) {
       );
   }
   throw new Error(`${target.name}: unknown runner ${target.runner}`);
-}
-
-/**
- * Where the build unpacks the npm package `name@version` (a Node runtime) under the
- * repository `root`; test/platforms/wine.ts (branch windows) keeps node.exe there too.
- */
-export function runtimeDir(root, name, version) {
-  return join(root, ".cache", "nodes", `${name}-${version}`);
 }
 
 /** The lowest Node major of the targets: the one bundle's esbuild target. */

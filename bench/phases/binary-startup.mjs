@@ -12,7 +12,8 @@
  */
 import { copyFile, mkdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { runtimeDir, TARGETS } from "../../scripts/binary-targets.mjs";
+import { TARGETS } from "../../scripts/binary-targets.mjs";
+import { runtimeDir } from "../../scripts/node-runtimes.mjs";
 import { canMeasureMaxRss, pairedResourceUse, pairedWallTimes, TIME_BIN } from "../lib/paired.mjs";
 import { runToEnd } from "../lib/processes.mjs";
 import { measured, notAvailable } from "../lib/report.mjs";

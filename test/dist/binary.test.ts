@@ -15,7 +15,9 @@ import { parseJson } from "../../src/schema/json.js";
 import { BIN, REPO_ROOT } from "../server/cli-build.js";
 import { TARGETS } from "../../scripts/binary-targets.mjs";
 import { COPIED_PACKAGES } from "../../scripts/home-assets.mjs";
-import { winePrefix } from "../../scripts/wine.mjs";
+import { namesIn } from "../bulk/helpers.js";
+import { stopAndResume } from "../bulk/interrupt.js";
+import { NO_KEEPALIVE_SHIM, prepareWine, type Wine } from "../platforms/wine.js";
 import { expectHomeServed } from "./home-files.js";
 import { launcher, type Launcher } from "./launchers.js";
 import { bundledPackages, listedEntries, listedPackages } from "./licences.js";
@@ -36,7 +38,7 @@ const LINUX_CLI = [process.execPath, BIN];
 function ensureBinaries(): void {
   const inputs = [
     join(REPO_ROOT, "dist", "cli.cjs"),
-    ...["build-binary.mjs", "binary-targets.mjs", "wine.mjs"].map((name) =>
+    ...["build-binary.mjs", "binary-targets.mjs", "node-runtimes.mjs", "wine.mjs"].map((name) =>
       join(REPO_ROOT, "scripts", name),
     ),
   ];
@@ -82,17 +84,14 @@ describe.each(TARGETS)("the standalone binary for $name", (target) => {
   let work: string;
   let env: NodeJS.ProcessEnv;
   let linux: Served;
+  let wine: Wine | undefined;
   let bin: Launcher;
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), `petstore-binary-${target.name}-`));
     env = bareEnv(work);
-    bin = launcher(
-      target.runner,
-      binary,
-      work,
-      target.runner === "wine" ? winePrefix(join(work, "wine")) : undefined,
-    );
+    if (target.runner === "wine") wine = await prepareWine(work);
+    bin = launcher(target.runner, binary, work, wine);
     linux = await serve(
       LINUX_CLI,
       ["--file", join(work, "pets.json"), "--seed", "12", "--key", `${KEY}:pro`],
@@ -103,7 +102,7 @@ describe.each(TARGETS)("the standalone binary for $name", (target) => {
 
   afterAll(async () => {
     await linux?.stop();
-    bin?.close();
+    await wine?.close();
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -192,6 +191,35 @@ describe.each(TARGETS)("the standalone binary for $name", (target) => {
       const list = bin.run(["list", "--limit", "1", "-q"], bare);
       expect(list).toMatchObject({ status: 0, stdout: "1\n" });
     },
+    limit,
+  );
+
+  it(
+    "add --from: Ctrl-C stops it with 130, --resume adds the rest, each row once",
+    () =>
+      stopAndResume({
+        dir: work,
+        path: bin.path,
+        // Under wine, the keep-alive shim goes in through NODE_OPTIONS, which a SEA honours.
+        start: (args) =>
+          bin.start(
+            args,
+            client(
+              target.runner === "wine"
+                ? { NODE_OPTIONS: `--require ${bin.path(NO_KEEPALIVE_SHIM)}` }
+                : {},
+            ),
+          ),
+        names: () => {
+          const listed = run(LINUX_CLI, ["list", "--json", "--limit", "100"], {
+            cwd: work,
+            env: { ...env, PETSTORE_API_KEY: KEY },
+          });
+          expect(listed.status, listed.stderr).toBe(0);
+          return namesIn(listed.stdout);
+        },
+        timeoutMs: limit,
+      }),
     limit,
   );
 

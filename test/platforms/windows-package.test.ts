@@ -1,17 +1,18 @@
 /**
  * The npm package on Windows: dist/ (from `npm run build`) run by Windows
- * `node.exe bin/petstore.js` under wine (test/platforms/wine.ts), with its own
- * WINEPREFIX in .cache/wine/package. `serve` under wine is driven from Linux by
- * the Linux CLI; the Windows CLI talks to a Linux `serve`. Everything it writes
- * is in this file's temporary directory, except the config, which lands in
- * %APPDATA% of the prefix, as on Windows.
+ * `node.exe bin/petstore.js` under wine (test/platforms/wine.ts), with a
+ * WINEPREFIX of its own in this file's temporary directory. `serve` under wine is
+ * driven from Linux by the Linux CLI; the Windows CLI talks to a Linux `serve`.
+ * Everything it writes is in that directory, the config in %APPDATA% of the
+ * prefix included, as on Windows.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../src/server/server.js";
-import { csvOf, finalOutcomes, resultLines, allPets } from "../bulk/helpers.js";
+import { csvOf, allPets } from "../bulk/helpers.js";
+import { interrupted, stopAndResume } from "../bulk/interrupt.js";
 import { PRO_KEY, runCli, startFake } from "../e2e/harness.js";
 import { HANG_MS, HEAVY_HANG_MS } from "../limits.js";
 import { BIN, REPO_ROOT } from "../server/cli-build.js";
@@ -21,12 +22,11 @@ import {
   windowsNode,
   windowsPath,
   type Wine,
-  type WineExit,
   type WineProcess,
   type WineRunOptions,
 } from "./wine.js";
 
-/** The first run fetches node.exe and makes the prefix, an install. */
+/** The prefix is made, and the first run fetches node.exe: an install. */
 const SETUP_LIMIT_MS = HEAVY_HANG_MS;
 /** A test starts several wine processes, each slower than a Linux one, more while wineserver starts. */
 const TEST_LIMIT_MS = 2 * HANG_MS;
@@ -38,12 +38,13 @@ let dir: string;
 let count = 0;
 
 beforeAll(async () => {
-  node = await windowsNode();
-  wine = await prepareWine("package");
   dir = mkdtempSync(join(tmpdir(), "petstore-windows-"));
+  node = await windowsNode();
+  wine = await prepareWine(dir);
 }, SETUP_LIMIT_MS);
 afterEach(() => wine.killAll());
-afterAll(() => {
+afterAll(async () => {
+  await wine?.close();
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -93,6 +94,11 @@ async function namesServed(url: string): Promise<string[]> {
   const listed = await linux(["list", "--json", "--limit", "100"], url);
   expect(listed.code, listed.stderr).toBe(0);
   return (JSON.parse(listed.stdout) as Array<{ name: string }>).map((pet) => pet.name).sort();
+}
+
+/** Resolves once `ready()` holds; the test's own limit catches a notice that never comes. */
+async function waitUntil(ready: () => boolean): Promise<void> {
+  while (!ready()) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 function newFile(name: string): string {
@@ -152,6 +158,8 @@ describe("the npm package under wine (Windows node.exe)", () => {
 
       await wine.untilServerEnds();
       const second = await startServe(file);
+      // Windows writes to a pipe asynchronously: the notice can reach us after the URL.
+      await waitUntil(() => second.process.stderr().includes("Taking over"));
       expect(second.process.stderr()).toContain(
         `Taking over ${windowsPath(file)}.lock: it names this process (${stalePid})`,
       );
@@ -197,7 +205,7 @@ describe("the Windows CLI against a Linux serve", () => {
     "logs in (the key checked), keeps the config under %APPDATA%, and lists, adds and gets",
     async () => {
       const configDir = join(wine.appData, "petstore");
-      rmSync(configDir, { recursive: true, force: true });
+      expect(existsSync(configDir)).toBe(false);
       const login = await run(
         ["auth", "login", "--profile", "shelter", "--base-url", server.url, "--with-token"],
         { stdin: `${PRO_KEY}\n` },
@@ -240,36 +248,22 @@ describe("the Windows CLI against a Linux serve", () => {
 
   it(
     "add --from: Ctrl-C stops it with 130, --resume adds the rest, each row once",
-    async () => {
-      const rows = 60;
-      const input = newFile("rows.csv");
-      writeFileSync(input, csvOf(rows, "w"));
-      const results = newFile("rows.results");
-      const env = { PETSTORE_BASE_URL: server.url, PETSTORE_API_KEY: PRO_KEY };
-      const args = ["add", "--from", windowsPath(input), "--concurrency", "2"];
-      const before = server.store.size;
-      const stopped = await interrupted(
-        petstore([...args, "--results", windowsPath(results)], { env }, NO_KEEPALIVE_SHIM),
-        results,
-        { after: '"outcome":"added"', ctrlCs: 1 },
-      );
-      expect(stopped.code, stopped.stderr).toBe(130);
-      expect(stopped.stderr).toContain("stopping; finishing the requests in flight");
-      const recorded = finalOutcomes(await resultLines(results));
-      expect([...recorded.values()].every((line) => line.outcome === "added")).toBe(true);
-      expect(recorded.size).toBeLessThan(rows);
-
-      const resumed = await petstore(
-        [...args, "--resume", windowsPath(results)],
-        { env, timeoutMs: TEST_LIMIT_MS },
-        NO_KEEPALIVE_SHIM,
-      ).exited;
-      expect(resumed.code, resumed.stderr).toBe(0);
-      const names = allPets(server.store)
-        .slice(before)
-        .map((pet) => pet.name);
-      expect(names.sort()).toEqual(Array.from({ length: rows }, (_, i) => `w-${i + 1}`).sort());
-    },
+    () =>
+      stopAndResume({
+        dir,
+        path: windowsPath,
+        start: (args) =>
+          petstore(
+            args,
+            {
+              env: { PETSTORE_BASE_URL: server.url, PETSTORE_API_KEY: PRO_KEY },
+              timeoutMs: TEST_LIMIT_MS,
+            },
+            NO_KEEPALIVE_SHIM,
+          ),
+        names: () => allPets(server.store).map((pet) => pet.name),
+        timeoutMs: TEST_LIMIT_MS,
+      }),
     TEST_LIMIT_MS,
   );
 
@@ -289,7 +283,7 @@ describe("the Windows CLI against a Linux serve", () => {
             NO_KEEPALIVE_SHIM,
           ),
           results,
-          { after: '"outcome":"sending"', ctrlCs: 2 },
+          { after: '"outcome":"sending"', ctrlCs: 2, timeoutMs: TEST_LIMIT_MS },
         );
         expect(quit.code, quit.stderr).toBe(130);
         expect(quit.stderr).toContain("Ctrl-C again to quit at once");
@@ -300,28 +294,3 @@ describe("the Windows CLI against a Linux serve", () => {
     TEST_LIMIT_MS,
   );
 });
-
-/**
- * Sends `ctrlCs` Ctrl-Cs (the second once the first is acknowledged) after
- * `results` holds 5 lines with `after`; then waits for the end.
- */
-async function interrupted(
-  run: WineProcess,
-  results: string,
-  { after, ctrlCs }: { after: string; ctrlCs: number },
-): Promise<WineExit> {
-  const seen = () => {
-    try {
-      return readFileSync(results, "utf8").split(after).length - 1;
-    } catch {
-      return 0;
-    }
-  };
-  await run.waitForOutput(() => seen() >= 5, TEST_LIMIT_MS);
-  run.signal("SIGINT");
-  if (ctrlCs > 1) {
-    await run.waitForOutput(() => run.stderr().includes("stopping"), TEST_LIMIT_MS);
-    run.signal("SIGINT");
-  }
-  return run.exited;
-}
