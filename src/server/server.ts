@@ -34,7 +34,9 @@ import type { Pet } from "../schema/pet.js";
 import { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
 import { createMemoryStore } from "./store/memory.js";
 import { demoPets } from "./store/seed.js";
+import type { FileStore } from "./store/file-store.js";
 import type { PetStore } from "./store/types.js";
+import { removeCreated } from "./tls/local-ca.js";
 import {
   checkTlsOption,
   noteHandshakeFailures,
@@ -206,8 +208,17 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const cors = normalizeCors(options.cors);
   const log = new AccessLog(options.log ?? process.stderr, options.quiet !== true);
   let store: PetStore;
+  /** Closes the store of a start that failed, leaving nothing the start created. */
+  let abandon: () => Promise<void>;
   try {
-    store = options.store ?? (await openStore(options, log));
+    if (options.store !== undefined) {
+      store = options.store;
+      abandon = () => store.close();
+    } else {
+      const opened = await openStore(options, log);
+      store = opened;
+      abandon = "abandon" in opened ? () => opened.abandon() : () => opened.close();
+    }
   } catch (error) {
     log.flush();
     throw error;
@@ -264,7 +275,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     capStats = capConnections(server, maxConnections, (line) => log.note(line), tls !== undefined);
     await listen(server, port, host);
   } catch (error) {
-    await store.close();
+    await abandon().catch((cause: unknown) => log.note(`cleaning up failed: ${String(cause)}`));
+    if (tls?.created !== undefined) await removeCreated(tls.created);
     log.flush();
     throw error;
   }
@@ -329,7 +341,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   };
 }
 
-async function openStore(options: StartServerOptions, log: AccessLog): Promise<PetStore> {
+async function openStore(
+  options: StartServerOptions,
+  log: AccessLog,
+): Promise<PetStore | FileStore> {
   const seed = options.seed;
   if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed <= MAX_SEED_PETS)) {
     throw new ServerConfigError(

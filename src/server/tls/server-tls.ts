@@ -20,6 +20,8 @@ export interface TlsSetup {
   ca?: string;
   /** The file it was written to (next to the data file). */
   caFile?: string;
+  /** The CA files written that did not exist before: removed if the start fails. */
+  created?: string[];
 }
 
 const SERVER_CERTIFICATE_DAYS = 397;
@@ -110,7 +112,7 @@ export async function setUpTls(
     new Date(now.getTime() - BACKDATE_MS),
     notAfter,
   );
-  return { ...pair, ca: ca.pair.cert, caFile: paths?.cert };
+  return { ...pair, ca: ca.pair.cert, caFile: paths?.cert, created: ca.created };
 }
 
 const HANDSHAKE_NOTE_EVERY_MS = 10_000;
