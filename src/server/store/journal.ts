@@ -133,13 +133,14 @@ export class Journal {
       try {
         await this.handle.truncate(0);
         await writeAllAt(this.handle, bytes, 0);
-        await this.handle.datasync();
+        // fsync, not fdatasync: the journal's fdatasyncs are those of creates alone, as a test traces.
+        await this.handle.sync();
         this.size = bytes.length;
       } catch (error) {
         // Appends must follow whole lines: no part of a mark may stay before them.
         await this.handle
           .truncate(0)
-          .then(() => this.handle.datasync())
+          .then(() => this.handle.sync())
           .then(
             () => void (this.size = 0),
             (cause: unknown) => {
