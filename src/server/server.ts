@@ -162,7 +162,10 @@ export interface RunningServer {
   /** The fake's clock: moving it moves rate-limit windows, bans, Date and X-RateLimit-Reset. */
   clock: {
     now(): Date;
-    /** Forward only: 0 to ten years. */
+    /**
+     * Forward only: 0 to ten years a step, up to 9999-01-01T00:00:00Z in all
+     * (a ServerConfigError past it, the clock unmoved).
+     */
     advance(seconds: number): void;
     readonly offsetSeconds: number;
   };
@@ -324,7 +327,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     clearRequests: () => control.clearRequests(),
     clock: {
       now: () => new Date(control.clock().nowMs),
-      advance: (seconds) => void control.advanceClock(checkAdvance(seconds)),
+      advance: (seconds) => {
+        const moved = control.advanceClock(checkAdvance(seconds));
+        if (!moved.ok) throw new ServerConfigError(`clock.advance: ${moved.problem}`);
+      },
       get offsetSeconds() {
         return control.clock().offsetSeconds;
       },

@@ -7,10 +7,12 @@
  */
 import { FAIL_MODES, MAX_LATENCY_MS } from "../faults.js";
 import { PLAN_NAMES } from "../keys.js";
-import { MAX_ADVANCE_SECONDS } from "./clock.js";
+import { LATEST_CLOCK_MS, MAX_ADVANCE_SECONDS } from "./clock.js";
 import { MAX_FAULT_SEED, MAX_PER_DAY, MAX_PER_MINUTE } from "./bodies.js";
 
 type Json = Record<string, unknown>;
+
+const LATEST_CLOCK_ISO = new Date(LATEST_CLOCK_MS).toISOString();
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const integer = (minimum: number, maximum?: number) =>
@@ -188,8 +190,17 @@ const PATHS: Record<string, Json> = {
     get: operation("getClock", "The fake's time.", { "200": ok("The fake's time", "Clock") }),
     post: operation(
       "advanceClock",
-      "Moves the fake's clock forward: rate-limit windows, bans, Date and X-RateLimit-Reset follow.",
-      { "200": ok("The fake's new time", "Clock"), ...BODY_ERRORS },
+      "Moves the fake's clock forward: rate-limit windows, bans, Date and X-RateLimit-Reset " +
+        `follow. Up to ${LATEST_CLOCK_ISO} in all, so that every date the fake sends keeps a ` +
+        "four-digit year.",
+      {
+        "200": ok("The fake's new time", "Clock"),
+        ...BODY_ERRORS,
+        "400": error(
+          "invalid_admin_request (names the field), invalid_json or empty_body; also a step " +
+            `that would take the clock past ${LATEST_CLOCK_ISO} (the message says how many seconds are left)`,
+        ),
+      },
       { requestBody: body("AdvanceClock") },
     ),
   },

@@ -10,6 +10,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { PlanName } from "../keys.js";
+import { isoTime } from "./clock.js";
 
 /** Bytes of a POST body kept per request; the rest is counted, not kept. */
 const MAX_BODY_KEPT = 64 * 1024;
@@ -179,7 +180,7 @@ function matches(entry: JournalEntry, filter: JournalFilter): boolean {
 function recorded(entry: JournalEntry): RecordedRequest {
   const json: RecordedRequest = {
     id: entry.id,
-    time: new Date(entry.timeMs).toISOString(),
+    time: isoTime(entry.timeMs),
     method: entry.method,
     path: pathOf(entry),
     query: entry.url.length > entry.pathLength ? entry.url.slice(entry.pathLength + 1) : "",

@@ -116,7 +116,9 @@ export function createAdminRoutes(plane: ControlPlane, access: AdminAccess, hook
         if (!body.ok) return body.reply ?? { status: 0 };
         const seconds = parseClockBody(body.value);
         if (!seconds.ok) return invalid(seconds.problems);
-        return { status: 200, json: plane.advanceClock(seconds.value) };
+        const moved = plane.advanceClock(seconds.value);
+        if (!moved.ok) return invalid([`advanceSeconds: ${moved.problem}`]);
+        return { status: 200, json: moved.clock };
       },
     },
     [`${ADMIN_PREFIX}/faults`]: {
