@@ -19,6 +19,7 @@ import * as binaryStartup from "./phases/binary-startup.mjs";
 import * as bulkImport from "./phases/bulk-import.mjs";
 import * as cliStartup from "./phases/cli-startup.mjs";
 import * as journalCost from "./phases/journal-cost.mjs";
+import * as journalRead from "./phases/journal-read.mjs";
 import * as serverRead from "./phases/server-read.mjs";
 import * as serverWrite from "./phases/server-write.mjs";
 import * as serverStartup from "./phases/server-startup.mjs";
@@ -28,6 +29,7 @@ const PHASES = [
   binaryStartup,
   serverRead,
   journalCost,
+  journalRead,
   serverWrite,
   serverStartup,
   bulkImport,

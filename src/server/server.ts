@@ -134,6 +134,10 @@ export interface RequestFilter {
   status?: number | string;
   /** At or after: a Date, Unix milliseconds or an ISO 8601 string (the fake's clock). */
   since?: Date | number | string;
+  /** Only requests with a larger id (ids increase by one per request). */
+  after?: number;
+  /** At most this many, the oldest first. */
+  limit?: number;
 }
 
 const checkOptions = optionsChecker<StartServerOptions>(START_OPTION_SHAPE, "startServer");

@@ -12,7 +12,12 @@ import { UNLIMITED, type RequestLimiter } from "../limiter.js";
 import { peekRequest } from "../rate-limit.js";
 import type { PetStore } from "../store/types.js";
 import { isoTime, type FakeClock } from "./clock.js";
-import type { JournalFilter, RecordedRequest, RequestJournal } from "./request-journal.js";
+import type {
+  JournalFilter,
+  JournalPage,
+  RecordedRequest,
+  RequestJournal,
+} from "./request-journal.js";
 
 export interface ControlPlaneParts {
   store: PetStore;
@@ -75,6 +80,16 @@ export class ControlPlane {
 
   requests(filter: JournalFilter = {}): RecordedRequest[] {
     return this.parts.journal.list(filter);
+  }
+
+  /** One answer of `GET /__admin/requests`: about `maxBytes` of JSON at most. */
+  requestsPage(filter: JournalFilter, maxBytes: number): JournalPage {
+    return this.parts.journal.page(filter, maxBytes);
+  }
+
+  /** The id of the newest request recorded; 0 before the first. */
+  get lastRequestId(): number {
+    return this.parts.journal.lastId;
   }
 
   clearRequests(): void {
