@@ -94,8 +94,14 @@ export class EditWatcher {
       );
       return false;
     }
-    // Changed again meanwhile (or while being read): still being written.
-    if (read === undefined || versionKey(read.stat) !== versionKey(current)) return false;
+    // Changed again meanwhile, or while being read: still being written.
+    if (
+      read === undefined ||
+      versionKey(read.stat) !== versionKey(current) ||
+      versionKey(await statIfExists(this.paths.file)) !== versionKey(current)
+    ) {
+      return false;
+    }
     const refuse = (why: string): false => {
       this.refusedVersion = versionKey(read.stat);
       this.log(

@@ -83,7 +83,7 @@ describe("a file rewritten in place while serving", () => {
     expect(logs.join("\n")).toContain("is empty");
   });
 
-  it("stays unwritten while empty, even when pets are created, until a whole edit lands", async () => {
+  it("stays unwritten while empty, even when pets are created, and at a clean stop", async () => {
     const store = await openStore({ seed: 5, flushIntervalMs: 20 });
     await writeFile(file, "");
     await vi.waitFor(() => expect(logs.join("\n")).toContain("is empty"), { timeout: 5000 });
