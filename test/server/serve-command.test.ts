@@ -120,6 +120,10 @@ describe("petstore serve", () => {
     expect(result.stderr).toMatch(/corrupt\.json is not valid JSON: .*line 4, column 1/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(await readFile(file, "utf8")).toBe(text);
+    // Refused, it creates nothing: no journal, no lock.
+    expect((await readdir(dir)).filter((name) => name.startsWith("corrupt.json"))).toEqual([
+      "corrupt.json",
+    ]);
   });
 
   it.each([

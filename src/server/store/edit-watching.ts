@@ -77,8 +77,7 @@ export class EditWatcher {
       this.log(
         `${name} is empty: a file being written starts so, and an empty file is never taken ` +
           `as an edit. Still serving the ${state.index.size} pets from before; ${name} will not ` +
-          `be written until it changes, and acknowledged pets stay safe in ${journal}. ` +
-          "To remove every pet, write [] into it.",
+          `be written until it changes, and acknowledged pets stay safe in ${journal}.`,
       );
       return false;
     }

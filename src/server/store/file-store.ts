@@ -11,17 +11,15 @@
  * next start). `abandon()` closes a store whose server failed to start, removing
  * what its opening created.
  */
-import { unlink } from "node:fs/promises";
 import type { NewPet } from "../../schema/pet.js";
 import { compact, needsCompaction } from "./compaction.js";
-import { ignoreMissing, isMissing, syncDirectory } from "./durable.js";
-import { statIfExists, versionKey } from "./file-versions.js";
+import { isMissing } from "./durable.js";
 import { EditWatcher } from "./edit-watching.js";
-import { reopenOwn, resolveDataFile } from "./file-kinds.js";
+import { resolveDataFile } from "./file-kinds.js";
 import { Journal } from "./journal.js";
 import { acquireLock } from "./lock.js";
 import { newPetProblem, type StoredPet } from "./pet-index.js";
-import { recover, type Created, type Recovered } from "./recovery.js";
+import { recover, removeCreated, type Created, type Recovered } from "./recovery.js";
 import { resetFile } from "./reset.js";
 import { storePaths, type StorePaths, type StoreState } from "./store-state.js";
 import { asStoreError, describeError } from "./store-errors.js";
@@ -178,22 +176,7 @@ class OpenFileStore implements FileStore {
     await this.serial;
     await this.journal.idle();
     await this.journal.close();
-    const { file, journal, directory } = this.paths;
-    const fileCreated = this.created.file;
-    // Only the file as this opening wrote it: never one changed since.
-    if (
-      fileCreated !== undefined &&
-      versionKey(await statIfExists(file)) === versionKey(this.state.version.stat)
-    ) {
-      if (fileCreated === "missing") {
-        await unlink(file).catch(ignoreMissing);
-      } else {
-        const handle = await reopenOwn(file);
-        await handle.truncate(0).finally(() => handle.close());
-      }
-    }
-    if (this.created.journal) await unlink(journal).catch(ignoreMissing);
-    await syncDirectory(directory).catch(() => {});
+    await removeCreated(this.paths, this.created, this.state.version);
     await this.release();
   }
 

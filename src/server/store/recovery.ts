@@ -9,16 +9,17 @@
  * the journal; a new file (missing or 0 bytes) is a new store, whose ids start
  * again from the pets it gets.
  */
-import type { FileHandle } from "node:fs/promises";
-import { syncDirectory } from "./durable.js";
+import { unlink, type FileHandle } from "node:fs/promises";
+import { ignoreMissing, syncDirectory } from "./durable.js";
 import { parseJournal, parsePetFile } from "./file-format.js";
-import { clearLeftover, openJournal } from "./file-kinds.js";
+import { clearLeftover, openJournal, reopenOwn } from "./file-kinds.js";
 import {
   NO_FILE,
   appendPoint,
   install,
   readVersion,
   statIfExists,
+  versionKey,
   writeTemp,
   type FileVersion,
 } from "./file-versions.js";
@@ -66,26 +67,61 @@ export async function recover(
 
   const journalExisted = (await statIfExists(paths.journal)) !== undefined;
   const handle = await openJournal(paths.journal);
-  let journal: Recovered["journal"];
   let recovered: Awaited<ReturnType<typeof recoverInto>>;
   try {
     recovered = await recoverInto(handle, paths, seed, log);
-    journal = await writeJournalFile(paths, recovered.idsUsedUpTo, []);
-  } finally {
-    await handle.close();
-  }
-  try {
-    await syncDirectory(paths.directory);
   } catch (error) {
-    await journal.handle.close();
+    await handle.close();
+    await removeCreated(paths, { file: undefined, journal: !journalExisted }, undefined);
     throw error;
   }
+  await handle.close();
   const { index, version, idsUsedUpTo, newFile } = recovered;
+  const created = { file: newFile, journal: !journalExisted };
+  let journal: Recovered["journal"] | undefined;
+  try {
+    journal = await writeJournalFile(paths, idsUsedUpTo, []);
+    await syncDirectory(paths.directory);
+  } catch (error) {
+    await journal?.handle.close();
+    await removeCreated(paths, created, version);
+    throw error;
+  }
   return {
     state: { index, version, unflushed: [], rewrite: false, idsUsedUpTo },
     journal,
-    created: { file: newFile, journal: !journalExisted },
+    created,
   };
+}
+
+/**
+ * Undoes what an opening created, for a start that fails: the data file when it
+ * is still the `version` the opening wrote (removed, or emptied again), and the
+ * journal. Never throws; what cannot be removed stays.
+ */
+export async function removeCreated(
+  paths: StorePaths,
+  created: Created,
+  version: FileVersion | undefined,
+): Promise<void> {
+  const { file, journal, directory } = paths;
+  try {
+    if (
+      created.file !== undefined &&
+      versionKey(await statIfExists(file)) === versionKey(version?.stat)
+    ) {
+      if (created.file === "missing") {
+        await unlink(file).catch(ignoreMissing);
+      } else {
+        const handle = await reopenOwn(file);
+        await handle.truncate(0).finally(() => handle.close());
+      }
+    }
+    if (created.journal) await unlink(journal).catch(ignoreMissing);
+    await syncDirectory(directory);
+  } catch {
+    // A failed start still fails with its own error.
+  }
 }
 
 /** Reads the file and the journal (`journalHandle`), and brings the file up to date. */
