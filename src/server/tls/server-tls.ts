@@ -8,7 +8,14 @@
 import type { Server as HttpsServer } from "node:https";
 import type { TLSSocket } from "node:tls";
 import { ServerConfigError } from "../config-error.js";
-import { BACKDATE_MS, caPaths, CA_SUBJECT, existingCa, localCa } from "./local-ca.js";
+import {
+  BACKDATE_MS,
+  caPaths,
+  CA_SUBJECT,
+  existingCa,
+  localCa,
+  removeCreated,
+} from "./local-ca.js";
 import { checkPair, validityWarning, type CheckedPair } from "./pem-check.js";
 
 export type TlsOption = true | { cert: string | Buffer; key: string | Buffer };
@@ -100,18 +107,24 @@ export async function setUpTls(
         `(${ca.madeBecause}); clients trust it with NODE_EXTRA_CA_CERTS=${paths.cert}`,
     );
   }
-  const { makeServerCertificate } = await import("./make-certificates.js");
   const notAfter = new Date(
     Math.min(now.getTime() + SERVER_CERTIFICATE_DAYS * DAY_MS, ca.notAfter.getTime()),
   );
   const names = serverNames(context.host);
-  const pair = await makeServerCertificate(
-    ca.pair,
-    { commonName: names[0]!, organization: CA_SUBJECT.organization },
-    names,
-    new Date(now.getTime() - BACKDATE_MS),
-    notAfter,
-  );
+  let pair: { cert: string; key: string };
+  try {
+    const { makeServerCertificate } = await import("./make-certificates.js");
+    pair = await makeServerCertificate(
+      ca.pair,
+      { commonName: names[0]!, organization: CA_SUBJECT.organization },
+      names,
+      new Date(now.getTime() - BACKDATE_MS),
+      notAfter,
+    );
+  } catch (error) {
+    await removeCreated(ca.created ?? []);
+    throw error;
+  }
   return { ...pair, ca: ca.pair.cert, caFile: paths?.cert, created: ca.created };
 }
 
