@@ -98,7 +98,7 @@ export class RequestJournal {
   private current: JournalEntry | undefined;
   private readonly later = new WeakMap<IncomingMessage, JournalEntry>();
 
-  /** Bytes kept of a POST body: 64 KiB, less in a journal of more than 1,024 requests. */
+  /** Bytes kept of a POST body: MAX_BODY_KEPT, less when the journal is large (BODY_BUDGET in all). */
   readonly bodyLimit: number;
 
   constructor(readonly capacity: number) {

@@ -1,6 +1,6 @@
 /**
- * The live journal: GET /__admin/requests page by page (each answer holds about
- * 1 MiB at most and says where the next begins, `nextAfter`), then every second
+ * The live journal: GET /__admin/requests page by page (each answer is of a bounded
+ * size and says where the next begins, `nextAfter`), then every second
  * only what came after the newest entry shown (?after=, its id). The first look
  * starts `SHOWN` requests before the newest (`lastId`), so a full journal of big
  * bodies is never read whole. A fake restarted meanwhile numbers its requests
