@@ -18,6 +18,7 @@ import { createServe } from "./lib/serve.mjs";
 import * as binaryStartup from "./phases/binary-startup.mjs";
 import * as bulkImport from "./phases/bulk-import.mjs";
 import * as cliStartup from "./phases/cli-startup.mjs";
+import * as fuzzLatency from "./phases/fuzz-latency.mjs";
 import * as journalCost from "./phases/journal-cost.mjs";
 import * as journalRead from "./phases/journal-read.mjs";
 import * as serverRead from "./phases/server-read.mjs";
@@ -30,6 +31,7 @@ const PHASES = [
   serverRead,
   journalCost,
   journalRead,
+  fuzzLatency,
   serverWrite,
   serverStartup,
   bulkImport,

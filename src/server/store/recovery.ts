@@ -10,7 +10,8 @@
  * again from the pets it gets.
  */
 import { unlink, type FileHandle } from "node:fs/promises";
-import { ignoreMissing, syncDirectory } from "./durable.js";
+import { syncDirectory } from "../../schema/file-safety.js";
+import { ignoreMissing } from "./durable.js";
 import { parseJournal, parsePetFile } from "./file-format.js";
 import { clearLeftover, openJournal, reopenOwn } from "./file-kinds.js";
 import {
