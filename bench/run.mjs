@@ -20,6 +20,7 @@ import * as bulkImport from "./phases/bulk-import.mjs";
 import * as cliStartup from "./phases/cli-startup.mjs";
 import * as fuzzLatency from "./phases/fuzz-latency.mjs";
 import * as journalCost from "./phases/journal-cost.mjs";
+import * as journalRead from "./phases/journal-read.mjs";
 import * as serverRead from "./phases/server-read.mjs";
 import * as serverWrite from "./phases/server-write.mjs";
 import * as serverStartup from "./phases/server-startup.mjs";
@@ -29,6 +30,7 @@ const PHASES = [
   binaryStartup,
   serverRead,
   journalCost,
+  journalRead,
   fuzzLatency,
   serverWrite,
   serverStartup,

@@ -143,6 +143,11 @@ export function peakRssKiB(pid) {
   return procStatusKiB(pid, "VmHWM");
 }
 
+/** Resident memory now (VmRSS), in KiB; undefined once the process is gone. */
+export function rssKiB(pid) {
+  return procStatusKiB(pid, "VmRSS");
+}
+
 /** User + system CPU seconds the process has used so far (Linux /proc). */
 export async function cpuSeconds(pid) {
   try {

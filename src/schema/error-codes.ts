@@ -47,7 +47,7 @@ export const ERROR_CODES = {
     status: 507,
     when: "the disk refused the write (full, quota, I/O error); nothing stored",
   },
-  id_space_exhausted: { status: 507, when: "no int64 id is left above the largest stored id" },
+  id_space_exhausted: { status: 507, when: "no int64 id is left above the largest id used" },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

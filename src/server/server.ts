@@ -34,7 +34,9 @@ import type { Pet } from "../schema/pet.js";
 import { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
 import { createMemoryStore } from "./store/memory.js";
 import { demoPets } from "./store/seed.js";
+import type { FileStore } from "./store/file-store.js";
 import type { PetStore } from "./store/types.js";
+import { removeCreated } from "./tls/local-ca.js";
 import {
   checkTlsOption,
   noteHandshakeFailures,
@@ -132,6 +134,10 @@ export interface RequestFilter {
   status?: number | string;
   /** At or after: a Date, Unix milliseconds or an ISO 8601 string (the fake's clock). */
   since?: Date | number | string;
+  /** Only requests with a larger id (ids increase by one per request). */
+  after?: number;
+  /** At most this many, the oldest first. */
+  limit?: number;
 }
 
 const checkOptions = optionsChecker<StartServerOptions>(START_OPTION_SHAPE, "startServer");
@@ -160,7 +166,10 @@ export interface RunningServer {
   /** The fake's clock: moving it moves rate-limit windows, bans, Date and X-RateLimit-Reset. */
   clock: {
     now(): Date;
-    /** Forward only: 0 to ten years. */
+    /**
+     * Forward only: 0 to ten years a step, up to 9999-01-01T00:00:00Z in all
+     * (a ServerConfigError past it, the clock unmoved).
+     */
     advance(seconds: number): void;
     readonly offsetSeconds: number;
   };
@@ -206,8 +215,17 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const cors = normalizeCors(options.cors);
   const log = new AccessLog(options.log ?? process.stderr, options.quiet !== true);
   let store: PetStore;
+  /** Closes the store of a start that failed, leaving nothing the start created. */
+  let abandon: () => Promise<void>;
   try {
-    store = options.store ?? (await openStore(options, log));
+    if (options.store !== undefined) {
+      store = options.store;
+      abandon = () => store.close();
+    } else {
+      const opened = await openStore(options, log);
+      store = opened;
+      abandon = "abandon" in opened ? () => opened.abandon() : () => opened.close();
+    }
   } catch (error) {
     log.flush();
     throw error;
@@ -264,7 +282,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     capStats = capConnections(server, maxConnections, (line) => log.note(line), tls !== undefined);
     await listen(server, port, host);
   } catch (error) {
-    await store.close();
+    await abandon().catch((cause: unknown) => log.note(`cleaning up failed: ${String(cause)}`));
+    if (tls?.created !== undefined) await removeCreated(tls.created);
     log.flush();
     throw error;
   }
@@ -312,7 +331,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     clearRequests: () => control.clearRequests(),
     clock: {
       now: () => new Date(control.clock().nowMs),
-      advance: (seconds) => void control.advanceClock(checkAdvance(seconds)),
+      advance: (seconds) => {
+        const moved = control.advanceClock(checkAdvance(seconds));
+        if (!moved.ok) throw new ServerConfigError(`clock.advance: ${moved.problem}`);
+      },
       get offsetSeconds() {
         return control.clock().offsetSeconds;
       },
@@ -329,7 +351,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   };
 }
 
-async function openStore(options: StartServerOptions, log: AccessLog): Promise<PetStore> {
+async function openStore(
+  options: StartServerOptions,
+  log: AccessLog,
+): Promise<PetStore | FileStore> {
   const seed = options.seed;
   if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed <= MAX_SEED_PETS)) {
     throw new ServerConfigError(

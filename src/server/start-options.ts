@@ -231,6 +231,8 @@ const Filter = z.strictObject({
   path: z.optional(z.string()),
   status: z.optional(z.union([z.int(), z.string()])),
   since: z.optional(z.union([z.date(), z.number(), z.string()])),
+  after: z.optional(z.int()),
+  limit: z.optional(z.int()),
 });
 
 /** `requests(filter)`: the same filters as GET /__admin/requests, as an object. */
@@ -239,11 +241,13 @@ export function checkFilter(input: unknown): JournalFilter {
     Filter,
     input ?? {},
     {
-      "": "requests() takes an object {method?, path?, status?, since?}",
+      "": "requests() takes an object {method?, path?, status?, since?, after?, limit?}",
       method: 'must be a string such as "POST"',
       path: "must be a string",
       status: 'must be a status (404) or a class ("4xx")',
       since: "must be a Date, Unix milliseconds or an ISO 8601 string",
+      after: "must be a request id (a whole number)",
+      limit: "must be a whole number",
     },
     "option",
   );

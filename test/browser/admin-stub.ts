@@ -1,7 +1,7 @@
 /**
  * TEST STUB — NOT THE PRODUCT. A stand-in for the control plane (/__admin) so
  * the home page can be tested in a browser on its own: only the endpoints the
- * page calls (health, requests with ?since=, faults GET and PUT, keys, clock),
+ * page calls (health, requests with ?after= and ?limit=, faults GET and PUT, keys, clock),
  * with exactly the JSON shapes the control plane's authors and the page's agreed
  * on. It wraps the fake's request handler on one origin: /__admin/* comes here,
  * everything else goes to the fake, and the fake's /v1 answers are journaled.
@@ -112,9 +112,14 @@ export function createAdminStub(
         uptimeSeconds: Math.floor((Date.now() - started) / 1000),
       });
     } else if (route === "GET /__admin/requests") {
-      const since = url.searchParams.get("since");
-      const sinceMs = since === null ? -Infinity : /^\d+$/.test(since) ? +since : Date.parse(since);
-      json(res, 200, { requests: journal.filter((entry) => Date.parse(entry.time) >= sinceMs) });
+      const after = Number(url.searchParams.get("after") ?? 0);
+      const limit = Number(url.searchParams.get("limit") ?? Infinity);
+      const requests = journal.filter((entry) => entry.id > after).slice(0, limit);
+      json(res, 200, {
+        requests,
+        lastId: journal.length,
+        nextAfter: requests.length < journal.length - after ? (requests.at(-1)?.id ?? after) : null,
+      });
     } else if (route === "GET /__admin/faults") {
       json(res, 200, faults);
     } else if (route === "PUT /__admin/faults") {

@@ -201,4 +201,27 @@ describe("the home page in a browser", () => {
       ...(stub === undefined ? ["GET /v1/pets"] : []),
     ]);
   });
+
+  it("reads the journal a page at a time, from 200 requests before the newest, never whole", async () => {
+    const headers = { Authorization: `Bearer ${KEY}` };
+    for (let i = 1; i <= 230; i++) await fetch(`${origin}/v1/pets/${1000 + i}`, { headers });
+    const { lastId } = (await (await fetch(`${origin}/__admin/requests?limit=0`)).json()) as {
+      lastId: number;
+    };
+    const fresh = await page.context().newPage();
+    const reads: string[] = [];
+    fresh.on("request", (request) => {
+      const url = new URL(request.url());
+      if (url.pathname === "/__admin/requests") reads.push(url.search);
+    });
+    await fresh.goto(`${origin}/`);
+    const rows = fresh.locator("#requests tbody tr");
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(200);
+    expect(await rows.first().textContent()).toContain("/v1/pets/1230");
+    expect(reads.slice(0, 2)).toEqual(["?limit=0", `?after=${lastId - 200}`]);
+    expect(reads.every((search) => search.startsWith("?after=") || search === "?limit=0")).toBe(
+      true,
+    );
+    await fresh.close();
+  });
 });

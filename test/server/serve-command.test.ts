@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -69,7 +69,8 @@ describe("petstore serve", () => {
       expect.objectContaining({ name: "Hung up" }),
     ]);
     expect(existsSync(`${file}.lock`)).toBe(false);
-    expect(existsSync(`${file}.journal`)).toBe(false);
+    // Nothing left in the journal but the mark of the ids used.
+    expect(await readFile(`${file}.journal`, "utf8")).toBe('{"idsUsedUpTo":1}\n');
   });
 
   it("prints export lines with --print-env and the generated key on stderr, and stops on SIGINT", async () => {
@@ -138,6 +139,10 @@ describe("petstore serve", () => {
     expect(result.stderr).toMatch(/corrupt\.json is not valid JSON: .*line 4, column 1/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(await readFile(file, "utf8")).toBe(text);
+    // Refused, it creates nothing: no journal, no lock.
+    expect((await readdir(dir)).filter((name) => name.startsWith("corrupt.json"))).toEqual([
+      "corrupt.json",
+    ]);
   });
 
   it.each([
@@ -161,7 +166,7 @@ describe("petstore serve", () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it("says when the port is taken", async () => {
+  it("says when the port is taken, and a start that fails leaves nothing behind", async () => {
     const first = await startServe([
       "--file",
       join(dir, "port-a.json"),
@@ -171,16 +176,27 @@ describe("petstore serve", () => {
       "a",
     ]);
     const port = new URL(first.lines[0]!).port;
-    const second = await runServe([
-      "--file",
-      join(dir, "port-b.json"),
-      "--port",
-      port,
-      "--key",
-      "a",
-    ]);
-    expect(second.code).toBe(2);
-    expect(second.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+    const failed = join(dir, "port-b");
+    await mkdir(failed);
+    const attempt = async (args: string[]) => {
+      const second = await runServe(["--port", port, "--key", "a", ...args]);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+    };
+    // A new file (seeded or not, with the local CA of --tls): nothing is left.
+    for (const extra of [[], ["--seed", "5"], ["--tls"]]) {
+      await attempt(["--file", join(failed, "new.json"), ...extra]);
+      expect(await readdir(failed)).toEqual([]);
+    }
+    // An empty file stays empty; a file of pets stays as it was, with no journal.
+    await writeFile(join(failed, "empty.json"), "");
+    await attempt(["--file", join(failed, "empty.json"), "--seed", "5"]);
+    const pets = '[\n{"id":1,"name":"Kept","categoryId":1}\n]\n';
+    await writeFile(join(failed, "pets.json"), pets);
+    await attempt(["--file", join(failed, "pets.json"), "--tls"]);
+    expect((await readdir(failed)).sort()).toEqual(["empty.json", "pets.json"]);
+    expect(await readFile(join(failed, "empty.json"), "utf8")).toBe("");
+    expect(await readFile(join(failed, "pets.json"), "utf8")).toBe(pets);
     first.child.kill("SIGTERM");
     await first.exited;
   });

@@ -169,9 +169,12 @@ describe("serve --file through a symlink", () => {
     expect(await readFile(real, "utf8")).toBe(
       PETS.slice(0, -3) + ',\n{"id":3,"name":"Luna","categoryId":3,"status":"available"}\n]\n',
     );
-    // The companion files live next to the real file, and are gone after a clean stop.
+    // The companion files live next to the real file; after a clean stop the lock is
+    // gone and the journal keeps only the mark of the ids used.
     expect(existsSync(`${link}.journal`)).toBe(false);
     expect(existsSync(`${link}.lock`)).toBe(false);
+    expect(await readFile(`${real}.journal`, "utf8")).toBe('{"idsUsedUpTo":3}\n');
+    expect(existsSync(`${real}.lock`)).toBe(false);
   });
 
   it("collides on one lock with a serve of the same data through its real path", async () => {

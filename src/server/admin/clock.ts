@@ -13,6 +13,13 @@ export interface Clock {
 /** How far the clock may be moved in one step: ten years. */
 export const MAX_ADVANCE_SECONDS = 10 * 366 * 86_400;
 
+/**
+ * The latest time the clock may be moved to. Every date the fake sends is at most
+ * a day later (a day window's reset, a ban's end), so each keeps a four-digit year,
+ * as the HTTP date format needs, and stays far inside what a JavaScript Date holds.
+ */
+export const LATEST_CLOCK_MS = Date.UTC(9999, 0, 1);
+
 export class FakeClock implements Clock {
   private offsetMs = 0;
   private dateSecond = NaN;
@@ -24,9 +31,23 @@ export class FakeClock implements Clock {
     return this.base.now() + this.offsetMs;
   }
 
-  /** Moves the clock forward; `seconds` is checked by the caller (0 to MAX_ADVANCE_SECONDS). */
-  advance(seconds: number): void {
-    this.offsetMs += Math.round(seconds * 1000);
+  /**
+   * Moves the clock forward, `seconds` being 0 to MAX_ADVANCE_SECONDS; returns
+   * why not, without moving it, when that would pass LATEST_CLOCK_MS.
+   */
+  advance(seconds: number): string | undefined {
+    const stepMs = Math.round(seconds * 1000);
+    const nowMs = this.now();
+    if (nowMs + stepMs > LATEST_CLOCK_MS) {
+      const left = Math.max(0, Math.floor((LATEST_CLOCK_MS - nowMs) / 1000));
+      return (
+        `moving the clock ${seconds} seconds from ${isoTime(nowMs)} would pass ` +
+        `${isoTime(LATEST_CLOCK_MS)}, the latest time the fake can show (every date it sends ` +
+        `keeps a four-digit year); ${left} seconds are left`
+      );
+    }
+    this.offsetMs += stepMs;
+    return undefined;
   }
 
   /** How far the clock has been moved, in seconds. */
@@ -42,9 +63,18 @@ export class FakeClock implements Clock {
     if (this.offsetMs === 0 && this.base === Date) return undefined;
     const second = Math.floor(this.now() / 1000);
     if (second !== this.dateSecond) {
+      const date = new Date(second * 1000);
+      // A clock given to startServer may be out of a Date's range: node's own Date then.
+      if (Number.isNaN(date.getTime())) return undefined;
       this.dateSecond = second;
-      this.dateText = new Date(second * 1000).toUTCString();
+      this.dateText = date.toUTCString();
     }
     return this.dateText;
   }
+}
+
+/** ISO 8601 of Unix milliseconds; a time out of a Date's range is shown as its milliseconds, never thrown. */
+export function isoTime(ms: number): string {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? String(ms) : date.toISOString();
 }

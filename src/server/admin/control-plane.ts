@@ -11,8 +11,13 @@ import type { ApiKeySpec, PlanName } from "../keys.js";
 import { UNLIMITED, type RequestLimiter } from "../limiter.js";
 import { peekRequest } from "../rate-limit.js";
 import type { PetStore } from "../store/types.js";
-import type { FakeClock } from "./clock.js";
-import type { JournalFilter, RecordedRequest, RequestJournal } from "./request-journal.js";
+import { isoTime, type FakeClock } from "./clock.js";
+import type {
+  JournalFilter,
+  JournalPage,
+  RecordedRequest,
+  RequestJournal,
+} from "./request-journal.js";
 
 export interface ControlPlaneParts {
   store: PetStore;
@@ -77,6 +82,16 @@ export class ControlPlane {
     return this.parts.journal.list(filter);
   }
 
+  /** One answer of `GET /__admin/requests`: about `maxBytes` of JSON at most. */
+  requestsPage(filter: JournalFilter, maxBytes: number): JournalPage {
+    return this.parts.journal.page(filter, maxBytes);
+  }
+
+  /** The id of the newest request recorded; 0 before the first. */
+  get lastRequestId(): number {
+    return this.parts.journal.lastId;
+  }
+
   clearRequests(): void {
     this.parts.journal.clear();
   }
@@ -88,16 +103,19 @@ export class ControlPlane {
   clock(): ClockState {
     const nowMs = this.parts.clock.now();
     return {
-      now: new Date(nowMs).toISOString(),
+      now: isoTime(nowMs),
       nowMs,
       offsetSeconds: this.parts.clock.offsetSeconds,
     };
   }
 
-  /** `seconds`: checked, 0 to MAX_ADVANCE_SECONDS. */
-  advanceClock(seconds: number): ClockState {
-    this.parts.clock.advance(seconds);
-    return this.clock();
+  /**
+   * `seconds`: checked, 0 to MAX_ADVANCE_SECONDS. The clock as moved, or why it
+   * was not: the step would take it past LATEST_CLOCK_MS.
+   */
+  advanceClock(seconds: number): { ok: true; clock: ClockState } | { ok: false; problem: string } {
+    const problem = this.parts.clock.advance(seconds);
+    return problem === undefined ? { ok: true, clock: this.clock() } : { ok: false, problem };
   }
 
   faults(): FaultOptions {

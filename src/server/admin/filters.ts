@@ -1,12 +1,13 @@
 /**
  * Filters of the request journal, from the query of `GET /__admin/requests` or
  * from the object given to `requests()`: `method` (any case), `path` (exact, or a
- * prefix ending in `*`), `status` (`404` or a class, `4xx`) and `since` (an ISO
- * 8601 time or Unix milliseconds, on the fake's clock).
+ * prefix ending in `*`), `status` (`404` or a class, `4xx`), `since` (an ISO 8601
+ * time or Unix milliseconds, on the fake's clock), and for paging `after` (a
+ * request id: those after it) and `limit` (how many at most).
  */
-import type { JournalFilter } from "./request-journal.js";
+import { MAX_JOURNAL_SIZE, type JournalFilter } from "./request-journal.js";
 
-const FILTER_NAMES = ["method", "path", "status", "since"] as const;
+const FILTER_NAMES = ["method", "path", "status", "since", "after", "limit"] as const;
 type FilterName = (typeof FILTER_NAMES)[number];
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problems: string[] };
@@ -16,6 +17,8 @@ const RULES: Record<FilterName, string> = {
   path: "must be a path starting with /, ending in * to match a prefix",
   status: "must be an HTTP status from 100 to 599, or a class such as 4xx",
   since: "must be an ISO 8601 time (2030-01-01T00:00:00Z) or Unix milliseconds",
+  after: "must be a request id, a whole number (0 for the oldest on)",
+  limit: `must be a whole number from 0 to ${MAX_JOURNAL_SIZE}`,
 };
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -46,6 +49,14 @@ function parseOne(name: FilterName, text: string, filter: JournalFilter): boolea
       filter.sinceMs = ms;
       return true;
     }
+    case "after":
+      if (!/^[0-9]{1,15}$/.test(text)) return false;
+      filter.afterId = Number(text);
+      return true;
+    case "limit":
+      if (!/^[0-9]{1,6}$/.test(text) || Number(text) > MAX_JOURNAL_SIZE) return false;
+      filter.limit = Number(text);
+      return true;
   }
 }
 

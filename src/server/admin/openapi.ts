@@ -7,10 +7,13 @@
  */
 import { FAIL_MODES, MAX_LATENCY_MS } from "../faults.js";
 import { PLAN_NAMES } from "../keys.js";
-import { MAX_ADVANCE_SECONDS } from "./clock.js";
+import { LATEST_CLOCK_MS, MAX_ADVANCE_SECONDS } from "./clock.js";
+import { MAX_JOURNAL_SIZE, PAGE_BYTES } from "./request-journal.js";
 import { MAX_FAULT_SEED, MAX_PER_DAY, MAX_PER_MINUTE } from "./bodies.js";
 
 type Json = Record<string, unknown>;
+
+const LATEST_CLOCK_ISO = new Date(LATEST_CLOCK_MS).toISOString();
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const integer = (minimum: number, maximum?: number) =>
@@ -47,15 +50,36 @@ const SCHEMAS: Record<string, Json> = {
       status: { type: ["integer", "null"], description: "null: the connection was reset." },
       durationMs: { type: "number", minimum: 0 },
       plan: { enum: [...PLAN_NAMES, null], description: "The key's plan; never the key." },
-      body: { type: "string", description: "POST only: the first 64 KiB as received." },
-      bodyBytes: { ...integer(0), description: "POST only: the body's size." },
-      bodyTruncated: { type: "boolean", description: "POST only: longer than 64 KiB." },
+      body: {
+        type: "string",
+        description:
+          "POST only: the start of the body as received, decoded as UTF-8: its first 64 KiB, " +
+          "or 64 MiB / journalSize bytes when the journal keeps more than 1,024 requests " +
+          "(cut before a character, never inside one).",
+      },
+      bodyBytes: { ...integer(0), description: "POST only: the body's whole size in bytes." },
+      bodyTruncated: {
+        type: "boolean",
+        description: "POST only: true when `body` is only the start of it.",
+      },
     },
     ["id", "time", "method", "path", "query", "status", "durationMs", "plan"],
   ),
   Requests: object({
-    requests: { type: "array", items: ref("RecordedRequest"), description: "Newest last." },
+    requests: {
+      type: "array",
+      items: ref("RecordedRequest"),
+      description: `Oldest first; about ${PAGE_BYTES / 1024 / 1024} MiB of JSON at most (always at least one request).`,
+    },
     journalSize: { ...integer(0), description: "How many are kept (--journal-size)." },
+    lastId: { ...integer(0), description: "The id of the newest request recorded; 0 before any." },
+    nextAfter: {
+      type: ["integer", "null"],
+      minimum: 0,
+      description:
+        "More requests match than this answer holds: ask again with after=nextAfter. " +
+        "null: this answer holds the last of them.",
+    },
   }),
   Clock: object({
     now: { type: "string", format: "date-time" },
@@ -158,7 +182,8 @@ const PATHS: Record<string, Json> = {
   "/__admin/requests": {
     get: operation(
       "listRequests",
-      "The request journal, oldest first.",
+      "The request journal, oldest first, a page at a time: each answer holds about " +
+        `${PAGE_BYTES / 1024 / 1024} MiB of JSON at most; nextAfter says where the next one starts.`,
       { "200": ok("The journal", "Requests"), "400": error("invalid_admin_request") },
       {
         parameters: [
@@ -170,6 +195,8 @@ const PATHS: Record<string, Json> = {
             "ISO 8601 time or Unix milliseconds (the fake's clock)",
             "2030-01-01T00:00:00Z",
           ],
+          ["after", "Only requests with a larger id: the nextAfter of the previous page", "120"],
+          ["limit", `At most this many (0 to ${MAX_JOURNAL_SIZE})`, "50"],
         ].map(([name, description, example]) => ({
           name,
           in: "query",
@@ -188,8 +215,17 @@ const PATHS: Record<string, Json> = {
     get: operation("getClock", "The fake's time.", { "200": ok("The fake's time", "Clock") }),
     post: operation(
       "advanceClock",
-      "Moves the fake's clock forward: rate-limit windows, bans, Date and X-RateLimit-Reset follow.",
-      { "200": ok("The fake's new time", "Clock"), ...BODY_ERRORS },
+      "Moves the fake's clock forward: rate-limit windows, bans, Date and X-RateLimit-Reset " +
+        `follow. Up to ${LATEST_CLOCK_ISO} in all, so that every date the fake sends keeps a ` +
+        "four-digit year.",
+      {
+        "200": ok("The fake's new time", "Clock"),
+        ...BODY_ERRORS,
+        "400": error(
+          "invalid_admin_request (names the field), invalid_json or empty_body; also a step " +
+            `that would take the clock past ${LATEST_CLOCK_ISO} (the message says how many seconds are left)`,
+        ),
+      },
       { requestBody: body("AdvanceClock") },
     ),
   },

@@ -3,16 +3,23 @@
  * with a reset fault), oldest first, for `GET /__admin/requests` and
  * `requests()`. It holds what a test asserts on: method, path, query, status,
  * duration, the fake's time, the plan of the key (never the key: the
- * Authorization header is not kept) and, for a POST, the first 64 KiB of the body
- * as received. Recording is one small object per request, kept aside until the
- * request is answered, then put in a ring, so it costs the request path next to
- * nothing; the JSON form is made only when read.
+ * Authorization header is not kept) and, for a POST, the start of the body as
+ * received (`bodyLimit` bytes). Recording is one small object per request, kept
+ * aside until the request is answered, then put in a ring, so it costs the request
+ * path next to nothing; the JSON form is made only when read, a page at a time
+ * (`page`): one read never builds more than about PAGE_BYTES of JSON, whatever the
+ * journal holds.
  */
 import type { IncomingMessage } from "node:http";
 import type { PlanName } from "../keys.js";
+import { isoTime } from "./clock.js";
 
 /** Bytes of a POST body kept per request; the rest is counted, not kept. */
-const MAX_BODY_KEPT = 64 * 1024;
+export const MAX_BODY_KEPT = 64 * 1024;
+/** Bytes of bodies the whole journal keeps at most: a larger journal keeps less of each. */
+export const BODY_BUDGET = 64 * 1024 * 1024;
+/** About how many bytes of JSON one answer of `GET /__admin/requests` holds at most. */
+export const PAGE_BYTES = 1024 * 1024;
 export { DEFAULT_JOURNAL_SIZE } from "../serve-defaults.js";
 export const MAX_JOURNAL_SIZE = 100_000;
 
@@ -23,7 +30,7 @@ export class JournalEntry {
   status: number | null = 0;
   /** Whole microseconds (a small integer, not a boxed double). */
   durationUs = 0;
-  /** POST only: the first MAX_BODY_KEPT bytes received. */
+  /** POST only: the first bytes received, up to the journal's `bodyLimit`. */
   body: Buffer | undefined = undefined;
   /** POST only: how many bytes were received in all. */
   bodyBytes = 0;
@@ -55,7 +62,7 @@ export interface RecordedRequest {
   body?: string;
   /** POST only: the body's size in bytes. */
   bodyBytes?: number;
-  /** POST only: true when the body was longer than the 64 KiB kept. */
+  /** POST only: true when the body was longer than the part kept (see `bodyLimit`). */
   bodyTruncated?: boolean;
 }
 
@@ -68,6 +75,17 @@ export interface JournalFilter {
   status?: { exact: number } | { class: number };
   /** Fake-clock milliseconds: requests at or after. */
   sinceMs?: number;
+  /** Requests with a larger id only: where the previous page ended. */
+  afterId?: number;
+  /** At most this many requests. */
+  limit?: number;
+}
+
+/** One answer of `GET /__admin/requests`: the requests as JSON texts, and where the rest start. */
+export interface JournalPage {
+  items: string[];
+  /** The id to ask `after` for the next page; null when this page holds the last match. */
+  nextAfter: number | null;
 }
 
 export class RequestJournal {
@@ -75,13 +93,22 @@ export class RequestJournal {
   /** Where the next entry goes. */
   private next = 0;
   private count = 0;
-  private lastId = 0;
+  private lastRecordedId = 0;
   private currentRequest: IncomingMessage | undefined;
   private current: JournalEntry | undefined;
   private readonly later = new WeakMap<IncomingMessage, JournalEntry>();
 
+  /** Bytes kept of a POST body: MAX_BODY_KEPT, less when the journal is large (BODY_BUDGET in all). */
+  readonly bodyLimit: number;
+
   constructor(readonly capacity: number) {
     this.ring = new Array<JournalEntry | undefined>(capacity);
+    this.bodyLimit = Math.min(MAX_BODY_KEPT, Math.floor(BODY_BUDGET / Math.max(1, capacity)));
+  }
+
+  /** The id of the newest request recorded; 0 before the first. */
+  get lastId(): number {
+    return this.lastRecordedId;
   }
 
   /**
@@ -103,7 +130,10 @@ export class RequestJournal {
   keepBody(req: IncomingMessage, bytes: Buffer): void {
     const entry = this.entryOf(req);
     if (entry === undefined) return;
-    entry.body = Buffer.from(bytes.subarray(0, MAX_BODY_KEPT));
+    let end = Math.min(bytes.length, this.bodyLimit);
+    // Cut before a character, never inside one.
+    if (end < bytes.length) while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+    entry.body = Buffer.from(bytes.subarray(0, end));
     entry.bodyBytes = bytes.length;
   }
 
@@ -124,21 +154,53 @@ export class RequestJournal {
 
   record(entry: JournalEntry): void {
     if (this.capacity === 0) return;
-    entry.id = ++this.lastId;
+    entry.id = ++this.lastRecordedId;
     this.ring[this.next] = entry;
     if (++this.next === this.capacity) this.next = 0;
     if (this.count < this.capacity) this.count++;
   }
 
-  /** Oldest first. */
+  /** The entries that match, oldest first, from the first with an id above `filter.afterId`. */
+  private *matching(filter: JournalFilter): Generator<JournalEntry> {
+    // The ring holds the last `count` ids recorded, in order: the cursor is an index.
+    const oldestId = this.lastRecordedId - this.count + 1;
+    const skip = Math.min(this.count, Math.max(0, (filter.afterId ?? 0) - oldestId + 1));
+    const start = (this.next - this.count + this.capacity) % Math.max(1, this.capacity);
+    for (let i = skip; i < this.count; i++) {
+      const entry = this.ring[(start + i) % this.capacity]!;
+      if (matches(entry, filter)) yield entry;
+    }
+  }
+
+  /** Oldest first, all that match (up to `filter.limit`): for `requests()`, in memory. */
   list(filter: JournalFilter = {}): RecordedRequest[] {
     const found: RecordedRequest[] = [];
-    const start = (this.next - this.count + this.capacity) % Math.max(1, this.capacity);
-    for (let i = 0; i < this.count; i++) {
-      const entry = this.ring[(start + i) % this.capacity]!;
-      if (matches(entry, filter)) found.push(recorded(entry));
+    const limit = filter.limit ?? Infinity;
+    for (const entry of this.matching(filter)) {
+      if (found.length >= limit) break;
+      found.push(recorded(entry));
     }
     return found;
+  }
+
+  /**
+   * Oldest first, the entries that match as JSON texts: as many as `filter.limit`
+   * allows and as fit in `maxBytes` (at least one, whatever its size).
+   */
+  page(filter: JournalFilter, maxBytes: number): JournalPage {
+    const items: string[] = [];
+    const limit = filter.limit ?? Infinity;
+    let bytes = 0;
+    let lastId = filter.afterId ?? 0;
+    for (const entry of this.matching(filter)) {
+      if (items.length >= limit) return { items, nextAfter: lastId };
+      const text = JSON.stringify(recorded(entry));
+      bytes += Buffer.byteLength(text) + 1;
+      if (items.length > 0 && bytes > maxBytes) return { items, nextAfter: lastId };
+      items.push(text);
+      lastId = entry.id;
+    }
+    return { items, nextAfter: null };
   }
 
   /** Empties the journal; ids continue where they were. */
@@ -179,7 +241,7 @@ function matches(entry: JournalEntry, filter: JournalFilter): boolean {
 function recorded(entry: JournalEntry): RecordedRequest {
   const json: RecordedRequest = {
     id: entry.id,
-    time: new Date(entry.timeMs).toISOString(),
+    time: isoTime(entry.timeMs),
     method: entry.method,
     path: pathOf(entry),
     query: entry.url.length > entry.pathLength ? entry.url.slice(entry.pathLength + 1) : "",

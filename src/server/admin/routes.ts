@@ -17,6 +17,7 @@ import type { FakeClock } from "./clock.js";
 import type { ControlPlane } from "./control-plane.js";
 import { parseFilterQuery } from "./filters.js";
 import { adminOpenApiText } from "./openapi.js";
+import { PAGE_BYTES } from "./request-journal.js";
 import { plainJson } from "./validation.js";
 
 const ADMIN_PREFIX = "/__admin";
@@ -99,9 +100,13 @@ export function createAdminRoutes(plane: ControlPlane, access: AdminAccess, hook
       GET: ({ query }) => {
         const filter = parseFilterQuery(query);
         if (!filter.ok) return invalid(filter.problems);
+        // A page at a time, each entry's JSON made on its own: never one huge string.
+        const { items, nextAfter } = plane.requestsPage(filter.value, PAGE_BYTES);
         return {
           status: 200,
-          json: { requests: plane.requests(filter.value), journalSize: plane.journalSize },
+          json:
+            `{"requests":[${items.join(",")}],"journalSize":${plane.journalSize},` +
+            `"lastId":${plane.lastRequestId},"nextAfter":${nextAfter}}`,
         };
       },
       DELETE: () => {
@@ -116,7 +121,9 @@ export function createAdminRoutes(plane: ControlPlane, access: AdminAccess, hook
         if (!body.ok) return body.reply ?? { status: 0 };
         const seconds = parseClockBody(body.value);
         if (!seconds.ok) return invalid(seconds.problems);
-        return { status: 200, json: plane.advanceClock(seconds.value) };
+        const moved = plane.advanceClock(seconds.value);
+        if (!moved.ok) return invalid([`advanceSeconds: ${moved.problem}`]);
+        return { status: 200, json: moved.clock };
       },
     },
     [`${ADMIN_PREFIX}/faults`]: {

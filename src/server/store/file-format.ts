@@ -7,7 +7,8 @@
  * layout a person writes by hand is read too (through the lossless parser), and
  * kept as written: appends go after its last element. A pet written by hand
  * without an `id` is read as unnumbered: the store gives it the next id and
- * rewrites the file (see `numberPets`). The journal's pets always have an id.
+ * rewrites the file (see `numberPets`). The journal's pets always have an id; its
+ * first line may be the mark of the ids used (`idsMarkLine`).
  */
 import { jsonKindOf } from "../../schema/validate.js";
 import { JsonSyntaxError, lineAndColumn, parseJson, type JsonValue } from "../../schema/json.js";
@@ -293,20 +294,40 @@ function appendOffsetOf(bytes: Buffer): number {
 export interface JournalRead {
   /** In journal order. */
   pets: StoredPet[];
+  /** The largest id the store ever used, from the journal's first line; undefined without one. */
+  idsUsedUpTo: bigint | undefined;
   /** Bytes after the last whole entry: a write cut short, never acknowledged. */
   tornBytes: number;
 }
 
+const IDS_MARK = /^\{"idsUsedUpTo":(0|-?[1-9][0-9]{0,18})\}$/;
+
 /**
- * Reads the journal: one canonical pet per line. Reading stops at the first line
- * that is incomplete or not a pet: batches are synced one after another, so only
- * the last, unacknowledged one can be cut short, and everything after the cut
- * belongs to it.
+ * The journal's first line: the largest id the store ever used (given to a created
+ * pet, or held by a pet it served), so that no id is given out twice even once the
+ * pet that had it is gone from the file.
+ */
+export function idsMarkLine(idsUsedUpTo: bigint | undefined): string {
+  return idsUsedUpTo === undefined ? "" : `{"idsUsedUpTo":${idsUsedUpTo}}\n`;
+}
+
+/**
+ * Reads the journal: the mark of the ids used (first line, optional), then one
+ * canonical pet per line. Reading stops at the first line that is incomplete or
+ * not a pet: batches are synced one after another, so only the last,
+ * unacknowledged one can be cut short, and everything after the cut belongs to it.
  */
 export function parseJournal(bytes: Buffer): JournalRead {
   const text = bytes.toString("utf8");
   const pets: StoredPet[] = [];
+  let idsUsedUpTo: bigint | undefined;
   let position = 0;
+  const firstEnd = text.indexOf("\n");
+  const mark = firstEnd < 0 ? null : IDS_MARK.exec(text.slice(0, firstEnd));
+  if (mark !== null) {
+    idsUsedUpTo = int64(mark[1]!);
+    if (idsUsedUpTo !== undefined) position = firstEnd + 1;
+  }
   for (;;) {
     const end = text.indexOf("\n", position);
     if (end < 0) break;
@@ -324,5 +345,5 @@ export function parseJournal(bytes: Buffer): JournalRead {
     pets.push(pet);
     position = end + 1;
   }
-  return { pets, tornBytes: Buffer.byteLength(text.slice(position)) };
+  return { pets, idsUsedUpTo, tornBytes: Buffer.byteLength(text.slice(position)) };
 }

@@ -6,20 +6,20 @@
  * (edit-watching.ts) and then compacts the acknowledged pets into it (compaction.ts).
  * A reset (reset.ts) goes back to the pets of the opening; it and the maintenance
  * ticks run one at a time.
- * `close()` finishes the writes, compacts a last time and removes the journal; pets
- * it could not compact stay in the journal for the next start.
+ * `close()` finishes the writes and compacts a last time; the journal is left
+ * holding the mark of the ids used (and the pets it could not compact, for the
+ * next start). `abandon()` closes a store whose server failed to start, removing
+ * what its opening created.
  */
-import { unlink } from "node:fs/promises";
 import type { NewPet } from "../../schema/pet.js";
 import { compact, needsCompaction } from "./compaction.js";
-import { syncDirectory } from "../../schema/file-safety.js";
-import { ignoreMissing, isMissing } from "./durable.js";
+import { isMissing } from "./durable.js";
 import { EditWatcher } from "./edit-watching.js";
 import { resolveDataFile } from "./file-kinds.js";
 import { Journal } from "./journal.js";
 import { acquireLock } from "./lock.js";
 import { newPetProblem, type StoredPet } from "./pet-index.js";
-import { recover, type Recovered } from "./recovery.js";
+import { recover, removeCreated, type Created, type Recovered } from "./recovery.js";
 import { resetFile } from "./reset.js";
 import { storePaths, type StorePaths, type StoreState } from "./store-state.js";
 import { asStoreError, describeError } from "./store-errors.js";
@@ -38,7 +38,16 @@ export interface FileStoreOptions {
 
 const DEFAULT_FLUSH_INTERVAL_MS = 1000;
 
-export async function openFileStore(options: FileStoreOptions): Promise<PetStore> {
+export interface FileStore extends PetStore {
+  /**
+   * For a server that failed to start, instead of `close()`: closes the store and
+   * removes what its opening created (a new data file that got no pet, a new
+   * journal), so a failed start leaves nothing behind. Only right after opening.
+   */
+  abandon(): Promise<void>;
+}
+
+export async function openFileStore(options: FileStoreOptions): Promise<FileStore> {
   let file: string;
   try {
     file = await resolveDataFile(options.file);
@@ -61,7 +70,7 @@ export async function openFileStore(options: FileStoreOptions): Promise<PetStore
   }
   try {
     const recovered = await recover(paths, options.seed, log);
-    return new FileStore(
+    return new OpenFileStore(
       paths,
       log,
       options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS,
@@ -83,8 +92,9 @@ export async function openFileStore(options: FileStoreOptions): Promise<PetStore
   }
 }
 
-class FileStore implements PetStore {
+class OpenFileStore implements FileStore {
   private readonly state: StoreState;
+  private readonly created: Created;
   private readonly journal: Journal;
   private readonly edits: EditWatcher;
   /** The pets served right after opening, for `reset`. */
@@ -105,8 +115,10 @@ class FileStore implements PetStore {
     recovered: Recovered,
   ) {
     this.state = recovered.state;
+    this.created = recovered.created;
     this.opening = this.state.index.pets.slice();
-    this.journal = new Journal(recovered.journal, paths, this.state, log);
+    const { handle, size } = recovered.journal;
+    this.journal = new Journal(handle, size, paths, this.state, log);
     this.edits = new EditWatcher(paths, this.state, this.journal, log);
     this.schedule();
   }
@@ -157,6 +169,17 @@ class FileStore implements PetStore {
     return result;
   }
 
+  async abandon(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.maintenance;
+    await this.serial;
+    await this.journal.idle();
+    await this.journal.close();
+    await removeCreated(this.paths, this.created, this.state.version);
+    await this.release();
+  }
+
   private async shutDown(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
@@ -165,16 +188,13 @@ class FileStore implements PetStore {
     await this.journal.idle();
     let failure: unknown;
     try {
-      await this.update();
+      await this.update(true);
     } catch (error) {
       failure = error;
     }
     await this.journal.close();
     const { unflushed } = this.state;
-    if (failure === undefined && unflushed.length === 0) {
-      await unlink(this.paths.journal).catch(ignoreMissing);
-      await syncDirectory(this.paths.directory).catch(() => {});
-    } else if (unflushed.length > 0) {
+    if (unflushed.length > 0) {
       this.log(
         `${unflushed.length} acknowledged pets are not in ${this.paths.name} yet; they stay ` +
           `in ${this.paths.journal} and are added when the file is next opened.`,
@@ -211,9 +231,12 @@ class FileStore implements PetStore {
     this.lastProblem = message;
   }
 
-  /** Adopts an edit of the file if there is one, then brings the file up to date. */
-  private async update(): Promise<void> {
-    if (!(await this.edits.check())) return;
+  /**
+   * Adopts a settled edit of the file if there is one, then brings the file up to
+   * date; `last`: before closing, a complete edit is taken without waiting.
+   */
+  private async update(last = false): Promise<void> {
+    if (!(await this.edits.check(last))) return;
     if (needsCompaction(this.state)) await compact(this.paths.file, this.state, this.journal);
   }
 }

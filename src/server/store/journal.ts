@@ -9,9 +9,15 @@
  * are rejected as `not_stored`: they are certainly not stored. When that fails too,
  * or a trimmed journal cannot be made durable, the journal stops taking creates.
  *
- * Changes the state's `index` and `unflushed` (a write's pets are appended to both).
+ * The journal is replaced whole (a new file renamed over it) whenever pets leave
+ * it; its first line is then the mark of the ids used (`idsMarkLine`), so the
+ * largest id ever used stays durable after its pet has left the journal.
+ *
+ * Changes the state's `index`, `unflushed` (a write's pets are appended to both)
+ * and `idsUsedUpTo`.
  */
 import { rename, unlink, type FileHandle } from "node:fs/promises";
+import { idsMarkLine } from "./file-format.js";
 import type { NewPet, Pet } from "../../schema/pet.js";
 import { syncDirectory } from "../../schema/file-safety.js";
 import { writeAllAt } from "./durable.js";
@@ -28,12 +34,38 @@ interface Waiter {
 }
 
 /** One line of canonical JSON per pet, as `parseJournal` reads them back. */
-function journalBytes(pets: readonly StoredPet[]): Buffer {
-  return Buffer.from(pets.map((pet) => pet.json + "\n").join(""));
+function journalBytes(pets: readonly StoredPet[], idsUsedUpTo?: bigint): Buffer {
+  return Buffer.from(idsMarkLine(idsUsedUpTo) + pets.map((pet) => pet.json + "\n").join(""));
+}
+
+/**
+ * Writes a journal holding the mark of the ids used and `pets` under a temporary
+ * name (created anew, never through a symlink), syncs it and renames it over
+ * `paths.journal`. The caller syncs the directory. Resolves to the new journal,
+ * open for writing, and its size.
+ */
+export async function writeJournalFile(
+  paths: StorePaths,
+  idsUsedUpTo: bigint | undefined,
+  pets: readonly StoredPet[],
+): Promise<{ handle: FileHandle; size: number }> {
+  const temp = `${paths.journal}.tmp`;
+  const bytes = journalBytes(pets, idsUsedUpTo);
+  await clearLeftover(temp);
+  const handle = await createExclusive(temp);
+  try {
+    await writeAllAt(handle, bytes, 0);
+    await handle.sync();
+    await rename(temp, paths.journal);
+  } catch (error) {
+    await handle.close();
+    await unlink(temp).catch(() => {});
+    throw error;
+  }
+  return { handle, size: bytes.length };
 }
 
 export class Journal {
-  private size = 0;
   /** Creates waiting for the next write. */
   private waiting: Waiter[] = [];
   /** Work that must not overlap a write. */
@@ -45,9 +77,10 @@ export class Journal {
   /** Why the last write failed, until one succeeds (logged once). */
   private writeProblem: string | undefined;
 
-  /** `handle`: the journal, open and empty. */
+  /** `handle`: the journal, open, holding `size` bytes and no pet. */
   constructor(
     private handle: FileHandle,
+    private size: number,
     private readonly paths: StorePaths,
     private readonly state: StoreState,
     private readonly log: (line: string) => void,
@@ -85,14 +118,39 @@ export class Journal {
       : Promise.resolve();
   }
 
-  /** Cuts the journal down to the pets not in the file yet (`unflushed`), between writes. */
+  /**
+   * Cuts the journal down to the pets not in the file yet (`unflushed`), between
+   * writes, right after a compaction wrote the others into the file.
+   */
   trim(): Promise<void> {
-    return this.exclusively(() => this.rewrite(this.state.unflushed));
-  }
-
-  /** Empties the journal, durably; only from a task run by `exclusively`. */
-  emptyWithin(): Promise<void> {
-    return this.rewrite([]);
+    return this.exclusively(async () => {
+      const { unflushed, index, idsUsedUpTo } = this.state;
+      if (unflushed.length > 0 || index.maxId !== idsUsedUpTo) {
+        return this.replaceWithin(unflushed);
+      }
+      // The file holds the largest id used: the mark need not survive a crash
+      // on its own, so the journal is cut in place, as cheaply as before marks.
+      const bytes = journalBytes([], idsUsedUpTo);
+      try {
+        await this.handle.truncate(0);
+        await writeAllAt(this.handle, bytes, 0);
+        // fsync, not fdatasync: the journal's fdatasyncs are those of creates alone, as a test traces.
+        await this.handle.sync();
+        this.size = bytes.length;
+      } catch (error) {
+        // Appends must follow whole lines: no part of a mark may stay before them.
+        await this.handle
+          .truncate(0)
+          .then(() => this.handle.sync())
+          .then(
+            () => void (this.size = 0),
+            (cause: unknown) => {
+              this.broken = asStoreError(cause, `Cannot repair ${this.paths.journal}`);
+            },
+          );
+        throw error;
+      }
+    });
   }
 
   /** Closes the journal's file (once idle); what it holds stays. */
@@ -122,7 +180,7 @@ export class Journal {
 
   private async writeBatch(batch: Waiter[]): Promise<void> {
     const accepted: Array<{ waiter: Waiter; pet: Pet; stored: StoredPet }> = [];
-    let max = this.state.index.maxId;
+    let max = this.state.idsUsedUpTo;
     for (const waiter of batch) {
       let id: bigint;
       try {
@@ -150,6 +208,7 @@ export class Journal {
       this.log(`Pets are stored in ${this.paths.journal} again.`);
     }
     this.size += bytes.length;
+    this.state.idsUsedUpTo = max;
     for (const { waiter, pet, stored } of accepted) {
       this.state.index.append(stored);
       this.state.unflushed.push(stored);
@@ -188,31 +247,20 @@ export class Journal {
     return notStored(error);
   }
 
-  /** Replaces the journal with one holding just `keep`. */
-  private async rewrite(keep: readonly StoredPet[]): Promise<void> {
-    if (keep.length === 0) {
-      await this.handle.truncate(0);
-      await this.handle.datasync();
-      this.size = 0;
-      return;
-    }
-    const temp = `${this.paths.journal}.tmp`;
-    const bytes = journalBytes(keep);
-    await clearLeftover(temp);
-    const handle = await createExclusive(temp);
-    try {
-      await writeAllAt(handle, bytes, 0);
-      await handle.sync();
-      await rename(temp, this.paths.journal);
-    } catch (error) {
-      await handle.close();
-      await unlink(temp).catch(() => {});
-      throw error;
-    }
+  /**
+   * Replaces the journal, durably, with one holding the mark of the ids used
+   * (`idsUsedUpTo`, the state's by default) and `keep`; only from a task run by
+   * `exclusively`.
+   */
+  async replaceWithin(
+    keep: readonly StoredPet[],
+    idsUsedUpTo = this.state.idsUsedUpTo,
+  ): Promise<void> {
+    const { handle, size } = await writeJournalFile(this.paths, idsUsedUpTo, keep);
     // The journal's name now points to the new file: appends go there from now on.
     const old = this.handle;
     this.handle = handle;
-    this.size = bytes.length;
+    this.size = size;
     await old.close().catch(() => {});
     try {
       await syncDirectory(this.paths.directory);

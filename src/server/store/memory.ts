@@ -1,9 +1,17 @@
 /**
  * The memory twin of the file store: the same ids, order, filters and errors, no
- * durability. For tests of the HTTP layer and for `serve` without a file.
+ * durability. For tests of the HTTP layer and for `serve` without a file. As in
+ * the file store, an id is never given out twice: a reset does not rewind them.
  */
 import type { Pet } from "../../schema/pet.js";
-import { PetIndex, newPetProblem, petFromNew, sortPets, toStoredPet } from "./pet-index.js";
+import {
+  PetIndex,
+  idAfter,
+  newPetProblem,
+  petFromNew,
+  sortPets,
+  toStoredPet,
+} from "./pet-index.js";
 import { StoreError, type PetStore } from "./types.js";
 
 export function createMemoryStore(pets: Pet[] = []): PetStore {
@@ -17,6 +25,8 @@ export function createMemoryStore(pets: Pet[] = []): PetStore {
   }
   // A create appends to an index's array: each index gets its own copy.
   let index = new PetIndex(stored.slice());
+  /** The largest id used. */
+  let usedUpTo = index.maxId;
   let closed = false;
   return {
     listJson: (options) => index.list(options),
@@ -25,9 +35,10 @@ export function createMemoryStore(pets: Pet[] = []): PetStore {
       const problem = newPetProblem(newPet);
       if (problem) throw problem;
       if (closed) throw new StoreError("io", "The pet store is closed.");
-      const pet = petFromNew(newPet, index.nextId());
+      const pet = petFromNew(newPet, idAfter(usedUpTo));
       const entry = toStoredPet(pet);
       index.append(entry);
+      usedUpTo = pet.id;
       return { pet, json: entry.json };
     },
     get size() {

@@ -47,14 +47,17 @@ export function petFromNew(newPet: NewPet, id: bigint): Pet {
   };
 }
 
-/** The id a create gets when `max` is the largest id so far: max + 1, at least 1. */
+/**
+ * The id a create gets when `max` is the largest id used so far: max + 1, at
+ * least 1. Ids are never given out twice, so running out is for good.
+ */
 export function idAfter(max: bigint | undefined): bigint {
   if (max === undefined || max < 1n) return 1n;
   if (max >= INT64_MAX) {
     throw new StoreError(
       "id_space_exhausted",
-      `No id is left for a new pet: the largest stored id is ${max}, the int64 maximum. ` +
-        "Give that pet a smaller id to make room.",
+      `No id is left for a new pet: id ${max}, the int64 maximum, has been used, and an id ` +
+        "is never given out twice.",
     );
   }
   return max + 1n;
@@ -93,11 +96,6 @@ export class PetIndex {
 
   get maxId(): bigint | undefined {
     return this.all[this.all.length - 1]?.id;
-  }
-
-  /** One above the largest id, at least 1. */
-  nextId(): bigint {
-    return idAfter(this.maxId);
   }
 
   list(options: ListOptions): string {

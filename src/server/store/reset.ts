@@ -5,17 +5,20 @@
  *
  * 1. Between journal writes (nothing is being acknowledged meanwhile), pets that
  *    are acknowledged but not in the file yet are written into it (a whole new
- *    file, renamed over it), and only then is the journal emptied: the journal
- *    may go because the file holds everything it held.
+ *    file, renamed over it), and only then is the journal emptied down to the
+ *    mark of the ids used: its pets may go because the file holds them all.
  * 2. The opening pets are written to `<file>.tmp`, fsynced and renamed over the
- *    file, the directory fsynced. A start after that reads them, with an empty
- *    journal: no acknowledged pet from before the reset comes back.
+ *    file, the directory fsynced. A start after that reads them, with a journal
+ *    of no pets: no acknowledged pet from before the reset comes back.
+ *
+ * Ids are not rewound: the mark keeps the largest id used, and new pets get ids
+ * above it, so an id a client saw before the reset never names another pet.
  *
  * The same protections as a compaction: the temporary file is created anew,
  * never through a symlink, and removed when the disk refuses it (the pets served
  * are then unchanged and the caller is told).
  *
- * Changes the state's `index`, `unflushed`, `version` and `rewrite`.
+ * Changes the state's `index`, `unflushed`, `version` and `rewrite`; never `idsUsedUpTo`.
  */
 import { NO_FILE, install, writeTemp } from "./file-versions.js";
 import type { Journal } from "./journal.js";
@@ -34,8 +37,8 @@ export function resetFile(
       await install(paths.file);
       state.version = flushed;
       state.unflushed = [];
-      await journal.emptyWithin();
     }
+    await journal.replaceWithin([]);
     const next = await writeTemp(paths.file, NO_FILE, { whole: opening });
     await install(paths.file);
     state.version = next;

@@ -1,7 +1,8 @@
 /**
  * What the parts of the file store share: the names of its files, the pets it
- * serves with the version of the JSON file they match, and how acknowledged pets
- * join the pets of a file that lacks them (at start-up and when adopting an edit).
+ * serves with the version of the JSON file they match, the largest id it ever
+ * used, and how acknowledged pets join the pets of a file that lacks them (at
+ * start-up and when adopting an edit).
  */
 import path from "node:path";
 import type { UnnumberedPet } from "./file-format.js";
@@ -31,6 +32,17 @@ export interface StoreState {
   unflushed: StoredPet[];
   /** The JSON file lacks ids the store gave its pets: the next compaction writes it whole. */
   rewrite: boolean;
+  /**
+   * The largest id ever given to a created pet or held by a pet served (at least
+   * the largest id served): new ids go above it, so none is given out twice. Kept
+   * durable as the journal's first line (`idsMarkLine`).
+   */
+  idsUsedUpTo: bigint | undefined;
+}
+
+/** The larger of two ids, either of which may be missing. */
+export function maxId(a: bigint | undefined, b: bigint | undefined): bigint | undefined {
+  return a === undefined || (b !== undefined && b > a) ? b : a;
 }
 
 /** A pet the file holds (`there`, its JSON) under the id of an acknowledged pet. */
@@ -60,17 +72,16 @@ export function lackedPets(
 }
 
 /**
- * The `unnumbered` pets of a file with the next ids above `above` and above the
- * file's own `pets` (sorted), in file order; throws `id_space_exhausted` when
- * int64 runs out.
+ * The `unnumbered` pets of a file with the next ids above `above` (the ids used)
+ * and above the file's own `pets` (sorted), in file order; throws
+ * `id_space_exhausted` when int64 runs out.
  */
 export function numberPets(
   pets: readonly StoredPet[],
   unnumbered: readonly UnnumberedPet[],
   above: bigint | undefined,
 ): StoredPet[] {
-  const fileMax = pets[pets.length - 1]?.id;
-  let max = above === undefined || (fileMax !== undefined && fileMax > above) ? fileMax : above;
+  let max = maxId(above, pets[pets.length - 1]?.id);
   return unnumbered.map((pet) => {
     const id = idAfter(max);
     max = id;

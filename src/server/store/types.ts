@@ -23,9 +23,10 @@ export interface PetStore {
   /** Canonical JSON of the pet with this id, or undefined. */
   getJson(id: bigint): string | undefined;
   /**
-   * Assigns the next id (one above the largest stored id, at least 1), stores the
-   * pet with `status` defaulted to DEFAULT_PET_STATUS, and resolves only once the
-   * pet is durable. Rejects with a StoreError when it cannot.
+   * Assigns the next id (one above the largest id ever used: stored, or given to a
+   * pet since deleted or reset away; at least 1), stores the pet with `status`
+   * defaulted to DEFAULT_PET_STATUS, and resolves only once the pet is durable.
+   * Rejects with a StoreError when it cannot.
    */
   create(pet: NewPet): Promise<CreatedPet>;
   /** Number of pets stored. */
@@ -35,7 +36,7 @@ export interface PetStore {
   /**
    * Replaces every pet by the pets the store held when it was opened, and resolves
    * only once that is durable (a restart after it serves those pets). Creates
-   * acknowledged before it are gone after it; ids continue from the opening pets.
+   * acknowledged before it are gone after it; their ids are not given out again.
    * Rejects with a StoreError when it cannot; the pets served are then unchanged.
    */
   reset(): Promise<void>;
@@ -50,7 +51,7 @@ export type StoreErrorCode =
   | "corrupt"
   /** The file is JSON but not an array of valid pets (message names the pet and field). */
   | "invalid"
-  /** No id is left above the largest stored id (int64 exhausted). */
+  /** No id is left above the largest id used (int64 exhausted). */
   | "id_space_exhausted"
   /**
    * The data file is not a regular file, or a file serve writes next to it is not

@@ -16,8 +16,10 @@
  * by its default ACL).
  */
 import { createPrivateKey, X509Certificate, type KeyObject } from "node:crypto";
+import { lstat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { ServerConfigError } from "../config-error.js";
+import { isMissing } from "../store/durable.js";
 import {
   ownershipProblem,
   syncDirectory,
@@ -57,6 +59,8 @@ export interface LocalCa {
   madeBecause?: string;
   /** What could not be checked about who may read the key (Windows, outside the profile). */
   keyNote?: string;
+  /** The files written that did not exist before (for a start that fails). */
+  created?: string[];
 }
 
 /** The platform whose checks apply, and the environment that says where the profile is. */
@@ -172,10 +176,31 @@ export async function localCa(
   if (typeof existing !== "string") return { ...existing, keyNote: note };
   const madeBecause = existing;
   const made = await makeNew(now);
-  // The key first: a crash between the two renames leaves the old certificate
-  // with the new key, a pair that does not match, which the next start replaces.
-  await writeCompanion(paths.key, made.pair.key, 0o600);
-  await writeCompanion(paths.cert, made.pair.cert, 0o644);
-  await syncDirectory(path.dirname(paths.cert));
-  return { ...made, madeBecause, keyNote: note };
+  const created: string[] = [];
+  try {
+    // The key first: a crash between the two renames leaves the old certificate
+    // with the new key, a pair that does not match, which the next start replaces.
+    for (const [file, text, mode] of [
+      [paths.key, made.pair.key, 0o600],
+      [paths.cert, made.pair.cert, 0o644],
+    ] as const) {
+      const isNew = await lstat(file).then(
+        () => false,
+        (error: unknown) => isMissing(error),
+      );
+      await writeCompanion(file, text, mode);
+      if (isNew) created.push(file);
+    }
+    await syncDirectory(path.dirname(paths.cert));
+  } catch (error) {
+    await removeCreated(created);
+    throw error;
+  }
+  return { ...made, madeBecause, keyNote: note, created };
+}
+
+/** Removes the CA files a start wrote anew, once it failed: it leaves nothing behind. */
+export async function removeCreated(files: readonly string[]): Promise<void> {
+  for (const file of files) await unlink(file).catch(() => {});
+  if (files.length > 0) await syncDirectory(path.dirname(files[0]!)).catch(() => {});
 }

@@ -8,7 +8,14 @@
 import type { Server as HttpsServer } from "node:https";
 import type { TLSSocket } from "node:tls";
 import { ServerConfigError } from "../config-error.js";
-import { BACKDATE_MS, caPaths, CA_SUBJECT, existingCa, localCa } from "./local-ca.js";
+import {
+  BACKDATE_MS,
+  caPaths,
+  CA_SUBJECT,
+  existingCa,
+  localCa,
+  removeCreated,
+} from "./local-ca.js";
 import { checkPair, validityWarning, type CheckedPair } from "./pem-check.js";
 
 export type TlsOption = true | { cert: string | Buffer; key: string | Buffer };
@@ -20,6 +27,8 @@ export interface TlsSetup {
   ca?: string;
   /** The file it was written to (next to the data file). */
   caFile?: string;
+  /** The CA files written that did not exist before: removed if the start fails. */
+  created?: string[];
 }
 
 const SERVER_CERTIFICATE_DAYS = 397;
@@ -99,19 +108,25 @@ export async function setUpTls(
         `(${ca.madeBecause}); clients trust it with NODE_EXTRA_CA_CERTS=${paths.cert}`,
     );
   }
-  const { makeServerCertificate } = await import("./make-certificates.js");
   const notAfter = new Date(
     Math.min(now.getTime() + SERVER_CERTIFICATE_DAYS * DAY_MS, ca.notAfter.getTime()),
   );
   const names = serverNames(context.host);
-  const pair = await makeServerCertificate(
-    ca.pair,
-    { commonName: names[0]!, organization: CA_SUBJECT.organization },
-    names,
-    new Date(now.getTime() - BACKDATE_MS),
-    notAfter,
-  );
-  return { ...pair, ca: ca.pair.cert, caFile: paths?.cert };
+  let pair: { cert: string; key: string };
+  try {
+    const { makeServerCertificate } = await import("./make-certificates.js");
+    pair = await makeServerCertificate(
+      ca.pair,
+      { commonName: names[0]!, organization: CA_SUBJECT.organization },
+      names,
+      new Date(now.getTime() - BACKDATE_MS),
+      notAfter,
+    );
+  } catch (error) {
+    await removeCreated(ca.created ?? []);
+    throw error;
+  }
+  return { ...pair, ca: ca.pair.cert, caFile: paths?.cert, created: ca.created };
 }
 
 const HANDSHAKE_NOTE_EVERY_MS = 10_000;

@@ -156,6 +156,25 @@ describe("GET /__admin/requests", () => {
     });
   });
 
+  it("cuts a body before a character, never inside one, and keeps less of each in a big journal", async () => {
+    const { url } = await start();
+    // "é" is two bytes: the 65,536th byte is the first half of one.
+    const body = "x" + "é".repeat(40_000);
+    await call(url, "/v1/pets", { key: KEY, body });
+    const [entry] = await journal(url);
+    expect(entry).toMatchObject({ bodyBytes: 80_001, bodyTruncated: true });
+    expect(entry!.body).toBe("x" + "é".repeat(32_767));
+    await server!.close();
+    // 64 MiB of bodies at most: 5,000 requests keep 13,421 bytes of each.
+    const big = await start({ journalSize: 5000 });
+    await call(big.url, "/v1/pets", { key: KEY, body: "y".repeat(20_000) });
+    expect((await journal(big.url))[0]).toMatchObject({
+      body: "y".repeat(13_421),
+      bodyBytes: 20_000,
+      bodyTruncated: true,
+    });
+  });
+
   it("filters by method, path (exact or prefix), status (or class) and time", async () => {
     const clock = manualClock(NOON);
     const { url } = await start({ clock });
@@ -190,7 +209,9 @@ describe("GET /__admin/requests", () => {
       "?since=yesterday",
       'since must be an ISO 8601 time (2030-01-01T00:00:00Z) or Unix milliseconds; got "yesterday"',
     ],
-    ["?key=x", '"key" is not a filter; filters: method, path, status, since'],
+    ["?key=x", '"key" is not a filter; filters: method, path, status, since, after, limit'],
+    ["?after=-1", 'after must be a request id, a whole number (0 for the oldest on); got "-1"'],
+    ["?limit=100001", 'limit must be a whole number from 0 to 100000; got "100001"'],
     ["?status=200&status=201", "status is given more than once"],
   ])("refuses the query %s with a 400 naming the filter", async (query, expected) => {
     const { url } = await start();
@@ -214,7 +235,12 @@ describe("GET /__admin/requests", () => {
   it("keeps nothing with a journal size of 0", async () => {
     const { url } = await start({ journalSize: 0 });
     await call(url, "/v1/pets", { key: KEY });
-    expect((await admin(url, "/requests")).body).toEqual({ requests: [], journalSize: 0 });
+    expect((await admin(url, "/requests")).body).toEqual({
+      requests: [],
+      journalSize: 0,
+      lastId: 0,
+      nextAfter: null,
+    });
   });
 });
 

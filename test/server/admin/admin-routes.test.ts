@@ -2,6 +2,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { parseJson } from "../../../src/schema/json.js";
 import type { Pet } from "../../../src/schema/pet.js";
+import { MAX_ADVANCE_SECONDS } from "../../../src/server/admin/clock.js";
+import { ServerConfigError } from "../../../src/server/config-error.js";
 import { call, manualClock, startTestServer, type Answer } from "../http.js";
 import { admin, expectError } from "./admin-http.js";
 
@@ -46,7 +48,7 @@ describe("GET /__admin/health", () => {
 });
 
 describe("POST /__admin/reset", () => {
-  it("brings back the pets of the start and continues ids from them", async () => {
+  it("brings back the pets of the start; ids continue above every id given out", async () => {
     const { url } = await start();
     await addPet(url, "Gone");
     await addPet(url, "Gone too");
@@ -57,7 +59,7 @@ describe("POST /__admin/reset", () => {
     expect(await listIds(url)).toEqual([1n, 2n, 3n]);
     expect((await call(url, "/v1/pets/4", { key: KEY })).status).toBe(404);
     const again = await addPet(url, "Again");
-    expect(parseJson(again.text)).toMatchObject({ id: 4n, name: "Again" });
+    expect(parseJson(again.text)).toMatchObject({ id: 6n, name: "Again" });
   });
 
   it("clears rate-limit windows, bans (of keys and of addresses) and the journal", async () => {
@@ -170,6 +172,39 @@ describe("/__admin/clock", () => {
     );
     expect(message).toContain(expected);
     expect((await admin(url, "/clock")).body.offsetSeconds).toBe(0);
+  });
+
+  it("stops at 9999-01-01: a step past it is a 400, and the clock, journal and Date keep working", async () => {
+    const running = await start({ keys: [`${KEY}:free`], ban: { banAfter: 1 } });
+    const { url } = running;
+    // Ten-year steps, as a test suite would take them, until one is refused.
+    let refused: unknown;
+    for (let step = 0; step < 30_000 && refused === undefined; step++) {
+      try {
+        running.clock.advance(MAX_ADVANCE_SECONDS);
+      } catch (error) {
+        refused = error;
+      }
+    }
+    expect(refused).toBeInstanceOf(ServerConfigError);
+    expect((refused as Error).message).toContain("would pass 9999-01-01T00:00:00.000Z");
+    const past = await admin(url, "/clock", { method: "POST", json: { advanceSeconds: 3e8 } });
+    const message = expectError(past, 400, "invalid_admin_request");
+    expect(message).toMatch(/^advanceSeconds: moving the clock 300000000 seconds from 99\d\d-/);
+    const left = Number(/(\d+) seconds are left/.exec(message)![1]);
+    // What is left can still be taken.
+    const last = await admin(url, "/clock", { method: "POST", json: { advanceSeconds: left } });
+    expect(last.status).toBe(200);
+    expect(last.body.now).toMatch(/^9998-12-31T23:59:5\d/);
+    for (let i = 0; i < 3; i++) await call(url, "/v1/pets", { key: KEY });
+    const answer = await call(url, "/v1/pets", { key: KEY });
+    expect(answer.headers.date).toMatch(/^\w{3}, 31 Dec 9998 23:59:5\d GMT$/);
+    const resetAt = Number(answer.headers["x-ratelimit-reset"]) * 1000;
+    expect(new Date(resetAt).toISOString()).toMatch(/^(9998-12-31|9999-01-01)T/);
+    expect((await admin(url, "/clock")).status).toBe(200);
+    const journal = await admin(url, "/requests");
+    expect(journal.status).toBe(200);
+    expect((journal.body.requests as Array<{ time: string }>)[0]!.time).toMatch(/^9998-12-31T/);
   });
 
   it("refuses an empty body", async () => {

@@ -43,7 +43,7 @@ describe("the data file replaced while serving", () => {
     expect(store!.getJson(created.pet.id)).toBe(created.json);
     await store!.close();
     expect((await lstat(file)).isFIFO()).toBe(true);
-    expect(await readFile(`${file}.journal`, "utf8")).toBe(created.json + "\n");
+    expect(await readFile(`${file}.journal`, "utf8")).toBe(`{"idsUsedUpTo":1}\n${created.json}\n`);
   });
 
   it("by a symlink: the file it points to is neither adopted nor written", async () => {
@@ -60,6 +60,6 @@ describe("the data file replaced while serving", () => {
     await store!.close();
     expect(await readFile(victim, "utf8")).toBe(VICTIM);
     expect((await lstat(file)).isSymbolicLink()).toBe(true);
-    expect(await readFile(`${file}.journal`, "utf8")).toBe(created.json + "\n");
+    expect(await readFile(`${file}.journal`, "utf8")).toBe(`{"idsUsedUpTo":1}\n${created.json}\n`);
   });
 });

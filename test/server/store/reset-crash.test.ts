@@ -73,8 +73,8 @@ async function servedAfterRestart(file: string): Promise<Set<string>> {
   const store = await openFileStore({ file });
   try {
     const all = parseJson(store.listJson({ limit: 100 })) as Pet[];
-    // The list shows at most 100: read the rest one by one.
-    for (let id = 101n; all.length < store.size; id++) {
+    // The list shows at most 100: read the rest one by one (ids skip those a reset removed).
+    for (let id = all[all.length - 1]!.id + 1n; all.length < store.size; id++) {
       const json = store.getJson(id);
       if (json !== undefined) all.push(parseJson(json) as Pet);
     }

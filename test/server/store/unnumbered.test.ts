@@ -71,25 +71,25 @@ describe("pets without an id in the file", () => {
     );
   });
 
-  it("in an edit made while serving get ids above every id served, and the file is rewritten", async () => {
+  it("in an edit made while serving get ids above every id used, and the file is rewritten", async () => {
     await writeFile(file, canonicalFile([pet(1n), pet(2n), pet(9n)]));
     const store = await openStore({ flushIntervalMs: 10 });
     const created = await store.create({ name: "Acknowledged", categoryId: 1n });
     expect(created.pet.id).toBe(10n);
-    // The edit drops 9 and lacks the acknowledged 10: the new pet must not take either id.
+    // The edit deletes 2 and lacks the acknowledged 10: the new pet must take neither id.
     await writeFile(
       file,
-      '[\n{"id":1,"name":"Pet 1","categoryId":1},\n{"id":2,"name":"Pet 2","categoryId":1},\n' +
+      '[\n{"id":1,"name":"Pet 1","categoryId":1},\n{"id":9,"name":"Pet 9","categoryId":1},\n' +
         '{"name":"By hand","categoryId":4}\n]\n',
     );
     const byHand: Pet = { id: 11n, name: "By hand", categoryId: 4n };
     await vi.waitFor(() => expect(store.getJson(11n)).toBe(petToJson(byHand)), { timeout: 5000 });
     await vi.waitFor(
       async () =>
-        expect(await fileText()).toBe(canonicalFile([pet(1n), pet(2n), created.pet, byHand])),
+        expect(await fileText()).toBe(canonicalFile([pet(1n), pet(9n), created.pet, byHand])),
       { timeout: 5000 },
     );
-    expect(store.getJson(9n)).toBeUndefined();
+    expect(store.getJson(2n)).toBeUndefined();
     expect((await store.create({ name: "After", categoryId: 1n })).pet.id).toBe(12n);
   });
 

@@ -1,8 +1,11 @@
 /**
- * The live journal: GET /__admin/requests, then every second only what came
- * since the newest entry shown (?since=, its time in Unix ms). An entry is new
- * when its id is past the last one shown, or its time is later (the journal
- * may have been cleared, and ids started again).
+ * The live journal: GET /__admin/requests page by page (each answer is of a bounded
+ * size and says where the next begins, `nextAfter`), then every second
+ * only what came after the newest entry shown (?after=, its id). The first look
+ * starts `SHOWN` requests before the newest (`lastId`), so a full journal of big
+ * bodies is never read whole. A fake restarted meanwhile numbers its requests
+ * from 1 again: its newest id is then below the last one shown, and reading
+ * starts over.
  */
 import { callJson } from "./admin.js";
 import { byId, el, fillRows, formatClock, statusBadge } from "./dom.js";
@@ -10,29 +13,46 @@ import type { JournalEntry } from "./types.js";
 
 /** Rows kept on the page, newest first. */
 const SHOWN = 200;
+/** Characters of a POST body shown in a row's tooltip. */
+const BODY_SHOWN = 2000;
+/** Pages read in one poll at most; the rest waits for the next poll. */
+const PAGES_PER_POLL = 20;
+
+interface Page {
+  requests: JournalEntry[];
+  lastId: number;
+  nextAfter: number | null;
+}
 
 export class RequestsPanel {
-  private lastId = -1;
-  private lastTimeMs = -Infinity;
+  /** The id of the newest entry shown; undefined before the first look. */
+  private after: number | undefined;
   private readonly body = byId("requests").querySelector("tbody")!;
   private started = false;
 
   constructor(private readonly adminUrl: string) {}
 
+  private read(query: string): Promise<Page> {
+    return callJson<Page>(`${this.adminUrl}/requests?${query}`);
+  }
+
   /** Fetches what is new and shows it; returns the new entries, oldest first. */
   async poll(): Promise<JournalEntry[]> {
-    const since = Number.isFinite(this.lastTimeMs) ? `?since=${this.lastTimeMs}` : "";
-    const { requests } = await callJson<{ requests: JournalEntry[] }>(
-      `${this.adminUrl}/requests${since}`,
-    );
+    if (this.after === undefined) {
+      const { lastId } = await this.read("limit=0");
+      this.after = Math.max(0, lastId - SHOWN);
+    }
     const fresh: JournalEntry[] = [];
-    for (const entry of requests) {
-      const timeMs = Date.parse(entry.time);
-      if (entry.id > this.lastId || timeMs > this.lastTimeMs) {
-        fresh.push(entry);
-        this.lastId = entry.id;
-        if (timeMs > this.lastTimeMs) this.lastTimeMs = timeMs;
+    for (let pages = 0; pages < PAGES_PER_POLL; pages++) {
+      const page = await this.read(`after=${this.after}`);
+      if (page.lastId < this.after) {
+        this.after = Math.max(0, page.lastId - SHOWN);
+        continue;
       }
+      fresh.push(...page.requests);
+      const newest = page.requests[page.requests.length - 1];
+      if (newest !== undefined) this.after = newest.id;
+      if (page.nextAfter === null) break;
     }
     this.show(fresh.slice(-SHOWN));
     return fresh;
@@ -63,7 +83,7 @@ export class RequestsPanel {
         "td",
         { class: "target" },
         el("span", { class: `method m-${entry.method.toLowerCase()}` }, entry.method),
-        el("code", { title: entry.body ?? target }, target),
+        el("code", { title: entry.body?.slice(0, BODY_SHOWN) ?? target }, target),
       ),
       el("td", { class: "num" }, statusBadge(entry.status)),
       el("td", { class: "num" }, entry.durationMs.toFixed(1)),
