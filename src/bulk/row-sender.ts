@@ -6,6 +6,7 @@
  */
 import { computeDelay, type RetryPolicy } from "../client/retry.js";
 import { rateLimitFromHeaders, completeRateLimit } from "../client/rate-limit.js";
+import { isoTime } from "../client/wait-text.js";
 import { EXIT, HttpError, NetworkError, PetstoreError, RateLimitError } from "../errors.js";
 import { summarize, type Attempt, type Poster } from "./attempt.js";
 import { PacerGate, type GateTimers, type Wait } from "./gate.js";
@@ -44,7 +45,7 @@ function describeFailure(error: PetstoreError): string {
 }
 
 function untilText(localMs: number): string {
-  return new Date(localMs).toISOString().replace("T", " ").slice(0, 19) + " UTC";
+  return isoTime(localMs).replace("T", " ").slice(0, -5) + " UTC";
 }
 
 export class RowSender {

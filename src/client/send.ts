@@ -17,6 +17,7 @@ import { completeRateLimit, rateLimitFromHeaders } from "./rate-limit.js";
 import { errorFromResponse, printable } from "./response-errors.js";
 import type { Transport } from "./transport.js";
 import type { HttpRequest, HttpResponse, RateLimitInfo } from "./types.js";
+import { isoTime } from "./wait-text.js";
 
 /** What became of one attempt. Every kind but a 2xx answer carries its typed error. */
 export type SendOutcome =
@@ -52,7 +53,7 @@ function describeRateLimit(headers: Record<string, string>, rateLimit?: RateLimi
   const parts = [
     rateLimit === undefined
       ? "no rate-limit headers"
-      : `rate limit ${rateLimit.remaining}/${rateLimit.limit} left, resets ${new Date(rateLimit.resetAt).toISOString()}`,
+      : `rate limit ${rateLimit.remaining}/${rateLimit.limit} left, resets ${isoTime(rateLimit.resetAt)}`,
   ];
   const retryAfter = headers["retry-after"];
   if (retryAfter !== undefined) parts.push(`retry-after ${retryAfter}`);

@@ -5,7 +5,7 @@
  * gives the same, the key redacted, on stdout; the exit code is the same.
  */
 import type { RateLimitInfo } from "../../client/types.js";
-import { windowOf } from "../../client/wait-text.js";
+import { isoTime, windowOf } from "../../client/wait-text.js";
 import type { Factory } from "../factory.js";
 import { loadPalette, type Palette } from "../../output/palette.js";
 import { stringifyJson } from "../../schema/json.js";
@@ -46,7 +46,7 @@ function rateLimitJson(rateLimit: RateLimitInfo | undefined, nowMs: number) {
   return {
     limit: rateLimit.limit,
     remaining: rateLimit.remaining,
-    resetAt: new Date(rateLimit.resetAt).toISOString(),
+    resetAt: isoTime(rateLimit.resetAt),
     window: windowOf(rateLimit.resetAt, nowMs) ?? null,
   };
 }
