@@ -38,10 +38,12 @@ const REASONS: Record<number, string> = {
 
 const SNIPPET_LENGTH = 120;
 
-/** C0/C1 controls and bidirectional overrides could rewrite what a terminal shows. */
+/** C0/C1 controls and bidirectional controls could rewrite what a terminal shows. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g;
+
 export function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex -- finding control characters is the point
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g, " ").trim();
+  return text.replace(UNPRINTABLE, " ").trim();
 }
 
 function errorBodyOf(text: string): ErrorBody | undefined {
