@@ -20,7 +20,7 @@ import { OutcomeUnknownError, PetstoreError } from "../errors.js";
 import { parseJson } from "../schema/json.js";
 import { ErrorBody, INT64_MAX, INT64_MIN } from "../schema/pet.js";
 import { parseRecordJson } from "./input/records.js";
-import type { ErrorSummary } from "./results.js";
+import { cutText, MAX_STORED_CODE, MAX_STORED_MESSAGE, type ErrorSummary } from "./results.js";
 
 type AttemptResult =
   | { kind: "added"; id?: bigint }
@@ -109,14 +109,17 @@ function idOf(body: string): bigint | undefined {
   }
 }
 
-/** What a results line says about an error: the message, and the status and code of the answer. */
+/**
+ * What a results line (and a --json line) says about an error: the message, and
+ * the status and code of the answer; a long message or code is cut (see cutText).
+ */
 export function summarize(error: PetstoreError, answer: HttpResponse | undefined): ErrorSummary {
-  const summary: ErrorSummary = { message: error.message };
+  const summary: ErrorSummary = { message: cutText(error.message, MAX_STORED_MESSAGE) };
   if (answer !== undefined) {
     summary.status = answer.status;
     try {
       const body = ErrorBody.safeParse(parseJson(answer.body));
-      if (body.success) summary.code = body.data.code;
+      if (body.success) summary.code = cutText(body.data.code, MAX_STORED_CODE);
     } catch {
       // Not an Error body: the message says what came instead.
     }

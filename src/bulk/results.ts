@@ -57,6 +57,23 @@ const SYNC_EVERY_MS = 250;
 export const OUTCOMES = ["sending", "added", "invalid", "failed", "unknown"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
+/**
+ * The most characters of a service's message a results line keeps (and of its
+ * error code, which is meant to be a short word): a service may send a
+ * message of a megabyte, and a file of such lines would be a hundred times the
+ * input. The rest is cut, and the line says how much.
+ */
+export const MAX_STORED_MESSAGE = 500;
+export const MAX_STORED_CODE = 100;
+
+/** `text`, or its first `max` characters (a surrogate pair kept whole) and how many were cut. */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
+  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
+}
+
 export interface ErrorSummary {
   message: string;
   /** The HTTP status of the answer, when there was one. */

@@ -1,0 +1,63 @@
+/**
+ * `add --from` against services that misbehave, each a small server on loopback
+ * that the test starts: the real CLI's outcome, stderr and results file.
+ */
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer } from "../client/http-server.js";
+import { ensureBuilt, runCli } from "./cli.js";
+import { csvOf, finalOutcomes, resultLines, tempDir, writeInput } from "./helpers.js";
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeAll(async () => {
+  await ensureBuilt();
+  ({ dir, cleanup } = await tempDir());
+});
+afterAll(() => cleanup());
+
+const env = (baseUrl: string) => ({
+  PETSTORE_BASE_URL: baseUrl,
+  PETSTORE_API_KEY: "hostile-key",
+  PETSTORE_CONFIG_DIR: dir,
+});
+
+describe("a service that refuses every row with a 900 KB message", () => {
+  it("gets each message cut in the results file and on stdout", async () => {
+    const message = "This pet cannot be taken in. ".repeat(31_035);
+    expect(message.length).toBeGreaterThan(900_000);
+    const body = JSON.stringify({ code: "invalid_body", message, status: 400 });
+    const server = await startServer((_req, res) => {
+      res.writeHead(400, { "content-type": "application/json" });
+      res.end(body);
+    });
+    try {
+      const input = await writeInput(dir, "refused.csv", csvOf(200, "refused"));
+      const results = join(dir, "refused.results");
+      const run = await runCli(
+        ["add", "--from", input, "--results", results, "--json"],
+        env(server.baseUrl),
+      );
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain("200 rows refused by the service");
+      const lines = [...finalOutcomes(await resultLines(results)).values()];
+      expect(lines).toHaveLength(200);
+      const start =
+        "the service rejected the request: 400 Bad Request: This pet cannot be taken in.";
+      for (const line of lines) {
+        const error = line.error as { message: string; status: bigint; code: string };
+        expect(line.outcome).toBe("failed");
+        expect(error.code).toBe("invalid_body");
+        expect(error.message.startsWith(start)).toBe(true);
+        expect(error.message).toMatch(/… \(\d+ more characters\)$/);
+        expect(error.message.length).toBeLessThan(600);
+      }
+      // 200 lines of well under 1 KB each, where whole messages made 180 MB.
+      expect((await stat(results)).size).toBeLessThan(200 * 1024);
+      expect(run.stdout.length).toBeLessThan(200 * 1024);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
