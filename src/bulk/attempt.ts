@@ -3,7 +3,7 @@
  * for the row and for the run. Whether it is sent again is the client's retry
  * policy (retryReason); the rest is the bulk add's:
  *
- * - 2xx: added.
+ * - 2xx: added, with the id of the answer, else the one its Location names.
  * - What the policy sends again (429, 503, a connection that never came up):
  *   certainly not processed, so the same row is sent again after the wait.
  * - A timeout or reset after sending, or a 500/502/504: the pet may exist;
@@ -14,6 +14,7 @@
  *   the same way: the row fails and the run stops; the rest stays for --resume.
  */
 import { retryReason, type RetryPolicy } from "../client/retry.js";
+import { idFromLocation } from "../client/created.js";
 import type { Sender, SendOutcome } from "../client/send.js";
 import type { HttpResponse } from "../client/types.js";
 import { OutcomeUnknownError, PetstoreError } from "../errors.js";
@@ -59,7 +60,7 @@ function attemptOf(outcome: SendOutcome, policy: RetryPolicy): Attempt {
   if (outcome.kind === "answered") {
     const { response: answer, error } = outcome;
     if (error === undefined) {
-      const id = idOf(answer.body);
+      const id = idOf(answer.body) ?? idFromLocation(answer.headers.location);
       return {
         result: id === undefined ? { kind: "added" } : { kind: "added", id },
         counted: "yes",

@@ -16,6 +16,7 @@ import {
   UsageError,
 } from "../errors.js";
 import { parseJson } from "../schema/json.js";
+import { UNKNOWN_ADD_HINT } from "./created.js";
 import { ErrorBody } from "../schema/pet.js";
 import { withoutKey } from "./key-safety.js";
 import type { HttpResponse } from "./types.js";
@@ -156,7 +157,7 @@ export function errorFromResponse(
       return new OutcomeUnknownError(
         `the service answered ${answer}; the pet may or may not have been added`,
         request,
-        "check with `petstore list` before adding it again",
+        UNKNOWN_ADD_HINT,
       );
     }
     return new HttpError(

@@ -13,6 +13,7 @@ import {
 } from "../errors.js";
 import { redactKey } from "../profiles/redact-key.js";
 import { assertKeyMayTravelTo, withoutKey } from "./key-safety.js";
+import { UNKNOWN_ADD_HINT } from "./created.js";
 import { completeRateLimit, rateLimitFromHeaders } from "./rate-limit.js";
 import { errorFromResponse, printable } from "./response-errors.js";
 import type { Transport } from "./transport.js";
@@ -74,7 +75,7 @@ function failureOf(error: unknown, request: RequestSummary): PetstoreError {
     return new OutcomeUnknownError(
       `${networkError.message} after the request was sent; the pet may or may not have been added`,
       request,
-      "check with `petstore list` before adding it again",
+      UNKNOWN_ADD_HINT,
     );
   }
   return networkError;

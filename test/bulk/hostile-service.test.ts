@@ -61,3 +61,31 @@ describe("a service that refuses every row with a 900 KB message", () => {
     }
   }, 60_000);
 });
+
+describe("a service that answers 201 with a body that is not a pet", () => {
+  it("gives each row the id its Location names (-q prints them in row order)", async () => {
+    let next = 100;
+    const server = await startServer((_req, res) => {
+      res.writeHead(201, { "content-type": "text/html", location: `/v1/pets/${++next}` });
+      res.end("<html>created</html>");
+    });
+    try {
+      const input = await writeInput(dir, "located.csv", csvOf(3, "located"));
+      const results = join(dir, "located.results");
+      const run = await runCli(
+        ["add", "--from", input, "--results", results, "-q", "--concurrency", "1"],
+        env(server.baseUrl),
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe("101\n102\n103\n");
+      const lines = [...finalOutcomes(await resultLines(results)).values()];
+      expect(lines.map((line) => [line.outcome, line.id])).toEqual([
+        ["added", 101n],
+        ["added", 102n],
+        ["added", 103n],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+});
