@@ -17,7 +17,7 @@ import { retryReason, type RetryPolicy } from "../client/retry.js";
 import { idFromLocation } from "../client/created.js";
 import type { Sender, SendOutcome } from "../client/send.js";
 import type { HttpResponse } from "../client/types.js";
-import { OutcomeUnknownError, PetstoreError } from "../errors.js";
+import { OutcomeUnknownError, PetstoreError, TimeoutError } from "../errors.js";
 import { parseJson } from "../schema/json.js";
 import { ErrorBody, INT64_MAX, INT64_MIN } from "../schema/pet.js";
 import { parseRecordJson } from "./input/records.js";
@@ -35,6 +35,8 @@ export interface Attempt {
   answer?: HttpResponse;
   /** Whether the service may have counted the request against the rate limit. */
   counted: "yes" | "no" | "maybe";
+  /** No answer came within the timeout (connected or not). */
+  timedOut?: boolean;
 }
 
 const ROW_SPECIFIC = new Set([400, 409, 422]);
@@ -74,8 +76,10 @@ function attemptOf(outcome: SendOutcome, policy: RetryPolicy): Attempt {
     };
   }
   const result = judge(outcome, outcome.error, policy);
+  const timedOut =
+    outcome.kind === "unknown" ? outcome.timedOut === true : outcome.error instanceof TimeoutError;
   // Without an answer, only a request that may have been sent can have been counted.
-  return { result, counted: outcome.kind === "unknown" ? "maybe" : "no" };
+  return { result, counted: outcome.kind === "unknown" ? "maybe" : "no", timedOut };
 }
 
 function judge(outcome: SendOutcome, error: PetstoreError, policy: RetryPolicy): AttemptResult {

@@ -22,6 +22,13 @@ import type { ServerClock } from "./server-clock.js";
 /** A wait longer than this (the daily limit, a ban) ends the run: resume it later. */
 export const MAX_WAIT_MS = 15 * 60_000;
 
+/**
+ * Attempts in a row that got no answer within the timeout, after which the run
+ * stops: a service that takes connections and never answers would otherwise
+ * take every row, one timeout each, and leave each one's outcome unknown.
+ */
+export const MAX_TIMEOUTS_IN_A_ROW = 3;
+
 export interface RowSenderParts {
   pacer: RatePacer;
   /** The service's clock, as its answers tell it; the pacer reads it too. */
@@ -53,6 +60,7 @@ export class RowSender {
   /** Why every request is held (a pause): said by the progress lines. */
   private pauseWhy = "the service asked to wait";
   private stoppedBy: PetstoreError | undefined;
+  private timeoutsInARow = 0;
 
   constructor(private readonly parts: RowSenderParts) {
     this.gate = new PacerGate(parts.pacer, parts.timers, (wait) => this.onWait(wait));
@@ -127,6 +135,19 @@ export class RowSender {
     );
   }
 
+  /** Any answer ends a run of timeouts; MAX_TIMEOUTS_IN_A_ROW of them end the run. */
+  private countTimeouts(attempt: Attempt): void {
+    if (attempt.answer !== undefined) this.timeoutsInARow = 0;
+    if (attempt.timedOut !== true || ++this.timeoutsInARow < MAX_TIMEOUTS_IN_A_ROW) return;
+    this.stop(
+      new PetstoreError(
+        `${this.timeoutsInARow} requests in a row got no answer within the timeout (${new URL(this.parts.url).host} took them but did not answer); the run stops here`,
+        EXIT.NETWORK,
+        "check that the service is up; a slow one may need a longer --timeout",
+      ),
+    );
+  }
+
   private async sendRow(row: Row, post: Poster): Promise<void> {
     const { gate } = this;
     const { clock, retry, results, outcomes, tally } = this.parts;
@@ -153,6 +174,7 @@ export class RowSender {
         announced = true;
       }
       last = await post(body!);
+      this.countTimeouts(last);
       const receivedAt = this.parts.timers.now();
       clock.observe(last.answer?.headers.date, receivedAt);
       const headers = last.answer

@@ -26,12 +26,14 @@ export function idFromLocation(location: string | undefined): bigint | undefined
 }
 
 /**
- * How to find out whether an add of unknown outcome happened. The service has
- * no search: `list` shows the first 100 pets by id, so it can only tell while
- * the service holds no more than that.
+ * Why `petstore list` is no way to find a pet whose add had an unknown outcome:
+ * the service has no search, and a list shows the first 100 pets by id.
  */
-export const UNKNOWN_ADD_HINT =
-  "look for the pet before adding it again: `petstore list` shows only the first 100 pets by id, so it can tell only while the service holds no more";
+export const LIST_CANNOT_TELL =
+  "`petstore list` shows only the first 100 pets by id, so it can tell only while the service holds no more";
+
+/** How to find out whether an add of unknown outcome happened. */
+export const UNKNOWN_ADD_HINT = `look for the pet before adding it again: ${LIST_CANNOT_TELL}`;
 
 /**
  * A 2xx to POST /pets whose body is not a pet (`unreadable` says why). With a

@@ -10,6 +10,7 @@ import {
   OutcomeUnknownError,
   PetstoreError,
   type RequestSummary,
+  TimeoutError,
 } from "../errors.js";
 import { redactKey } from "../profiles/redact-key.js";
 import { assertKeyMayTravelTo, withoutKey } from "./key-safety.js";
@@ -29,8 +30,9 @@ export type SendOutcome =
   /**
    * The request may have reached the service and no complete answer came. For a
    * POST the error is an OutcomeUnknownError: the pet may or may not exist.
+   * `timedOut`: no answer came within the timeout (rather than a reset).
    */
-  | { kind: "unknown"; error: PetstoreError };
+  | { kind: "unknown"; error: PetstoreError; timedOut?: boolean };
 
 /**
  * Sends one request once. It throws only when nothing was attempted for a
@@ -151,7 +153,7 @@ export function createSender(options: SendOptions): Sender {
       log?.(`${request.method} ${url} -> failed after ${took} ms: ${failure.message}; ${keyNote}`);
       return error instanceof NetworkError && !error.sent
         ? { kind: "not-sent", error }
-        : { kind: "unknown", error: failure };
+        : { kind: "unknown", error: failure, timedOut: error instanceof TimeoutError };
     }
 
     const finishedAt = now();

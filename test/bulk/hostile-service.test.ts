@@ -89,3 +89,46 @@ describe("a service that answers 201 with a body that is not a pet", () => {
     }
   });
 });
+
+describe("a service that takes connections and never answers", () => {
+  it("stops the run after 3 timeouts in a row, leaving the rows not sent for --resume", async () => {
+    const hung = await startServer(() => undefined);
+    const input = await writeInput(dir, "hung.csv", csvOf(20, "hung"));
+    const results = join(dir, "hung.results");
+    try {
+      const run = await runCli(
+        ["add", "--from", input, "--results", results, "--timeout", "0.5"],
+        env(hung.baseUrl),
+      );
+      expect(run.code, run.stderr).toBe(7);
+      expect(run.stderr).toContain(
+        "the outcome of 3 rows is unknown (rows 1, 2, 3): they were sent, but no answer came; 3 requests in a row got no answer within the timeout",
+      );
+      expect(run.stderr).toContain("the run stops here, 17 rows not sent");
+      expect(run.stderr).toContain("0 added, 0 invalid, 0 failed, 3 outcome unknown, 17 not sent");
+      expect(hung.requests).toHaveLength(3);
+      const lines = finalOutcomes(await resultLines(results));
+      expect([...lines.keys()]).toEqual([1, 2, 3]);
+      expect([...lines.values()].every((line) => line.outcome === "unknown")).toBe(true);
+    } finally {
+      await hung.close();
+    }
+    let next = 0;
+    const working = await startServer((_req, res, body) => {
+      res.writeHead(201, { "content-type": "application/json" });
+      res.end(`{"id":${++next},${body.slice(1)}`);
+    });
+    try {
+      const resumed = await runCli(
+        ["add", "--from", input, "--resume", results],
+        env(working.baseUrl),
+      );
+      expect(resumed.code, resumed.stderr).toBe(7);
+      expect(resumed.stderr).toContain("17 added, 0 invalid, 0 failed, 3 outcome unknown");
+      const names = working.requests.map((request) => JSON.parse(request.body).name as string);
+      expect(names.sort()).toEqual(Array.from({ length: 17 }, (_, i) => `hung-${i + 4}`).sort());
+    } finally {
+      await working.close();
+    }
+  }, 60_000);
+});
