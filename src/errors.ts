@@ -21,6 +21,8 @@ export const EXIT = {
   NETWORK: 6,
   /** A write may or may not have happened (timeout or reset after the body was sent). */
   OUTCOME_UNKNOWN: 7,
+  /** `add --from` could not write its results file (a full disk): it stopped sending. */
+  RESULTS_UNWRITABLE: 9,
   /** Stopped by Ctrl-C or SIGTERM (128 + SIGINT), as shells report it; or cancelled at a prompt. */
   INTERRUPTED: 130,
 } as const;
@@ -41,6 +43,8 @@ export const EXIT_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [EXIT.RATE_LIMITED]: "still rate limited after the retries (429)",
   [EXIT.NETWORK]: "network error, timeout, or the service unavailable (5xx) after the retries",
   [EXIT.OUTCOME_UNKNOWN]: "outcome unknown: an add may or may not have happened",
+  [EXIT.RESULTS_UNWRITABLE]:
+    "`add --from` could not write its results file (a full disk): it stopped sending before an outcome was lost; `--resume` continues once there is room",
   [EXIT.INTERRUPTED]:
     "interrupted by Ctrl-C or SIGTERM during `add --from` (requests in flight finish first; `--resume` continues); Ctrl-C at a prompt (nothing sent)",
 };

@@ -21,7 +21,7 @@ import { OutcomeUnknownError, PetstoreError, TimeoutError } from "../errors.js";
 import { parseJson } from "../schema/json.js";
 import { ErrorBody, INT64_MAX, INT64_MIN } from "../schema/pet.js";
 import { parseRecordJson } from "./input/records.js";
-import { cutText, MAX_STORED_CODE, MAX_STORED_MESSAGE, type ErrorSummary } from "./results.js";
+import { cutText, MAX_STORED_CODE, MAX_STORED_MESSAGE, type ErrorSummary } from "./result-lines.js";
 
 type AttemptResult =
   | { kind: "added"; id?: bigint }

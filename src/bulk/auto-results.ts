@@ -18,7 +18,8 @@ import { lstat, open } from "node:fs/promises";
 import { basename } from "node:path";
 import { UsageError } from "../errors.js";
 import type { IO } from "../io.js";
-import { ResultsWriter, type RunHeader } from "./results.js";
+import type { RunHeader } from "./result-lines.js";
+import { ResultsWriter } from "./results.js";
 
 /** A run of more rows than this gets a results file without asking. */
 export const AUTO_RESULTS_ROWS = 100;

@@ -23,7 +23,7 @@
 import type { OutputStream } from "../io.js";
 import { escapeJsonControls } from "../output/text-escape.js";
 import { stringifyJson } from "../schema/json.js";
-import type { ErrorSummary, ResultLine } from "./results.js";
+import type { ErrorSummary, ResultLine } from "./result-lines.js";
 import type { RowProblem } from "./rows.js";
 
 export type StdoutMode = "json" | "ids";

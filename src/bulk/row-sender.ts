@@ -13,7 +13,8 @@ import { PacerGate, type GateTimers, type Wait } from "./gate.js";
 import type { OutcomeStream } from "./outcome-stream.js";
 import type { Completion, RatePacer } from "./pacer.js";
 import { formatDuration, type Progress } from "./progress.js";
-import type { ResultLine, ResultsWriter } from "./results.js";
+import type { ResultLine } from "./result-lines.js";
+import type { ResultsWriter } from "./results.js";
 import type { Row } from "./rows.js";
 import type { RowsAhead } from "./rows-ahead.js";
 import type { RunTally } from "./run-report.js";
@@ -78,9 +79,15 @@ export class RowSender {
     this.gate.close();
   }
 
-  /** A row's outcome (not `added`): to the results file, and to stdout with --json. */
+  /** The line of a row not sent (invalid): to the results file, and to stdout with --json. */
   record(line: ResultLine): void {
     this.parts.results?.record(line);
+    this.parts.outcomes?.record(line);
+  }
+
+  /** The outcome of a row sent (not `added`), into the room kept for it (see reserveRow). */
+  private recordOutcome(line: ResultLine): void {
+    this.parts.results?.recordOutcome(line);
     this.parts.outcomes?.record(line);
   }
 
@@ -160,7 +167,7 @@ export class RowSender {
       if (issued === undefined) {
         // Stopped while waiting: a row whose earlier attempt was refused was certainly not added.
         if (last !== undefined && last.result.kind === "again") {
-          this.record({
+          this.recordOutcome({
             ...at(),
             outcome: "failed",
             error: summarize(last.result.error, last.answer),
@@ -170,6 +177,12 @@ export class RowSender {
         return;
       }
       if (!announced) {
+        // No room for the row's lines (a full disk): it is not sent, and the run stops.
+        if (results !== undefined && !results.reserveRow(row.row, row.line)) {
+          gate.complete(issued, { answered: false, counted: "no" });
+          this.stop(results.failure!);
+          return;
+        }
         results?.sending(row.row, row.line, digest!);
         announced = true;
       }
@@ -191,7 +204,7 @@ export class RowSender {
           outcomes?.added(row.row, row.line, result.id);
           tally.added();
         } else {
-          this.record({
+          this.recordOutcome({
             ...at(),
             outcome: result.kind,
             error: summarize(result.error, last.answer),
@@ -215,7 +228,11 @@ export class RowSender {
       gate.complete(issued, completion, receivedAt + delay);
       const giveUp = attempt > retry.limit || delay > retry.maxRetryAfter;
       if (giveUp) {
-        this.record({ ...at(), outcome: "failed", error: summarize(result.error, last.answer) });
+        this.recordOutcome({
+          ...at(),
+          outcome: "failed",
+          error: summarize(result.error, last.answer),
+        });
         tally.failed();
         this.stop(
           new PetstoreError(

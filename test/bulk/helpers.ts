@@ -51,11 +51,15 @@ export function deps(baseUrl: string, more: Partial<BulkDeps> = {}): BulkDeps & 
 
 export type ResultRecord = Record<string, unknown> & { row?: bigint; outcome?: string };
 
+/**
+ * The lines of a results file. A run still going, or killed, has room claimed
+ * after its last line (spaces, no line break: see src/bulk/results-room.ts).
+ */
 export async function resultLines(path: string): Promise<ResultRecord[]> {
   const text = await readFile(path, "utf8");
   return text
     .split("\n")
-    .filter((line) => line !== "")
+    .filter((line) => line.trim() !== "")
     .map((line) => parseJson(line) as ResultRecord);
 }
 
