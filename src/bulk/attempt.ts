@@ -17,7 +17,7 @@ import { retryReason, type RetryPolicy } from "../client/retry.js";
 import { idFromLocation } from "../client/created.js";
 import type { Sender, SendOutcome } from "../client/send.js";
 import type { HttpResponse } from "../client/types.js";
-import { OutcomeUnknownError, PetstoreError, TimeoutError } from "../errors.js";
+import { OutcomeUnknownError, PetstoreError } from "../errors.js";
 import { parseJson } from "../schema/json.js";
 import { ErrorBody, INT64_MAX, INT64_MIN } from "../schema/pet.js";
 import { parseRecordJson } from "./input/records.js";
@@ -35,7 +35,7 @@ export interface Attempt {
   answer?: HttpResponse;
   /** Whether the service may have counted the request against the rate limit. */
   counted: "yes" | "no" | "maybe";
-  /** No answer came within the timeout (connected or not). */
+  /** Sent, and no answer came within the timeout. */
   timedOut?: boolean;
 }
 
@@ -76,10 +76,9 @@ function attemptOf(outcome: SendOutcome, policy: RetryPolicy): Attempt {
     };
   }
   const result = judge(outcome, outcome.error, policy);
-  const timedOut =
-    outcome.kind === "unknown" ? outcome.timedOut === true : outcome.error instanceof TimeoutError;
   // Without an answer, only a request that may have been sent can have been counted.
-  return { result, counted: outcome.kind === "unknown" ? "maybe" : "no", timedOut };
+  if (outcome.kind === "not-sent") return { result, counted: "no" };
+  return { result, counted: "maybe", timedOut: outcome.timedOut === true };
 }
 
 function judge(outcome: SendOutcome, error: PetstoreError, policy: RetryPolicy): AttemptResult {

@@ -24,9 +24,10 @@ import type { ServerClock } from "./server-clock.js";
 export const MAX_WAIT_MS = 15 * 60_000;
 
 /**
- * Attempts in a row that got no answer within the timeout, after which the run
- * stops: a service that takes connections and never answers would otherwise
- * take every row, one timeout each, and leave each one's outcome unknown.
+ * Requests in a row that were sent and got no answer within the timeout, after
+ * which the run stops: a service that takes connections and never answers would
+ * otherwise take every row, one timeout each, and leave each one's outcome
+ * unknown. (A connection that never comes up is retried as the retry table says.)
  */
 export const MAX_TIMEOUTS_IN_A_ROW = 3;
 
