@@ -3,24 +3,20 @@
  * that the test starts: the real CLI's outcome, stderr and results file.
  */
 import { stat } from "node:fs/promises";
+import type { ServerResponse } from "node:http";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer } from "../client/http-server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../client/http-server.js";
 import { ensureBuilt, runCli } from "./cli.js";
-import { csvOf, finalOutcomes, resultLines, tempDir, writeInput } from "./helpers.js";
+import { csvOf, finalOutcomes, resultLines, tempDirPerFile, writeInput } from "./helpers.js";
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeAll(async () => {
-  await ensureBuilt();
-  ({ dir, cleanup } = await tempDir());
-});
-afterAll(() => cleanup());
+beforeAll(ensureBuilt);
+const temp = tempDirPerFile();
 
 const env = (baseUrl: string) => ({
   PETSTORE_BASE_URL: baseUrl,
   PETSTORE_API_KEY: "hostile-key",
-  PETSTORE_CONFIG_DIR: dir,
+  PETSTORE_CONFIG_DIR: temp.dir,
 });
 
 describe("a service that refuses every row with a 900 KB message", () => {
@@ -33,8 +29,8 @@ describe("a service that refuses every row with a 900 KB message", () => {
       res.end(body);
     });
     try {
-      const input = await writeInput(dir, "refused.csv", csvOf(200, "refused"));
-      const results = join(dir, "refused.results");
+      const input = await writeInput(temp.dir, "refused.csv", csvOf(200, "refused"));
+      const results = join(temp.dir, "refused.results");
       const run = await runCli(
         ["add", "--from", input, "--results", results, "--json"],
         env(server.baseUrl),
@@ -70,8 +66,8 @@ describe("a service that answers 201 with a body that is not a pet", () => {
       res.end("<html>created</html>");
     });
     try {
-      const input = await writeInput(dir, "located.csv", csvOf(3, "located"));
-      const results = join(dir, "located.results");
+      const input = await writeInput(temp.dir, "located.csv", csvOf(3, "located"));
+      const results = join(temp.dir, "located.results");
       const run = await runCli(
         ["add", "--from", input, "--results", results, "-q", "--concurrency", "1"],
         env(server.baseUrl),
@@ -93,8 +89,8 @@ describe("a service that answers 201 with a body that is not a pet", () => {
 describe("a service that takes connections and never answers", () => {
   it("stops the run after 3 timeouts in a row, leaving the rows not sent for --resume", async () => {
     const hung = await startServer(() => undefined);
-    const input = await writeInput(dir, "hung.csv", csvOf(20, "hung"));
-    const results = join(dir, "hung.results");
+    const input = await writeInput(temp.dir, "hung.csv", csvOf(20, "hung"));
+    const results = join(temp.dir, "hung.results");
     try {
       const run = await runCli(
         ["add", "--from", input, "--results", results, "--timeout", "0.5"],
@@ -131,4 +127,68 @@ describe("a service that takes connections and never answers", () => {
       await working.close();
     }
   }, 60_000);
+});
+
+/** Long enough to tell from the 503's 1 s, short enough for a test. */
+const RETRY_AFTER_S = 3;
+
+const limits = {
+  "content-type": "application/json",
+  "x-ratelimit-limit": "1000",
+  "x-ratelimit-remaining": "900",
+  "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 3600),
+};
+
+/**
+ * Two pauses from two requests in flight: a 429 with a Retry-After, then a 503
+ * whose own wait is shorter. Nothing may be sent before the longer one is over
+ * (test/bulk/pacer.test.ts checks the same rule at the pacer, on a fake clock).
+ */
+describe("a 429's Retry-After, then a 503's shorter wait, with both requests in flight", () => {
+  it("sends nothing until the Retry-After has passed", async () => {
+    let posts = 0;
+    let limitedAt = 0;
+    const held: ServerResponse[] = [];
+    const later: number[] = [];
+    const created = (res: ServerResponse) => {
+      res.writeHead(201, limits);
+      res.end(`{"id":${++posts},"name":"x","categoryId":1,"status":"available"}`);
+    };
+    const server: TestServer = await startServer((_req, res) => {
+      if (posts === 0) return created(res);
+      if (limitedAt === 0) {
+        // The second and third requests: answered together, the 429 first.
+        held.push(res);
+        if (held.length < 2) return;
+        const [first, second] = held as [ServerResponse, ServerResponse];
+        limitedAt = Date.now();
+        first.writeHead(429, { ...limits, "retry-after": String(RETRY_AFTER_S) });
+        first.end('{"code":"rate_limited","message":"wait","status":429}');
+        setTimeout(() => {
+          second.writeHead(503, { ...limits, "retry-after": "1" });
+          second.end('{"code":"fault_injected","message":"later","status":503}');
+        }, 20);
+        return;
+      }
+      later.push(Date.now() - limitedAt);
+      created(res);
+    });
+    try {
+      const input = await writeInput(temp.dir, "pauses.csv", csvOf(4, "pause"));
+      const results = join(temp.dir, "pauses.results");
+      const run = await runCli(
+        ["add", "--from", input, "--results", results, "--concurrency", "2"],
+        env(server.baseUrl),
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain("4 added");
+      const outcomes = finalOutcomes(await resultLines(results));
+      expect([...outcomes.values()].map((line) => line.outcome)).toEqual(Array(4).fill("added"));
+      // The two refused rows and the fourth: none left before the 429's wait was over.
+      expect(later).toHaveLength(3);
+      expect(Math.min(...later)).toBeGreaterThanOrEqual(RETRY_AFTER_S * 1000);
+    } finally {
+      await server.close();
+    }
+  }, 30_000);
 });
