@@ -123,6 +123,7 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
     try {
       if (refused) {
         if (results !== undefined) await recordInvalid(source, results);
+        if (results?.failure !== undefined) throw results.failure;
         const where = results !== undefined ? `; every problem is listed in ${resultsPath}` : "";
         throw new UsageError(
           `${formatCount(pass.invalid)} of ${formatCount(pass.rows)} rows ${pass.invalid === 1 ? "is" : "are"} invalid; nothing was sent${where}`,

@@ -72,10 +72,15 @@ export class ResultsRoom {
     this.release(bytes.length);
   }
 
-  /** Cuts the room not used: the file ends with its last line. */
+  /** Cuts the room not used, so that the file ends with its last line. */
   trim(): void {
-    if (this.size > this.end) ftruncateSync(this.fd, this.end);
-    this.size = this.end;
+    if (this.size === this.end) return;
+    try {
+      ftruncateSync(this.fd, this.end);
+      this.size = this.end;
+    } catch {
+      // Left as room: a resume reads it as a last line cut short, and cuts it.
+    }
   }
 
   /** Claims room up to `needed` bytes, a step ahead when the disk allows. */

@@ -306,11 +306,7 @@ export class ResultsWriter {
     if (this.closed) return;
     clearInterval(this.timer);
     this.closed = true;
-    try {
-      this.room.trim();
-    } catch {
-      // Left as room: a resume reads it as a last line cut short, and cuts it.
-    }
+    this.room.trim();
     closeSync(this.fd);
     this.unlock();
   }

@@ -12,6 +12,7 @@ import { parseBaseUrl } from "../profiles/environments.js";
 import { nodeTransport } from "./node-transport.js";
 import { type RetryPolicy, withRetry } from "./retry.js";
 import { createdUnread } from "./created.js";
+import { printable } from "./response-errors.js";
 import { createSender } from "./send.js";
 import type { Transport } from "./transport.js";
 import type { ClientResult, HttpRequest, PetstoreClient, RetryEvent } from "./types.js";
@@ -67,7 +68,8 @@ function dataOf<T>(
   try {
     json = parseJson(result.raw);
   } catch (error) {
-    if (error instanceof JsonSyntaxError) throw fail(`invalid JSON (${error.message})`);
+    // The message may quote a character of the answer: no control reaches the terminal.
+    if (error instanceof JsonSyntaxError) throw fail(`invalid JSON (${printable(error.message)})`);
     throw error;
   }
   const parsed = schema.safeParse(json);

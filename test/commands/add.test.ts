@@ -131,6 +131,14 @@ describe("a 201 whose body is not a pet", () => {
     expect(json.out).toBe('{"id":77,"name":"Rex","categoryId":1,"status":"sold"}\n');
   });
 
+  it("quotes no control character of that body on stderr", async () => {
+    cli.stubs.on("POST /pets", jsonAnswer(201, "\u202e\u009b", { location: "/v1/pets/78" }));
+    const run = await cli.run(["add", "-n", "Rex", "-c", "1", "-q"]);
+    expect(run.code).toBe(0);
+    expect(run.err).toContain("is not a pet: invalid JSON");
+    expect(run.err).not.toMatch(/[\u009b\u202e]/);
+  });
+
   it("is an outcome unknown (exit 7) without a Location naming the id", async () => {
     cli.stubs.on("POST /pets", jsonAnswer(201, '{"id":"seven"}'));
     cli.stubs.on("POST /pets", jsonAnswer(201, "", { location: "/v1/owners/3" }));
