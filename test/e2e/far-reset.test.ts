@@ -90,4 +90,17 @@ describe("an X-RateLimit-Reset past what a Date holds", () => {
     expect(run.stderr).toContain("(at 00:00 UTC on 13 Sep 275760)");
     expect(run.stderr).not.toMatch(/NaN|undefined|Invalid/);
   });
+
+  it("stops add --from at such a reset, naming it, without a timer overflowing", async () => {
+    limited = true;
+    const input = join(dir.path, "limited.csv");
+    await writeFile(input, "name,categoryId\nRex,1\nTom,2\n");
+    const run = await runCli(["add", "--from", input], { env: env() });
+    expect(run.code).toBe(5);
+    expect(run.stderr).toContain(
+      "the rate limit allows no more requests until +275760-09-13 00:00:00 UTC",
+    );
+    expect(run.stderr).not.toContain("TimeoutOverflowWarning");
+    expect(run.stderr).not.toMatch(/NaN|undefined|Invalid/);
+  });
 });
