@@ -36,6 +36,7 @@ import {
 } from "node:fs";
 import { promisify } from "node:util";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
+import { openNoFollowSync } from "../schema/file-safety.js";
 import { stringifyJson } from "../schema/json.js";
 import {
   lineText,
@@ -55,8 +56,8 @@ const datasync = promisify(fdatasync);
  * end of the lines, which is before the room claimed for the next ones.
  */
 const OPEN = constants.O_RDWR | constants.O_CREAT;
-/** The same, but failing on any existing file, a symbolic link (even dangling) included. */
-const CREATE_NEW = OPEN | constants.O_EXCL | constants.O_NOFOLLOW;
+/** The same, but failing on any existing file, a symbolic link (even dangling) included (with openNoFollowSync). */
+const CREATE_NEW = OPEN | constants.O_EXCL;
 
 /** How often written lines are synced to disk while a run goes on. */
 const SYNC_EVERY_MS = 250;
@@ -138,7 +139,10 @@ export class ResultsWriter {
         copyFileSync(resume.path, path);
         copied = true;
       }
-      fd = openSync(path, options.exclusive === true ? CREATE_NEW : OPEN, 0o600);
+      fd =
+        options.exclusive === true
+          ? openNoFollowSync(path, CREATE_NEW, 0o600)
+          : openSync(path, OPEN, 0o600);
       if (resume !== undefined) cutTornLine(fd, path, resume.validBytes);
     } catch (error) {
       if (fd !== undefined) closeSync(fd);

@@ -55,7 +55,7 @@ describe("a service that refuses every row with a 900 KB message", () => {
     } finally {
       await server.close();
     }
-  }, 60_000);
+  });
 });
 
 describe("a service that answers 201 with a body that is not a pet", () => {
@@ -126,7 +126,7 @@ describe("a service that takes connections and never answers", () => {
     } finally {
       await working.close();
     }
-  }, 60_000);
+  });
 });
 
 /** Long enough to tell from the 503's 1 s, short enough for a test. */
@@ -190,5 +190,5 @@ describe("a 429's Retry-After, then a 503's shorter wait, with both requests in 
     } finally {
       await server.close();
     }
-  }, 30_000);
+  });
 });
