@@ -23,6 +23,8 @@ export const EXIT = {
   OUTCOME_UNKNOWN: 7,
   /** The proxy (HTTPS_PROXY, http_proxy) refused the request or could not be reached. */
   PROXY: 8,
+  /** `add --from` could not write its results file (a full disk): it stopped sending. */
+  RESULTS_UNWRITABLE: 9,
   /** Stopped by Ctrl-C or SIGTERM (128 + SIGINT), as shells report it; or cancelled at a prompt. */
   INTERRUPTED: 130,
 } as const;
@@ -45,6 +47,8 @@ export const EXIT_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [EXIT.OUTCOME_UNKNOWN]: "outcome unknown: an add may or may not have happened",
   [EXIT.PROXY]:
     "the proxy refused the request (407: credentials missing or wrong) or could not be reached; nothing reached the service",
+  [EXIT.RESULTS_UNWRITABLE]:
+    "`add --from` could not write its results file (a full disk): it stopped sending before an outcome was lost; `--resume` continues once there is room",
   [EXIT.INTERRUPTED]:
     "interrupted by Ctrl-C or SIGTERM during `add --from` (requests in flight finish first; `--resume` continues); Ctrl-C at a prompt (nothing sent)",
 };

@@ -3,7 +3,7 @@
  * for the row and for the run. Whether it is sent again is the client's retry
  * policy (retryReason); the rest is the bulk add's:
  *
- * - 2xx: added.
+ * - 2xx: added, with the id of the answer, else the one its Location names.
  * - What the policy sends again (429, 503, a connection that never came up):
  *   certainly not processed, so the same row is sent again after the wait.
  * - A timeout or reset after sending, or a 500/502/504: the pet may exist;
@@ -14,13 +14,14 @@
  *   the same way: the row fails and the run stops; the rest stays for --resume.
  */
 import { retryReason, type RetryPolicy } from "../client/retry.js";
+import { idFromLocation } from "../client/created.js";
 import type { Sender, SendOutcome } from "../client/send.js";
 import type { HttpResponse } from "../client/types.js";
 import { OutcomeUnknownError, PetstoreError } from "../errors.js";
 import { parseJson } from "../schema/json.js";
 import { ErrorBody, INT64_MAX, INT64_MIN } from "../schema/pet.js";
 import { parseRecordJson } from "./input/records.js";
-import type { ErrorSummary } from "./results.js";
+import { cutText, MAX_STORED_CODE, MAX_STORED_MESSAGE, type ErrorSummary } from "./result-lines.js";
 
 type AttemptResult =
   | { kind: "added"; id?: bigint }
@@ -34,6 +35,8 @@ export interface Attempt {
   answer?: HttpResponse;
   /** Whether the service may have counted the request against the rate limit. */
   counted: "yes" | "no" | "maybe";
+  /** Sent, and no answer came within the timeout. */
+  timedOut?: boolean;
 }
 
 const ROW_SPECIFIC = new Set([400, 409, 422]);
@@ -59,7 +62,7 @@ function attemptOf(outcome: SendOutcome, policy: RetryPolicy): Attempt {
   if (outcome.kind === "answered") {
     const { response: answer, error } = outcome;
     if (error === undefined) {
-      const id = idOf(answer.body);
+      const id = idOf(answer.body) ?? idFromLocation(answer.headers.location);
       return {
         result: id === undefined ? { kind: "added" } : { kind: "added", id },
         counted: "yes",
@@ -74,7 +77,8 @@ function attemptOf(outcome: SendOutcome, policy: RetryPolicy): Attempt {
   }
   const result = judge(outcome, outcome.error, policy);
   // Without an answer, only a request that may have been sent can have been counted.
-  return { result, counted: outcome.kind === "unknown" ? "maybe" : "no" };
+  if (outcome.kind === "not-sent") return { result, counted: "no" };
+  return { result, counted: "maybe", timedOut: outcome.timedOut === true };
 }
 
 function judge(outcome: SendOutcome, error: PetstoreError, policy: RetryPolicy): AttemptResult {
@@ -109,14 +113,17 @@ function idOf(body: string): bigint | undefined {
   }
 }
 
-/** What a results line says about an error: the message, and the status and code of the answer. */
+/**
+ * What a results line (and a --json line) says about an error: the message, and
+ * the status and code of the answer; a long message or code is cut (see cutText).
+ */
 export function summarize(error: PetstoreError, answer: HttpResponse | undefined): ErrorSummary {
-  const summary: ErrorSummary = { message: error.message };
+  const summary: ErrorSummary = { message: cutText(error.message, MAX_STORED_MESSAGE) };
   if (answer !== undefined) {
     summary.status = answer.status;
     try {
       const body = ErrorBody.safeParse(parseJson(answer.body));
-      if (body.success) summary.code = body.data.code;
+      if (body.success) summary.code = cutText(body.data.code, MAX_STORED_CODE);
     } catch {
       // Not an Error body: the message says what came instead.
     }

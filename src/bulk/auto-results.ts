@@ -19,7 +19,8 @@ import { basename } from "node:path";
 import { UsageError } from "../errors.js";
 import type { IO } from "../io.js";
 import { openNoFollow } from "../schema/file-safety.js";
-import { ResultsWriter, type RunHeader } from "./results.js";
+import type { RunHeader } from "./result-lines.js";
+import { ResultsWriter } from "./results.js";
 
 /** A run of more rows than this gets a results file without asking. */
 export const AUTO_RESULTS_ROWS = 100;

@@ -22,7 +22,8 @@ import { openInput, type InputSource, type StdinChunks } from "./input/source.js
 import { RatePacer } from "./pacer.js";
 import { PriorState, readPriorRuns, type PriorRuns } from "./prior-runs.js";
 import { Progress, formatCount } from "./progress.js";
-import { checkResultsPath, ResultsWriter } from "./results.js";
+import { checkResultsPath } from "./results-open.js";
+import { ResultsWriter } from "./results.js";
 import { openAutoResults } from "./auto-results.js";
 import { openOutcomeStream, type OutcomeStream, type StdoutMode } from "./outcome-stream.js";
 import { createPoolTransport } from "./pool-transport.js";
@@ -125,6 +126,7 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
     try {
       if (refused) {
         if (results !== undefined) await recordInvalid(source, results);
+        if (results?.failure !== undefined) throw results.failure;
         const where = results !== undefined ? `; every problem is listed in ${resultsPath}` : "";
         throw new UsageError(
           `${formatCount(pass.invalid)} of ${formatCount(pass.rows)} rows ${pass.invalid === 1 ? "is" : "are"} invalid; nothing was sent${where}`,
@@ -245,6 +247,8 @@ async function secondPass(
     }
   }
 
+  // A results file that cannot be written stops the run: rows in flight are finished.
+  results?.whenFailed((error) => sender.stop(error));
   const interrupt = installSignals(deps.handleSignals === true, io, () =>
     sender.stop(
       new PetstoreError("interrupted; the rows in flight were finished", EXIT.INTERRUPTED),

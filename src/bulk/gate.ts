@@ -18,6 +18,9 @@ export const realTimers: GateTimers = {
 
 export type Wait = Extract<Decision, { go: false }>;
 
+/** The longest delay a Node timer takes (a longer one fires at once, with a warning). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export class PacerGate {
   private readonly waiters: Array<(issued: number | undefined) => void> = [];
   private timer: unknown;
@@ -74,7 +77,11 @@ export class PacerGate {
         continue;
       }
       if (decision.untilLocalMs !== undefined) {
-        const delay = Math.max(1, Math.ceil(decision.untilLocalMs - this.timers.now()));
+        // A wait past a timer's range is waited in pieces: the line is looked at again after each.
+        const delay = Math.min(
+          MAX_TIMER_MS,
+          Math.max(1, Math.ceil(decision.untilLocalMs - this.timers.now())),
+        );
         this.timer = this.timers.setTimeout(() => {
           this.timer = undefined;
           this.pump();

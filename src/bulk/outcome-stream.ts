@@ -21,8 +21,9 @@
  * Writes are gathered per turn of the event loop, as the results file's are.
  */
 import type { OutputStream } from "../io.js";
+import { escapeJsonControls } from "../output/text-escape.js";
 import { stringifyJson } from "../schema/json.js";
-import type { ErrorSummary, ResultLine } from "./results.js";
+import type { ErrorSummary, ResultLine } from "./result-lines.js";
 import type { RowProblem } from "./rows.js";
 
 export type StdoutMode = "json" | "ids";
@@ -139,7 +140,7 @@ class JsonOutcomes implements OutcomeStream {
   }
 
   private write(value: Record<string, unknown>): void {
-    this.lines.write(stringifyJson(value) + "\n");
+    this.lines.write(escapeJsonControls(stringifyJson(value)) + "\n");
   }
 }
 

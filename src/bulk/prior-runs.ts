@@ -18,7 +18,7 @@ import { open, stat, type FileHandle } from "node:fs/promises";
 import { UsageError } from "../errors.js";
 import { parseJson } from "../schema/json.js";
 import { INT64_MAX, INT64_MIN } from "../schema/pet.js";
-import { OUTCOMES, type Outcome } from "./results.js";
+import { OUTCOMES, type Outcome } from "./result-lines.js";
 
 export const enum PriorState {
   None = 0,

@@ -4,6 +4,8 @@
  * limit binds. Elsewhere (pipes, CI logs), a plain line every few seconds and one
  * when a long wait begins. At the end, a summary.
  */
+import { withinDates } from "../client/http-date.js";
+import { isoTime } from "../client/wait-text.js";
 import type { IO, Spinner } from "../io.js";
 
 export interface Counts {
@@ -34,7 +36,7 @@ export function formatCount(n: number): string {
 
 /** A wait still ahead, rounded up: a wait is never announced shorter than it is. */
 export function formatDuration(ms: number): string {
-  return wholeSeconds(Math.ceil(ms / 1000));
+  return wholeSeconds(Math.ceil(withinDates(ms) / 1000));
 }
 
 /** Time already spent: tenths under 10 s ("1.3 s", not a rounded-up "2 s"), else to the second. */
@@ -82,7 +84,7 @@ export class Progress {
     this.waitWhy = why;
     if (long && !wasWaiting && this.spinner === undefined) {
       this.io.stderr.write(
-        `petstore add: ${why}; waiting ${formatDuration(untilLocalMs - now)} (until ${new Date(untilLocalMs).toISOString().slice(11, 19)} UTC)\n`,
+        `petstore add: ${why}; waiting ${formatDuration(untilLocalMs - now)} (until ${isoTime(untilLocalMs).slice(-13, -5)} UTC)\n`,
       );
     }
     if (this.spinner) this.spinner.update(this.text());

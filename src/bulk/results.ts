@@ -15,6 +15,10 @@
  * written before the request leaves, so a row whose last line is `sending` may
  * have been added by a run that died, and is treated as `unknown`.
  *
+ * Room on disk for a row's lines is claimed before its request leaves (see
+ * results-room.ts): when the disk is full, the run stops sending, and every row
+ * already sent still gets its outcome written. Failing to write is exit 9.
+ *
  * The file is synced to disk (fdatasync) every SYNC_EVERY_MS and at the end, not
  * before each request: a sync on the path of every request cost a large share of
  * the throughput (docs/benchmarks.md). After a power loss or an operating-system
@@ -27,56 +31,36 @@ import {
   copyFileSync,
   fdatasync,
   fstatSync,
-  ftruncateSync,
   openSync,
-  readSync,
-  statSync,
   unlinkSync,
-  writeSync,
-  type Stats,
 } from "node:fs";
 import { promisify } from "node:util";
-import { UsageError } from "../errors.js";
+import { EXIT, PetstoreError, UsageError } from "../errors.js";
 import { openNoFollowSync } from "../schema/file-safety.js";
 import { stringifyJson } from "../schema/json.js";
+import {
+  lineText,
+  outcomeBytes,
+  sendingBytes,
+  type ResultLine,
+  type RunHeader,
+} from "./result-lines.js";
 import { lockResults } from "./results-lock.js";
-import type { RowProblem } from "./rows.js";
+import { checkResultsPath, cutTornLine } from "./results-open.js";
+import { ResultsRoom } from "./results-room.js";
 
 const datasync = promisify(fdatasync);
 
-/** "a+", but failing on any existing file, a symbolic link (even dangling) included. */
-const CREATE_NEW = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL;
+/**
+ * Read and write, created when missing. Not O_APPEND: lines are written at the
+ * end of the lines, which is before the room claimed for the next ones.
+ */
+const OPEN = constants.O_RDWR | constants.O_CREAT;
+/** The same, but failing on any existing file, a symbolic link (even dangling) included (with openNoFollowSync). */
+const CREATE_NEW = OPEN | constants.O_EXCL;
 
 /** How often written lines are synced to disk while a run goes on. */
 const SYNC_EVERY_MS = 250;
-
-export const OUTCOMES = ["sending", "added", "invalid", "failed", "unknown"] as const;
-export type Outcome = (typeof OUTCOMES)[number];
-
-export interface ErrorSummary {
-  message: string;
-  /** The HTTP status of the answer, when there was one. */
-  status?: number;
-  /** The `code` of the service's Error body, when it had one. */
-  code?: string;
-}
-
-export interface ResultLine {
-  row: number;
-  line: number;
-  outcome: Outcome;
-  digest?: string;
-  id?: bigint;
-  problems?: RowProblem[];
-  error?: ErrorSummary;
-}
-
-export interface RunHeader {
-  input: string;
-  format: string;
-  startedAt: string;
-  resumed?: string;
-}
 
 export interface OpenResults {
   path: string;
@@ -93,6 +77,22 @@ export interface OpenResults {
   exclusive?: boolean;
 }
 
+/** Why the results file cannot be written, and what became of the run (exit 9). */
+function unwritable(path: string, error: unknown, outcome: string): PetstoreError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why =
+    code === "ENOSPC"
+      ? "the disk is full (ENOSPC)"
+      : code === "EDQUOT"
+        ? "the disk quota is used up (EDQUOT)"
+        : (code ?? String(error));
+  return new PetstoreError(
+    `the results file ${path} cannot be written: ${why}; ${outcome}`,
+    EXIT.RESULTS_UNWRITABLE,
+    "make room on that disk",
+  );
+}
+
 export class ResultsWriter {
   private written = 0;
   private synced = 0;
@@ -104,6 +104,10 @@ export class ResultsWriter {
   private batched = false;
   private flushScheduled = false;
   private readonly timer: ReturnType<typeof setInterval>;
+  private readonly room: ResultsRoom;
+  private failed: PetstoreError | undefined;
+  private failedBy: unknown;
+  private onFailure: ((error: PetstoreError) => void) | undefined;
 
   private constructor(
     /** Where the lines go. */
@@ -111,6 +115,7 @@ export class ResultsWriter {
     private readonly fd: number,
     private readonly unlock: () => void,
   ) {
+    this.room = new ResultsRoom(fd, fstatSync(fd).size);
     this.timer = setInterval(() => {
       if (this.synced < this.written) this.durable().catch(() => {});
     }, SYNC_EVERY_MS);
@@ -129,7 +134,7 @@ export class ResultsWriter {
     let fd: number | undefined;
     let copied = false;
     try {
-      if (resume === undefined || resume.path !== path) assertFresh(path);
+      if (resume === undefined || resume.path !== path) checkResultsPath(path);
       if (resume !== undefined && resume.path !== path) {
         copyFileSync(resume.path, path);
         copied = true;
@@ -137,7 +142,7 @@ export class ResultsWriter {
       fd =
         options.exclusive === true
           ? openNoFollowSync(path, CREATE_NEW, 0o600)
-          : openSync(path, "a+", 0o600);
+          : openSync(path, OPEN, 0o600);
       if (resume !== undefined) cutTornLine(fd, path, resume.validBytes);
     } catch (error) {
       if (fd !== undefined) closeSync(fd);
@@ -148,10 +153,39 @@ export class ResultsWriter {
       throw new UsageError(`cannot write the results file ${path} (${code})`);
     }
     const writer = new ResultsWriter(path, fd, unlock);
-    if (!endsWithNewline(fd)) writer.writeText("\n");
     const run: Record<string, string> = { ...options.header };
-    writer.writeText(stringifyJson({ run }) + "\n");
+    const first = (writer.room.endsWithNewline() ? "" : "\n") + stringifyJson({ run }) + "\n";
+    // Written before any room is claimed: a run killed before its first line leaves no
+    // file of spaces, which --resume would refuse, but an empty one, a fresh start.
+    if (!writer.writeText(first)) {
+      writer.closeNow();
+      throw unwritable(path, writer.failedBy, "nothing was sent");
+    }
     return writer;
+  }
+
+  /** Why the file could not be written, once it could not. */
+  get failure(): PetstoreError | undefined {
+    return this.failed;
+  }
+
+  /** Called once, the first time the file cannot be written (the run stops sending). */
+  whenFailed(listener: (error: PetstoreError) => void): void {
+    this.onFailure = listener;
+  }
+
+  /**
+   * Claims room for the lines of a row about to be sent: its `sending` line and
+   * its outcome. False when the disk has no room: the row must not be sent.
+   */
+  reserveRow(row: number, line: number): boolean {
+    try {
+      this.room.claim(sendingBytes(row, line) + outcomeBytes(row, line));
+      return true;
+    } catch (error) {
+      this.fail(error);
+      return false;
+    }
   }
 
   /**
@@ -164,29 +198,73 @@ export class ResultsWriter {
     this.batched = true;
   }
 
-  /** Writes the lines recorded and not yet written. */
-  flush(): void {
-    if (this.pending === "") return;
+  /** Writes the lines recorded and not yet written; false when they could not be. */
+  flush(): boolean {
+    if (this.pending === "") return true;
     const text = this.pending;
     const lines = this.pendingLines;
     this.pending = "";
     this.pendingLines = 0;
-    this.writeText(text, lines);
+    return this.writeText(text, lines);
   }
 
+  /** A line of a row not being sent (invalid, held back): it takes room of its own. */
   record(line: ResultLine): void {
-    this.append(lineText(line) + "\n");
+    this.appendFree(lineText(line) + "\n");
+  }
+
+  /** The outcome line of a row sent, into the room reserveRow kept for it. */
+  recordOutcome(line: ResultLine): void {
+    this.appendReserved(lineText(line) + "\n", outcomeBytes(line.row, line.line));
   }
 
   /** The `sending` line of a row, as record() would write it (`digest` is hex: no escaping). */
   sending(row: number, line: number, digest: string): void {
-    this.append(`{"row":${row},"line":${line},"outcome":"sending","digest":"${digest}"}\n`);
+    this.appendReserved(
+      `{"row":${row},"line":${line},"outcome":"sending","digest":"${digest}"}\n`,
+      sendingBytes(row, line),
+    );
   }
 
   /** The `added` line of a row, as record() would write it (`digest` is hex: no escaping). */
   added(row: number, line: number, digest: string, id: bigint | undefined): void {
     const idText = id === undefined ? "" : `"id":${id},`;
-    this.append(`{"row":${row},"line":${line},"outcome":"added",${idText}"digest":"${digest}"}\n`);
+    this.appendReserved(
+      `{"row":${row},"line":${line},"outcome":"added",${idText}"digest":"${digest}"}\n`,
+      outcomeBytes(row, line),
+    );
+  }
+
+  /** A line written into `kept` bytes of room reserved for it; what it does not use is given back. */
+  private appendReserved(text: string, kept: number): void {
+    const bytes = Buffer.byteLength(text);
+    if (bytes <= kept) this.room.release(kept - bytes);
+    else if (!this.claim(bytes - kept)) return;
+    this.append(text);
+  }
+
+  /** A line that claims its own room first; false (and not written) when there is none. */
+  private appendFree(text: string): boolean {
+    if (!this.claim(Buffer.byteLength(text))) return false;
+    this.append(text);
+    return true;
+  }
+
+  private claim(bytes: number): boolean {
+    try {
+      this.room.claim(bytes);
+      return true;
+    } catch (error) {
+      this.fail(error);
+      return false;
+    }
+  }
+
+  private fail(error: unknown): void {
+    if (this.failed !== undefined) return;
+    this.failedBy = error;
+    this.failed = unwritable(this.path, error, "every row sent has its outcome recorded");
+    this.onFailure?.(this.failed);
   }
 
   private append(text: string): void {
@@ -218,23 +296,36 @@ export class ResultsWriter {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    clearInterval(this.timer);
     try {
       this.flush();
+      this.room.trim();
       await this.durable();
     } finally {
-      this.closed = true;
-      closeSync(this.fd);
-      this.unlock();
+      this.closeNow();
     }
   }
 
-  private writeText(text: string, lines = 1): void {
-    if (text === "") return;
-    const bytes = Buffer.from(text, "utf8");
-    let offset = 0;
-    while (offset < bytes.length) offset += writeSync(this.fd, bytes, offset);
+  /** Closes at once, without syncing: the room not used is cut. */
+  private closeNow(): void {
+    if (this.closed) return;
+    clearInterval(this.timer);
+    this.closed = true;
+    this.room.trim();
+    closeSync(this.fd);
+    this.unlock();
+  }
+
+  /** False when the text could not be written (the run then stops: see fail). */
+  private writeText(text: string, lines = 1): boolean {
+    if (text === "") return true;
+    try {
+      this.room.write(Buffer.from(text, "utf8"));
+    } catch (error) {
+      this.fail(error);
+      return false;
+    }
     this.written += lines;
+    return true;
   }
 
   private async sync(): Promise<void> {
@@ -242,79 +333,11 @@ export class ResultsWriter {
     try {
       await datasync(this.fd);
       this.synced = upTo;
+    } catch (error) {
+      this.fail(error);
+      throw this.failed!;
     } finally {
       this.syncing = undefined;
     }
   }
-}
-
-/** The JSON of one line (sending() and added() write those two kinds directly). */
-function lineText(line: ResultLine): string {
-  return stringifyJson({
-    row: line.row,
-    line: line.line,
-    outcome: line.outcome,
-    id: line.id,
-    digest: line.digest,
-    problems: line.problems,
-    error: line.error,
-  });
-}
-
-function endsWithNewline(fd: number): boolean {
-  const size = fstatSync(fd).size;
-  if (size === 0) return true;
-  const last = Buffer.alloc(1);
-  readSync(fd, last, 0, 1, size - 1);
-  return last[0] === 0x0a;
-}
-
-/**
- * Cuts the last line --resume found cut short (the file up to `validBytes` was
- * read and checked). Anything that ends a line after `validBytes`, or a file now
- * shorter, means the file changed since (another run wrote to it): nothing is cut.
- */
-function cutTornLine(fd: number, path: string, validBytes: number): void {
-  const size = fstatSync(fd).size;
-  const buffer = Buffer.allocUnsafe(64 * 1024);
-  let at = validBytes;
-  while (at < size) {
-    const read = readSync(fd, buffer, 0, Math.min(buffer.length, size - at), at);
-    if (read === 0 || buffer.subarray(0, read).includes(0x0a)) break;
-    at += read;
-  }
-  if (at !== size || size < validBytes) {
-    throw new UsageError(
-      `the results file ${path} changed after it was read (is another petstore add writing to it?); nothing was sent and it was left as it was`,
-      "run the same command again",
-    );
-  }
-  if (size > validBytes) ftruncateSync(fd, validBytes);
-}
-
-/** A results file is never overwritten or mixed with another run's: that is what --resume is for. */
-function assertFresh(path: string): void {
-  let info: Stats;
-  try {
-    info = statSync(path);
-  } catch {
-    return;
-  }
-  // Appending to a device or a FIFO would write where no results file is (or block).
-  if (!info.isFile()) {
-    throw new UsageError(
-      `the results file ${path} is not a regular file`,
-      "choose a file for --results (a new one, or an empty one)",
-    );
-  }
-  if (info.size > 0) {
-    throw new UsageError(
-      `the results file ${path} already exists`,
-      `to continue that run, use --resume ${path}; otherwise choose another --results file`,
-    );
-  }
-}
-
-export function checkResultsPath(path: string): void {
-  assertFresh(path);
 }

@@ -6,13 +6,15 @@
  */
 import { computeDelay, type RetryPolicy } from "../client/retry.js";
 import { rateLimitFromHeaders, completeRateLimit } from "../client/rate-limit.js";
+import { isoTime } from "../client/wait-text.js";
 import { EXIT, HttpError, NetworkError, PetstoreError, RateLimitError } from "../errors.js";
 import { summarize, type Attempt, type Poster } from "./attempt.js";
 import { PacerGate, type GateTimers, type Wait } from "./gate.js";
 import type { OutcomeStream } from "./outcome-stream.js";
 import type { Completion, RatePacer } from "./pacer.js";
 import { formatDuration, type Progress } from "./progress.js";
-import type { ResultLine, ResultsWriter } from "./results.js";
+import type { ResultLine } from "./result-lines.js";
+import type { ResultsWriter } from "./results.js";
 import type { Row } from "./rows.js";
 import type { RowsAhead } from "./rows-ahead.js";
 import type { RunTally } from "./run-report.js";
@@ -20,6 +22,14 @@ import type { ServerClock } from "./server-clock.js";
 
 /** A wait longer than this (the daily limit, a ban) ends the run: resume it later. */
 export const MAX_WAIT_MS = 15 * 60_000;
+
+/**
+ * Requests in a row that were sent and got no answer within the timeout, after
+ * which the run stops: a service that takes connections and never answers would
+ * otherwise take every row, one timeout each, and leave each one's outcome
+ * unknown. (A connection that never comes up is retried as the retry table says.)
+ */
+export const MAX_TIMEOUTS_IN_A_ROW = 3;
 
 export interface RowSenderParts {
   pacer: RatePacer;
@@ -44,7 +54,7 @@ function describeFailure(error: PetstoreError): string {
 }
 
 function untilText(localMs: number): string {
-  return new Date(localMs).toISOString().replace("T", " ").slice(0, 19) + " UTC";
+  return isoTime(localMs).replace("T", " ").slice(0, -5) + " UTC";
 }
 
 export class RowSender {
@@ -52,6 +62,7 @@ export class RowSender {
   /** Why every request is held (a pause): said by the progress lines. */
   private pauseWhy = "the service asked to wait";
   private stoppedBy: PetstoreError | undefined;
+  private timeoutsInARow = 0;
 
   constructor(private readonly parts: RowSenderParts) {
     this.gate = new PacerGate(parts.pacer, parts.timers, (wait) => this.onWait(wait));
@@ -69,9 +80,15 @@ export class RowSender {
     this.gate.close();
   }
 
-  /** A row's outcome (not `added`): to the results file, and to stdout with --json. */
+  /** The line of a row not sent (invalid): to the results file, and to stdout with --json. */
   record(line: ResultLine): void {
     this.parts.results?.record(line);
+    this.parts.outcomes?.record(line);
+  }
+
+  /** The outcome of a row sent (not `added`), into the room kept for it (see reserveRow). */
+  private recordOutcome(line: ResultLine): void {
+    this.parts.results?.recordOutcome(line);
     this.parts.outcomes?.record(line);
   }
 
@@ -126,6 +143,19 @@ export class RowSender {
     );
   }
 
+  /** Any answer ends a run of timeouts; MAX_TIMEOUTS_IN_A_ROW of them end the run. */
+  private countTimeouts(attempt: Attempt): void {
+    if (attempt.answer !== undefined) this.timeoutsInARow = 0;
+    if (attempt.timedOut !== true || ++this.timeoutsInARow < MAX_TIMEOUTS_IN_A_ROW) return;
+    this.stop(
+      new PetstoreError(
+        `${this.timeoutsInARow} requests in a row got no answer within the timeout (${new URL(this.parts.url).host} took them but did not answer); the run stops here`,
+        EXIT.NETWORK,
+        "check that the service is up; a slow one may need a longer --timeout",
+      ),
+    );
+  }
+
   private async sendRow(row: Row, post: Poster): Promise<void> {
     const { gate } = this;
     const { clock, retry, results, outcomes, tally } = this.parts;
@@ -138,7 +168,7 @@ export class RowSender {
       if (issued === undefined) {
         // Stopped while waiting: a row whose earlier attempt was refused was certainly not added.
         if (last !== undefined && last.result.kind === "again") {
-          this.record({
+          this.recordOutcome({
             ...at(),
             outcome: "failed",
             error: summarize(last.result.error, last.answer),
@@ -148,10 +178,17 @@ export class RowSender {
         return;
       }
       if (!announced) {
+        // No room for the row's lines (a full disk): it is not sent, and the run stops.
+        if (results !== undefined && !results.reserveRow(row.row, row.line)) {
+          gate.complete(issued, { answered: false, counted: "no" });
+          this.stop(results.failure!);
+          return;
+        }
         results?.sending(row.row, row.line, digest!);
         announced = true;
       }
       last = await post(body!);
+      this.countTimeouts(last);
       const receivedAt = this.parts.timers.now();
       clock.observe(last.answer?.headers.date, receivedAt);
       const headers = last.answer
@@ -168,7 +205,7 @@ export class RowSender {
           outcomes?.added(row.row, row.line, result.id);
           tally.added();
         } else {
-          this.record({
+          this.recordOutcome({
             ...at(),
             outcome: result.kind,
             error: summarize(result.error, last.answer),
@@ -192,7 +229,11 @@ export class RowSender {
       gate.complete(issued, completion, receivedAt + delay);
       const giveUp = attempt > retry.limit || delay > retry.maxRetryAfter;
       if (giveUp) {
-        this.record({ ...at(), outcome: "failed", error: summarize(result.error, last.answer) });
+        this.recordOutcome({
+          ...at(),
+          outcome: "failed",
+          error: summarize(result.error, last.answer),
+        });
         tally.failed();
         this.stop(
           new PetstoreError(

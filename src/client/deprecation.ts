@@ -5,7 +5,7 @@
  * stands in when the service sends no (readable) Sunset.
  */
 import { SUNSET_DATE } from "../schema/deprecation.js";
-import { parseHttpDate } from "./http-date.js";
+import { MAX_DATE_MS, parseHttpDate } from "./http-date.js";
 import type { Deprecation } from "./types.js";
 
 function httpDate(value: string | undefined): Date | undefined {
@@ -13,10 +13,15 @@ function httpDate(value: string | undefined): Date | undefined {
   return at === undefined ? undefined : new Date(at);
 }
 
-/** RFC 9745 sends `@<unix seconds>`; earlier drafts sent an HTTP date or `true`. */
+/**
+ * RFC 9745 sends `@<unix seconds>`; earlier drafts sent an HTTP date or `true`. A
+ * moment no Date can hold says nothing: it is left out.
+ */
 function deprecatedSince(value: string | undefined): Date | undefined {
   const seconds = value === undefined ? undefined : /^@(-?[0-9]{1,15})$/.exec(value.trim())?.[1];
-  return seconds !== undefined ? new Date(Number(seconds) * 1000) : httpDate(value);
+  if (seconds === undefined) return httpDate(value);
+  const ms = Number(seconds) * 1000;
+  return Math.abs(ms) <= MAX_DATE_MS ? new Date(ms) : undefined;
 }
 
 /** The target of the first link whose rel includes successor-version, made absolute. */

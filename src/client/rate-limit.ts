@@ -4,7 +4,7 @@
  * wrapper then falls back to the next source, finally to backoff) rather than
  * trusted or turned into an error.
  */
-import { parseHttpDate } from "./http-date.js";
+import { MAX_DATE_MS, parseHttpDate } from "./http-date.js";
 import type { RateLimitInfo } from "./types.js";
 
 export interface RateLimitHeaders {
@@ -23,12 +23,15 @@ function wholeNumber(value: string | undefined): number | undefined {
   return trimmed !== undefined && WHOLE_NUMBER.test(trimmed) ? Number(trimmed) : undefined;
 }
 
-/** Retry-After is either delay-seconds or an HTTP date (RFC 9110, section 10.2.3). */
+/**
+ * Retry-After is either delay-seconds or an HTTP date (RFC 9110, section 10.2.3).
+ * A wait longer than any Date spans is held at that span: it is as good as forever.
+ */
 function retryAfterMs(value: string | undefined, nowMs: number): number | undefined {
   const seconds = wholeNumber(value);
-  if (seconds !== undefined) return seconds * 1000;
+  if (seconds !== undefined) return Math.min(seconds * 1000, MAX_DATE_MS);
   const at = parseHttpDate(value);
-  return at === undefined ? undefined : Math.max(0, at - nowMs);
+  return at === undefined ? undefined : Math.min(MAX_DATE_MS, Math.max(0, at - nowMs));
 }
 
 /** Header names must be lower-case, as node:http delivers them. */
@@ -42,7 +45,8 @@ export function rateLimitFromHeaders(
   const remaining = wholeNumber(headers["x-ratelimit-remaining"]);
   if (remaining !== undefined) result.remaining = remaining;
   const reset = wholeNumber(headers["x-ratelimit-reset"]);
-  if (reset !== undefined) result.resetAt = reset * 1000;
+  // Fifteen digits of seconds reach past any Date: such a reset is held at the last one.
+  if (reset !== undefined) result.resetAt = Math.min(reset * 1000, MAX_DATE_MS);
   const retryAfter = retryAfterMs(headers["retry-after"], nowMs);
   if (retryAfter !== undefined) result.retryAfterMs = retryAfter;
   return result;

@@ -16,6 +16,7 @@ import {
   UsageError,
 } from "../errors.js";
 import { parseJson } from "../schema/json.js";
+import { UNKNOWN_ADD_HINT } from "./created.js";
 import { ErrorBody } from "../schema/pet.js";
 import { withoutKey } from "./key-safety.js";
 import type { HttpResponse } from "./types.js";
@@ -38,10 +39,12 @@ const REASONS: Record<number, string> = {
 
 const SNIPPET_LENGTH = 120;
 
-/** C0/C1 controls and bidirectional overrides could rewrite what a terminal shows. */
+/** C0/C1 controls and bidirectional controls could rewrite what a terminal shows. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g;
+
 export function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex -- finding control characters is the point
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g, " ").trim();
+  return text.replace(UNPRINTABLE, " ").trim();
 }
 
 function errorBodyOf(text: string): ErrorBody | undefined {
@@ -154,7 +157,7 @@ export function errorFromResponse(
       return new OutcomeUnknownError(
         `the service answered ${answer}; the pet may or may not have been added`,
         request,
-        "check with `petstore list` before adding it again",
+        UNKNOWN_ADD_HINT,
       );
     }
     return new HttpError(

@@ -11,13 +11,16 @@ import {
   PetstoreError,
   ProxyError,
   type RequestSummary,
+  TimeoutError,
 } from "../errors.js";
 import { redactKey } from "../profiles/redact-key.js";
 import { assertKeyMayTravelTo, withoutKey } from "./key-safety.js";
+import { UNKNOWN_ADD_HINT } from "./created.js";
 import { completeRateLimit, rateLimitFromHeaders } from "./rate-limit.js";
 import { errorFromResponse, printable } from "./response-errors.js";
 import type { Transport } from "./transport.js";
 import type { HttpRequest, HttpResponse, RateLimitInfo } from "./types.js";
+import { isoTime } from "./wait-text.js";
 
 /** What became of one attempt. Every kind but a 2xx answer carries its typed error. */
 export type SendOutcome =
@@ -28,8 +31,9 @@ export type SendOutcome =
   /**
    * The request may have reached the service and no complete answer came. For a
    * POST the error is an OutcomeUnknownError: the pet may or may not exist.
+   * `timedOut`: no answer came within the timeout (rather than a reset).
    */
-  | { kind: "unknown"; error: PetstoreError };
+  | { kind: "unknown"; error: PetstoreError; timedOut?: boolean };
 
 /**
  * Sends one request once. It throws only when nothing was attempted for a
@@ -53,7 +57,7 @@ function describeRateLimit(headers: Record<string, string>, rateLimit?: RateLimi
   const parts = [
     rateLimit === undefined
       ? "no rate-limit headers"
-      : `rate limit ${rateLimit.remaining}/${rateLimit.limit} left, resets ${new Date(rateLimit.resetAt).toISOString()}`,
+      : `rate limit ${rateLimit.remaining}/${rateLimit.limit} left, resets ${isoTime(rateLimit.resetAt)}`,
   ];
   const retryAfter = headers["retry-after"];
   if (retryAfter !== undefined) parts.push(`retry-after ${retryAfter}`);
@@ -74,7 +78,7 @@ function failureOf(error: unknown, request: RequestSummary): PetstoreError {
     return new OutcomeUnknownError(
       `${networkError.message} after the request was sent; the pet may or may not have been added`,
       request,
-      "check with `petstore list` before adding it again",
+      UNKNOWN_ADD_HINT,
     );
   }
   return networkError;
@@ -156,7 +160,7 @@ export function createSender(options: SendOptions): Sender {
       failed(failure.message);
       return error instanceof NetworkError && !error.sent
         ? { kind: "not-sent", error }
-        : { kind: "unknown", error: failure };
+        : { kind: "unknown", error: failure, timedOut: error instanceof TimeoutError };
     }
 
     const finishedAt = now();

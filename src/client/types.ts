@@ -49,7 +49,11 @@ export interface Deprecation {
 
 export interface PetstoreClient {
   listPets(query: ListQuery): Promise<ClientResult<Pet[]>>;
-  createPet(pet: NewPet): Promise<ClientResult<Pet>>;
+  /**
+   * `unreadable`: the service's 2xx answer was not a pet (why); `data` is then the
+   * pet sent, with the id its Location header names.
+   */
+  createPet(pet: NewPet): Promise<ClientResult<Pet> & { unreadable?: string }>;
   getPet(id: bigint): Promise<ClientResult<Pet> & { deprecation?: Deprecation }>;
   /** The rate limit last seen, for `auth status`. */
   readonly lastRateLimit: RateLimitInfo | undefined;

@@ -6,6 +6,7 @@
  */
 import type { OptionValues } from "./fast-parse.js";
 import { VERSION } from "./version.js";
+import { LIST_CANNOT_TELL } from "../client/created.js";
 import { EXIT, PetstoreError } from "../errors.js";
 import type { Factory } from "./factory.js";
 import type { InputStream } from "../io.js";
@@ -45,17 +46,32 @@ function rowList(rows: number[], total: number): string {
   return `${total === 1 ? "row" : "rows"} ${sorted.join(", ")}${more}`;
 }
 
+/**
+ * What is true of rows whose outcome is unknown: `list` can rarely find them,
+ * the results file takes what the user finds, a resume holds them back, and
+ * --retry-unknown adds a second pet for each one that was in fact added.
+ */
+function unknownHint(report: BulkReport, file: string | undefined): string {
+  const one = report.unknown === 1;
+  const them = one ? "it" : "them";
+  const look = `look for ${one ? "the pet" : "these pets"} before sending ${them} again (${LIST_CANNOT_TELL})`;
+  if (file === undefined) return look;
+  const rest = report.notSent > 0 ? "sends the rows not sent and " : "";
+  return `${look}; for each one found, append {"row":N,"outcome":"added","id":ID} to ${file}; then --resume ${file} ${rest}holds the others back; with --retry-unknown it sends ${them} again, adding a second pet for each one that was in fact added`;
+}
+
 /** The error that carries the exit code of a run that did not add every row. */
 export function incompleteRun(report: BulkReport, options: BulkOptions): PetstoreError {
   const file = report.resultsFile ?? options.results ?? options.resume;
   const resume = file === undefined ? undefined : `--resume ${file}`;
   if (report.unknown > 0) {
+    const { stopped, notSent } = report;
+    const stop =
+      stopped === undefined ? "" : `; ${stopped.message}, ${plural(notSent, "row")} not sent`;
     return new PetstoreError(
-      `the outcome of ${plural(report.unknown, "row")} is unknown (${rowList(report.unknownRows, report.unknown)}): ${report.unknown === 1 ? "it was" : "they were"} sent, but no answer came`,
+      `the outcome of ${plural(report.unknown, "row")} is unknown (${rowList(report.unknownRows, report.unknown)}): ${report.unknown === 1 ? "it was" : "they were"} sent, but no answer came${stop}`,
       EXIT.OUTCOME_UNKNOWN,
-      resume === undefined
-        ? "check whether they were added (petstore list) before adding them again"
-        : `check whether they were added (petstore list); ${resume} --retry-unknown sends them again`,
+      unknownHint(report, file),
     );
   }
   if (report.stopped !== undefined) {
@@ -65,7 +81,7 @@ export function incompleteRun(report: BulkReport, options: BulkOptions): Petstor
         ? stopped.hint
         : `${stopped.hint ? `${stopped.hint}; then ` : ""}run the same command with ${resume} to send the rest`;
     return new PetstoreError(
-      `${stopped.message}; ${formatCount(report.notSent)} rows not sent`,
+      `${stopped.message}; ${plural(report.notSent, "row")} not sent`,
       report.exitCode,
       hint,
     );

@@ -114,6 +114,11 @@ export async function addRun(options: AddOptions, factory: Factory): Promise<voi
     pet = await askForPet(pet.ask, settings, io);
   }
   const result = await client.createPet(pet);
+  if (result.unreadable !== undefined) {
+    io.stderr.write(
+      `warning: ${result.unreadable}; the pet was added as pet ${result.data.id}, the id its Location header names; the other fields shown are those sent\n`,
+    );
+  }
   await writePets(io, { pets: [result.data], raw: result.raw }, options.output);
   // The pet exists now: if its id cannot reach stdout, stderr is the only place left for it.
   const failure = await io.stdout.settle();

@@ -9,6 +9,7 @@ import { petToJson, type Pet } from "../schema/pet.js";
 import { renderCsv } from "./csv.js";
 import type { OutputChoice } from "./format.js";
 import { PET_COLUMNS } from "./pet-columns.js";
+import { escapeJsonControls } from "./text-escape.js";
 import { renderTsv } from "./tsv.js";
 
 export interface PetsToWrite {
@@ -17,10 +18,13 @@ export interface PetsToWrite {
   raw: string;
 }
 
-/** JSON as sent; indented for a person on a terminal, values unchanged either way. */
+/**
+ * JSON as sent; indented for a person on a terminal, values unchanged either way
+ * (C1 and bidirectional controls escaped, see escapeJsonControls).
+ */
 function jsonText(raw: string, forTerminal: boolean): string {
   const text = forTerminal ? stringifyJson(parseJson(raw), 2) : raw.trim();
-  return text + "\n";
+  return escapeJsonControls(text) + "\n";
 }
 
 export async function writePets(io: IO, data: PetsToWrite, choice: OutputChoice): Promise<void> {
@@ -33,7 +37,7 @@ export async function writePets(io: IO, data: PetsToWrite, choice: OutputChoice)
       io.stdout.write(jsonText(raw, io.stdout.isTTY));
       return;
     case "ndjson":
-      io.stdout.write(pets.map((pet) => petToJson(pet) + "\n").join(""));
+      io.stdout.write(escapeJsonControls(pets.map((pet) => petToJson(pet) + "\n").join("")));
       return;
     case "tsv":
       io.stdout.write(renderTsv(pets, PET_COLUMNS));

@@ -7,6 +7,7 @@ import { stringifyJson } from "../schema/json.js";
 import type { Column } from "./columns.js";
 import { renderCsv } from "./csv.js";
 import type { OutputFormat } from "./format.js";
+import { escapeJsonControls } from "./text-escape.js";
 import { renderTsv } from "./tsv.js";
 
 export interface RecordsToWrite<Row> {
@@ -23,10 +24,14 @@ export async function writeRecords<Row>(
   const { rows, columns, toJson } = data;
   switch (format) {
     case "json":
-      io.stdout.write(stringifyJson(rows.map(toJson), io.stdout.isTTY ? 2 : 0) + "\n");
+      io.stdout.write(
+        escapeJsonControls(stringifyJson(rows.map(toJson), io.stdout.isTTY ? 2 : 0)) + "\n",
+      );
       return;
     case "ndjson":
-      io.stdout.write(rows.map((row) => stringifyJson(toJson(row)) + "\n").join(""));
+      io.stdout.write(
+        escapeJsonControls(rows.map((row) => stringifyJson(toJson(row)) + "\n").join("")),
+      );
       return;
     case "tsv":
       io.stdout.write(renderTsv(rows, columns));

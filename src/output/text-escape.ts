@@ -1,14 +1,16 @@
 /**
  * Field text made safe for line-oriented output. A pet name is data from the
- * service: a tab or newline in it would split a TSV row, and an escape sequence
- * printed to a terminal could rewrite the screen. Control characters become
- * visible backslash escapes; only TSV escapes the backslash too, so a script can
- * undo the escaping exactly.
+ * service: a tab or newline in it would split a TSV row, an escape sequence
+ * printed to a terminal could rewrite the screen, and a bidirectional control
+ * (U+202E and its kin) could show a name's characters in another order than
+ * they are. Control characters become visible backslash escapes; only TSV
+ * escapes the backslash too, so a script can undo the escaping exactly.
  */
 
-// C0 controls, DEL and C1 controls: matching them is the point.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+/** The bidirectional controls: U+061C, U+200E and U+200F, U+202A to U+202E, U+2066 to U+2069. */
+const BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069";
+// C0 controls, DEL, C1 controls and the bidirectional ones: matching them is the point.
+const CONTROL = new RegExp(`[\u0000-\u001f\u007f-\u009f${BIDI}]`, "g");
 
 function escapeControl(ch: string): string {
   switch (ch) {
@@ -18,8 +20,12 @@ function escapeControl(ch: string): string {
       return "\\n";
     case "\r":
       return "\\r";
-    default:
-      return "\\x" + ch.charCodeAt(0).toString(16).padStart(2, "0");
+    default: {
+      const code = ch.charCodeAt(0);
+      return code <= 0xff
+        ? "\\x" + code.toString(16).padStart(2, "0")
+        : "\\u" + code.toString(16).padStart(4, "0");
+    }
   }
 }
 
@@ -34,8 +40,7 @@ export function tsvField(text: string): string {
 }
 
 // What TSV escapes, but tab and line feed: CSV carries them as data (a line feed quoted).
-// eslint-disable-next-line no-control-regex
-const CSV_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const CSV_CONTROL = new RegExp(`[\u0000-\u0008\u000b-\u001f\u007f-\u009f${BIDI}]`, "g");
 /** A cell a spreadsheet would run as a formula (OWASP), or one that starts with the `'` that marks it. */
 const FORMULA_START = /^[=+\-@\t\r']/;
 const INTEGER = /^-?[0-9]+$/;
@@ -54,4 +59,17 @@ export function csvField(text: string, options: { integer?: boolean } = {}): str
   const formula = !(options.integer && INTEGER.test(text)) && FORMULA_START.test(text);
   if (formula) field = "'" + field;
   return formula || /[",\n]/.test(field) ? `"${field.replace(/"/g, '""')}"` : field;
+}
+
+/** C1 controls (U+0080 to U+009F; U+009B alone is a terminal's CSI) and the bidirectional ones. */
+const JSON_CONTROL = new RegExp(`[\u0080-\u009f${BIDI}]`, "g");
+
+/**
+ * JSON text for stdout, with C1 and bidirectional controls written as `\u` escapes
+ * (JSON.stringify and the service leave them raw). In valid JSON they can only
+ * be inside strings, where the escape stands for the same character: the value
+ * read back is unchanged.
+ */
+export function escapeJsonControls(json: string): string {
+  return json.replace(JSON_CONTROL, (ch) => "\\u" + ch.charCodeAt(0).toString(16).padStart(4, "0"));
 }

@@ -157,3 +157,32 @@ describe("what stops a run before anything is sent", () => {
     expect(run.requests + late.requests).toBe(0);
   });
 });
+
+describe("a row nested 100,000 levels deep", () => {
+  const deep = (levels: number) => '{"a":'.repeat(levels) + "1" + "}".repeat(levels);
+  const deepArray = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
+
+  it("is a row error naming the row, in NDJSON and in a JSON array; nothing is sent", async () => {
+    const ndjson = await file(
+      "deep.ndjson",
+      `{"name":"Rex","categoryId":1}\n${deep(100_000)}\n${deepArray(100_000)}\n`,
+    );
+    const array = await file(
+      "deep.json",
+      `[{"name":"Rex","categoryId":1},\n${deep(100_000)},\n${deepArray(100_000)}]\n`,
+    );
+    for (const path of [ndjson, array]) {
+      const run = await add(["--from", path]);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(
+        /row 2 \(line 2\): not valid JSON: Nesting deeper than 256 levels/,
+      );
+      expect(run.stderr).toMatch(
+        /row 3 \(line 3\): not valid JSON: Nesting deeper than 256 levels/,
+      );
+      expect(run.stderr).toContain("2 of 3 rows are invalid; nothing was sent");
+      expect(run.stderr).not.toContain("call stack");
+      expect(run.requests).toBe(0);
+    }
+  });
+});

@@ -7,6 +7,7 @@ import {
   allPets,
   csvOf,
   finalOutcomes,
+  namesIn,
   resultLines,
   tempDir,
   writeInput,
@@ -183,6 +184,48 @@ describe("petstore add --from (end to end)", () => {
       for (const row of unknownRows) expect(counts.get(`u-${row}`)).toBe(2);
     } finally {
       await second.server.close();
+    }
+  });
+
+  it("says after unknown rows what is true, and following it adds every row exactly once", async () => {
+    // More than the 100 pets `list` can show: the unknown rows' pets are not among them.
+    const { server, env } = await serve({
+      seed: 150,
+      faults: { failRate: 0.3, failMode: "reset-after", seed: 5 },
+    });
+    try {
+      const input = await writeInput(dir, "hint.csv", csvOf(20, "hint"));
+      const results = join(dir, "hint.results");
+      const run = await runCli(["add", "--from", input, "--results", results], env);
+      expect(run.code).toBe(7);
+      const unknown = [...finalOutcomes(await resultLines(results))].filter(
+        ([, line]) => line.outcome === "unknown",
+      );
+      expect(unknown.length).toBeGreaterThan(0);
+      expect(run.stderr).toContain(
+        "`petstore list` shows only the first 100 pets by id, so it can tell only while the service holds no more",
+      );
+      expect(run.stderr).toContain(
+        `append {"row":N,"outcome":"added","id":ID} to ${results}; then --resume ${results} holds the others back; with --retry-unknown it sends them again, adding a second pet for each one that was in fact added`,
+      );
+      const listed = await runCli(["list", "--limit", "100", "--output", "json"], env);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(namesIn(listed.stdout).some((name) => name.startsWith("hint-"))).toBe(false);
+
+      // Following the hint: each pet found where the service keeps them is recorded as added.
+      const byName = new Map(allPets(server.store).map((pet) => [pet.name, pet.id]));
+      for (const [row] of unknown) {
+        const id = byName.get(`hint-${row}`);
+        expect(id).toBeDefined();
+        await appendFile(results, `{"row":${row},"outcome":"added","id":${id}}\n`);
+      }
+      await server.setFaults({});
+      const resumed = await runCli(["add", "--from", input, "--resume", results, "-q"], env);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const counts = countByName(allPets(server.store));
+      for (let row = 1; row <= 20; row++) expect(counts.get(`hint-${row}`), `row ${row}`).toBe(1);
+    } finally {
+      await server.close();
     }
   });
 

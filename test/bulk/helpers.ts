@@ -2,6 +2,7 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { DEFAULT_RETRY_POLICY } from "../../src/client/retry.js";
 import type { BulkDeps, BulkOptions } from "../../src/bulk/engine.js";
 import { createTestIO, type TestIO } from "../../src/io/test-io.js";
@@ -12,6 +13,17 @@ export const KEY = "bulk-test-key";
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "petstore-bulk-test-"));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A temporary directory for a whole test file: made before its tests, removed after them. */
+export function tempDirPerFile(): { readonly dir: string } {
+  const temp = { dir: "" };
+  let cleanup: () => Promise<void> = async () => {};
+  beforeAll(async () => {
+    ({ dir: temp.dir, cleanup } = await tempDir());
+  });
+  afterAll(() => cleanup());
+  return temp;
 }
 
 export async function writeInput(dir: string, name: string, text: string): Promise<string> {
@@ -51,11 +63,15 @@ export function deps(baseUrl: string, more: Partial<BulkDeps> = {}): BulkDeps & 
 
 export type ResultRecord = Record<string, unknown> & { row?: bigint; outcome?: string };
 
+/**
+ * The lines of a results file. A run still going, or killed, has room claimed
+ * after its last line (spaces, no line break: see src/bulk/results-room.ts).
+ */
 export async function resultLines(path: string): Promise<ResultRecord[]> {
   const text = await readFile(path, "utf8");
   return text
     .split("\n")
-    .filter((line) => line !== "")
+    .filter((line) => line.trim() !== "")
     .map((line) => parseJson(line) as ResultRecord);
 }
 

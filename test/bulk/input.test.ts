@@ -339,3 +339,19 @@ describe("record JSON without a parser run", () => {
     );
   });
 });
+
+describe("nesting far past the parser's limit", () => {
+  it("is a record that cannot be read, not a stack overflow, at 5,000 and 100,000 levels", async () => {
+    for (const levels of [5_000, 100_000]) {
+      const objects = '{"a":'.repeat(levels) + "1" + "}".repeat(levels);
+      expect(() => parseRecordJson(objects)).toThrow(/Nesting deeper than 256 levels/);
+      for (const [parser, text] of [
+        [parseNdjson, `${objects}\n`],
+        [parseJsonArray, `[${objects}]`],
+      ] as const) {
+        const [record] = await records(parser, text);
+        expect(record!.unreadable).toMatch(/^not valid JSON: Nesting deeper than 256 levels/);
+      }
+    }
+  });
+});

@@ -98,6 +98,22 @@ describe("RatePacer", () => {
     pacer.issue();
     expect(pacer.decide(5_000)).toEqual({ go: false, reason: "answers" });
   });
+
+  it("keeps the longer of two pauses: a later, shorter one never ends a Retry-After early", () => {
+    const pacer = pacerAt(4);
+    pacer.complete(pacer.issue(), answered(100, MINUTE));
+    const limited = pacer.issue();
+    const unavailable = pacer.issue();
+    // A 429 with Retry-After: 30 at 1 s, then a 503 whose backoff ends at 2.25 s.
+    pacer.pauseUntil(1_000 + 30_000 + MARGIN);
+    pacer.complete(limited, { answered: true, counted: "no" });
+    pacer.pauseUntil(1_010 + 1_000 + MARGIN);
+    pacer.complete(unavailable, { answered: true, counted: "yes" });
+    for (const at of [2_260, 15_000, 31_249]) {
+      expect(pacer.decide(at)).toEqual({ go: false, reason: "pause", untilLocalMs: 31_250 });
+    }
+    expect(pacer.decide(31_250).go).toBe(true);
+  });
 });
 
 /** A discrete-event world: virtual time, the service's real limiter, random latencies. */

@@ -257,7 +257,10 @@ describe("requests in turns", () => {
         events.push(`send ${request.body}`);
         return { status: 201, headers: {}, body: request.body! };
       },
-      { beforeWrite: () => events.push("before"), afterWrite: () => events.push("after") },
+      {
+        beforeWrite: () => void events.push("before"),
+        afterWrite: () => events.push("after"),
+      },
     );
     const request = (body: string) => ({ ...post("http://h/v1/pets"), body });
     const first = [transport(request("1")), transport(request("2"))];
@@ -284,5 +287,31 @@ describe("requests in turns", () => {
     await expect(throwing(post("http://h/v1/pets"))).rejects.toBe(boom);
     const rejecting = inTurns(() => Promise.reject(boom), {});
     await expect(rejecting(post("http://h/v1/pets"))).rejects.toBe(boom);
+  });
+
+  it("sends none of a turn's requests when beforeWrite says its lines could not be written", async () => {
+    let sent = 0;
+    let writable = false;
+    const transport = inTurns(
+      async () => {
+        sent++;
+        return { status: 201, headers: {}, body: "{}" };
+      },
+      { beforeWrite: () => writable },
+    );
+    const refused = await Promise.allSettled([
+      transport(post("http://h/v1/pets")),
+      transport(post("http://h/v1/pets")),
+    ]);
+    for (const outcome of refused) {
+      expect(outcome.status).toBe("rejected");
+      const error = (outcome as PromiseRejectedResult).reason as NetworkError;
+      expect(error).toBeInstanceOf(NetworkError);
+      expect(error.sent).toBe(false);
+    }
+    expect(sent).toBe(0);
+    writable = true;
+    await transport(post("http://h/v1/pets"));
+    expect(sent).toBe(1);
   });
 });

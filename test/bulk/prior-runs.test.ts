@@ -9,7 +9,8 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PriorState, READ_CHUNK_BYTES, readPriorRuns } from "../../src/bulk/prior-runs.js";
-import { ResultsWriter, type Outcome } from "../../src/bulk/results.js";
+import type { Outcome } from "../../src/bulk/result-lines.js";
+import { ResultsWriter } from "../../src/bulk/results.js";
 import { EXIT, UsageError } from "../../src/errors.js";
 import { tempDir } from "./helpers.js";
 

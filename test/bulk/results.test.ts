@@ -70,10 +70,11 @@ describe("results file", () => {
     const writer = ResultsWriter.open({ path, header });
     writer.batchLines();
     // Read synchronously: an asynchronous read would let the turn end (and the lines be written).
+    // The room claimed after the last line (spaces) is not a line.
     const lines = () =>
       readFileSync(path, "utf8")
         .split("\n")
-        .filter((l) => l !== "");
+        .filter((l) => l.trim() !== "");
     writer.record({ row: 1, line: 2, outcome: "sending", digest: D1 });
     writer.record({ row: 2, line: 3, outcome: "sending", digest: D2 });
     expect(lines()).toHaveLength(1);
@@ -216,6 +217,41 @@ describe("reading earlier runs (--resume)", () => {
     await writer.close();
     const lines = (await readFile(path, "utf8")).trimEnd().split("\n");
     expect(lines.map((line) => JSON.parse(line) as object)).toHaveLength(4);
+  });
+
+  it("claims room before the lines that fill it; a run killed with it is resumed right after its last line", async () => {
+    const path = join(dir, "room.results");
+    const writer = ResultsWriter.open({ path, header });
+    expect(writer.reserveRow(1, 2)).toBe(true);
+    writer.sending(1, 2, D1);
+    // What a run killed now (kill -9) leaves: its lines, then room (spaces, no line break).
+    const killed = readFileSync(path, "utf8");
+    const sending = `{"row":1,"line":2,"outcome":"sending","digest":"${D1}"}\n`;
+    expect(killed.startsWith(RUN + sending)).toBe(true);
+    expect(killed.length).toBeGreaterThanOrEqual(64 * 1024);
+    expect(killed.slice((RUN + sending).length)).toMatch(/^ +$/);
+    await writeFile(join(dir, "room-killed.results"), killed);
+    writer.added(1, 2, D1, 5n);
+    await writer.close();
+    // A run that ends cuts the room it did not use.
+    expect(await readFile(path, "utf8")).toBe(
+      RUN + sending + `{"row":1,"line":2,"outcome":"added","id":5,"digest":"${D1}"}\n`,
+    );
+
+    const copy = join(dir, "room-killed.results");
+    const prior = await readPriorRuns(copy);
+    expect(prior.state(1)).toBe(PriorState.Sending);
+    expect(prior.validBytes).toBe(Buffer.byteLength(RUN + sending));
+    const resumed = ResultsWriter.open({
+      path: copy,
+      header,
+      resume: { path: copy, validBytes: prior.validBytes },
+    });
+    resumed.record({ row: 1, line: 2, outcome: "unknown", digest: D1 });
+    await resumed.close();
+    expect(await readFile(copy, "utf8")).toBe(
+      RUN + sending + RUN + `{"row":1,"line":2,"outcome":"unknown","digest":"${D1}"}\n`,
+    );
   });
 
   it("cuts nothing when the file gained lines after it was read (another run): refused, left as it was", async () => {

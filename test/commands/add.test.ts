@@ -116,3 +116,38 @@ describe("petstore add", () => {
     expect(run.err).toContain("categoryId is unknown");
   });
 });
+
+describe("a 201 whose body is not a pet", () => {
+  it("takes the id from Location: -q prints it, --json the pet sent with it, and stderr says so", async () => {
+    const garbled = jsonAnswer(201, "<html>created</html>", { location: "/v1/pets/77" });
+    cli.stubs.on("POST /pets", garbled, 2);
+    const quiet = await cli.run(["add", "-n", "Rex", "-c", "1", "-q"]);
+    expect(quiet.code, quiet.err).toBe(0);
+    expect(quiet.out).toBe("77\n");
+    expect(quiet.err).toContain("is not a pet: invalid JSON");
+    expect(quiet.err).toContain("the pet was added as pet 77, the id its Location header names");
+    const json = await cli.run(["add", "-n", "Rex", "-c", "1", "-s", "sold", "--json"]);
+    expect(json.code).toBe(0);
+    expect(json.out).toBe('{"id":77,"name":"Rex","categoryId":1,"status":"sold"}\n');
+  });
+
+  it("quotes no control character of that body on stderr", async () => {
+    cli.stubs.on("POST /pets", jsonAnswer(201, "\u202e\u009b", { location: "/v1/pets/78" }));
+    const run = await cli.run(["add", "-n", "Rex", "-c", "1", "-q"]);
+    expect(run.code).toBe(0);
+    expect(run.err).toContain("is not a pet: invalid JSON");
+    expect(run.err).not.toMatch(/[\u009b\u202e]/);
+  });
+
+  it("is an outcome unknown (exit 7) without a Location naming the id", async () => {
+    cli.stubs.on("POST /pets", jsonAnswer(201, '{"id":"seven"}'));
+    cli.stubs.on("POST /pets", jsonAnswer(201, "", { location: "/v1/owners/3" }));
+    for (let i = 0; i < 2; i++) {
+      const run = await cli.run(["add", "-n", "Rex", "-c", "1"]);
+      expect(run.code).toBe(7);
+      expect(run.out).toBe("");
+      expect(run.err).toContain("the pet was most likely added, but no id can be read");
+      expect(run.err).toContain("`petstore list` shows only the first 100 pets by id");
+    }
+  });
+});

@@ -1,6 +1,12 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { renderCsv } from "../../src/output/csv.js";
-import { csvField, tsvField, visibleText } from "../../src/output/text-escape.js";
+import {
+  csvField,
+  escapeJsonControls,
+  tsvField,
+  visibleText,
+} from "../../src/output/text-escape.js";
 import { renderTsv } from "../../src/output/tsv.js";
 import { PET_COLUMNS } from "../../src/output/pet-columns.js";
 
@@ -55,5 +61,47 @@ describe("pet rows", () => {
     expect(renderCsv(pets, PET_COLUMNS)).toBe(
       'id,name,categoryId,status\r\n1,"Rex, the dog",2,available\r\n2,Nameless,3,\r\n',
     );
+  });
+});
+
+/** Every bidirectional control: each reorders what a terminal shows. */
+const BIDI = [
+  0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069,
+];
+
+describe("bidirectional controls", () => {
+  it.each(BIDI.map((code) => [code.toString(16)]))(
+    "U+%s is a \\u escape in the table, TSV and CSV",
+    (hex) => {
+      const text = `exe.${String.fromCharCode(parseInt(hex, 16))}txt`;
+      const escaped = `exe.\\u${hex.padStart(4, "0")}txt`;
+      expect(visibleText(text)).toBe(escaped);
+      expect(tsvField(text)).toBe(escaped);
+      expect(csvField(text)).toBe(escaped);
+    },
+  );
+});
+
+describe("escapeJsonControls", () => {
+  const risky = fc.oneof(
+    fc.integer({ min: 0x80, max: 0x9f }),
+    fc.constantFrom(...BIDI),
+    fc.integer({ min: 0, max: 0xffff }),
+  );
+  const text = fc.array(risky, { maxLength: 30 }).map((codes) => String.fromCharCode(...codes));
+
+  it("leaves no C1 or bidirectional control raw, and JSON.parse reads the same value back", () => {
+    fc.assert(
+      fc.property(fc.array(text, { maxLength: 4 }), (names) => {
+        const json = escapeJsonControls(JSON.stringify({ names }));
+        expect(json).not.toMatch(/[\u0080-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+        expect(JSON.parse(json)).toEqual({ names });
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("writes U+009B, a terminal's CSI, as \\u009b", () => {
+    expect(escapeJsonControls('{"name":"a\u009bb"}')).toBe('{"name":"a\\u009bb"}');
   });
 });

@@ -36,11 +36,21 @@ export function parseRecordJson(text: string): unknown {
   } catch {
     return parseJson(text);
   }
+  // Flat first: writing back a value nested thousands deep would overflow the stack,
+  // and parseJson refuses such nesting with a row error of its own.
+  for (const key in value) {
+    const field = value[key];
+    if ((typeof field !== "number" && typeof field !== "string") || key === "__proto__") {
+      return parseJson(text);
+    }
+  }
   if (JSON.stringify(value) !== text) return parseJson(text);
   for (const key in value) {
     const field = value[key];
-    if (typeof field === "number" && Number.isSafeInteger(field)) value[key] = BigInt(field);
-    else if (typeof field !== "string" || key === "__proto__") return parseJson(text);
+    if (typeof field === "number") {
+      if (!Number.isSafeInteger(field)) return parseJson(text);
+      value[key] = BigInt(field);
+    }
   }
   return value;
 }

@@ -7,9 +7,10 @@
  */
 import { describeRoute, type ProxyRoute } from "../../client/proxy-env.js";
 import type { RateLimitInfo } from "../../client/types.js";
-import { windowOf } from "../../client/wait-text.js";
+import { isoTime, windowOf } from "../../client/wait-text.js";
 import type { Factory } from "../factory.js";
 import { loadPalette, type Palette } from "../../output/palette.js";
+import { escapeJsonControls } from "../../output/text-escape.js";
 import { stringifyJson } from "../../schema/json.js";
 import { booleanOption } from "../option-values.js";
 import { describeRateLimit } from "../rate-limit-summary.js";
@@ -48,7 +49,7 @@ function rateLimitJson(rateLimit: RateLimitInfo | undefined, nowMs: number) {
   return {
     limit: rateLimit.limit,
     remaining: rateLimit.remaining,
-    resetAt: new Date(rateLimit.resetAt).toISOString(),
+    resetAt: isoTime(rateLimit.resetAt),
     window: windowOf(rateLimit.resetAt, nowMs) ?? null,
   };
 }
@@ -97,7 +98,7 @@ export async function statusRun(options: StatusOptions, factory: Factory): Promi
       if (failure !== undefined) report.keyProblem = failure.message ?? "the request failed";
       report.rateLimit = rateLimitJson(rateLimit, factory.now());
     }
-    io.stdout.write(stringifyJson(report, io.stdout.isTTY ? 2 : 0) + "\n");
+    io.stdout.write(escapeJsonControls(stringifyJson(report, io.stdout.isTTY ? 2 : 0)) + "\n");
   } else {
     const palette = await loadPalette(io, "stdout");
     const lines = settingsLines(settings, palette);

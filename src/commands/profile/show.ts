@@ -4,6 +4,7 @@
  */
 import type { Factory } from "../factory.js";
 import { loadPalette } from "../../output/palette.js";
+import { escapeJsonControls } from "../../output/text-escape.js";
 import type { SettingsFlags } from "../../profiles/resolve.js";
 import { stringifyJson } from "../../schema/json.js";
 import { booleanOption, stringOption } from "../option-values.js";
@@ -19,7 +20,8 @@ export async function profileShowRun(options: ShowOptions, factory: Factory): Pr
   const settings = factory.settings(options.flags);
   const { io } = factory;
   if (options.json) {
-    io.stdout.write(stringifyJson(settingsJson(settings), io.stdout.isTTY ? 2 : 0) + "\n");
+    const json = stringifyJson(settingsJson(settings), io.stdout.isTTY ? 2 : 0);
+    io.stdout.write(escapeJsonControls(json) + "\n");
     return;
   }
   io.stdout.write(formatLines(settingsLines(settings, await loadPalette(io, "stdout"))));
