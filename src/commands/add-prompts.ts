@@ -15,23 +15,32 @@ import { confirm, isCancel, note, select, text } from "@clack/prompts";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
 import type { IO } from "../io.js";
 import { visibleText } from "../output/text-escape.js";
+import { DEFAULT_WIDTH } from "../output/wrap.js";
 import type { ResolvedSettings } from "../profiles/resolve.js";
 import { stringifyJson } from "../schema/json.js";
 import { PET_STATUSES, type NewPet, type PetStatus } from "../schema/pet.js";
 import { validateNewPet } from "../schema/validate.js";
 import type { OptionValues } from "./fast-parse.js";
 import { flagsUsageError, integerOrText, petInputFromFlags, type PetField } from "./pet-flags.js";
+import { capitalized, wrongValueSentence } from "./pet-words.js";
 import { promptTerminal, type PromptTerminal } from "./prompt-terminal.js";
 
 /** Valid values for the fields not being checked, so a problem is always the checked field's. */
 const PLACEHOLDER = { name: "x", categoryId: 0n };
 
-/** What the schema says of one field's value, as "name must be ...", or undefined if it is valid. */
-function fieldProblem(field: PetField, value: unknown): string | undefined {
+/** The frame's corner and gap before a prompt's error: `└  `. */
+const FRAME = 3;
+
+/**
+ * Why the schema refuses one field's value, in a person's words and on one line
+ * of the prompt's frame ("The name can't be empty"), or undefined if it is valid.
+ */
+function fieldProblem(field: PetField, value: unknown, width: number): string | undefined {
   const checked = validateNewPet({ ...PLACEHOLDER, [field]: value });
   if (checked.ok) return undefined;
-  const problem = checked.problems.find((p) => p.field === field) ?? checked.problems[0]!;
-  return `${problem.field} ${problem.problem}`;
+  const sentence = capitalized(wrongValueSentence(field, value, false));
+  const room = width - FRAME - 1;
+  return sentence.length <= room ? sentence : `${sentence.slice(0, room - 1)}…`;
 }
 
 function answered<T>(answer: T): Exclude<T, symbol> {
@@ -49,7 +58,7 @@ export async function askForPet(
   const given = petInputFromFlags(values);
   // A flag with a bad value is the usage error it is without a terminal: only missing fields are asked.
   const flags = validateNewPet({ ...PLACEHOLDER, ...given });
-  if (!flags.ok) throw flagsUsageError(flags.problems);
+  if (!flags.ok) throw flagsUsageError(flags.problems, given);
   // Nothing is asked for a request that cannot be sent (the client would say the same after the questions).
   if (settings.apiKey === undefined) {
     throw new PetstoreError(
@@ -61,7 +70,7 @@ export async function askForPet(
 
   const terminal = promptTerminal(io.promptStreams!(), io.colorEnabled("stderr"));
   try {
-    return await ask(given, settings, terminal);
+    return await ask(given, settings, terminal, io.stderr.columns ?? DEFAULT_WIDTH);
   } finally {
     terminal.close();
   }
@@ -71,6 +80,7 @@ async function ask(
   given: Record<string, unknown>,
   settings: ResolvedSettings,
   { input, output }: PromptTerminal,
+  width: number,
 ): Promise<NewPet> {
   const terminal = { input, output };
   const answers: Record<string, unknown> = { ...given };
@@ -79,7 +89,7 @@ async function ask(
       await text({
         ...terminal,
         message: "Name",
-        validate: (value) => fieldProblem("name", value ?? ""),
+        validate: (value) => fieldProblem("name", value ?? "", width),
       }),
     );
   }
@@ -88,8 +98,8 @@ async function ask(
       answered(
         await text({
           ...terminal,
-          message: "Category id (an integer)",
-          validate: (value) => fieldProblem("categoryId", integerOrText(value ?? "")),
+          message: "Category id (a whole number)",
+          validate: (value) => fieldProblem("categoryId", integerOrText(value ?? ""), width),
         }),
       ),
     );
@@ -107,7 +117,7 @@ async function ask(
 
   const pet = validateNewPet(answers);
   // Each answer was checked as it was given; this cannot fail, but the schema has the last word.
-  if (!pet.ok) throw flagsUsageError(pet.problems);
+  if (!pet.ok) throw flagsUsageError(pet.problems, answers);
   const body = { name: pet.value.name, categoryId: pet.value.categoryId, status: pet.value.status };
   note(visibleText(stringifyJson(body)), `POST ${visibleText(settings.baseUrl)}/pets`, terminal);
   const send = answered(await confirm({ ...terminal, message: "Add this pet?" }));

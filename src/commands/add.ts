@@ -32,8 +32,9 @@ export interface AddOptions {
 }
 
 function petFromFlags(values: OptionValues): NewPet {
-  const pet = validateNewPet(petInputFromFlags(values));
-  if (!pet.ok) throw flagsUsageError(pet.problems);
+  const given = petInputFromFlags(values);
+  const pet = validateNewPet(given);
+  if (!pet.ok) throw flagsUsageError(pet.problems, given);
   return pet.value;
 }
 

@@ -11,7 +11,8 @@ import {
   rememberDeprecationShown,
 } from "./deprecation-warning.js";
 import type { OptionValues } from "./fast-parse.js";
-import { usageErrorFor } from "./flag-problems.js";
+import { UsageError } from "../errors.js";
+import { capitalized, wrongValueSentence } from "./pet-words.js";
 import { outputFlags } from "./option-values.js";
 import { requestOptionsFrom, type RequestOptions } from "./request-options.js";
 import type { CommandRunner } from "./runner.js";
@@ -29,7 +30,7 @@ export function getOptionsFrom(
   stdoutIsTTY: boolean,
 ): GetOptions {
   const id = validatePetId(petId);
-  if (!id.ok) throw usageErrorFor(id.problems, { petId: "<petId>" });
+  if (!id.ok) throw new UsageError(capitalized(wrongValueSentence("petId", petId, true)));
   return {
     id: id.value,
     output: chooseOutput(outputFlags(values), stdoutIsTTY),
