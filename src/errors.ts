@@ -21,6 +21,8 @@ export const EXIT = {
   NETWORK: 6,
   /** A write may or may not have happened (timeout or reset after the body was sent). */
   OUTCOME_UNKNOWN: 7,
+  /** The person answered "no" at `add`'s confirmation: nothing was sent. Not an error. */
+  DECLINED: 10,
   /** Stopped by Ctrl-C or SIGTERM (128 + SIGINT), as shells report it; or cancelled at a prompt. */
   INTERRUPTED: 130,
 } as const;
@@ -34,13 +36,13 @@ export const EXIT_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [EXIT.OK]: "success",
   [EXIT.UNEXPECTED]:
     "unexpected error (a stack trace only with `--debug`), or the output could not be written (a full disk)",
-  [EXIT.USAGE]:
-    "usage or invalid input, including a 400 from the service and a redirect; an `add` declined at its confirmation",
+  [EXIT.USAGE]: "usage or invalid input, including a 400 from the service and a redirect",
   [EXIT.AUTH]: "authentication: no key, or the key was rejected (401)",
   [EXIT.NOT_FOUND]: "not found (404)",
   [EXIT.RATE_LIMITED]: "still rate limited after the retries (429)",
   [EXIT.NETWORK]: "network error, timeout, or the service unavailable (5xx) after the retries",
   [EXIT.OUTCOME_UNKNOWN]: "outcome unknown: an add may or may not have happened",
+  [EXIT.DECLINED]: "not added: `add` was answered no at its confirmation (nothing sent)",
   [EXIT.INTERRUPTED]:
     "interrupted by Ctrl-C or SIGTERM during `add --from` (requests in flight finish first; `--resume` continues); Ctrl-C at a prompt (nothing sent)",
 };
@@ -54,6 +56,19 @@ export class PetstoreError extends Error {
     readonly hint?: string,
   ) {
     super(message);
+  }
+}
+
+/**
+ * Not a failure: the person said no. cli.ts prints the message as it is, without
+ * `error:`, and exits with a code of its own.
+ */
+export class DeclinedError extends PetstoreError {
+  override name = "DeclinedError";
+  /** Printed without the `error:` label. */
+  readonly plain = true;
+  constructor(message: string) {
+    super(message, EXIT.DECLINED);
   }
 }
 

@@ -3,22 +3,23 @@
  * the flags left out (name as free text, category id as a number, status as a
  * choice with `available` preselected), each answer checked by the same schema
  * as the flag and asked again with its message; then shows the request it will
- * send and asks to confirm (default yes).
+ * add, as a person reads it, and the service it goes to (the request itself with
+ * --verbose), and asks to confirm (default yes).
  *
  * Loaded only when a prompt is shown (dist/prompts.cjs, with @clack/prompts in
  * it). Keys come from stdin and the prompts are drawn on stderr, so stdout holds
  * only the result (`id=$(petstore add -q)` still prompts). Ctrl-C, Ctrl-D or Esc
- * at a prompt is exit 130, and "no" at the confirmation exit 2 (gh's exit code for
- * a cancellation); either way nothing is sent.
+ * at a prompt is exit 130, and "no" at the confirmation "Not added." and exit 10
+ * (not an error: a code of its own); either way nothing is sent.
  */
 import { confirm, isCancel, note, select, text } from "@clack/prompts";
-import { EXIT, PetstoreError, UsageError } from "../errors.js";
+import { DeclinedError, EXIT, PetstoreError } from "../errors.js";
 import type { IO } from "../io.js";
 import { visibleText } from "../output/text-escape.js";
 import { DEFAULT_WIDTH } from "../output/wrap.js";
 import type { ResolvedSettings } from "../profiles/resolve.js";
 import { stringifyJson } from "../schema/json.js";
-import { PET_STATUSES, type NewPet, type PetStatus } from "../schema/pet.js";
+import { DEFAULT_PET_STATUS, PET_STATUSES, type NewPet, type PetStatus } from "../schema/pet.js";
 import { validateNewPet } from "../schema/validate.js";
 import type { OptionValues } from "./fast-parse.js";
 import { flagsUsageError, integerOrText, petInputFromFlags, type PetField } from "./pet-flags.js";
@@ -50,10 +51,17 @@ function answered<T>(answer: T): Exclude<T, symbol> {
   return answer as Exclude<T, symbol>;
 }
 
+/** How the questions are shown: the terminal's width, and the request too with --verbose. */
+interface PromptView {
+  width: number;
+  verbose: boolean;
+}
+
 export async function askForPet(
   values: OptionValues,
   settings: ResolvedSettings,
   io: IO,
+  verbose: boolean,
 ): Promise<NewPet> {
   const given = petInputFromFlags(values);
   // A flag with a bad value is the usage error it is without a terminal: only missing fields are asked.
@@ -70,7 +78,8 @@ export async function askForPet(
 
   const terminal = promptTerminal(io.promptStreams!(), io.colorEnabled("stderr"));
   try {
-    return await ask(given, settings, terminal, io.stderr.columns ?? DEFAULT_WIDTH);
+    const view = { width: io.stderr.columns ?? DEFAULT_WIDTH, verbose };
+    return await ask(given, settings, terminal, view);
   } finally {
     terminal.close();
   }
@@ -80,7 +89,7 @@ async function ask(
   given: Record<string, unknown>,
   settings: ResolvedSettings,
   { input, output }: PromptTerminal,
-  width: number,
+  view: PromptView,
 ): Promise<NewPet> {
   const terminal = { input, output };
   const answers: Record<string, unknown> = { ...given };
@@ -89,7 +98,7 @@ async function ask(
       await text({
         ...terminal,
         message: "Name",
-        validate: (value) => fieldProblem("name", value ?? "", width),
+        validate: (value) => fieldProblem("name", value ?? "", view.width),
       }),
     );
   }
@@ -99,7 +108,7 @@ async function ask(
         await text({
           ...terminal,
           message: "Category id (a whole number)",
-          validate: (value) => fieldProblem("categoryId", integerOrText(value ?? ""), width),
+          validate: (value) => fieldProblem("categoryId", integerOrText(value ?? ""), view.width),
         }),
       ),
     );
@@ -118,9 +127,29 @@ async function ask(
   const pet = validateNewPet(answers);
   // Each answer was checked as it was given; this cannot fail, but the schema has the last word.
   if (!pet.ok) throw flagsUsageError(pet.problems, answers);
-  const body = { name: pet.value.name, categoryId: pet.value.categoryId, status: pet.value.status };
-  note(visibleText(stringifyJson(body)), `POST ${visibleText(settings.baseUrl)}/pets`, terminal);
+  showPet(pet.value, settings, terminal, view.verbose);
   const send = answered(await confirm({ ...terminal, message: "Add this pet?" }));
-  if (!send) throw new UsageError("not added: declined at the confirmation; nothing was sent");
+  if (!send) throw new DeclinedError("Not added.");
   return pet.value;
+}
+
+/** The pet as a person reads it, and the service it goes to; the request itself with --verbose. */
+function showPet(
+  pet: NewPet,
+  settings: ResolvedSettings,
+  terminal: { output: PromptTerminal["output"] },
+  verbose: boolean,
+): void {
+  const status = pet.status ?? DEFAULT_PET_STATUS;
+  const lines = [
+    `Name      ${visibleText(pet.name)}`,
+    `Category  ${pet.categoryId}`,
+    `Status    ${status}`,
+    `Service   ${settings.env}, ${visibleText(settings.baseUrl)}`,
+  ];
+  note(lines.join("\n"), "New pet", terminal);
+  if (verbose) {
+    const body = { name: pet.name, categoryId: pet.categoryId, status };
+    note(visibleText(stringifyJson(body)), `POST ${visibleText(settings.baseUrl)}/pets`, terminal);
+  }
 }

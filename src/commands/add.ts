@@ -112,7 +112,7 @@ export async function addRun(options: AddOptions, factory: Factory): Promise<voi
   let pet = options.pet;
   if ("ask" in pet) {
     const { askForPet } = await import("./add-prompts.js");
-    pet = await askForPet(pet.ask, settings, io);
+    pet = await askForPet(pet.ask, settings, io, options.request.verbose);
   }
   const result = await client.createPet(pet);
   await writePets(io, { pets: [result.data], raw: result.raw }, options.output);

@@ -102,8 +102,13 @@ describe("petstore add on a terminal", () => {
     expect(status).toMatch(/● available\s*\n.*○ pending/);
     await term.press("Down", "Enter");
     const summary = await term.waitFor("Add this pet?");
-    expect(summary).toContain(`POST ${server.url}/pets`);
-    expect(summary).toContain('{"name":"Rex the 2nd","categoryId":7,"status":"pending"}');
+    // The pet as a person reads it, and the service it goes to; not the request.
+    expect(summary).toMatch(/│ {2}Name {6}Rex the 2nd +│/);
+    expect(summary).toMatch(/│ {2}Category {2}7 +│/);
+    expect(summary).toMatch(/│ {2}Status {4}pending +│/);
+    expect(summary).toContain(`Service   production, ${server.url}`);
+    expect(summary).not.toContain("POST");
+    expect(summary).not.toContain('{"name"');
     await term.press("Enter");
     const { code, screen } = await term.exit();
     expect(code).toBe(0);
@@ -121,7 +126,7 @@ describe("petstore add on a terminal", () => {
     await term.press("Enter");
     const { code, screen } = await term.exit();
     expect(code).toBe(0);
-    expect(screen).not.toContain("Name");
+    expect(screen).not.toMatch(/^◇ {2}Name$/m);
     expect(screen).not.toContain("Category id");
     expect(screen).toMatch(/1\s+Tom\s+2\s+available/);
     expect(await petsOnServer()).toEqual([
@@ -192,15 +197,28 @@ describe("petstore add on a terminal", () => {
     expect((await term.exit()).code).toBe(130);
   });
 
-  it('sends nothing when the confirmation is answered "no" (exit 2)', async () => {
+  it("shows the request too with --verbose", async () => {
+    const term = await petstore("add -n Rex -c 1 --verbose");
+    await term.waitFor("Status");
+    await term.press("Down", "Down", "Enter");
+    const summary = await term.waitFor("Add this pet?");
+    expect(summary).toMatch(/│ {2}Name {6}Rex +│/);
+    expect(summary).toContain(`POST ${server.url}/pets`);
+    expect(summary).toContain('{"name":"Rex","categoryId":1,"status":"sold"}');
+    await term.press("C-c");
+    expect((await term.exit()).code).toBe(130);
+  });
+
+  it('says "Not added." and exits 10, not as an error, when the confirmation is answered "no"', async () => {
     const term = await petstore("add -n Rex -c 1");
     await term.waitFor("Status");
     await term.press("Enter");
     await term.waitFor("Add this pet?");
     await term.type("n");
     const { code, screen } = await term.exit();
-    expect(code).toBe(2);
-    expect(screen).toContain("error: not added: declined at the confirmation; nothing was sent");
+    expect(code).toBe(10);
+    expect(screen).toMatch(/^Not added\.$/m);
+    expect(screen).not.toContain("error:");
     expect(await petsOnServer()).toEqual([]);
   });
 
