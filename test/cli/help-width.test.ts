@@ -55,14 +55,6 @@ async function helpAt(path: readonly string[], columns: number): Promise<string>
 }
 
 describe("--help at every width", () => {
-  it("walks a tree that has the commands a person types", () => {
-    const names = PATHS.map(([name]) => name);
-    expect(names).toEqual(
-      expect.arrayContaining(["(petstore)", "list", "add", "get", "auth login", "serve"]),
-    );
-    expect(names.length).toBeGreaterThan(14);
-  });
-
   it.each(PATHS)("%s fits 80 and 60 columns, cutting no word", async (_, path) => {
     const unwrapped = words(await helpAt(path, 1000));
     for (const columns of [80, 60]) {
@@ -81,6 +73,10 @@ describe("--help at every width", () => {
   });
 
   it("reads COLUMNS in a real process with stdout piped", async () => {
+    // The walk above found the commands a person types, not an empty tree.
+    expect(PATHS.map(([name]) => name)).toEqual(
+      expect.arrayContaining(["(petstore)", "list", "add", "get", "auth login", "serve"]),
+    );
     await ensureBuilt();
     const help = execFileSync(process.execPath, [BIN, "serve", "--help"], {
       encoding: "utf8",
