@@ -139,7 +139,7 @@ export function createSender(options: SendOptions): Sender {
         url,
         headers: requestHeaders(authorization, userAgent, request.body),
         body: request.body,
-        timeoutMs,
+        timeoutMs: Math.min(timeoutMs, request.timeoutMs ?? timeoutMs),
       });
     } catch (error) {
       // Refused here before anything was sent (a header that cannot be sent): not an outcome.

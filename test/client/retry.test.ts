@@ -303,6 +303,46 @@ describe("withRetry", () => {
     expect(events.map((e) => e.reason)).toEqual(["timeout"]);
   });
 
+  it("gives up a slow service's GET after 60 s in all, attempts included, as the docs say", async () => {
+    const clock = fakeClock();
+    const timeouts: number[] = [];
+    // A service that never answers: each attempt ends at its timeout (15 s, or less).
+    const send = async (request: HttpRequest): Promise<SendOutcome> => {
+      const timeoutMs = Math.min(15_000, request.timeoutMs ?? 15_000);
+      timeouts.push(timeoutMs);
+      clock.advance(timeoutMs);
+      return { kind: "unknown", error: new TimeoutError("no answer", summary, true) };
+    };
+    const retrying = withRetry(send, DEFAULT_RETRY_POLICY, {
+      sleep: clock.sleep,
+      now: clock.now,
+      random: () => 0.5,
+    });
+    await expect(retrying(GET)).rejects.toBeInstanceOf(TimeoutError);
+    expect(clock.now() - T0).toBeLessThanOrEqual(DEFAULT_RETRY_POLICY.maxTotalWait);
+    // 15 s, 0.5 s, 15 s, 1 s, 15 s, 2 s: the fourth attempt has the 11.5 s left.
+    expect(timeouts).toEqual([15_000, 15_000, 15_000, 11_500]);
+    expect(clock.sleeps).toEqual([500, 1_000, 2_000]);
+  });
+
+  it("gives the first attempt its whole timeout, longer than the budget, and retries no more", async () => {
+    const clock = fakeClock();
+    const timeouts: (number | undefined)[] = [];
+    const send = async (request: HttpRequest): Promise<SendOutcome> => {
+      timeouts.push(request.timeoutMs);
+      clock.advance(120_000);
+      return { kind: "unknown", error: new TimeoutError("no answer", summary, true) };
+    };
+    const retrying = withRetry(send, DEFAULT_RETRY_POLICY, {
+      sleep: clock.sleep,
+      now: clock.now,
+      random: () => 0.5,
+    });
+    await expect(retrying(GET)).rejects.toBeInstanceOf(TimeoutError);
+    expect(timeouts).toEqual([undefined]);
+    expect(clock.sleeps).toEqual([]);
+  });
+
   it("returns the last error of a GET when the retries run out on a server error", async () => {
     const { retrying, sentAt } = setup([answer(503), answer(503)], { limit: 1 });
     const error = await retrying(GET).catch((e: unknown) => e);
