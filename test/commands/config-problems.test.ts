@@ -110,16 +110,19 @@ describe("a config file that is not safe to use", () => {
 describe("a config file that other users can read", () => {
   const stored = JSON.stringify({ currentProfile: "work", profiles: { work: { apiKey: KEY } } });
 
-  it.each([0o644, 0o640, 0o604])(
+  it.each([
+    ["0644", 0o644],
+    ["0640", 0o640],
+    ["0604", 0o604],
+  ])(
     "works, and warns that mode %s exposes its keys, saying how to make it private",
-    async (mode) => {
+    async (octal, mode) => {
       writeFileSync(configFile(), stored, { mode });
       chmodSync(configFile(), mode);
       cli.stubs.on("GET /pets?limit=20", jsonAnswer(200, "[]"));
       const run = await cli.run(["list"], { env: NO_KEY });
       expect(run.code).toBe(0);
       expect(cli.stubs.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
-      const octal = mode.toString(8).padStart(4, "0");
       expect(run.err).toBe(
         `warning: the config file ${configFile()} can be read by other users (mode ${octal}), and it holds API keys; \`chmod 600 ${configFile()}\` makes it private\n`,
       );
