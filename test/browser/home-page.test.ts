@@ -241,7 +241,7 @@ describe.each([400, 1280])("the home page %i px wide", (width) => {
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
     narrow = await context.newPage();
     await narrow.goto(`${origin}/`);
-    await narrow.locator("#keys td.key").nth(SHORT_KEYS.length).waitFor();
+    await narrow.locator("#keys tbody tr").nth(SHORT_KEYS.length).waitFor();
     await narrow.locator("#pets tbody td.name").first().waitFor();
     // A request in the journal, so its table has a row to lay out.
     await fetch(`${origin}/v1/pets?status=available&limit=3`, {
