@@ -271,7 +271,7 @@ describe.each([400, 1280])("the home page %i px wide", (width) => {
   it("copies each key, in full, with its own button", async () => {
     const copied: string[] = [];
     for (const row of await narrow.locator("#keys tbody tr").all()) {
-      await row.locator("button.copy-key").click();
+      await row.locator("button.copy-key").click({ timeout: 5_000 });
       copied.push(await narrow.evaluate<string>("navigator.clipboard.readText()"));
     }
     expect(copied).toEqual([KEY, ...SHORT_KEYS]);
