@@ -18,6 +18,7 @@ import { createServe } from "./lib/serve.mjs";
 import * as binaryStartup from "./phases/binary-startup.mjs";
 import * as bulkImport from "./phases/bulk-import.mjs";
 import * as cliStartup from "./phases/cli-startup.mjs";
+import * as fuzzLatency from "./phases/fuzz-latency.mjs";
 import * as journalCost from "./phases/journal-cost.mjs";
 import * as serverRead from "./phases/server-read.mjs";
 import * as serverWrite from "./phases/server-write.mjs";
@@ -28,6 +29,7 @@ const PHASES = [
   binaryStartup,
   serverRead,
   journalCost,
+  fuzzLatency,
   serverWrite,
   serverStartup,
   bulkImport,

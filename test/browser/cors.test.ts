@@ -76,7 +76,7 @@ beforeAll(async () => {
   const address = pageServer.address();
   pageOrigin = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
   browser = await launchChromium();
-}, 60_000);
+});
 afterEach(killServes);
 afterAll(async () => {
   await browser?.close();

@@ -64,7 +64,7 @@ beforeAll(async () => {
   });
   page.on("pageerror", (error) => problems.push(error.message));
   await page.goto(`${origin}/`);
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

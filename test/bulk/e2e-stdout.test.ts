@@ -215,7 +215,7 @@ describe("stdout and stderr", () => {
     } finally {
       await server.close();
     }
-  }, 20_000);
+  });
 });
 
 describe("the results file of a long run without --results", () => {

@@ -17,6 +17,7 @@ import { COPIED_PACKAGES } from "../../scripts/home-assets.mjs";
 import { expectHomeServed } from "./home-files.js";
 import { bundledPackages, listedEntries, listedPackages } from "./licences.js";
 import { run, serve, type Served } from "./run.js";
+import { HEAVY_HANG_MS } from "../limits.js";
 
 const BINARY = join(REPO_ROOT, "dist", "petstore-linux-x64");
 const { version } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
@@ -55,7 +56,7 @@ describe("the standalone binary (Node single executable)", () => {
       },
     );
     env = { ...env, PETSTORE_BASE_URL: server.url, PETSTORE_API_KEY: "bin" };
-  }, 180_000);
+  }, HEAVY_HANG_MS);
 
   afterAll(async () => {
     await server?.stop();

@@ -57,7 +57,7 @@ describe("parallel writers", () => {
       // The lock and the temporary files are gone once the writers are.
       expect(readdirSync(configDir)).toEqual(["config.json"]);
     }
-  }, 120_000);
+  });
 });
 
 describe("files that are not a config file", () => {

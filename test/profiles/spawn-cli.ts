@@ -5,7 +5,40 @@
  * spins fails its test instead of hanging it.
  */
 import { spawn, type StdioOptions } from "node:child_process";
-import { BIN } from "../server/cli-build.js";
+import { chmodSync, cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll } from "vitest";
+import { BIN, REPO_ROOT } from "../server/cli-build.js";
+
+let readableCopy: string | undefined;
+afterAll(() => {
+  if (readableCopy !== undefined)
+    rmSync(join(readableCopy, "..", ".."), { recursive: true, force: true });
+});
+
+/**
+ * The launcher of a copy of the built CLI that any user can read. A run as
+ * another user cannot read the checkout itself when it sits in a private home
+ * directory (`/root` is 0700), where most people clone. The copy holds what the
+ * launcher loads (bin/, dist/'s bundles, package.json) and is removed after the
+ * test file.
+ */
+function readableBin(): string {
+  if (readableCopy === undefined) {
+    const root = mkdtempSync(join(tmpdir(), "petstore-cli-copy-"));
+    chmodSync(root, 0o755);
+    for (const entry of ["bin", "dist", "package.json"]) {
+      cpSync(join(REPO_ROOT, entry), join(root, entry), {
+        recursive: true,
+        // Not what the launcher loads: the standalone binaries and their work files, the types.
+        filter: (source) => !/[/\\]dist[/\\](sea|types|petstore-[^/\\]*)$/.test(source),
+      });
+    }
+    readableCopy = join(root, "bin", "petstore.js");
+  }
+  return readableCopy;
+}
 
 export interface SpawnedRun {
   code: number | null;
@@ -33,7 +66,8 @@ export function spawnCli(args: string[], options: SpawnOptions): Promise<Spawned
     "pipe",
   ];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const bin = options.uid === undefined ? BIN : readableBin();
+    const child = spawn(process.execPath, [bin, ...args], {
       env,
       stdio,
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),

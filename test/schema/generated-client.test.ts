@@ -12,6 +12,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../server/cli-build.js";
 import { call } from "../server/http.js";
+import { HEAVY_HANG_MS } from "../limits.js";
 import { SERVE_KEY, startServe, type ServeProcess } from "./serve-process.js";
 
 const run = promisify(execFile);
@@ -90,7 +91,7 @@ beforeAll(async () => {
     { cwd: serve.dir },
   );
   await run(process.execPath, [TSC, "-p", "tsconfig.json"], { cwd: serve.dir });
-}, 60_000);
+}, HEAVY_HANG_MS);
 afterAll(() => serve.stop());
 
 describe("a client generated from the served document", () => {
@@ -101,47 +102,57 @@ describe("a client generated from the served document", () => {
     expect(types.match(/status\?: components\["schemas"\]\["PetStatus"\]/g)).toHaveLength(3);
   });
 
-  it("type-checks a client (compiled before the tests) and refuses one that breaks the contract", async () => {
-    expect(await readFile(join(serve.dir, "out", "client.js"), "utf8")).toContain("openapi-fetch");
-    await writeFile(
-      join(serve.dir, "tsconfig.wrong.json"),
-      JSON.stringify({ ...TSCONFIG, files: ["wrong.ts", "petstore.ts"] }),
-    );
-    const refused = await run(process.execPath, [TSC, "-p", "tsconfig.wrong.json", "--noEmit"], {
-      cwd: serve.dir,
-    }).then(
-      () => "compiled",
-      (error: { stdout: string }) => error.stdout,
-    );
-    expect(refused).toMatch(/wrong\.ts\(4,.*"lost"/);
-    expect(refused).toMatch(/wrong\.ts\(5,.*categoryId/);
-  }, 60_000);
+  it(
+    "type-checks a client (compiled before the tests) and refuses one that breaks the contract",
+    async () => {
+      expect(await readFile(join(serve.dir, "out", "client.js"), "utf8")).toContain(
+        "openapi-fetch",
+      );
+      await writeFile(
+        join(serve.dir, "tsconfig.wrong.json"),
+        JSON.stringify({ ...TSCONFIG, files: ["wrong.ts", "petstore.ts"] }),
+      );
+      const refused = await run(process.execPath, [TSC, "-p", "tsconfig.wrong.json", "--noEmit"], {
+        cwd: serve.dir,
+      }).then(
+        () => "compiled",
+        (error: { stdout: string }) => error.stdout,
+      );
+      expect(refused).toMatch(/wrong\.ts\(4,.*"lost"/);
+      expect(refused).toMatch(/wrong\.ts\(5,.*categoryId/);
+    },
+    HEAVY_HANG_MS,
+  );
 
-  it("lists, adds and gets pets on the fake the document points at", async () => {
-    expect(fakeUrl).toBe(serve.baseUrl);
-    const { stdout } = await run(
-      process.execPath,
-      [join(serve.dir, "out", "client.js"), fakeUrl, SERVE_KEY],
-      { cwd: serve.dir },
-    );
-    const result = JSON.parse(stdout) as {
-      page: { status: string }[];
-      added: { id: number; name: string; categoryId: number; status: string };
-      location: string;
-      got: unknown;
-      notFound: string;
-    };
-    expect(result.page.length).toBeGreaterThan(0);
-    expect(result.page.length).toBeLessThanOrEqual(2);
-    for (const pet of result.page) expect(pet.status).toBe("available");
-    expect(result.added).toEqual({
-      id: 4,
-      name: "Generated",
-      categoryId: 7,
-      status: "pending",
-    });
-    expect(result.location).toBe("/v1/pets/4");
-    expect(result.got).toEqual(result.added);
-    expect(result.notFound).toBe("pet_not_found");
-  }, 60_000);
+  it(
+    "lists, adds and gets pets on the fake the document points at",
+    async () => {
+      expect(fakeUrl).toBe(serve.baseUrl);
+      const { stdout } = await run(
+        process.execPath,
+        [join(serve.dir, "out", "client.js"), fakeUrl, SERVE_KEY],
+        { cwd: serve.dir },
+      );
+      const result = JSON.parse(stdout) as {
+        page: { status: string }[];
+        added: { id: number; name: string; categoryId: number; status: string };
+        location: string;
+        got: unknown;
+        notFound: string;
+      };
+      expect(result.page.length).toBeGreaterThan(0);
+      expect(result.page.length).toBeLessThanOrEqual(2);
+      for (const pet of result.page) expect(pet.status).toBe("available");
+      expect(result.added).toEqual({
+        id: 4,
+        name: "Generated",
+        categoryId: 7,
+        status: "pending",
+      });
+      expect(result.location).toBe("/v1/pets/4");
+      expect(result.got).toEqual(result.added);
+      expect(result.notFound).toBe("pet_not_found");
+    },
+    HEAVY_HANG_MS,
+  );
 });

@@ -2,16 +2,11 @@
  * Thousands of malformed requests over raw sockets (seeded, so a failure
  * repeats): every answer that comes back is a well-formed HTTP/1.1 response,
  * never a 5xx, with the rate-limit headers, and every error answer is the Error
- * body with `status` equal to the HTTP status. Meanwhile a normal GET keeps
- * being answered within 50 ms.
+ * body with `status` equal to the HTTP status. Meanwhile a normal GET, sent every
+ * 10 ms, is answered 200 every time.
  *
- * The 50 ms bound is on the probe's median, not its 95th percentile or maximum:
- * the fuzzer and the fake share one thread on a shared 2-core machine, and with
- * other suites running (load average 5 to 6) the p95 reached 45 to 60 ms and the
- * maximum over 100 ms from garbage collection and scheduling alone, while the
- * median stayed under 5 ms. A real stall of the fake moves the median: with
- * 1,000,000-digit integers converted to BigInt (one hostile POST in twenty-five)
- * it was over 200 ms. The p95 and maximum are in the failure message.
+ * How fast that GET stays is a speed goal, so it is in the bench (the
+ * fuzz-latency phase, with this file's generator), not here.
  */
 import fc from "fast-check";
 import { connect } from "node:net";
@@ -29,7 +24,6 @@ const REQUESTS = 3_000;
 const CONCURRENCY = 4;
 /** A client gives up on an answer after this long (the fake's own timeouts are shorter). */
 const CLIENT_TIMEOUT_MS = 5_000;
-const PROBE_MEDIAN_MS = 50;
 const PROBE_EVERY_MS = 10;
 
 let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -126,12 +120,8 @@ function problemsOf(answer: Answer, head: boolean): string[] {
   return problems;
 }
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
-}
-
 describe("fuzzing the fake over raw sockets", () => {
-  it(`answers ${REQUESTS} malformed requests with Error bodies, no 5xx, while a GET stays fast`, async () => {
+  it(`answers ${REQUESTS} malformed requests with Error bodies, no 5xx, while a normal GET is answered`, async () => {
     const requests = fc.sample(malformedRequests(KEY, FREE_KEY), { seed: SEED, numRuns: REQUESTS });
     const failures: string[] = [];
     const statuses = new Map<number, number>();
@@ -157,22 +147,16 @@ describe("fuzzing the fake over raw sockets", () => {
       }
     };
 
-    // A probe is due every PROBE_EVERY_MS, and its latency counts from when it was due. The
-    // fake and the fuzzer share one thread: a stall also holds back the probe's own timer, so
-    // each slot that fell due while a probe waited or ran counts too, answered when it ended.
+    // A normal GET every PROBE_EVERY_MS while the fuzz runs: each is answered, and 200.
     let fuzzing = true;
-    const latencies: number[] = [];
+    let probes = 0;
     const probeStatuses = new Set<number>();
     const probe = async () => {
-      let due = performance.now();
       while (fuzzing) {
-        const wait = due - performance.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
         const answer = await call(server.url, "/v1/pets?limit=1", { key: KEY });
-        const end = performance.now();
         probeStatuses.add(answer.status);
-        latencies.push(end - due);
-        for (due += PROBE_EVERY_MS; due < end; due += PROBE_EVERY_MS) latencies.push(end - due);
+        probes++;
       }
     };
     const probing = probe();
@@ -180,8 +164,6 @@ describe("fuzzing the fake over raw sockets", () => {
     fuzzing = false;
     await probing;
 
-    const sorted = [...latencies].sort((a, b) => a - b);
-    const summary = `probe over ${sorted.length} GETs: median ${percentile(sorted, 50).toFixed(1)} ms, p95 ${percentile(sorted, 95).toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms`;
     expect(failures).toEqual([]);
     // A fully framed request is always answered.
     expect(unanswered).toEqual([]);
@@ -190,8 +172,7 @@ describe("fuzzing the fake over raw sockets", () => {
       expect.arrayContaining([200, 201, 400, 401, 404, 405, 413, 415, 417, 429, 431]),
     );
     expect(probeStatuses).toEqual(new Set([200]));
-    expect(sorted.length, summary).toBeGreaterThan(20);
-    expect(percentile(sorted, 50), summary).toBeLessThan(PROBE_MEDIAN_MS);
+    expect(probes).toBeGreaterThan(20);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-  }, 120_000);
+  });
 });

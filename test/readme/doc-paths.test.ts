@@ -1,0 +1,66 @@
+/**
+ * The map stays true: every source file the README and docs/ name exists, and
+ * every folder they name under src/ exists. A name without a folder (`retry.ts`)
+ * or with part of one (`store/journal.ts`) must end the path of a file in the
+ * repository; one under dist/ is built, so it must be in dist/ after the build.
+ */
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../server/cli-build.js";
+
+const DOCUMENTS = [
+  "README.md",
+  ...readdirSync(join(REPO_ROOT, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `docs/${name}`),
+];
+
+/** A file name with an extension of code, with or without folders before it. */
+const FILE_NAME = /(?<![\w@:/.-])((?:[\w.-]+\/)*[\w.-]+\.(?:ts|mts|cts|js|mjs|cjs))(?![\w/-])/g;
+/** A folder under src/, as `src/server/` or `src/server/store`. */
+const SRC_FOLDER = /(?<![\w/.-])(src(?:\/[\w-]+)*)\/(?![\w.-])/g;
+
+function tracked(): string[] {
+  return execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard"], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+  })
+    .split("\n")
+    .filter(Boolean);
+}
+
+function builtFiles(dir = join(REPO_ROOT, "dist")): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (!entry.isDirectory()) return [relative(REPO_ROOT, path)];
+    return entry.name === "sea" ? [] : builtFiles(path);
+  });
+}
+
+/** The names in `text` that name no file or folder of `files`. */
+export function missingPaths(text: string, files: readonly string[]): string[] {
+  const missing = new Set<string>();
+  for (const [, name] of text.matchAll(FILE_NAME)) {
+    if (!files.some((file) => file === name || file.endsWith(`/${name}`))) missing.add(name!);
+  }
+  for (const [, folder] of text.matchAll(SRC_FOLDER)) {
+    if (!files.some((file) => file.startsWith(`${folder}/`))) missing.add(`${folder}/`);
+  }
+  return [...missing];
+}
+
+describe("the paths the documents name", () => {
+  const files = [...tracked(), ...builtFiles()];
+
+  it.each(DOCUMENTS)("%s names only files and folders that exist", (document) => {
+    expect(missingPaths(readFileSync(join(REPO_ROOT, document), "utf8"), files)).toEqual([]);
+  });
+
+  it("catch a file or folder that is gone, whole or by the end of its path", () => {
+    const text = "See `src/factory.ts`, `store/journal.ts`, `src/nowhere/` and `retry.ts`.";
+    const some = ["src/server/store/journal.ts", "src/client/retry.ts"];
+    expect(missingPaths(text, some)).toEqual(["src/factory.ts", "src/nowhere/"]);
+  });
+});
