@@ -2,8 +2,8 @@
  * `petstore add` at a terminal, as `gh issue create` does it: asks for each field
  * the flags left out (name as free text, category id as a number, status as a
  * choice with `available` preselected), each answer checked by the same schema
- * as the flag and asked again with its message; then shows the request it will
- * add, as a person reads it, and the service it goes to (the request itself with
+ * as the flag and asked again with its reason; then shows the pet it will add,
+ * as a person reads it, and the service it goes to (the request itself with
  * --verbose), and asks to confirm (default yes).
  *
  * Loaded only when a prompt is shown (dist/prompts.cjs, with @clack/prompts in

@@ -51,7 +51,7 @@ function countdown(sunset: Date, nowMs: number): string {
   return `${-days} day${days === -1 ? "" : "s"} ago`;
 }
 
-const LABEL = "warning:";
+export const LABEL = "warning:";
 const MAX_LINES = 2;
 
 /**

@@ -7,13 +7,14 @@ import { writePets } from "../output/pets.js";
 import { textWidth } from "../output/wrap.js";
 import type { ResolvedSettings } from "../profiles/resolve.js";
 import { validatePetId } from "../schema/validate.js";
+import { UsageError } from "../errors.js";
 import {
   deprecationDue,
   deprecationLines,
+  LABEL,
   rememberDeprecationShown,
 } from "./deprecation-warning.js";
 import type { OptionValues } from "./fast-parse.js";
-import { UsageError } from "../errors.js";
 import { capitalized, wrongValueSentence } from "./pet-words.js";
 import { outputFlags } from "./option-values.js";
 import { requestOptionsFrom, type RequestOptions } from "./request-options.js";
@@ -54,7 +55,7 @@ async function warnDeprecated(
   const palette = await loadPalette(io, "stderr");
   const width = textWidth(io.stderr, env);
   const text = deprecationLines(deprecation, now, settings.baseUrl, width).join("\n");
-  io.stderr.write(`${palette.yellow("warning:")}${text.slice("warning:".length)}\n`);
+  io.stderr.write(`${palette.yellow(LABEL)}${text.slice(LABEL.length)}\n`);
   const problem = await rememberDeprecationShown(env, profile, now);
   if (problem !== undefined && verbose) {
     io.stderr.write(`could not remember that the warning was shown (${problem}); it shows again\n`);
