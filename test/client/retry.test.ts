@@ -303,14 +303,14 @@ describe("withRetry", () => {
     expect(events.map((e) => e.reason)).toEqual(["timeout"]);
   });
 
-  it("gives up a slow service's GET after 60 s in all, attempts included, as the docs say", async () => {
+  /** A service that never answers: each attempt takes `takes(request)` ms, then times out. */
+  function silentService(takes: (request: HttpRequest) => number) {
     const clock = fakeClock();
-    const timeouts: number[] = [];
-    // A service that never answers: each attempt ends at its timeout (15 s, or less).
+    const attempts: { cap: number | undefined; took: number }[] = [];
     const send = async (request: HttpRequest): Promise<SendOutcome> => {
-      const timeoutMs = Math.min(15_000, request.timeoutMs ?? 15_000);
-      timeouts.push(timeoutMs);
-      clock.advance(timeoutMs);
+      const took = takes(request);
+      attempts.push({ cap: request.timeoutMs, took });
+      clock.advance(took);
       return { kind: "unknown", error: new TimeoutError("no answer", summary, true) };
     };
     const retrying = withRetry(send, DEFAULT_RETRY_POLICY, {
@@ -318,28 +318,25 @@ describe("withRetry", () => {
       now: clock.now,
       random: () => 0.5,
     });
+    return { retrying, clock, attempts };
+  }
+
+  it("gives up a slow service's GET after 60 s in all, attempts included, as the docs say", async () => {
+    // Each attempt ends at the 15 s timeout, or at the cap a retry is given.
+    const { retrying, clock, attempts } = silentService((request) =>
+      Math.min(15_000, request.timeoutMs ?? 15_000),
+    );
     await expect(retrying(GET)).rejects.toBeInstanceOf(TimeoutError);
     expect(clock.now() - T0).toBeLessThanOrEqual(DEFAULT_RETRY_POLICY.maxTotalWait);
     // 15 s, 0.5 s, 15 s, 1 s, 15 s, 2 s: the fourth attempt has the 11.5 s left.
-    expect(timeouts).toEqual([15_000, 15_000, 15_000, 11_500]);
+    expect(attempts.map((attempt) => attempt.took)).toEqual([15_000, 15_000, 15_000, 11_500]);
     expect(clock.sleeps).toEqual([500, 1_000, 2_000]);
   });
 
   it("gives the first attempt its whole timeout, longer than the budget, and retries no more", async () => {
-    const clock = fakeClock();
-    const timeouts: (number | undefined)[] = [];
-    const send = async (request: HttpRequest): Promise<SendOutcome> => {
-      timeouts.push(request.timeoutMs);
-      clock.advance(120_000);
-      return { kind: "unknown", error: new TimeoutError("no answer", summary, true) };
-    };
-    const retrying = withRetry(send, DEFAULT_RETRY_POLICY, {
-      sleep: clock.sleep,
-      now: clock.now,
-      random: () => 0.5,
-    });
+    const { retrying, clock, attempts } = silentService(() => 120_000);
     await expect(retrying(GET)).rejects.toBeInstanceOf(TimeoutError);
-    expect(timeouts).toEqual([undefined]);
+    expect(attempts).toEqual([{ cap: undefined, took: 120_000 }]);
     expect(clock.sleeps).toEqual([]);
   });
 
