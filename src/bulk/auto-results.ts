@@ -14,10 +14,11 @@
  * - stdin (`--from -`) has nothing to put a file next to: the same note.
  */
 import { constants } from "node:fs";
-import { lstat, open } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { basename } from "node:path";
 import { UsageError } from "../errors.js";
 import type { IO } from "../io.js";
+import { openNoFollow } from "../schema/file-safety.js";
 import { ResultsWriter, type RunHeader } from "./results.js";
 
 /** A run of more rows than this gets a results file without asking. */
@@ -39,7 +40,7 @@ function cannotResume(io: IO, why: string): undefined {
 
 /** The `input` of the run line that begins a results file, if the file begins with one. */
 async function runInput(path: string): Promise<string | undefined> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  const handle = await openNoFollow(path, constants.O_RDONLY);
   try {
     if (!(await handle.stat()).isFile()) return undefined;
     const buffer = Buffer.alloc(FIRST_LINE_BYTES);

@@ -9,6 +9,7 @@
 import { RESET_MARGIN_MS, type RetryPolicy } from "../client/retry.js";
 import { parseBaseUrl } from "../profiles/environments.js";
 import { createSender, sendRefusal } from "../client/send.js";
+import type { ProxyServer } from "../client/proxy-env.js";
 import type { Transport } from "../client/transport.js";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
 import type { IO } from "../io.js";
@@ -60,6 +61,8 @@ export interface BulkDeps {
   stdin: StdinChunks;
   /** Instead of the undici pool (pool-transport.ts). */
   transport?: Transport;
+  /** The proxy the pool goes through (client/proxy-env.ts decides); direct when absent. */
+  proxy?: ProxyServer;
   timers?: GateTimers;
   random?: () => number;
   /** Ctrl-C (SIGINT) and SIGTERM stop the run gracefully: the real CLI only. */
@@ -185,6 +188,7 @@ async function secondPass(
           origin: new URL(baseUrl).origin,
           connections: options.concurrency,
           timeoutMs: options.timeoutMs,
+          ...(deps.proxy === undefined ? {} : { proxy: deps.proxy }),
         })
       : undefined;
   // The lines of the results file are written in groups, each group before the

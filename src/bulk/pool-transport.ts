@@ -1,9 +1,10 @@
 /**
- * The transport of a bulk add: one undici Pool for http:// and https:// alike.
- * Keep-alive, the bound on connections (one per request in flight) and the
- * connection options (TLS through tls.connect, so NODE_EXTRA_CA_CERTS applies)
- * are undici's. The one-shot commands stay on node:http (client/node-transport.ts):
- * undici's start-up cost matters there, not in a run of thousands of requests.
+ * The transport of a bulk add: one undici Pool for http:// and https:// alike,
+ * or undici's ProxyAgent behind a proxy (proxy-agent.ts). Keep-alive, the bound
+ * on connections (one per request in flight) and the connection options (TLS
+ * through tls.connect, so NODE_EXTRA_CA_CERTS applies) are undici's. The one-shot
+ * commands stay on node:http (client/node-transport.ts): undici's start-up cost
+ * matters there, not in a run of thousands of requests.
  *
  * What is ours: the timeout of one attempt (from the request's start to the last
  * byte of the answer, as the one-shot client counts it), the size bound of an
@@ -11,13 +12,18 @@
  * calls onRequestStart once the connection is up, just before it writes the
  * request: a failure before that sent nothing; after it, the request may have
  * been read, even on a kept-alive connection the service was closing, so the
- * row's outcome is unknown and it is never sent again blindly.
+ * row's outcome is unknown and it is never sent again blindly. Behind a proxy,
+ * onRequestStart comes once the tunnel and TLS through it are up; a failure of
+ * the proxy itself is a ProxyError (client/proxy-errors.ts), never retried.
  */
 import type { Dispatcher } from "undici";
 import Pool from "undici/lib/dispatcher/pool.js";
 import { UsageError, type RequestSummary } from "../errors.js";
 import { networkError, timeoutError, tooLargeError } from "../client/network-errors.js";
+import type { ProxyServer } from "../client/proxy-env.js";
+import { proxyError } from "../client/proxy-errors.js";
 import type { Transport, TransportRequest, TransportResponse } from "../client/transport.js";
+import { createProxyAgent, TunnelFailure } from "./proxy-agent.js";
 
 /** A pet is a few hundred bytes; an answer this large is not our service. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -35,25 +41,31 @@ export interface PoolTransportOptions {
   connections: number;
   /** The timeout of one attempt; also bounds the connection's set-up. */
   timeoutMs: number;
+  /** The proxy to go through (client/proxy-env.ts decides); direct when absent. */
+  proxy?: ProxyServer;
 }
 
 export function createPoolTransport(options: PoolTransportOptions): PoolTransport {
-  const pool = new Pool(options.origin, {
+  const { origin, proxy, timeoutMs } = options;
+  const poolOptions = {
     connections: options.connections,
     // A POST is not idempotent: never behind another request on the same connection.
     pipelining: 1,
     // The attempt's own timer covers the wait for headers and body.
     headersTimeout: 0,
     bodyTimeout: 0,
-    connect: { timeout: options.timeoutMs },
-  });
+  };
+  const pool: Dispatcher =
+    proxy === undefined
+      ? new Pool(origin, { ...poolOptions, connect: { timeout: timeoutMs } })
+      : createProxyAgent(proxy, timeoutMs, poolOptions);
   /** Every request of a run goes to the same URL: parse it once. */
   let target: { text: string; url: URL; path: string } | undefined;
 
   const transport: Transport = (request) => {
     if (target?.text !== request.url) {
       const url = new URL(request.url);
-      if (url.origin !== new URL(options.origin).origin) {
+      if (url.origin !== new URL(origin).origin) {
         return Promise.reject(new Error(`this pool sends to ${options.origin} only`));
       }
       target = { text: request.url, url, path: url.pathname + url.search };
@@ -64,8 +76,8 @@ export function createPoolTransport(options: PoolTransportOptions): PoolTranspor
     for (const name in request.headers) headers.push(name, request.headers[name]!);
     const body = request.body === undefined ? null : Buffer.from(request.body);
     return new Promise<TransportResponse>((resolve, reject) => {
-      const exchange = new Exchange(request, url, resolve, reject);
-      pool.dispatch({ path, method: request.method, headers, body }, exchange);
+      const exchange = new Exchange(request, url, proxy, resolve, reject);
+      pool.dispatch({ origin, path, method: request.method, headers, body }, exchange);
     });
   };
 
@@ -76,6 +88,9 @@ export function createPoolTransport(options: PoolTransportOptions): PoolTranspor
     },
   };
 }
+
+/** undici's words when the proxy of an http:// service answers 407. */
+const PLAIN_PROXY_407 = /\(407\)/;
 
 /** One request's handler: collects the answer, or says what failed and whether it was sent. */
 class Exchange implements Dispatcher.DispatchHandler {
@@ -93,6 +108,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   constructor(
     private readonly request: TransportRequest,
     private readonly url: URL,
+    private readonly proxy: ProxyServer | undefined,
     private readonly resolve: (answer: TransportResponse) => void,
     private readonly reject: (error: Error) => void,
   ) {
@@ -143,7 +159,17 @@ class Exchange implements Dispatcher.DispatchHandler {
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     if (this.settled) return;
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "UND_ERR_CONNECT_TIMEOUT") {
+    const { proxy } = this;
+    if (error instanceof TunnelFailure) {
+      this.fail(proxyError(error, proxy!, this.url));
+      return;
+    }
+    // http:// through the proxy: the connection is the proxy's, and undici reports its 407 as an error.
+    const plain407 = code === "UND_ERR_INVALID_ARG" && PLAIN_PROXY_407.test(error.message);
+    if (proxy !== undefined && !proxy.tunnel && (!this.started || plain407)) {
+      const facts = { message: error.message, causeCode: code };
+      this.fail(proxyError(plain407 ? { ...facts, status: 407 } : facts, proxy, this.url));
+    } else if (code === "UND_ERR_CONNECT_TIMEOUT") {
       this.fail(timeoutError(this.summary, this.url, this.request.timeoutMs, false));
     } else if (code === "UND_ERR_INVALID_ARG") {
       // A header undici will not write (a key with a line break): nothing was sent.

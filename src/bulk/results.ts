@@ -37,6 +37,7 @@ import {
 } from "node:fs";
 import { promisify } from "node:util";
 import { UsageError } from "../errors.js";
+import { openNoFollowSync } from "../schema/file-safety.js";
 import { stringifyJson } from "../schema/json.js";
 import { lockResults } from "./results-lock.js";
 import type { RowProblem } from "./rows.js";
@@ -44,12 +45,7 @@ import type { RowProblem } from "./rows.js";
 const datasync = promisify(fdatasync);
 
 /** "a+", but failing on any existing file, a symbolic link (even dangling) included. */
-const CREATE_NEW =
-  constants.O_RDWR |
-  constants.O_APPEND |
-  constants.O_CREAT |
-  constants.O_EXCL |
-  constants.O_NOFOLLOW;
+const CREATE_NEW = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL;
 
 /** How often written lines are synced to disk while a run goes on. */
 const SYNC_EVERY_MS = 250;
@@ -138,7 +134,10 @@ export class ResultsWriter {
         copyFileSync(resume.path, path);
         copied = true;
       }
-      fd = openSync(path, options.exclusive === true ? CREATE_NEW : "a+", 0o600);
+      fd =
+        options.exclusive === true
+          ? openNoFollowSync(path, CREATE_NEW, 0o600)
+          : openSync(path, "a+", 0o600);
       if (resume !== undefined) cutTornLine(fd, path, resume.validBytes);
     } catch (error) {
       if (fd !== undefined) closeSync(fd);

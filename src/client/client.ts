@@ -10,6 +10,7 @@ import { type ListQuery, type NewPet, Pet } from "../schema/pet.js";
 import { deprecationFromHeaders } from "./deprecation.js";
 import { parseBaseUrl } from "../profiles/environments.js";
 import { nodeTransport } from "./node-transport.js";
+import type { ProxyRoute } from "./proxy-env.js";
 import { type RetryPolicy, withRetry } from "./retry.js";
 import { createSender } from "./send.js";
 import type { Transport } from "./transport.js";
@@ -34,6 +35,11 @@ export interface ClientOptions {
   /** One line per attempt (--verbose); never contains the key. */
   debug?: (line: string) => void;
   transport?: Transport;
+  /**
+   * How the base URL is reached (proxyRoute in proxy-env.ts, from HTTPS_PROXY and
+   * the like): direct when absent. Ignored when `transport` is given.
+   */
+  proxy?: ProxyRoute;
   userAgent?: string;
 }
 
@@ -43,6 +49,16 @@ export interface ClientOptions {
  */
 const AnswerPet = z.object(Pet.shape);
 const AnswerPetList = z.array(AnswerPet);
+
+/** node:http, direct or through the proxy (proxied-transport.ts, loaded only then). */
+function defaultTransport(route: ProxyRoute | undefined): Transport {
+  if (route?.kind !== "proxy") return nodeTransport;
+  const { proxy } = route;
+  return async (request) => {
+    const { proxiedTransport } = await import("./proxied-transport.js");
+    return proxiedTransport(proxy)(request);
+  };
+}
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -85,7 +101,7 @@ export function createClient(options: ClientOptions): PetstoreClient {
       apiKey: options.apiKey,
       timeoutMs: options.timeoutMs,
       allowInsecure: options.allowInsecure ?? false,
-      transport: options.transport ?? nodeTransport,
+      transport: options.transport ?? defaultTransport(options.proxy),
       now,
       userAgent: options.userAgent ?? "petstore-cli",
       debug: options.debug,

@@ -9,6 +9,7 @@ import {
   NetworkError,
   OutcomeUnknownError,
   PetstoreError,
+  ProxyError,
   type RequestSummary,
 } from "../errors.js";
 import { redactKey } from "../profiles/redact-key.js";
@@ -142,11 +143,17 @@ export function createSender(options: SendOptions): Sender {
         timeoutMs: Math.min(timeoutMs, request.timeoutMs ?? timeoutMs),
       });
     } catch (error) {
-      // Refused here before anything was sent (a header that cannot be sent): not an outcome.
-      if (error instanceof PetstoreError && !(error instanceof NetworkError)) throw error;
-      const failure = failureOf(error, summary);
       const took = now() - startedAt;
-      log?.(`${request.method} ${url} -> failed after ${took} ms: ${failure.message}; ${keyNote}`);
+      const failed = (message: string) =>
+        log?.(`${request.method} ${url} -> failed after ${took} ms: ${message}; ${keyNote}`);
+      // Refused before anything reached the service (a header that cannot be sent, the
+      // proxy's refusal): not an outcome, and not retried.
+      if (error instanceof PetstoreError && !(error instanceof NetworkError)) {
+        if (error instanceof ProxyError) failed(error.message);
+        throw error;
+      }
+      const failure = failureOf(error, summary);
+      failed(failure.message);
       return error instanceof NetworkError && !error.sent
         ? { kind: "not-sent", error }
         : { kind: "unknown", error: failure };

@@ -9,6 +9,7 @@ import { VERSION } from "./version.js";
 import { EXIT, PetstoreError } from "../errors.js";
 import type { Factory } from "./factory.js";
 import type { InputStream } from "../io.js";
+import { routeTo } from "./proxy-route.js";
 import { runBulkAdd, type BulkOptions, type BulkReport } from "../bulk/engine.js";
 import type { StdinChunks } from "../bulk/input/source.js";
 import { bulkOptionsFrom } from "./add-from-options.js";
@@ -83,14 +84,17 @@ export function incompleteRun(report: BulkReport, options: BulkOptions): Petstor
 export async function runBulkCommand(values: OptionValues, factory: Factory): Promise<BulkReport> {
   const { bulk, request } = bulkOptionsFrom(values, factory.env);
   const settings = factory.settings(request.settings);
+  const { io } = factory;
+  const route = routeTo(settings.baseUrl, factory.env, request.verbose ? io.stderr : undefined);
+  const proxy = route?.kind === "proxy" ? route.proxy : undefined;
   const report = await runBulkAdd(bulk, {
-    io: factory.io,
+    io,
     settings,
     userAgent: `petstore-cli/${VERSION}`,
-    stdin: stdinOf(factory.io.stdin),
+    stdin: stdinOf(io.stdin),
     handleSignals: true,
+    ...(proxy === undefined ? {} : { proxy }),
   });
-  const { io } = factory;
   io.stderr.write(summaryLine(report) + "\n");
   // Ids that could not reach stdout (a full disk) are not lost: the results file has them.
   const failure = bulk.stdout === undefined ? undefined : await io.stdout.settle();

@@ -5,6 +5,7 @@
  * transport and clock.
  */
 import type { ClientOptions, Transport } from "../client/client.js";
+import type { ProxyRoute } from "../client/proxy-env.js";
 import type { PetstoreClient } from "../client/types.js";
 import { explainBaseUrlFailure } from "./base-url-failure.js";
 import { createRetryNotices } from "./retry-notice.js";
@@ -54,6 +55,8 @@ export interface FactoryDeps {
 interface ConnectedClient {
   client: PetstoreClient;
   settings: ResolvedSettings;
+  /** How the base URL is reached: through which proxy, or direct and why. */
+  route: ProxyRoute | undefined;
 }
 
 export interface Factory {
@@ -117,6 +120,7 @@ export function createFactory(deps: FactoryDeps): Factory {
     },
     async updateConfig(change, options) {
       const update = await updateConfig(env, change, options);
+      if (update.unchecked !== undefined) io.stderr.write(`warning: ${update.unchecked}\n`);
       loaded = { path: update.path, config: update.config };
       return update;
     },
@@ -140,6 +144,8 @@ export function createFactory(deps: FactoryDeps): Factory {
     async client(request, settingsOptions) {
       const settings = factory.settings(request.settings, settingsOptions);
       const { createClient } = await import("../client/client.js");
+      const { routeTo } = await import("./proxy-route.js");
+      const route = routeTo(settings.baseUrl, env, request.verbose ? io.stderr : undefined);
       const options: ClientOptions = {
         baseUrl: settings.baseUrl,
         timeoutMs: request.timeoutMs,
@@ -150,6 +156,7 @@ export function createFactory(deps: FactoryDeps): Factory {
         userAgent: `petstore-cli/${VERSION}`,
       };
       if (settings.apiKey !== undefined) options.apiKey = settings.apiKey;
+      if (route !== undefined) options.proxy = route;
       if (request.verbose) options.debug = (line) => io.stderr.write(line + "\n");
       if (deps.transport) options.transport = deps.transport;
       if (deps.sleep) options.sleep = deps.sleep;
@@ -164,7 +171,7 @@ export function createFactory(deps: FactoryDeps): Factory {
           })
           .finally(notices.stop),
       );
-      return { client, settings };
+      return { client, settings, route };
     },
     finish() {
       notices.stop();

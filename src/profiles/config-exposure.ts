@@ -1,22 +1,25 @@
 /**
- * Whether other users can read the API keys in the config file. ssh refuses a
- * private key file that its group or others may read; petstore keeps working
- * with such a config (0666 is refused already: others could change it) and
- * warns, saying how to make it private.
+ * Whether other users can read the config file that holds the API keys. ssh
+ * refuses a private key file open to its group or others; petstore keeps
+ * working with such a config (one others may write is refused already, see
+ * config-safety.ts) and warns, saying how to make it private. What a platform
+ * can tell of who may read a file is file-safety's (nothing, on Windows).
  */
-import { lstatSync } from "node:fs";
+import { lstatIfThere, ownershipProblem } from "../schema/file-safety.js";
 
-/** The warning for a config file at `path` that holds keys, when others can read it. */
+/** The warning for a config file at `path` that holds keys, when others may read it. */
 export function exposureWarning(path: string, holdsKeys: boolean): string | undefined {
-  // Modes mean nothing where there are no uids (Windows).
-  if (!holdsKeys || process.getuid === undefined) return undefined;
-  let mode: number;
+  if (!holdsKeys) return undefined;
+  let stats;
   try {
-    mode = lstatSync(path).mode;
+    stats = lstatIfThere(path);
   } catch {
     return undefined;
   }
-  if ((mode & 0o044) === 0) return undefined;
-  const octal = (mode & 0o777).toString(8).padStart(4, "0");
+  if (stats === undefined) return undefined;
+  const problem = ownershipProblem(stats, { rootMayOwn: true, othersMay: "nothing" });
+  // Only the read bits expose the keys (one others may write never gets this far).
+  if (problem?.kind !== "readable-by-others" || (problem.mode & 0o044) === 0) return undefined;
+  const octal = (problem.mode & 0o777).toString(8).padStart(4, "0");
   return `the config file ${path} can be read by other users (mode ${octal}), and it holds API keys; \`chmod 600 ${path}\` makes it private`;
 }

@@ -11,7 +11,6 @@ import {
   constants,
   fstatSync,
   lstatSync,
-  openSync,
   readlinkSync,
   readSync,
   statSync,
@@ -19,6 +18,7 @@ import {
 import { join } from "node:path";
 import * as z from "zod/mini";
 import { ENVIRONMENT_NAMES, type EnvironmentName } from "./environments.js";
+import { openNoFollowSync } from "../schema/file-safety.js";
 import { JsonSyntaxError, parseJson } from "../schema/json.js";
 import { CONFIG_FILE_NAME, configDir } from "./config-dir.js";
 import { exposureWarning } from "./config-exposure.js";
@@ -131,8 +131,6 @@ function parseConfigText(path: string, raw: string): StoredConfig {
   return parsed.data;
 }
 
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-
 function readAll(fd: number, size: number): string {
   const buffer = Buffer.alloc(size);
   let length = 0;
@@ -166,7 +164,7 @@ function readConfigFile(dir: string, path: string): StoredConfig {
   let fd: number;
   try {
     // No link is followed and a FIFO put in its place meanwhile does not block the open.
-    fd = openSync(path, OPEN_FLAGS);
+    fd = openNoFollowSync(path, constants.O_RDONLY);
   } catch (error) {
     throw accessProblem(path, error);
   }
@@ -226,6 +224,8 @@ export interface ConfigUpdate {
   backup?: string;
   /** Why the file was replaced. */
   replaced?: ConfigFileError;
+  /** What could not be checked about who may read it (Windows, outside the profile directory). */
+  unchecked?: string;
 }
 
 export interface UpdateOptions {
@@ -243,7 +243,7 @@ export async function updateConfig(
   options: UpdateOptions = {},
 ): Promise<ConfigUpdate> {
   const { writeConfig } = await import("./config-write.js");
-  return writeConfig(configDir(env), change, options, loadConfigIn);
+  return writeConfig(configDir(env), change, options, loadConfigIn, env);
 }
 
 /**

@@ -5,6 +5,7 @@
  * someone else could plant or edit could send the key to their server.
  */
 import { nonRegularKind } from "../schema/file-kind.js";
+import { ownershipProblem } from "../schema/file-safety.js";
 import { statSync, type Stats } from "node:fs";
 import { dirname } from "node:path";
 import { UsageError } from "../errors.js";
@@ -28,11 +29,6 @@ export class ConfigFileError extends UsageError {
 
 const ANOTHER_DIRECTORY = "PETSTORE_CONFIG_DIR chooses another directory";
 
-/** The uid of this process; undefined where there are none (Windows). */
-function myUid(): number | undefined {
-  return process.getuid?.();
-}
-
 function fileType(stats: Stats): string {
   return nonRegularKind(stats) ?? "a regular file";
 }
@@ -41,25 +37,27 @@ function octal(mode: number): string {
   return (mode & 0o7777).toString(8).padStart(4, "0");
 }
 
-/** Owner and write permission, the same rule for the file and its directory. */
+/**
+ * Owner and write permission, the same rule for the file and its directory.
+ * Windows has neither to check (schema/file-safety.ts): see privateByDefault.
+ */
 function ownerAndModeProblem(
   what: string,
   path: string,
   stats: Stats,
   privateMode: string,
 ): ConfigFileError | undefined {
-  const uid = myUid();
-  if (uid === undefined) return undefined;
-  if (stats.uid !== uid && stats.uid !== 0) {
+  const problem = ownershipProblem(stats, { rootMayOwn: true });
+  if (problem?.kind === "owner") {
     return new ConfigFileError(
-      `the ${what} ${path} is owned by uid ${stats.uid}, not by you (uid ${uid})`,
-      `if it is yours, \`chown ${uid} ${path}\`; otherwise ${ANOTHER_DIRECTORY}`,
+      `the ${what} ${path} is owned by uid ${problem.uid}, not by you (uid ${problem.mine})`,
+      `if it is yours, \`chown ${problem.mine} ${path}\`; otherwise ${ANOTHER_DIRECTORY}`,
       "unsafe",
     );
   }
-  if ((stats.mode & 0o022) !== 0) {
+  if (problem !== undefined) {
     return new ConfigFileError(
-      `the ${what} ${path} is writable by other users (mode ${octal(stats.mode)})`,
+      `the ${what} ${path} is writable by other users (mode ${octal(problem.mode)})`,
       `\`chmod ${privateMode} ${path}\` makes it private`,
       "unsafe",
     );

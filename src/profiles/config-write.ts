@@ -3,13 +3,14 @@
  * a time) before anything is written in it; the file is read, changed and
  * replaced under the config's lock (config-lock.ts), by an atomic write that
  * never follows a link and always leaves a 0600 file owned by the writer
- * (atomic-write.ts). A file that is not a config is replaced only when asked
+ * (schema/atomic-write.ts). A file that is not a config is replaced only when asked
  * (auth login), keeping it as config.json.bak; an unsafe one never is.
  */
 import { mkdirSync, statfsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { PetstoreError, EXIT } from "../errors.js";
-import { keepCopy, writeFileAtomic } from "./atomic-write.js";
+import { keepCopy, writeFileAtomicSync } from "../schema/atomic-write.js";
+import { unknownReaders } from "../schema/file-safety.js";
 import { CONFIG_FILE_NAME } from "./config-dir.js";
 import type { ConfigUpdate, LoadedConfig, StoredConfig, UpdateOptions } from "./config-file.js";
 import { withConfigLock } from "./config-lock.js";
@@ -21,7 +22,7 @@ import {
 } from "./config-safety.js";
 
 /** For the state file (state-file.ts), which the hot bundle reads but only this file writes. */
-export { writeFileAtomic };
+export { writeFileAtomicSync };
 
 const CONFIG_DIR_MODE = 0o700;
 const CONFIG_FILE_MODE = 0o600;
@@ -120,12 +121,15 @@ export async function writeConfig(
   change: (config: StoredConfig) => StoredConfig | void,
   options: UpdateOptions,
   load: (dir: string) => LoadedConfig,
+  env: NodeJS.ProcessEnv,
 ): Promise<ConfigUpdate> {
   ensureConfigDir(dir);
   const path = join(dir, CONFIG_FILE_NAME);
+  const unchecked = unknownReaders(path, env);
   return withConfigLock(path, () => {
     const current = load(dir);
     const update: ConfigUpdate = { path, config: current.config };
+    if (unchecked !== undefined) update.unchecked = unchecked;
     if (current.problem) {
       if (current.problem.kind !== "broken" || !options.replaceBroken) throw current.problem;
       update.backup = `${path}.bak`;
@@ -138,7 +142,7 @@ export async function writeConfig(
     }
     update.config = change(current.config) ?? current.config;
     try {
-      writeFileAtomic(path, `${JSON.stringify(update.config, null, "\t")}\n`, CONFIG_FILE_MODE);
+      writeFileAtomicSync(path, `${JSON.stringify(update.config, null, "\t")}\n`, CONFIG_FILE_MODE);
     } catch (error) {
       throw writeFailure("write the config file", path, error);
     }

@@ -8,14 +8,14 @@
  * of throwing. Two runs writing at once may lose one entry: a notice then shows
  * once more.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, readSync } from "node:fs";
 import { join } from "node:path";
+import { openNoFollowSync } from "../schema/file-safety.js";
 import { configDir } from "./config-dir.js";
 
 const STATE_FILE_NAME = "state.json";
 /** Far more than a few profiles' dates; anything larger is not ours. */
 const MAX_STATE_BYTES = 64 * 1024;
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /** notice name -> profile name -> when it was last shown (Unix ms). */
 type NoticeState = Record<string, Record<string, number>>;
@@ -31,7 +31,7 @@ function statePath(env: NodeJS.ProcessEnv): string | undefined {
 function readText(path: string): string | undefined {
   let fd: number;
   try {
-    fd = openSync(path, OPEN_FLAGS);
+    fd = openNoFollowSync(path, constants.O_RDONLY);
   } catch {
     return undefined;
   }
@@ -122,9 +122,9 @@ export async function rememberShown(
   notices[notice]![profile] = new Date(atMs).toISOString();
   try {
     // Loaded only here: the directory is checked (and created, 0700) as for the config file itself.
-    const { ensureConfigDir, writeFileAtomic } = await import("./config-write.js");
+    const { ensureConfigDir, writeFileAtomicSync } = await import("./config-write.js");
     ensureConfigDir(configDir(env));
-    writeFileAtomic(path, `${JSON.stringify({ notices }, null, "\t")}\n`, 0o600);
+    writeFileAtomicSync(path, `${JSON.stringify({ notices }, null, "\t")}\n`, 0o600);
     return undefined;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code ?? (error as Error).message;

@@ -1,15 +1,21 @@
 /**
- * A lock file holding the pid of the process that holds it: one `serve` per data
- * file, one `add --from` per results file. Shared by client and fake; it depends
- * on nothing but node:fs. Synchronous: both take it once, at start-up.
+ * The one lock file algorithm: one `serve` per data file, one `add --from` per
+ * results file, one writer of the config at a time. The lock holds the pid of the
+ * process that holds it. Shared by client and fake; it depends on nothing but
+ * node:fs and file-safety.ts. Taking it is synchronous (serve and add take it
+ * once, at start-up); `waitForFileLock` waits for a holder to let go (the config).
  *
  * Taking it: the pid is written to a private file `<lock>.<pid>`, created
- * exclusively (O_EXCL|O_NOFOLLOW: a symlink planted there is never followed), then
- * hard-linked to `<lock>`. link() fails when `<lock>` exists, and the lock appears
- * with its content in one step, so no reader ever sees it empty or half-written.
+ * exclusively and never through a link (file-safety.ts), then hard-linked to
+ * `<lock>` (NTFS has hard links too). link() fails when `<lock>` exists, and the
+ * lock appears with its content in one step, so no reader ever sees it empty or
+ * half-written.
  *
- * A lock whose process is gone (kill -9, a crash), or that holds no pid, is stale
- * and taken over. Removing it is the one step that could remove a live lock (two
+ * A lock is stale, and taken over, when its process is gone (kill -9, a crash, a
+ * closed console on Windows), when it holds no pid, and when it holds this
+ * process's own pid but this process does not hold it: a process that was
+ * killed left it, and this one was given the same pid (Windows reuses pids
+ * soon). Removing it is the one step that could remove a live lock (two
  * processes find the same stale lock, the first replaces it, the second removes
  * the replacement), so it is done only while holding `<lock>.break` (taken by
  * link() as well), and only if `<lock>` is still the very file found stale.
@@ -23,12 +29,13 @@ import {
   fstatSync,
   linkSync,
   lstatSync,
-  openSync,
   readSync,
   unlinkSync,
   writeSync,
-  type BigIntStats,
 } from "node:fs";
+import { resolve } from "node:path";
+import { setTimeout as sleepAsync } from "node:timers/promises";
+import { lstatIfThere, openNoFollowSync } from "./file-safety.js";
 
 export interface FileLock {
   readonly path: string;
@@ -51,20 +58,29 @@ export type LockAttempt = { acquired: true; lock: FileLock } | ({ acquired: fals
 export interface LockOptions {
   /** Called when a stale lock is removed, with the pid it held (none: it held no pid). */
   onStale?: (pid: number | undefined) => void;
+  /**
+   * A lock older than this is stale whatever its pid: for locks held for
+   * milliseconds (the config's), where a live holder that old is another
+   * program that was given the pid of one that died.
+   */
+  staleAfterMs?: number;
 }
 
 /** How long a take-over by another process is waited for (it lasts a few system calls). */
 const BREAK_WAIT_MS = 2_000;
 
-const CREATE_PRIVATE =
-  constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-const READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+const CREATE_PRIVATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
+
+/** The locks this process holds (absolute paths): a lock with our pid and not in here is stale. */
+const heldHere = new Set<string>();
 
 function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException).code;
 }
 
-function isRunning(pid: number): boolean {
+/** Whether `pid` is a process other than this one that is running. */
+function isAnotherRunning(pid: number): boolean {
+  if (pid === process.pid) return false;
   try {
     process.kill(pid, 0);
     return true;
@@ -75,15 +91,6 @@ function isRunning(pid: number): boolean {
 
 function sleep(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-function lstatOrGone(path: string): BigIntStats | undefined {
-  try {
-    return lstatSync(path, { bigint: true });
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return undefined;
-    throw error;
-  }
 }
 
 function unlinkOrGone(path: string): void {
@@ -103,7 +110,7 @@ function writePrivate(path: string): void {
   for (let attempt = 0; ; attempt++) {
     let fd: number;
     try {
-      fd = openSync(path, CREATE_PRIVATE, 0o600);
+      fd = openNoFollowSync(path, CREATE_PRIVATE, 0o600);
     } catch (error) {
       if (errorCode(error) !== "EEXIST" || attempt > 0) throw error;
       unlinkOrGone(path);
@@ -123,17 +130,17 @@ type Found =
   | { kind: "gone" }
   | { kind: "symlink" }
   | { kind: "not-a-file" }
-  | { kind: "file"; ino: bigint; dev: bigint; pid: number | undefined };
+  | { kind: "file"; ino: bigint; dev: bigint; pid: number | undefined; ageMs: number };
 
 /** What is at `path`, and the pid it holds: a reader never follows a symlink nor blocks on a FIFO. */
 function inspect(path: string): Found {
-  const info = lstatOrGone(path);
+  const info = lstatIfThere(path);
   if (info === undefined) return { kind: "gone" };
   if (info.isSymbolicLink()) return { kind: "symlink" };
   if (!info.isFile()) return { kind: "not-a-file" };
   let fd: number;
   try {
-    fd = openSync(path, READ);
+    fd = openNoFollowSync(path, constants.O_RDONLY);
   } catch (error) {
     const code = errorCode(error);
     if (code === "ENOENT") return { kind: "gone" };
@@ -146,7 +153,8 @@ function inspect(path: string): Found {
     const buffer = Buffer.alloc(24);
     const text = buffer.toString("utf8", 0, readSync(fd, buffer, 0, buffer.length, 0));
     const pid = /^[1-9][0-9]{0,9}\n?$/.test(text) ? Number(text.trim()) : undefined;
-    return { kind: "file", ino: opened.ino, dev: opened.dev, pid };
+    const ageMs = Date.now() - Number(opened.mtimeMs);
+    return { kind: "file", ino: opened.ino, dev: opened.dev, pid, ageMs };
   } finally {
     closeSync(fd);
   }
@@ -170,9 +178,11 @@ function breakStale(
     if (errorCode(error) !== "EEXIST") throw error;
     const other = inspect(breaker);
     if (other.kind === "gone") return "again";
-    if (other.kind === "file" && other.pid !== undefined && isRunning(other.pid)) return "wait";
+    if (other.kind === "file" && other.pid !== undefined && isAnotherRunning(other.pid)) {
+      return "wait";
+    }
     // Its process is gone: left unfinished, unless it was removed (or replaced) meanwhile.
-    const now = lstatOrGone(breaker);
+    const now = lstatIfThere(breaker);
     if (other.kind === "file" && (now === undefined || now.ino !== other.ino)) return "again";
     return { reason: "busy", breaker };
   }
@@ -198,9 +208,12 @@ class HeldLock implements FileLock {
     readonly path: string,
     private readonly ino: bigint,
     private readonly dev: bigint,
-  ) {}
+  ) {
+    heldHere.add(resolve(path));
+  }
 
   release(): void {
+    heldHere.delete(resolve(this.path));
     // The inode alone could be a new file's (an inode is reused as soon as it is freed).
     const now = inspect(this.path);
     if (
@@ -212,6 +225,14 @@ class HeldLock implements FileLock {
       unlinkOrGone(this.path);
     }
   }
+}
+
+/** Whether the lock `found` at `lockPath` is held by a live process (this one included). */
+function isHeld(lockPath: string, found: Extract<Found, { kind: "file" }>, options: LockOptions) {
+  if (found.pid === undefined) return false;
+  if (found.pid === process.pid) return heldHere.has(resolve(lockPath));
+  if (options.staleAfterMs !== undefined && found.ageMs > options.staleAfterMs) return false;
+  return isAnotherRunning(found.pid);
 }
 
 /**
@@ -239,8 +260,8 @@ export function acquireFileLock(lockPath: string, options: LockOptions = {}): Lo
         return { acquired: false, reason: found.kind };
       }
       if (found.kind === "gone") continue;
-      if (found.pid !== undefined && isRunning(found.pid)) {
-        return { acquired: false, reason: "held", pid: found.pid };
+      if (isHeld(lockPath, found, options)) {
+        return { acquired: false, reason: "held", pid: found.pid! };
       }
       const next = breakStale(lockPath, mine, found, options);
       if (typeof next === "object") return { acquired: false, ...next };
@@ -248,5 +269,22 @@ export function acquireFileLock(lockPath: string, options: LockOptions = {}): Lo
     }
   } finally {
     unlinkOrGone(mine);
+  }
+}
+
+/**
+ * Takes the lock file `lockPath`, waiting up to `waitMs` while another process
+ * (or another task of this one) holds it; says why not once that is over.
+ */
+export async function waitForFileLock(
+  lockPath: string,
+  options: LockOptions & { waitMs: number },
+): Promise<LockAttempt> {
+  const deadline = Date.now() + options.waitMs;
+  for (;;) {
+    const attempt = acquireFileLock(lockPath, options);
+    if (attempt.acquired || attempt.reason !== "held" || Date.now() > deadline) return attempt;
+    // Holders let go within milliseconds: a short, jittered wait, so two waiters do not keep colliding.
+    await sleepAsync(5 + Math.floor(Math.random() * 20));
   }
 }

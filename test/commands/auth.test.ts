@@ -353,6 +353,7 @@ describe("petstore auth status", () => {
       apiKey: "psk_…1234",
       allowInsecure: false,
       sources: { profile: "profile", env: "default", baseUrl: "environment", apiKey: "profile" },
+      proxy: null,
       key: "accepted",
       rateLimit: {
         limit: 1000,

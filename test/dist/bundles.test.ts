@@ -1,7 +1,7 @@
 /**
  * undici is for the bulk add only: it is bundled into dist/bulk.cjs and nowhere
  * else, and `list` (the start-up path of the one-shot commands) loads neither
- * that bundle nor the commander program.
+ * that bundle nor the commander program, nor, without a proxy, the proxy agent.
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,6 +12,8 @@ import { tempDir } from "../e2e/harness.js";
 import { BIN, ensureBuilt, REPO_ROOT } from "../server/cli-build.js";
 
 const DIST = join(REPO_ROOT, "dist");
+const PROXY_AGENT = join(DIST, "vendor", "https-proxy-agent.cjs");
+const TEST_HOSTS = join(REPO_ROOT, "test", "fixtures", "proxy", "test-hosts.cjs");
 /** undici's HTTP parser: present wherever undici's client is bundled. */
 const UNDICI_MARK = "llhttp";
 
@@ -57,11 +59,27 @@ describe("the bundles", () => {
       PETSTORE_API_KEY: "key-for-a-service-that-is-not-there",
     };
     const list = requiredFiles(["list", "--no-retry"], env).map((file) => file.slice(DIST.length));
-    expect(list.filter((file) => /bulk|program/.test(file))).toEqual([]);
+    expect(list.filter((file) => /bulk|program|proxy/.test(file))).toEqual([]);
 
     const from = join(home.path, "rows.ndjson");
     writeFileSync(from, '{"name":"Rex","categoryId":1}\n');
     const bulk = requiredFiles(["add", "--from", from, "--no-retry"], env);
     expect(bulk).toContain(join(DIST, "bulk.cjs"));
+  });
+
+  it("`list` behind a proxy loads the proxy agent from dist/vendor/, and no undici", async () => {
+    const proxyPort = await unusedPort();
+    const env = {
+      PETSTORE_BASE_URL: "https://pets.proxied.test/v1",
+      PETSTORE_API_KEY: "key-for-a-service-that-is-not-there",
+      HTTPS_PROXY: `http://127.0.0.1:${proxyPort}`,
+      // No DNS query leaves for the .test name sent direct below: it fails at once.
+      NODE_OPTIONS: `--require=${TEST_HOSTS}`,
+    };
+    const proxied = requiredFiles(["list", "--no-retry"], env);
+    expect(proxied).toContain(PROXY_AGENT);
+    expect(proxied.filter((file) => /bulk|program/.test(file))).toEqual([]);
+    const direct = requiredFiles(["list", "--no-retry"], { ...env, NO_PROXY: ".test" });
+    expect(direct).not.toContain(PROXY_AGENT);
   });
 });

@@ -48,14 +48,14 @@ export function serve(
 export function run(
   command: string[],
   args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; input?: string },
+  options: { cwd: string; env: NodeJS.ProcessEnv; input?: string; timeout?: number | undefined },
 ) {
   const result = spawnSync(command[0]!, [...command.slice(1), ...args], {
     cwd: options.cwd,
     env: options.env,
     input: options.input ?? "",
     encoding: "utf8",
-    timeout: 30_000,
+    timeout: options.timeout ?? 30_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

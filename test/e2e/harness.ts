@@ -4,7 +4,7 @@
  * PETSTORE_* variable from the machine), against a real server on 127.0.0.1:0.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type RequestListener } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -54,6 +54,15 @@ export function tempDir(): { path: string; remove(): void } {
 }
 
 export const PRO_KEY = "e2e-pro-key-0123456789";
+
+/** `count` NDJSON rows named `<prefix>-<n>`, written to `dir/name`; the file's path. */
+export function writeNdjsonRows(dir: string, name: string, count: number, prefix: string): string {
+  const path = join(dir, name);
+  let text = "";
+  for (let i = 1; i <= count; i++) text += `{"name":"${prefix}-${i}","categoryId":${i}}\n`;
+  writeFileSync(path, text);
+  return path;
+}
 
 /** The fake service, as `petstore serve` runs it, in memory, silent. */
 export function startFake(options: StartServerOptions = {}): Promise<RunningServer> {

@@ -5,7 +5,7 @@
  * server in this process. The child trusts the certificate through NODE_EXTRA_CA_CERTS;
  * without it, both paths must fail with a TLS message and the network exit code.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import type { Socket } from "node:net";
 import { join } from "node:path";
@@ -17,7 +17,7 @@ import { parseKeySpec } from "../../src/server/keys.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
 import { demoPets } from "../../src/server/store/seed.js";
 import { REPO_ROOT } from "../server/cli-build.js";
-import { PRO_KEY, runCli, tempDir, type CliResult } from "./harness.js";
+import { PRO_KEY, runCli, tempDir, writeNdjsonRows, type CliResult } from "./harness.js";
 
 const TLS_DIR = join(REPO_ROOT, "test", "fixtures", "tls");
 const CERT_FILE = join(TLS_DIR, "localhost.crt");
@@ -95,11 +95,7 @@ function posts(): Seen[] {
 
 /** `count` NDJSON rows, written to a new file in the temp dir. */
 function ndjsonRows(name: string, count: number): string {
-  const path = join(home.path, name);
-  let text = "";
-  for (let i = 1; i <= count; i++) text += `{"name":"tls-${i}","categoryId":${i}}\n`;
-  writeFileSync(path, text);
-  return path;
+  return writeNdjsonRows(home.path, name, count, "tls");
 }
 
 /** The last results line of each row, by row number. */

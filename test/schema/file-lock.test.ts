@@ -1,12 +1,12 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, lstatSync, readFileSync, readlinkSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, unlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { bundleScript } from "../bundle-script.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { acquireFileLock, type FileLock } from "../../src/schema/file-lock.js";
+import { acquireFileLock, waitForFileLock, type FileLock } from "../../src/schema/file-lock.js";
 
 /** Beyond any pid_max: a process that is certainly not running. */
 const DEAD_PID = 2 ** 22 + 1;
@@ -127,6 +127,18 @@ describe("a lock file", () => {
     }
   });
 
+  it("is taken over when it names this process but this process does not hold it (a reused pid)", async () => {
+    const at = lockPath();
+    await writeFile(at, `${process.pid}\n`);
+    const stale: Array<number | undefined> = [];
+    const attempt = take(at, (p) => stale.push(p));
+    expect(attempt.acquired).toBe(true);
+    expect(stale).toEqual([process.pid]);
+    expect(take(at)).toEqual({ acquired: false, reason: "held", pid: process.pid });
+    if (attempt.acquired) attempt.lock.release();
+    expect(existsSync(at)).toBe(false);
+  });
+
   it("released, is removed only if it is still this holder's", async () => {
     const at = lockPath();
     const attempt = take(at);
@@ -187,5 +199,51 @@ describe("a lock file", () => {
     expect(() => acquireFileLock(path.join(dir, "no-such-dir", "x.lock"))).toThrow(
       expect.objectContaining({ code: "ENOENT" }),
     );
+  });
+});
+
+describe("waiting for a lock", () => {
+  it("waits while another task of this process holds it, and takes it once let go", async () => {
+    const at = lockPath();
+    const first = take(at);
+    if (!first.acquired) expect.fail("not acquired");
+    let settled = false;
+    const waiting = waitForFileLock(at, { waitMs: 20_000 }).then((attempt) => {
+      settled = true;
+      return attempt;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(settled).toBe(false);
+    first.lock.release();
+    const second = await waiting;
+    if (!second.acquired) expect.fail(`not acquired: ${second.reason}`);
+    held.push(second.lock);
+    expect(readFileSync(at, "utf8")).toBe(`${process.pid}\n`);
+  });
+
+  it("gives up after its wait, saying who holds it", async () => {
+    const at = lockPath();
+    await writeFile(at, `${process.ppid}\n`);
+    expect(await waitForFileLock(at, { waitMs: 100 })).toEqual({
+      acquired: false,
+      reason: "held",
+      pid: process.ppid,
+    });
+  });
+
+  it("takes over a live process's lock older than staleAfterMs", async () => {
+    const at = lockPath();
+    await writeFile(at, `${process.ppid}\n`);
+    const old = new Date(Date.now() - 60_000);
+    await utimes(at, old, old);
+    const stale: Array<number | undefined> = [];
+    const attempt = await waitForFileLock(at, {
+      waitMs: 100,
+      staleAfterMs: 30_000,
+      onStale: (p) => stale.push(p),
+    });
+    expect(attempt.acquired).toBe(true);
+    if (attempt.acquired) held.push(attempt.lock);
+    expect(stale).toEqual([process.ppid]);
   });
 });

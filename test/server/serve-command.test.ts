@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,6 +53,23 @@ describe("petstore serve", () => {
     expect(await readFile(file, "utf8")).toContain('"categoryId":9223372036854775807');
     expect(serve.stderr()).toMatch(/POST \/v1\/pets 201 /);
     expect(serve.stderr()).not.toContain("k1");
+  });
+
+  it("stops as cleanly on SIGHUP (a closed terminal or console window): file flushed, no lock left", async () => {
+    const file = join(dir, "hangup.json");
+    const serve = await startServe(["--file", file, "--port", "0", "--key", "k1:pro"]);
+    const created = await call(serve.lines[0]!, "/v1/pets", {
+      key: "k1",
+      body: '{"name":"Hung up","categoryId":1}',
+    });
+    expect(created.status).toBe(201);
+    serve.child.kill("SIGHUP");
+    expect(await serve.exited).toEqual({ code: 0, signal: null });
+    expect(JSON.parse(await readFile(file, "utf8"))).toEqual([
+      expect.objectContaining({ name: "Hung up" }),
+    ]);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+    expect(existsSync(`${file}.journal`)).toBe(false);
   });
 
   it("prints export lines with --print-env and the generated key on stderr, and stops on SIGINT", async () => {

@@ -24,6 +24,7 @@ import { booleanOption, stringOption } from "../option-values.js";
 import type { CommandRunner } from "../runner.js";
 import { KEY_HINT, type KeySource, readKey } from "./read-key.js";
 import { verifyKey } from "./verify-key.js";
+import { routeTo } from "../proxy-route.js";
 import { loadPalette } from "../../output/palette.js";
 import { formatLines, settingsLines } from "../settings-summary.js";
 
@@ -84,8 +85,10 @@ export async function loginRun(options: LoginOptions, factory: Factory): Promise
   const flags = loginFlags(options);
   const settings = factory.settings(flags, NEW_PROFILE);
   const { profile } = settings;
-  // No place for the file (no HOME, a file or /proc in the way): say so before asking for the key.
+  // No place for the file (no HOME, a file or /proc in the way), or a proxy variable that
+  // cannot be used for the check: say so before asking for the key.
   await checkConfigDir(factory.env);
+  if (options.verify !== false) routeTo(settings.baseUrl, factory.env, undefined);
   const { stderr } = factory.io;
   const palette = await loadPalette(factory.io, "stderr");
   stderr.write(formatLines(settingsLines(settings, palette).slice(0, 3)));

@@ -1,9 +1,11 @@
 /**
  * `petstore auth status`: which profile, environment, address and key a run
  * uses (and why), checked with one real request (GET /pets?limit=1), with the
- * rate limit from its headers. A rejected or missing key exits 3. `--json`
- * gives the same, the key redacted, on stdout; the exit code is the same.
+ * rate limit from its headers, and the proxy it goes through (or why none) when
+ * a proxy variable is set. A rejected or missing key exits 3. `--json` gives the
+ * same, the key redacted, on stdout; the exit code is the same.
  */
+import { describeRoute, type ProxyRoute } from "../../client/proxy-env.js";
 import type { RateLimitInfo } from "../../client/types.js";
 import { windowOf } from "../../client/wait-text.js";
 import type { Factory } from "../factory.js";
@@ -51,8 +53,29 @@ function rateLimitJson(rateLimit: RateLimitInfo | undefined, nowMs: number) {
   };
 }
 
+/** The route as JSON: null when no proxy variable is set; never a credential. */
+function proxyJson(route: ProxyRoute | undefined): Record<string, unknown> | null {
+  if (route === undefined) return null;
+  if (route.kind === "proxy") {
+    const { proxy } = route;
+    return {
+      url: proxy.url,
+      from: proxy.variable,
+      credentials: proxy.authorization !== undefined,
+      tunnel: proxy.tunnel,
+    };
+  }
+  if (route.reason === undefined) {
+    return route.ignored === undefined ? null : { url: null, ignored: route.ignored };
+  }
+  const noProxy = route.noProxy && {
+    noProxy: { from: route.noProxy.variable, entry: route.noProxy.entry },
+  };
+  return { url: null, from: route.variable, direct: route.reason, ...noProxy };
+}
+
 export async function statusRun(options: StatusOptions, factory: Factory): Promise<void> {
-  const { client, settings } = await factory.client(options.request);
+  const { client, settings, route } = await factory.client(options.request);
   const { io } = factory;
   let failure: Failure | undefined;
   let rateLimit: RateLimitInfo | undefined;
@@ -65,7 +88,11 @@ export async function statusRun(options: StatusOptions, factory: Factory): Promi
   rateLimit ??= client.lastRateLimit;
   const state = keyState(settings.apiKey !== undefined, failure);
   if (options.json) {
-    const report: Record<string, unknown> = { ...settingsJson(settings), key: state };
+    const report: Record<string, unknown> = {
+      ...settingsJson(settings),
+      proxy: proxyJson(route),
+      key: state,
+    };
     if (state !== "none") {
       if (failure !== undefined) report.keyProblem = failure.message ?? "the request failed";
       report.rateLimit = rateLimitJson(rateLimit, factory.now());
@@ -74,6 +101,8 @@ export async function statusRun(options: StatusOptions, factory: Factory): Promi
   } else {
     const palette = await loadPalette(io, "stdout");
     const lines = settingsLines(settings, palette);
+    const proxy = route && describeRoute(route, new URL(settings.baseUrl));
+    if (proxy !== undefined) lines.push(["Proxy", proxy]);
     if (state !== "none") {
       lines.push(["Key", keyVerdict(state, failure, palette)]);
       lines.push(["Rate limit", describeRateLimit(rateLimit, factory.now())]);

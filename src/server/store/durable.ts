@@ -1,5 +1,5 @@
 /** Small durable-write helpers over node:fs/promises (each runs in the libuv pool). */
-import { open, type FileHandle } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 
 /** Writes all of `bytes` at `position`. */
 export async function writeAllAt(
@@ -11,16 +11,6 @@ export async function writeAllAt(
   while (done < bytes.length) {
     const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, position + done);
     done += bytesWritten;
-  }
-}
-
-/** Makes the names in `directory` (a rename, a new or removed file) durable. */
-export async function syncDirectory(directory: string): Promise<void> {
-  const handle = await open(directory, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 

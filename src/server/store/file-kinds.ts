@@ -3,20 +3,19 @@
  * exist yet); a symlinked data file is followed once, at start-up, to the real file,
  * which is then locked, journaled and rewritten in its own directory. The files the
  * store writes next to it (the journal and the temporary files of a rewrite) are
- * never followed through a symlink: they are opened with O_NOFOLLOW, created with
- * O_EXCL, and refused when they are not a regular file of ours with a single name.
+ * never followed through a symlink (schema/file-safety.ts: O_NOFOLLOW, or its
+ * stand-in on Windows), created with O_EXCL, and refused when they are not a
+ * regular file of ours (where owners can be known) with a single name.
  */
 import { nonRegularKind } from "../../schema/file-kind.js";
+import { openNoFollow, ownershipProblem } from "../../schema/file-safety.js";
 import { constants, type BigIntStats, type Stats } from "node:fs";
-import { lstat, open, readlink, realpath, unlink, type FileHandle } from "node:fs/promises";
+import { lstat, readlink, realpath, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { isMissing } from "./durable.js";
 import { StoreError } from "./types.js";
 
 const { O_CREAT, O_EXCL, O_RDONLY, O_RDWR, O_WRONLY } = constants;
-// Not defined on Windows, where symlinks need privileges to create.
-const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
 
 type AnyStats = Stats | BigIntStats;
 
@@ -94,7 +93,7 @@ export async function resolveDataFile(given: string): Promise<string> {
 export async function openDataFile(file: string, name: string): Promise<FileHandle | undefined> {
   let handle: FileHandle;
   try {
-    handle = await open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    handle = await openNoFollow(file, O_RDONLY);
   } catch (error) {
     if (isMissing(error)) return undefined;
     if (errorCode(error) === "ELOOP") throw notRegular(name, "a symbolic link");
@@ -124,9 +123,9 @@ export function companionProblem(file: string, info: AnyStats): string | undefin
     return `${file} is a symbolic link; serve writes this file itself and never follows a symlink there.`;
   }
   if (kind !== undefined) return `${file} is ${kind}; serve writes a regular file under this name.`;
-  const uid = process.getuid?.();
-  if (uid !== undefined && Number(info.uid) !== uid) {
-    return `${file} is owned by user ${info.uid}, not by the user serve runs as (${uid}).`;
+  const owner = ownershipProblem(info, { othersMay: "write" });
+  if (owner?.kind === "owner") {
+    return `${file} is owned by user ${owner.uid}, not by the user serve runs as (${owner.mine}).`;
   }
   if (Number(info.nlink) > 1) {
     return `${file} has ${info.nlink} names (hard links); writing it would change another file too.`;
@@ -152,7 +151,7 @@ export async function openJournal(file: string): Promise<FileHandle> {
   if (problem) throw refuseCompanion(problem);
   let handle: FileHandle;
   try {
-    handle = await open(file, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o666);
+    handle = await openNoFollow(file, O_RDWR | O_CREAT, 0o666);
   } catch (error) {
     if (errorCode(error) === "ELOOP")
       throw refuseCompanion(companionProblem(file, await lstat(file))!);
@@ -188,10 +187,10 @@ export async function clearLeftover(file: string): Promise<void> {
 
 /** Creates `file` for writing; fails if anything, a symlink included, has the name. */
 export function createExclusive(file: string): Promise<FileHandle> {
-  return open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o666);
+  return openNoFollow(file, O_WRONLY | O_CREAT | O_EXCL, 0o666);
 }
 
 /** Opens a temporary file this process just created, for reading and writing, never via a symlink. */
 export function reopenOwn(file: string): Promise<FileHandle> {
-  return open(file, O_RDWR | O_NOFOLLOW);
+  return openNoFollow(file, O_RDWR);
 }

@@ -12,7 +12,8 @@
 import { unlink } from "node:fs/promises";
 import type { NewPet } from "../../schema/pet.js";
 import { compact, needsCompaction } from "./compaction.js";
-import { ignoreMissing, isMissing, syncDirectory } from "./durable.js";
+import { syncDirectory } from "../../schema/file-safety.js";
+import { ignoreMissing, isMissing } from "./durable.js";
 import { EditWatcher } from "./edit-watching.js";
 import { resolveDataFile } from "./file-kinds.js";
 import { Journal } from "./journal.js";

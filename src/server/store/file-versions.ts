@@ -7,7 +7,8 @@
 import { constants, type BigIntStats } from "node:fs";
 import { copyFile, lstat, rename, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { isMissing, syncDirectory, writeAllAt } from "./durable.js";
+import { syncDirectory } from "../../schema/file-safety.js";
+import { isMissing, writeAllAt } from "./durable.js";
 import { clearLeftover, createExclusive, openDataFile, reopenOwn } from "./file-kinds.js";
 import {
   appendOffsetAfter,

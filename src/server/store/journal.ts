@@ -13,7 +13,8 @@
  */
 import { rename, unlink, type FileHandle } from "node:fs/promises";
 import type { NewPet, Pet } from "../../schema/pet.js";
-import { syncDirectory, writeAllAt } from "./durable.js";
+import { syncDirectory } from "../../schema/file-safety.js";
+import { writeAllAt } from "./durable.js";
 import { clearLeftover, createExclusive } from "./file-kinds.js";
 import { idAfter, petFromNew, toStoredPet, type StoredPet } from "./pet-index.js";
 import type { StorePaths, StoreState } from "./store-state.js";

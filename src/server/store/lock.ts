@@ -1,8 +1,9 @@
 /**
  * One process serves a file at a time: `<file>.lock` holds the pid of the process
  * serving it (src/schema/file-lock.ts: it appears with its content in one step; a
- * lock whose process is gone is taken over; a lock that is a symlink is refused,
- * never followed). This builds the messages `serve` shows.
+ * lock whose process is gone, or that names this process without being its own,
+ * is taken over; a lock that is a symlink is refused, never followed). This
+ * builds the messages `serve` shows.
  */
 import { acquireFileLock } from "../../schema/file-lock.js";
 import { StoreError } from "./types.js";
@@ -19,7 +20,9 @@ export async function acquireLock(
       log(
         holder === undefined
           ? `Removing the unreadable lock file ${lockFile}.`
-          : `Taking over ${lockFile}: process ${holder}, which held it, is no longer running.`,
+          : holder === process.pid
+            ? `Taking over ${lockFile}: it names this process (${holder}), which was given the pid of the stopped server that left it.`
+            : `Taking over ${lockFile}: process ${holder}, which held it, is no longer running.`,
       ),
   });
   if (attempt.acquired) {

@@ -5,7 +5,7 @@
  * empty journal. The file is left untouched when it or the journal cannot be used.
  */
 import type { FileHandle } from "node:fs/promises";
-import { syncDirectory } from "./durable.js";
+import { syncDirectory } from "../../schema/file-safety.js";
 import { parseJournal, parsePetFile } from "./file-format.js";
 import { clearLeftover, openJournal } from "./file-kinds.js";
 import {

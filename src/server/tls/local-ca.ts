@@ -7,11 +7,24 @@
  * replaces both files, and the caller says why. A certificate under that name
  * that serve did not make is never replaced. Without a data file the CA lives in
  * memory only.
+ *
+ * "Private" is what the platform can tell (schema/file-safety.ts): on POSIX, a
+ * key of this user that no one else may read (mode 0600); on Windows, where
+ * modes read 0666 and ACLs cannot be read, a key that is a regular file of one
+ * name, not a link; whether others may read it depends on the folder's ACL, so
+ * serve says so when the key is outside the user's profile directory (private
+ * by its default ACL).
  */
 import { createPrivateKey, X509Certificate, type KeyObject } from "node:crypto";
 import path from "node:path";
 import { ServerConfigError } from "../config-error.js";
-import { syncDirectory } from "../store/durable.js";
+import {
+  ownershipProblem,
+  syncDirectory,
+  THIS_PLATFORM,
+  unknownReaders,
+  type FilePlatform,
+} from "../../schema/file-safety.js";
 import type { PemPair, Subject } from "./make-certificates.js";
 import { readCompanion, writeCompanion, type CompanionText } from "./pem-files.js";
 
@@ -42,7 +55,17 @@ export interface LocalCa {
   notAfter: Date;
   /** Why a new CA was made; undefined when the one on disk was reused. */
   madeBecause?: string;
+  /** What could not be checked about who may read the key (Windows, outside the profile). */
+  keyNote?: string;
 }
+
+/** The platform whose checks apply, and the environment that says where the profile is. */
+export interface CaContext {
+  platform: FilePlatform;
+  env: NodeJS.ProcessEnv;
+}
+
+const HERE: CaContext = { platform: THIS_PLATFORM, env: process.env };
 
 function day(date: Date): string {
   return date.toISOString().slice(0, 10);
@@ -83,10 +106,12 @@ function reuseProblem(
   key: CompanionText | undefined,
   keyFile: string,
   now: Date,
+  platform: FilePlatform,
 ): string | undefined {
   if (key === undefined) return `its key ${keyFile} is missing`;
-  if ((key.mode & 0o077) !== 0) {
-    return `its key ${keyFile} could be read by other users (mode ${key.mode.toString(8).padStart(4, "0")})`;
+  const exposed = ownershipProblem(key, { othersMay: "nothing" }, platform);
+  if (exposed !== undefined && exposed.kind !== "owner") {
+    return `its key ${keyFile} could be read by other users (mode ${exposed.mode.toString(8).padStart(4, "0")})`;
   }
   const privateKey = readKey(key.text);
   if (
@@ -118,12 +143,16 @@ async function makeNew(now: Date): Promise<{ pair: PemPair; notAfter: Date }> {
  * The CA kept at `paths` when it can be used as it is, else why a new one is
  * needed. Refuses (without changing anything) files serve must not replace.
  */
-export async function existingCa(paths: CaPaths, now: Date): Promise<LocalCa | string> {
+export async function existingCa(
+  paths: CaPaths,
+  now: Date,
+  context: CaContext = HERE,
+): Promise<LocalCa | string> {
   const cert = await readCompanion(paths.cert);
   const key = await readCompanion(paths.key);
   if (cert === undefined) return key === undefined ? "there was none" : `${paths.cert} was missing`;
   const certificate = ownCertificate(cert.text, paths.cert);
-  const problem = reuseProblem(certificate, key, paths.key, now);
+  const problem = reuseProblem(certificate, key, paths.key, now, context.platform);
   if (problem !== undefined) return `the one there could not be used: ${problem}`;
   return { pair: { cert: cert.text, key: key!.text }, notAfter: new Date(certificate.validTo) };
 }
@@ -132,10 +161,15 @@ export async function existingCa(paths: CaPaths, now: Date): Promise<LocalCa | s
  * The CA kept at `paths` (reused, or made and written there), or a new one in
  * memory when `paths` is undefined.
  */
-export async function localCa(paths: CaPaths | undefined, now: Date): Promise<LocalCa> {
+export async function localCa(
+  paths: CaPaths | undefined,
+  now: Date,
+  context: CaContext = HERE,
+): Promise<LocalCa> {
   if (paths === undefined) return { ...(await makeNew(now)), madeBecause: "no data file" };
-  const existing = await existingCa(paths, now);
-  if (typeof existing !== "string") return existing;
+  const note = unknownReaders(paths.key, context.env, context.platform);
+  const existing = await existingCa(paths, now, context);
+  if (typeof existing !== "string") return { ...existing, keyNote: note };
   const madeBecause = existing;
   const made = await makeNew(now);
   // The key first: a crash between the two renames leaves the old certificate
@@ -143,5 +177,5 @@ export async function localCa(paths: CaPaths | undefined, now: Date): Promise<Lo
   await writeCompanion(paths.key, made.pair.key, 0o600);
   await writeCompanion(paths.cert, made.pair.cert, 0o644);
   await syncDirectory(path.dirname(paths.cert));
-  return { ...made, madeBecause };
+  return { ...made, madeBecause, keyNote: note };
 }

@@ -16,16 +16,17 @@ import {
   readFileSync,
   readlinkSync,
 } from "node:fs";
-import { lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
+import { lstat, type FileHandle } from "node:fs/promises";
 import { ServerConfigError } from "../config-error.js";
 import { isMissing } from "../store/durable.js";
+import { writeFileAtomic } from "../../schema/atomic-write.js";
 import { nonRegularKind } from "../../schema/file-kind.js";
+import { openNoFollow } from "../../schema/file-safety.js";
 import { clearLeftover, companionProblem, refuseCompanion } from "../store/file-kinds.js";
 import { asStoreError } from "../store/store-errors.js";
 
-const { O_CREAT, O_EXCL, O_RDONLY, O_WRONLY } = constants;
-// Not defined on Windows.
-const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const { O_RDONLY } = constants;
+// Not defined on Windows, where a FIFO cannot be put under a file's name.
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
 
 /** Far more than any certificate chain or key; a larger file is not one. */
@@ -98,6 +99,7 @@ export interface CompanionText {
   text: string;
   /** Permission bits. */
   mode: number;
+  uid: number;
 }
 
 /**
@@ -108,7 +110,7 @@ export interface CompanionText {
 export async function readCompanion(file: string): Promise<CompanionText | undefined> {
   let handle: FileHandle;
   try {
-    handle = await open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    handle = await openNoFollow(file, O_RDONLY);
   } catch (error) {
     if (isMissing(error)) return undefined;
     if (errorCode(error) === "ELOOP") {
@@ -125,7 +127,7 @@ export async function readCompanion(file: string): Promise<CompanionText | undef
         `${file} is ${info.size} bytes, too large to be a PEM file serve wrote.`,
       );
     }
-    return { text: await handle.readFile("latin1"), mode: info.mode & 0o777 };
+    return { text: await handle.readFile("latin1"), mode: info.mode & 0o777, uid: info.uid };
   } finally {
     await handle.close();
   }
@@ -139,19 +141,9 @@ export async function readCompanion(file: string): Promise<CompanionText | undef
 export async function writeCompanion(file: string, text: string, mode: number): Promise<void> {
   const temporary = `${file}.tmp`;
   await clearLeftover(temporary);
-  let created = false;
   try {
-    const handle = await open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
-    created = true;
-    try {
-      await handle.writeFile(text, "latin1");
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, file);
+    await writeFileAtomic(file, temporary, text, mode);
   } catch (error) {
-    if (created) await unlink(temporary).catch(() => {});
     throw asStoreError(error, `Cannot write ${file}`);
   }
 }

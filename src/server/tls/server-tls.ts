@@ -92,6 +92,7 @@ export async function setUpTls(
   }
   const paths = context.file === undefined ? undefined : caPaths(context.file);
   const ca = await localCa(paths, now);
+  if (ca.keyNote !== undefined) note(ca.keyNote);
   if (ca.madeBecause !== undefined && paths !== undefined) {
     note(
       `made a new local CA, ${paths.cert}, valid until ${ca.notAfter.toISOString().slice(0, 10)} ` +

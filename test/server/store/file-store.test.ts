@@ -227,6 +227,18 @@ describe("file store", () => {
       expect(existsSync(`${file}.lock`)).toBe(false);
     });
 
+    it("takes over a lock naming this process, which does not hold it (a killed server's pid, reused)", async () => {
+      await writeFile(`${file}.lock`, `${process.pid}\n`);
+      const store = await openStore();
+      expect(logs.join("\n")).toContain(
+        `Taking over ${file}.lock: it names this process (${process.pid})`,
+      );
+      const error = await errorOf(openStore());
+      expect(error.message).toContain(`already being served by this process (${process.pid})`);
+      await store.close();
+      expect(existsSync(`${file}.lock`)).toBe(false);
+    });
+
     it("refuses a lock file that is a symlink, naming it, and leaves it and its target alone", async () => {
       const victim = path.join(dir, "victim.txt");
       await writeFile(victim, "precious\n");
