@@ -28,6 +28,8 @@ interface ReportedError {
   exitCode?: unknown;
   code?: unknown;
   hint?: unknown;
+  /** An outcome said as it is, without `error:` (a declined `add`). */
+  plain?: unknown;
   stack?: string;
 }
 
@@ -46,6 +48,10 @@ async function reportError(error: unknown, io: IO, debug: boolean): Promise<numb
   const palette = await loadPalette(io, "stderr");
   const known = typeof failure.exitCode === "number" && failure.exitCode > 0;
   const exitCode = known ? (failure.exitCode as number) : EXIT.UNEXPECTED;
+  if (known && failure.plain === true) {
+    io.stderr.write(`${failure.message}\n`);
+    return exitCode;
+  }
   let text = `${palette.red("error:")} ${known ? "" : "unexpected: "}${failure.message}\n`;
   if (typeof failure.hint === "string") text += `${palette.dim(`hint: ${failure.hint}`)}\n`;
   if (debug && failure.stack) text += `${failure.stack}\n`;

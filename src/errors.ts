@@ -25,6 +25,8 @@ export const EXIT = {
   PROXY: 8,
   /** `add --from` could not write its results file (a full disk): it stopped sending. */
   RESULTS_UNWRITABLE: 9,
+  /** The person answered "no" at `add`'s confirmation: nothing was sent. Not an error. */
+  DECLINED: 10,
   /** Stopped by Ctrl-C or SIGTERM (128 + SIGINT), as shells report it; or cancelled at a prompt. */
   INTERRUPTED: 130,
 } as const;
@@ -38,8 +40,7 @@ export const EXIT_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [EXIT.OK]: "success",
   [EXIT.UNEXPECTED]:
     "unexpected error (a stack trace only with `--debug`), or the output could not be written (a full disk)",
-  [EXIT.USAGE]:
-    "usage or invalid input, including a 400 from the service and a redirect; an `add` declined at its confirmation",
+  [EXIT.USAGE]: "usage or invalid input, including a 400 from the service and a redirect",
   [EXIT.AUTH]: "authentication: no key, or the key was rejected (401)",
   [EXIT.NOT_FOUND]: "not found (404)",
   [EXIT.RATE_LIMITED]: "still rate limited after the retries (429)",
@@ -49,6 +50,7 @@ export const EXIT_MEANINGS: Readonly<Record<ExitCode, string>> = {
     "the proxy refused the request (407: credentials missing or wrong) or could not be reached; nothing reached the service",
   [EXIT.RESULTS_UNWRITABLE]:
     "`add --from` could not write its results file (a full disk): it stopped sending before an outcome was lost; `--resume` continues once there is room",
+  [EXIT.DECLINED]: "not added: `add` was answered no at its confirmation (nothing sent)",
   [EXIT.INTERRUPTED]:
     "interrupted by Ctrl-C or SIGTERM during `add --from` (requests in flight finish first; `--resume` continues); Ctrl-C at a prompt (nothing sent)",
 };
@@ -62,6 +64,19 @@ export class PetstoreError extends Error {
     readonly hint?: string,
   ) {
     super(message);
+  }
+}
+
+/**
+ * Not a failure: the person said no. cli.ts prints the message as it is, without
+ * `error:`, and exits with a code of its own.
+ */
+export class DeclinedError extends PetstoreError {
+  override name = "DeclinedError";
+  /** Printed without the `error:` label. */
+  readonly plain = true;
+  constructor(message: string) {
+    super(message, EXIT.DECLINED);
   }
 }
 

@@ -45,7 +45,12 @@ export interface RetryPolicy {
   backoffBase: number;
   /** Ceiling of any one backoff. */
   backoffLimit: number;
-  /** All the waits of one request together (the one-shot client: a person is waiting). */
+  /**
+   * All of one request together, waits and attempts, from its start (the one-shot
+   * client: a person is waiting): no retry starts that could not have a second of
+   * it left, and a retry's attempt gives up when it runs out. The first attempt
+   * has its whole timeout.
+   */
   maxTotalWait: number;
 }
 
@@ -67,6 +72,9 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
  * reset.
  */
 export const RESET_MARGIN_MS = 250;
+
+/** A retry is not started with less than this left of `maxTotalWait` for its attempt. */
+const SHORTEST_ATTEMPT_MS = 1_000;
 
 export interface DelayInput {
   /** 1-based number of the retry about to be made. */
@@ -171,19 +179,25 @@ export function withRetry(send: Sender, policy: RetryPolicy, hooks: RetryHooks):
   let lastRateLimit: RateLimitInfo | undefined;
 
   async function retrying(request: HttpRequest): Promise<HttpResponse> {
-    let waitedMs = 0;
+    const startedAt = hooks.now();
+    const timeLeft = () => policy.maxTotalWait - (hooks.now() - startedAt);
+    /** Whether a wait would leave too little of the budget for the attempt after it. */
+    const pastBudget = (ms: number) => ms + SHORTEST_ATTEMPT_MS > timeLeft();
+    let waited = false;
     const wait = async (
       ms: number,
       reason: RetryEvent["reason"],
       attempt: number,
       giveUp: () => PetstoreError,
     ) => {
-      const tooLong = ms > policy.maxRetryAfter || waitedMs + ms > policy.maxTotalWait;
-      if (policy.limit === 0 || tooLong) throw giveUp();
-      waitedMs += ms;
+      if (policy.limit === 0 || ms > policy.maxRetryAfter || pastBudget(ms)) throw giveUp();
+      waited = true;
       hooks.onRetry?.({ reason, waitMs: ms, attempt, maxAttempts });
       await hooks.sleep(ms);
     };
+    // After a wait, an attempt has what is left of the budget (in tenths of a second) at most.
+    const attemptOf = (): HttpRequest =>
+      waited ? { ...request, timeoutMs: Math.floor(timeLeft() / 100) * 100 } : request;
 
     const spent = lastRateLimit;
     const untilReset = exhaustedWaitMs(spent, hooks.now());
@@ -194,7 +208,7 @@ export function withRetry(send: Sender, policy: RetryPolicy, hooks: RetryHooks):
     }
 
     for (let attempt = 1; ; attempt++) {
-      const outcome = await send(request);
+      const outcome = await send(attemptOf());
       const response = outcome.kind === "answered" ? outcome.response : undefined;
       if (response?.rateLimit !== undefined) lastRateLimit = response.rateLimit;
       const { error } = outcome;
@@ -210,8 +224,7 @@ export function withRetry(send: Sender, policy: RetryPolicy, hooks: RetryHooks):
         hooks.random,
       );
       // More attempts could help only if they ran out before the waiting did.
-      const moreAttemptsHelp =
-        policy.limit > 0 && attempt >= maxAttempts && waitedMs + delay <= policy.maxTotalWait;
+      const moreAttemptsHelp = policy.limit > 0 && attempt >= maxAttempts && !pastBudget(delay);
       const giveUp = () =>
         error instanceof RateLimitError
           ? stillRateLimited(error, { attempts: attempt, waitMs: delay, nowMs, moreAttemptsHelp })

@@ -144,7 +144,7 @@ export function createSender(options: SendOptions): Sender {
         url,
         headers: requestHeaders(authorization, userAgent, request.body),
         body: request.body,
-        timeoutMs,
+        timeoutMs: Math.min(timeoutMs, request.timeoutMs ?? timeoutMs),
       });
     } catch (error) {
       const took = now() - startedAt;

@@ -18,6 +18,8 @@ export interface HttpRequest {
   path: string;
   /** JSON text; sent with Content-Type: application/json. */
   body?: string;
+  /** At most this long for this attempt (a retry near the end of the retries' budget). */
+  timeoutMs?: number;
 }
 
 export interface HttpResponse {

@@ -2,36 +2,46 @@
  * `petstore add` at a terminal, as `gh issue create` does it: asks for each field
  * the flags left out (name as free text, category id as a number, status as a
  * choice with `available` preselected), each answer checked by the same schema
- * as the flag and asked again with its message; then shows the request it will
- * send and asks to confirm (default yes).
+ * as the flag and asked again with its reason; then shows the pet it will add,
+ * as a person reads it, and the service it goes to (the request itself with
+ * --verbose), and asks to confirm (default yes).
  *
  * Loaded only when a prompt is shown (dist/prompts.cjs, with @clack/prompts in
  * it). Keys come from stdin and the prompts are drawn on stderr, so stdout holds
  * only the result (`id=$(petstore add -q)` still prompts). Ctrl-C, Ctrl-D or Esc
- * at a prompt is exit 130, and "no" at the confirmation exit 2 (gh's exit code for
- * a cancellation); either way nothing is sent.
+ * at a prompt is exit 130, and "no" at the confirmation "Not added." and exit 10
+ * (not an error: a code of its own); either way nothing is sent.
  */
 import { confirm, isCancel, note, select, text } from "@clack/prompts";
-import { EXIT, PetstoreError, UsageError } from "../errors.js";
+import { DeclinedError, EXIT, PetstoreError } from "../errors.js";
 import type { IO } from "../io.js";
 import { visibleText } from "../output/text-escape.js";
+import { DEFAULT_WIDTH } from "../output/wrap.js";
 import type { ResolvedSettings } from "../profiles/resolve.js";
 import { stringifyJson } from "../schema/json.js";
-import { PET_STATUSES, type NewPet, type PetStatus } from "../schema/pet.js";
+import { DEFAULT_PET_STATUS, PET_STATUSES, type NewPet, type PetStatus } from "../schema/pet.js";
 import { validateNewPet } from "../schema/validate.js";
 import type { OptionValues } from "./fast-parse.js";
 import { flagsUsageError, integerOrText, petInputFromFlags, type PetField } from "./pet-flags.js";
+import { capitalized, wrongValueSentence } from "./pet-words.js";
 import { promptTerminal, type PromptTerminal } from "./prompt-terminal.js";
 
 /** Valid values for the fields not being checked, so a problem is always the checked field's. */
 const PLACEHOLDER = { name: "x", categoryId: 0n };
 
-/** What the schema says of one field's value, as "name must be ...", or undefined if it is valid. */
-function fieldProblem(field: PetField, value: unknown): string | undefined {
+/** The frame's corner and gap before a prompt's error: `└  `. */
+const FRAME = 3;
+
+/**
+ * Why the schema refuses one field's value, in a person's words and on one line
+ * of the prompt's frame ("The name can't be empty"), or undefined if it is valid.
+ */
+function fieldProblem(field: PetField, value: unknown, width: number): string | undefined {
   const checked = validateNewPet({ ...PLACEHOLDER, [field]: value });
   if (checked.ok) return undefined;
-  const problem = checked.problems.find((p) => p.field === field) ?? checked.problems[0]!;
-  return `${problem.field} ${problem.problem}`;
+  const sentence = capitalized(wrongValueSentence(field, value, false));
+  const room = width - FRAME - 1;
+  return sentence.length <= room ? sentence : `${sentence.slice(0, room - 1)}…`;
 }
 
 function answered<T>(answer: T): Exclude<T, symbol> {
@@ -41,15 +51,22 @@ function answered<T>(answer: T): Exclude<T, symbol> {
   return answer as Exclude<T, symbol>;
 }
 
+/** How the questions are shown: the terminal's width, and the request too with --verbose. */
+interface PromptView {
+  width: number;
+  verbose: boolean;
+}
+
 export async function askForPet(
   values: OptionValues,
   settings: ResolvedSettings,
   io: IO,
+  verbose: boolean,
 ): Promise<NewPet> {
   const given = petInputFromFlags(values);
   // A flag with a bad value is the usage error it is without a terminal: only missing fields are asked.
   const flags = validateNewPet({ ...PLACEHOLDER, ...given });
-  if (!flags.ok) throw flagsUsageError(flags.problems);
+  if (!flags.ok) throw flagsUsageError(flags.problems, given);
   // Nothing is asked for a request that cannot be sent (the client would say the same after the questions).
   if (settings.apiKey === undefined) {
     throw new PetstoreError(
@@ -61,7 +78,8 @@ export async function askForPet(
 
   const terminal = promptTerminal(io.promptStreams!(), io.colorEnabled("stderr"));
   try {
-    return await ask(given, settings, terminal);
+    const view = { width: io.stderr.columns ?? DEFAULT_WIDTH, verbose };
+    return await ask(given, settings, terminal, view);
   } finally {
     terminal.close();
   }
@@ -71,6 +89,7 @@ async function ask(
   given: Record<string, unknown>,
   settings: ResolvedSettings,
   { input, output }: PromptTerminal,
+  view: PromptView,
 ): Promise<NewPet> {
   const terminal = { input, output };
   const answers: Record<string, unknown> = { ...given };
@@ -79,7 +98,7 @@ async function ask(
       await text({
         ...terminal,
         message: "Name",
-        validate: (value) => fieldProblem("name", value ?? ""),
+        validate: (value) => fieldProblem("name", value ?? "", view.width),
       }),
     );
   }
@@ -88,8 +107,8 @@ async function ask(
       answered(
         await text({
           ...terminal,
-          message: "Category id (an integer)",
-          validate: (value) => fieldProblem("categoryId", integerOrText(value ?? "")),
+          message: "Category id (a whole number)",
+          validate: (value) => fieldProblem("categoryId", integerOrText(value ?? ""), view.width),
         }),
       ),
     );
@@ -107,10 +126,30 @@ async function ask(
 
   const pet = validateNewPet(answers);
   // Each answer was checked as it was given; this cannot fail, but the schema has the last word.
-  if (!pet.ok) throw flagsUsageError(pet.problems);
-  const body = { name: pet.value.name, categoryId: pet.value.categoryId, status: pet.value.status };
-  note(visibleText(stringifyJson(body)), `POST ${visibleText(settings.baseUrl)}/pets`, terminal);
+  if (!pet.ok) throw flagsUsageError(pet.problems, answers);
+  showPet(pet.value, settings, terminal, view.verbose);
   const send = answered(await confirm({ ...terminal, message: "Add this pet?" }));
-  if (!send) throw new UsageError("not added: declined at the confirmation; nothing was sent");
+  if (!send) throw new DeclinedError("Not added.");
   return pet.value;
+}
+
+/** The pet as a person reads it, and the service it goes to; the request itself with --verbose. */
+function showPet(
+  pet: NewPet,
+  settings: ResolvedSettings,
+  terminal: { output: PromptTerminal["output"] },
+  verbose: boolean,
+): void {
+  const status = pet.status ?? DEFAULT_PET_STATUS;
+  const lines = [
+    `Name      ${visibleText(pet.name)}`,
+    `Category  ${pet.categoryId}`,
+    `Status    ${status}`,
+    `Service   ${settings.env}, ${visibleText(settings.baseUrl)}`,
+  ];
+  note(lines.join("\n"), "New pet", terminal);
+  if (verbose) {
+    const body = { name: pet.name, categoryId: pet.categoryId, status };
+    note(visibleText(stringifyJson(body)), `POST ${visibleText(settings.baseUrl)}/pets`, terminal);
+  }
 }

@@ -32,8 +32,9 @@ export interface AddOptions {
 }
 
 function petFromFlags(values: OptionValues): NewPet {
-  const pet = validateNewPet(petInputFromFlags(values));
-  if (!pet.ok) throw flagsUsageError(pet.problems);
+  const given = petInputFromFlags(values);
+  const pet = validateNewPet(given);
+  if (!pet.ok) throw flagsUsageError(pet.problems, given);
   return pet.value;
 }
 
@@ -111,7 +112,7 @@ export async function addRun(options: AddOptions, factory: Factory): Promise<voi
   let pet = options.pet;
   if ("ask" in pet) {
     const { askForPet } = await import("./add-prompts.js");
-    pet = await askForPet(pet.ask, settings, io);
+    pet = await askForPet(pet.ask, settings, io, options.request.verbose);
   }
   const result = await client.createPet(pet);
   if (result.unreadable !== undefined) {

@@ -2,15 +2,16 @@
  * `get` calls GET /pets/{petId}, which the service deprecates: say so on stderr
  * after a pet was found (never on a 404), at most once a day per profile
  * (remembered in the config directory's state file), with the removal date (the
- * Sunset header, else the spec's 5 December 2030), the days left, and what
- * `list --status` can and cannot do instead: the service has no other lookup by
- * id. PETSTORE_NO_DEPRECATION_WARNING=1 silences it for scripts that know.
+ * Sunset header, else the spec's 5 December 2030), the days left, and what to
+ * use instead, in two lines at most. PETSTORE_NO_DEPRECATION_WARNING=1 silences
+ * it for scripts that know.
  */
 import type { Deprecation } from "../client/types.js";
 import { envFlag } from "../env-flag.js";
 import { lastShown, rememberShown } from "../profiles/state-file.js";
 import { SUNSET_DATE } from "../schema/deprecation.js";
 import { LIMIT_MAX } from "../schema/pet.js";
+import { wrapWords } from "../output/wrap.js";
 
 const SILENCE_VARIABLE = "PETSTORE_NO_DEPRECATION_WARNING";
 /** The name of this notice in the state file. */
@@ -50,22 +51,41 @@ function countdown(sunset: Date, nowMs: number): string {
   return `${-days} day${days === -1 ? "" : "s"} ago`;
 }
 
-/** The warning text, without the "warning:" label. */
-export function deprecationMessage(deprecation: Deprecation | undefined, nowMs: number): string {
+export const LABEL = "warning:";
+const MAX_LINES = 2;
+
+/**
+ * The warning, `warning: ` first, in at most two lines of `width` (broken
+ * between words, so a URL stays whole) where they can hold it: when and what
+ * the user can do instead. The longest wording that fits is taken; the
+ * shortest one stands when none does. When the service names the list of
+ * pets as the successor (as the fake does), that is `petstore list`.
+ */
+export function deprecationLines(
+  deprecation: Deprecation | undefined,
+  nowMs: number,
+  baseUrl: string,
+  width: number,
+): string[] {
   const sunset = deprecation?.sunset ?? new Date(SUNSET_DATE);
-  const removal =
-    sunset.getTime() > nowMs
-      ? `it will be removed on ${formatDay(sunset)} (${countdown(sunset, nowMs)})`
-      : `its removal was announced for ${formatDay(sunset)} (${countdown(sunset, nowMs)})`;
-  const successor = deprecation?.replacement
-    ? `The service names ${deprecation.replacement} as its successor. `
-    : "The service offers no other lookup by id. ";
-  return (
-    `\`petstore get\` uses GET /pets/{petId}, which the service has deprecated: ${removal}. ` +
-    successor +
-    `\`petstore list --status <status>\` is no replacement: it lists at most ${LIMIT_MAX} pets of one status and cannot page further, so it finds a pet only among those. ` +
-    `Shown once a day per profile; ${SILENCE_VARIABLE}=1 hides it.`
-  );
+  const stops = sunset.getTime() > nowMs ? "stops working" : "was to stop working";
+  const when = `${LABEL} \`petstore get\` ${stops} on ${formatDay(sunset)} (${countdown(sunset, nowMs)});`;
+  const successor = deprecation?.replacement;
+  const list = "`petstore list --status <status>`";
+  const actions =
+    successor === undefined || successor === `${baseUrl}/pets`
+      ? [
+          `use ${list} to find pets (up to ${LIMIT_MAX} per status). ${SILENCE_VARIABLE}=1 hides this.`,
+          `use ${list} to find pets (up to ${LIMIT_MAX} per status).`,
+          `use ${list} to find pets.`,
+          "use `petstore list` instead.",
+        ]
+      : [
+          `its successor is ${successor}; ${list} finds pets meanwhile.`,
+          `its successor is ${successor}.`,
+        ];
+  const wordings = actions.map((action) => wrapWords(`${when} ${action}`, width));
+  return wordings.find((lines) => lines.length <= MAX_LINES) ?? wordings.at(-1)!;
 }
 
 /**

@@ -77,7 +77,11 @@ export interface Factory {
   settings(flags: SettingsFlags, options?: SettingsOptions): ResolvedSettings;
   /** `options` as for `settings` (auth login checks a key for a profile that may not exist yet). */
   client(request: RequestOptions, options?: SettingsOptions): Promise<ConnectedClient>;
-  /** Clears whatever is still on screen (a retry countdown) once the command is over. */
+  /**
+   * Once the command is over: clears whatever is still on screen (a retry
+   * countdown), and warns of a config file whose keys others can read, unless
+   * the command wrote it anew (private).
+   */
   finish(): void;
 }
 
@@ -102,6 +106,7 @@ export function createFactory(deps: FactoryDeps): Factory {
   const notices = createRetryNotices(io, now);
   let loaded: LoadedConfig | undefined;
   let warned = false;
+  let warnedExposed = false;
   const load = () => (loaded ??= loadConfig(env));
 
   const factory: Factory = {
@@ -168,7 +173,13 @@ export function createFactory(deps: FactoryDeps): Factory {
       );
       return { client, settings, route };
     },
-    finish: notices.stop,
+    finish() {
+      notices.stop();
+      if (loaded?.exposed !== undefined && !warnedExposed) {
+        warnedExposed = true;
+        io.stderr.write(`warning: ${loaded.exposed}\n`);
+      }
+    },
   };
   return factory;
 }

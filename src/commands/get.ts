@@ -4,14 +4,18 @@ import type { Factory } from "./factory.js";
 import { chooseOutput, type OutputChoice } from "../output/format.js";
 import { loadPalette } from "../output/palette.js";
 import { writePets } from "../output/pets.js";
+import { textWidth } from "../output/wrap.js";
+import type { ResolvedSettings } from "../profiles/resolve.js";
 import { validatePetId } from "../schema/validate.js";
+import { UsageError } from "../errors.js";
 import {
   deprecationDue,
-  deprecationMessage,
+  deprecationLines,
+  LABEL,
   rememberDeprecationShown,
 } from "./deprecation-warning.js";
 import type { OptionValues } from "./fast-parse.js";
-import { usageErrorFor } from "./flag-problems.js";
+import { capitalized, wrongValueSentence } from "./pet-words.js";
 import { outputFlags } from "./option-values.js";
 import { requestOptionsFrom, type RequestOptions } from "./request-options.js";
 import type { CommandRunner } from "./runner.js";
@@ -29,7 +33,7 @@ export function getOptionsFrom(
   stdoutIsTTY: boolean,
 ): GetOptions {
   const id = validatePetId(petId);
-  if (!id.ok) throw usageErrorFor(id.problems, { petId: "<petId>" });
+  if (!id.ok) throw new UsageError(capitalized(wrongValueSentence("petId", petId, true)));
   return {
     id: id.value,
     output: chooseOutput(outputFlags(values), stdoutIsTTY),
@@ -40,15 +44,18 @@ export function getOptionsFrom(
 /** After the pet is shown: at most once a day per profile; failing to remember it fails nothing. */
 async function warnDeprecated(
   factory: Factory,
-  profile: string,
+  settings: ResolvedSettings,
   deprecation: Deprecation | undefined,
   verbose: boolean,
 ) {
   const { env, io } = factory;
+  const { profile } = settings;
   const now = factory.now();
   if (!deprecationDue(env, profile, now)) return;
   const palette = await loadPalette(io, "stderr");
-  io.stderr.write(`${palette.yellow("warning:")} ${deprecationMessage(deprecation, now)}\n`);
+  const width = textWidth(io.stderr, env);
+  const text = deprecationLines(deprecation, now, settings.baseUrl, width).join("\n");
+  io.stderr.write(`${palette.yellow(LABEL)}${text.slice(LABEL.length)}\n`);
   const problem = await rememberDeprecationShown(env, profile, now);
   if (problem !== undefined && verbose) {
     io.stderr.write(`could not remember that the warning was shown (${problem}); it shows again\n`);
@@ -60,7 +67,7 @@ export async function getRun(options: GetOptions, factory: Factory): Promise<voi
   // A 404 (or any failure) throws here: the warning is for pets found, not for errors.
   const result = await client.getPet(options.id);
   await writePets(factory.io, { pets: [result.data], raw: result.raw }, options.output);
-  await warnDeprecated(factory, settings.profile, result.deprecation, options.request.verbose);
+  await warnDeprecated(factory, settings, result.deprecation, options.request.verbose);
 }
 
 export const run: CommandRunner = (parsed, factory) =>

@@ -3,11 +3,11 @@
  * takes them. Shared by the flag path (add.ts) and the prompts (add-prompts.ts),
  * so a value typed at a prompt is checked exactly as the same value in a flag.
  */
-import type { UsageError } from "../errors.js";
+import { UsageError } from "../errors.js";
 import type { Problem } from "../schema/validate.js";
 import type { OptionValues } from "./fast-parse.js";
-import { usageErrorFor } from "./flag-problems.js";
 import { stringOption } from "./option-values.js";
+import { wrongValueSentence } from "./pet-words.js";
 
 export const FIELD_FLAGS = {
   name: "--name",
@@ -34,7 +34,21 @@ export function petInputFromFlags(values: OptionValues): Record<string, unknown>
   return input;
 }
 
-/** "--name is required; --category-id must be ...", with a way out. */
-export function flagsUsageError(problems: readonly Problem[]): UsageError {
-  return usageErrorFor(problems, FIELD_FLAGS, "or give the whole pet as JSON with --file");
+/**
+ * "--name is required; --category-id: the category id is a whole number, like 3,
+ * not "abc"", with a way out. `given`: the fields as petInputFromFlags read them.
+ */
+export function flagsUsageError(
+  problems: readonly Problem[],
+  given: Readonly<Record<string, unknown>>,
+): UsageError {
+  const message = problems
+    .map(({ field, problem }) => {
+      if (!Object.hasOwn(FIELD_FLAGS, field)) return `${field} ${problem}`;
+      const flag = FIELD_FLAGS[field as PetField];
+      if (!Object.hasOwn(given, field)) return `${flag} is required`;
+      return `${flag}: ${wrongValueSentence(field as PetField, given[field], true)}`;
+    })
+    .join("; ");
+  return new UsageError(message, "or give the whole pet as JSON with --file");
 }

@@ -6,7 +6,9 @@
 import { Argument, Command, Option } from "commander";
 import { withHint } from "../completion/hints.js";
 import { EXIT_MEANINGS } from "../errors.js";
+import { textWidth } from "../output/wrap.js";
 import type { Factory } from "./factory.js";
+import { addHelpSections, configureHelpLayout, type HelpSection } from "./help-layout.js";
 import { registerServeCommand } from "./serve.js";
 import { COLD_COMMAND_RUNNERS } from "./cold-runners.js";
 import { HOT_COMMAND_RUNNERS, runCommand, type Runners } from "./runner.js";
@@ -14,26 +16,33 @@ import { COMMANDS, GLOBAL_OPTIONS, type CommandSpec } from "./spec.js";
 import { VERSION } from "./version.js";
 import type { OptionValues } from "./fast-parse.js";
 
-export const EXIT_CODES_HELP = `Exit codes:\n${Object.entries(EXIT_MEANINGS)
-  .map(([code, meaning]) => `  ${code.padEnd(3)}  ${meaning}`)
-  .join("\n")}`;
+/** What each exit code means (EXIT_MEANINGS, the README's table too). */
+export const EXIT_CODES_SECTION: HelpSection = {
+  title: "Exit codes",
+  blocks: [{ items: Object.entries(EXIT_MEANINGS) }],
+};
 
-export const ENVIRONMENT_HELP = `Environment:
-  PETSTORE_API_KEY, PETSTORE_PROFILE, PETSTORE_ENV, PETSTORE_BASE_URL
-                      override the stored profile (flags override these)
-  PETSTORE_CONFIG_DIR where profiles are stored
-  PETSTORE_DEBUG=1    same as --verbose
-  PETSTORE_NO_DEPRECATION_WARNING=1
-                      no warning from \`petstore get\`
-  NO_COLOR, FORCE_COLOR, TERM=dumb
-                      colour on or off (--no-color wins)`;
+const ENVIRONMENT_SECTION: HelpSection = {
+  title: "Environment",
+  blocks: [
+    { text: "Flags override these, and these override the stored profile." },
+    {
+      items: [
+        ["PETSTORE_API_KEY", "the API key"],
+        ["PETSTORE_PROFILE", "the stored profile to use"],
+        ["PETSTORE_ENV", "production or staging"],
+        ["PETSTORE_BASE_URL", "the service's address"],
+        ["PETSTORE_CONFIG_DIR", "where profiles are stored"],
+        ["PETSTORE_DEBUG=1", "same as --verbose"],
+        ["PETSTORE_NO_DEPRECATION_WARNING=1", "no warning from `petstore get`"],
+        ["NO_COLOR, FORCE_COLOR, TERM=dumb", "colour on or off (--no-color wins)"],
+        ["COLUMNS", "the width of help and messages (default: the terminal's, else 80)"],
+      ],
+    },
+  ],
+};
 
 const COMMAND_RUNNERS: Runners = { ...HOT_COMMAND_RUNNERS, ...COLD_COMMAND_RUNNERS };
-
-function examplesHelp(spec: CommandSpec): string | undefined {
-  if (!spec.examples?.length) return undefined;
-  return `\nExamples:\n${spec.examples.map((example) => `  $ ${example}`).join("\n")}`;
-}
 
 /** Under a usage error, every command says where its own help is: "run `petstore get --help` for usage". */
 function setUsageFooters(command: Command, path: readonly string[]): void {
@@ -50,8 +59,9 @@ function addCommand(parent: Command, spec: CommandSpec, path: string[], factory:
   }
   for (const option of spec.options ?? [])
     command.addOption(withHint(new Option(option.flags, option.description), option.values));
-  const examples = examplesHelp(spec);
-  if (examples) command.addHelpText("after", examples);
+  if (spec.examples?.length) {
+    addHelpSections(command, [{ title: "Examples", blocks: [{ commands: spec.examples }] }]);
+  }
   const commandPath = [...path, spec.name];
   if (spec.commands) {
     for (const child of spec.commands) addCommand(command, child, commandPath, factory);
@@ -72,7 +82,7 @@ function addCommand(parent: Command, spec: CommandSpec, path: string[], factory:
 
 /** The whole command tree; `factory` is used only when an action runs. */
 export function buildProgram(factory: Factory): Command {
-  const { io } = factory;
+  const { io, env } = factory;
   const program = new Command("petstore")
     .description("Browse and add pets of the Pet Store adoption service; `serve` runs a local fake")
     .version(VERSION, "-V, --version", "print the version")
@@ -80,14 +90,14 @@ export function buildProgram(factory: Factory): Command {
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
-      getOutHelpWidth: () => io.stdout.columns ?? 80,
-      getErrHelpWidth: () => io.stderr.columns ?? 80,
+      getOutHelpWidth: () => textWidth(io.stdout, env),
+      getErrHelpWidth: () => textWidth(io.stderr, env),
     })
-    .configureHelp({ showGlobalOptions: true })
     .exitOverride();
+  configureHelpLayout(program);
   for (const option of GLOBAL_OPTIONS)
     program.addOption(new Option(option.flags, option.description));
-  program.addHelpText("after", `\n${EXIT_CODES_HELP}\n\n${ENVIRONMENT_HELP}`);
+  addHelpSections(program, [EXIT_CODES_SECTION, ENVIRONMENT_SECTION]);
   for (const spec of COMMANDS) addCommand(program, spec, [], factory);
   registerServeCommand(program, factory);
   setUsageFooters(program, []);

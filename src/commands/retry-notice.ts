@@ -16,9 +16,17 @@ const WHY: Record<RetryEvent["reason"], string> = {
   timeout: "timed out",
 };
 
-/** `in 12 s` (`in 4 min 5 s` past a minute), rounded up so a wait is never announced shorter than it is; `now` once over. */
+/** Below this, whole seconds would misstate a wait by a large share of it: tenths are shown. */
+const TENTHS_BELOW_MS = 10_000;
+
+/**
+ * `in 1.3 s` under ten seconds, `in 12 s`, `in 4 min 5 s` past a minute: the wait
+ * that follows, rounded up so it is never announced shorter than it is; `now` once over.
+ */
 function when(ms: number): string {
-  return ms > 0 ? `in ${formatWait(ms)}` : "now";
+  if (ms <= 0) return "now";
+  if (ms < TENTHS_BELOW_MS) return `in ${Math.ceil(ms / 100) / 10} s`;
+  return `in ${formatWait(ms)}`;
 }
 
 export function retryMessage(event: RetryEvent, remainingMs = event.waitMs): string {

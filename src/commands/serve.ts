@@ -2,6 +2,7 @@ import { Option, type Command } from "commander";
 import { FILES, withHint } from "../completion/hints.js";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
 import type { Factory } from "./factory.js";
+import { addHelpSections, type HelpSection } from "./help-layout.js";
 import {
   ADMIN_TOKEN_VARIABLE,
   DEFAULT_FILE,
@@ -13,43 +14,91 @@ import {
 import { clientBaseUrl, listensEverywhere } from "../server/client-url.js";
 import type { ServeFlags } from "../server/serve-options.js";
 
-const HELP_AFTER = `
-Keys:
-  A key is key[:plan[:perMinute/perDay]]; plans: free (60/min, 1000/day, the default),
-  pro (300/10000), business (1000/100000), enterprise (unlimited unless limits are
-  given, e.g. --key ci:enterprise:600/20000). Keys come from --key and --keys-file
-  (one per line, # comments), else from ${KEYS_VARIABLE} (comma-separated); with
-  none, a free key is generated and printed on stderr.
-
-Faults (pet operations only, after authentication and rate limiting):
-  --fail-mode 503 answers 503 with Retry-After: 1 (the default); reset closes the
-  connection before the request is processed; reset-after processes it (a POST
-  creates the pet) and then closes without answering.
-
-TLS:
-  --tls serves https with a certificate for localhost, 127.0.0.1 and ::1, signed by a
-  local CA kept next to the data file (<file>.ca.pem, its key <file>.ca-key.pem, 0600)
-  and reused while valid; clients trust it with NODE_EXTRA_CA_CERTS=<file>.ca.pem.
-  --tls-cert and --tls-key serve a certificate of your own instead.
-
-Control plane (for test suites; the README's serve section has every field):
-  GET /__admin/health; POST /__admin/reset (back to the pets at start, durably);
-  GET and DELETE /__admin/requests; GET and POST /__admin/clock {"advanceSeconds":N};
-  GET and PUT /__admin/faults; GET and POST /__admin/keys; DELETE /__admin/keys/<key>;
-  GET /__admin/openapi.json. Open without a credential on a loopback --host; on any
-  other, off unless --admin-token (or ${ADMIN_TOKEN_VARIABLE}) is given, then
-  Authorization: Bearer <token>.
-
-Scripts:
-  stdout gets one line, the base URL, once the server is ready (with --print-env, two
-  export lines in one write, three with NODE_EXTRA_CA_CERTS over TLS) and nothing
-  after; serve keeps running, so read them from the background:
-    $ petstore serve --port 0 --print-env --quiet > serve.env &
-    $ until [ "$(wc -l < serve.env)" -ge 2 ]; do sleep 0.1; done; . ./serve.env
-
-Examples:
-  $ petstore serve --seed 100 --key dev:pro
-  $ petstore serve --file /tmp/pets.json --latency 50-300 --fail-rate 0.1 --fail-mode reset-after`;
+const HELP_SECTIONS: readonly HelpSection[] = [
+  {
+    title: "Keys",
+    blocks: [
+      {
+        text:
+          "A key is key[:plan[:perMinute/perDay]]; plans: free (60/min, 1000/day, the default), " +
+          "pro (300/10000), business (1000/100000), enterprise (unlimited unless limits are given, " +
+          "e.g. --key ci:enterprise:600/20000). Keys come from --key and --keys-file (one per " +
+          `line, # comments), else from ${KEYS_VARIABLE} (comma-separated); with none, a free ` +
+          "key is generated and printed on stderr.",
+      },
+    ],
+  },
+  {
+    title: "Faults",
+    blocks: [
+      {
+        text: "Pet operations only, after authentication and rate limiting. --fail-mode is one of:",
+      },
+      {
+        items: [
+          ["503", "answers 503 with Retry-After: 1 (the default)"],
+          ["reset", "closes the connection before the request is processed"],
+          ["reset-after", "processes it (a POST creates the pet), then closes without answering"],
+        ],
+      },
+    ],
+  },
+  {
+    title: "TLS",
+    blocks: [
+      {
+        text:
+          "--tls serves https with a certificate for localhost, 127.0.0.1 and ::1, signed by a " +
+          "local CA kept next to the data file (<file>.ca.pem, its key <file>.ca-key.pem, 0600) " +
+          "and reused while valid; clients trust it with NODE_EXTRA_CA_CERTS=<file>.ca.pem. " +
+          "--tls-cert and --tls-key serve a certificate of your own instead.",
+      },
+    ],
+  },
+  {
+    title: "Control plane",
+    blocks: [
+      {
+        text:
+          "For test suites; every field is in docs/serve.md (github.com/petstore-cli/petstore-cli). " +
+          "GET /__admin/health; POST /__admin/reset (back to the pets at start, durably); " +
+          'GET and DELETE /__admin/requests; GET and POST /__admin/clock {"advanceSeconds":N}; ' +
+          "GET and PUT /__admin/faults; GET and POST /__admin/keys; DELETE /__admin/keys/<key>; " +
+          "GET /__admin/openapi.json. Open without a credential on a loopback --host; on any " +
+          `other, off unless --admin-token (or ${ADMIN_TOKEN_VARIABLE}) is given, then ` +
+          "Authorization: Bearer <token>.",
+      },
+    ],
+  },
+  {
+    title: "Scripts",
+    blocks: [
+      {
+        text:
+          "stdout gets one line, the base URL, once the server is ready (with --print-env, two " +
+          "export lines in one write, three with NODE_EXTRA_CA_CERTS over TLS) and nothing " +
+          "after; serve keeps running, so read them from the background:",
+      },
+      {
+        commands: [
+          "petstore serve --port 0 --print-env --quiet > serve.env &",
+          'until [ "$(wc -l < serve.env)" -ge 2 ]; do sleep 0.1; done; . ./serve.env',
+        ],
+      },
+    ],
+  },
+  {
+    title: "Examples",
+    blocks: [
+      {
+        commands: [
+          "petstore serve --seed 100 --key dev:pro",
+          "petstore serve --file /tmp/pets.json --latency 50-300 --fail-rate 0.1 --fail-mode reset-after",
+        ],
+      },
+    ],
+  },
+];
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
@@ -57,7 +106,7 @@ function collect(value: string, previous: string[] | undefined): string[] {
 
 /** Registers `petstore serve`; the server itself is imported only when it runs. */
 export function registerServeCommand(program: Command, factory: Factory): void {
-  program
+  const command = program
     .command("serve")
     .description("run a local fake of the Pet Store service on a JSON file")
     .addOption(
@@ -75,7 +124,6 @@ export function registerServeCommand(program: Command, factory: Factory): void {
       "--key <spec>",
       "accept this API key, key[:plan[:perMinute/perDay]] (repeatable)",
       collect,
-      [],
     )
     .addOption(
       withHint(new Option("--keys-file <path>", "accept the keys listed in this file"), FILES),
@@ -113,10 +161,10 @@ export function registerServeCommand(program: Command, factory: Factory): void {
       String(DEFAULT_JOURNAL_SIZE),
     )
     .option("--admin-token <token>", "require this bearer token on /__admin (needed off loopback)")
-    .addHelpText("after", HELP_AFTER)
     .action(async (flags: Omit<ServeFlags, "key"> & { key?: string[] }) => {
       await serve({ ...flags, key: flags.key ?? [] }, factory);
     });
+  addHelpSections(command, HELP_SECTIONS);
 }
 
 async function serve(flags: ServeFlags, factory: Factory): Promise<void> {

@@ -139,7 +139,7 @@ const LIST_COMMAND: CommandSpec = {
 const GET_COMMAND: CommandSpec = {
   name: "get",
   description: "show one pet by id (deprecated by the service, which has no other lookup by id)",
-  arguments: [{ name: "petId", required: true, description: "the pet's id (an int64)" }],
+  arguments: [{ name: "petId", required: true, description: "the pet's id, a whole number" }],
   options: [...OUTPUT_OPTIONS, ...REQUEST_OPTIONS],
   examples: ["petstore get 42", "petstore get 42 --json"],
 };
@@ -149,7 +149,7 @@ export const ADD_COMMAND: CommandSpec = {
   description: "add a pet from flags or a JSON body (--file), or every pet of a file (--from)",
   options: [
     { flags: "-n, --name <name>", description: "the pet's name" },
-    { flags: "-c, --category-id <id>", description: "its category (an int64)" },
+    { flags: "-c, --category-id <id>", description: "its category id, a whole number" },
     {
       flags: "-s, --status <status>",
       description: `${STATUS_LIST} (the service's default if left out)`,

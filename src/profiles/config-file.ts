@@ -21,6 +21,7 @@ import { ENVIRONMENT_NAMES, type EnvironmentName } from "./environments.js";
 import { openNoFollowSync } from "../schema/file-safety.js";
 import { JsonSyntaxError, parseJson } from "../schema/json.js";
 import { CONFIG_FILE_NAME, configDir } from "./config-dir.js";
+import { exposureWarning } from "./config-exposure.js";
 import {
   accessProblem,
   ConfigFileError,
@@ -53,6 +54,8 @@ export interface LoadedConfig {
   path: string;
   config: StoredConfig;
   problem?: ConfigFileError;
+  /** Why the keys in a usable file are not private (config-exposure.ts). */
+  exposed?: string;
 }
 
 /** A config is a few hundred bytes; anything this large is some other file. */
@@ -185,7 +188,10 @@ function readConfigFile(dir: string, path: string): StoredConfig {
 function loadConfigIn(dir: string): LoadedConfig {
   const path = join(dir, CONFIG_FILE_NAME);
   try {
-    return { path, config: readConfigFile(dir, path) };
+    const config = readConfigFile(dir, path);
+    const keys = Object.values(config.profiles).some((profile) => profile.apiKey !== undefined);
+    const exposed = exposureWarning(path, keys);
+    return exposed === undefined ? { path, config } : { path, config, exposed };
   } catch (error) {
     if (!(error instanceof ConfigFileError)) throw accessProblem(path, error);
     return { path, config: { profiles: {} }, problem: error };

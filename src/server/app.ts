@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AccessLog } from "./access-log.js";
-import { adminAccess } from "./admin/access.js";
+import { adminAccess, refusal } from "./admin/access.js";
 import { FakeClock, type Clock } from "./admin/clock.js";
 import { ControlPlane } from "./admin/control-plane.js";
 import { DEFAULT_JOURNAL_SIZE, RequestJournal } from "./admin/request-journal.js";
@@ -22,6 +22,7 @@ import { createHomeRoute, isHomePath } from "./home/route.js";
 import type { ApiKeySpec } from "./keys.js";
 import { RequestLimiter } from "./limiter.js";
 import { PageCache } from "./page-cache.js";
+import type { Reply } from "./reply.js";
 import { createOpenApiRoute } from "./openapi-route.js";
 import { listPets } from "./pet-routes.js";
 import { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
@@ -63,6 +64,16 @@ export interface App extends SocketHandlers {
   close(): void;
 }
 
+/**
+ * The home page's keys (`GET /__home/keys`): the entries of `GET /__admin/keys`
+ * with each key in full. Both lists come from the same keys, read in one go.
+ */
+function keysInFull(control: ControlPlane): Reply {
+  const specs = control.keys();
+  const keys = control.keyEntries().map((entry, i) => ({ ...entry, key: specs[i]!.key }));
+  return { status: 200, body: JSON.stringify({ keys }) };
+}
+
 export function createApp(store: PetStore, options: AppOptions): App {
   const clock = new FakeClock(options.clock);
   const log = options.log;
@@ -86,12 +97,17 @@ export function createApp(store: PetStore, options: AppOptions): App {
     journal,
     faults: v1.faults,
   });
-  const admin = createAdminRoutes(
-    control,
-    adminAccess(options.admin?.host ?? "0.0.0.0", options.admin?.token),
-    { clock, count: (status) => responder.count(status), note: (message) => log?.note(message) },
-  );
-  const home = createHomeRoute({ list: (query) => listPets(pages, query), openApi });
+  const access = adminAccess(options.admin?.host ?? "0.0.0.0", options.admin?.token);
+  const admin = createAdminRoutes(control, access, {
+    clock,
+    count: (status) => responder.count(status),
+    note: (message) => log?.note(message),
+  });
+  const home = createHomeRoute({
+    list: (query) => listPets(pages, query),
+    openApi,
+    keys: (req) => refusal(access, req) ?? keysInFull(control),
+  });
 
   function handle(req: IncomingMessage, res: ServerResponse, unmetExpectation = false): void {
     const startedAt = responder.startedAt();

@@ -2,12 +2,11 @@
  * The home page in a real browser (Debian's chromium): it shows the seeded pets
  * and filters them, shows a request made meanwhile by someone else, changes a
  * fault setting through the control plane, renders the API reference, and
- * fetches nothing from anywhere but the fake. Screenshot: <temp>/home.png and
- * /tmp/petstore-home.png.
+ * fetches nothing from anywhere but the fake; 400 and 1280 px wide, nothing
+ * overflows sideways and each key can be copied. Screenshots: <temp>/home.png
+ * (and /tmp/petstore-home.png), <temp>/home-400.png, <temp>/home-1280.png.
  *
- * The fake is createApp on one origin. When it has no control plane of its own
- * (GET /__admin/health is not a 200), /__admin/* goes to the test stub in
- * admin-stub.ts, which implements the agreed shapes.
+ * The fake is createApp on one origin, its control plane open as on loopback.
  */
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type RequestListener, type Server } from "node:http";
@@ -20,18 +19,17 @@ import { createApp, type App } from "../../src/server/app.js";
 import { parseKeySpec } from "../../src/server/keys.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
 import { demoPets } from "../../src/server/store/seed.js";
-import { createAdminStub, type AdminStub } from "./admin-stub.js";
 import { launchChromium } from "./chromium.js";
 
 const KEY = "psk_home0123456789abcdef";
-const REDACTED = "psk_…cdef";
+/** Short keys, which redaction showed as the same "…". */
+const SHORT_KEYS = ["dev-key-1", "dev-key-2"];
 const PETS = demoPets(14);
 
 let work: string;
 let server: Server;
 let app: App;
 let origin: string;
-let stub: AdminStub | undefined;
 let browser: Browser;
 let page: Page;
 const offOrigin: string[] = [];
@@ -46,16 +44,11 @@ function listen(handler: RequestListener): Promise<Server> {
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "petstore-home-"));
   const store = createMemoryStore(PETS);
-  const keys = [parseKeySpec(`${KEY}:pro`)];
-  app = createApp(store, { keys });
-  let handler: RequestListener = app;
-  server = await listen((req, res) => handler(req, res));
+  const keys = [parseKeySpec(`${KEY}:pro`), ...SHORT_KEYS.map((key) => parseKeySpec(key))];
+  // On loopback, as `petstore serve` runs it: the control plane (and the keys in full) open.
+  app = createApp(store, { keys, admin: { host: "127.0.0.1" } });
+  server = await listen(app);
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const probe = await fetch(`${origin}/__admin/health`);
-  if (probe.status !== 200) {
-    stub = createAdminStub(app, store, keys);
-    handler = stub.handler;
-  }
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
   // Nothing may leave the fake's origin: record and refuse anything else.
@@ -83,18 +76,19 @@ afterAll(async () => {
 const rowsOf = (table: string) => page.locator(`#${table} tbody tr`);
 
 describe("the home page in a browser", () => {
-  it("shows the base URL, the two CLI lines and the key, redacted, with its plan", async () => {
+  it("shows the base URL, the two CLI lines and each key in full, with its plan", async () => {
     await expect.poll(() => page.textContent("#base-url")).toBe(`${origin}/v1`);
     const lines = (await page.textContent("#cli-lines"))!.split("\n");
     expect(lines).toEqual([
       `export PETSTORE_BASE_URL='${origin}/v1'`,
       "export PETSTORE_API_KEY='<your key>'",
     ]);
+    await expect
+      .poll(() => page.locator("#keys td.key code").allTextContents())
+      .toEqual([KEY, ...SHORT_KEYS]);
     const keyRow = rowsOf("keys").first();
-    await expect.poll(() => keyRow.textContent()).toContain(REDACTED);
     expect(await keyRow.locator("td").nth(1).textContent()).toBe("pro");
     expect(await keyRow.locator("td").nth(2).textContent()).toBe("300");
-    expect(await page.content()).not.toContain(KEY);
   });
 
   it("shows the seeded pets and filters them by status", async () => {
@@ -148,15 +142,11 @@ describe("the home page in a browser", () => {
     };
     expect(settings).toMatchObject({ failRate: 1, failMode: "503" });
     expect(await page.textContent("#faults-meta")).toBe("100 % fail (503)");
-    if (stub === undefined) {
-      // The real control plane: the setting takes effect on the API.
-      const failed = await fetch(`${origin}/v1/pets`, {
-        headers: { Authorization: `Bearer ${KEY}` },
-      });
-      expect(failed.status).toBe(503);
-    } else {
-      expect(stub.faultPuts.at(-1)).toEqual({ latencyMs: null, failRate: 1, failMode: "503" });
-    }
+    // The setting takes effect on the API.
+    const failed = await fetch(`${origin}/v1/pets`, {
+      headers: { Authorization: `Bearer ${KEY}` },
+    });
+    expect(failed.status).toBe(503);
     await page.click("#faults-off");
     await expect.poll(() => page.textContent("#faults-meta")).toBe("off");
     expect(await (await fetch(`${origin}/__admin/faults`)).json()).toMatchObject({ failRate: 0 });
@@ -198,7 +188,7 @@ describe("the home page in a browser", () => {
     expect(journal.requests.map((entry) => `${entry.method} ${entry.path}`)).toEqual([
       "GET /v1/pets",
       "POST /v1/pets",
-      ...(stub === undefined ? ["GET /v1/pets"] : []),
+      "GET /v1/pets",
     ]);
   });
 
@@ -223,5 +213,90 @@ describe("the home page in a browser", () => {
       true,
     );
     await fresh.close();
+  });
+});
+
+/**
+ * What overflows sideways in the page, run in the browser (as text: the tests
+ * are compiled without the DOM's types): an element whose visible part (clipped
+ * by its ancestors' overflow) reaches past the window or its card, and a box
+ * that scrolls sideways. An ellipsis (overflow hidden) is not one.
+ */
+const SIDEWAYS_OVERFLOW = `(() => {
+  const width = document.documentElement.clientWidth;
+  const found = [];
+  const nameOf = (element) =>
+    (element.closest("[id]")?.id ?? "page") + " > " + element.tagName.toLowerCase() +
+    (typeof element.className === "string" && element.className.trim() !== ""
+      ? "." + element.className.trim().split(/\\s+/).join(".")
+      : "");
+  if (document.documentElement.scrollWidth > width) {
+    found.push("the page scrolls sideways: " + document.documentElement.scrollWidth + " > " + width);
+  }
+  for (const element of document.querySelectorAll("body *")) {
+    const style = getComputedStyle(element);
+    const box = element.getBoundingClientRect();
+    if (box.width === 0 || style.visibility === "hidden") continue;
+    if (/auto|scroll/.test(style.overflowX) && element.scrollWidth > element.clientWidth + 1) {
+      found.push(nameOf(element) + " scrolls sideways: " + element.scrollWidth + " > " + element.clientWidth);
+    }
+    let right = box.right;
+    let left = box.left;
+    for (let up = element.parentElement; up; up = up.parentElement) {
+      if (getComputedStyle(up).overflowX === "visible") continue;
+      const clip = up.getBoundingClientRect();
+      right = Math.min(right, clip.right);
+      left = Math.max(left, clip.left);
+    }
+    if (right <= left) continue;
+    const card = element.closest(".card")?.getBoundingClientRect();
+    const limit = Math.min(width, card?.right ?? width);
+    if (right > limit + 0.5) found.push(nameOf(element) + " reaches " + Math.round(right) + " > " + limit);
+  }
+  return found;
+})()`;
+
+describe.each([400, 1280])("the home page %i px wide", (width) => {
+  let narrow: Page;
+
+  beforeAll(async () => {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
+    narrow = await context.newPage();
+    await narrow.goto(`${origin}/`);
+    await narrow.locator("#keys tbody tr").nth(SHORT_KEYS.length).waitFor();
+    await narrow.locator("#pets tbody td.name").first().waitFor();
+    // A request in the journal, so its table has a row to lay out.
+    await fetch(`${origin}/v1/pets?status=available&limit=3`, {
+      headers: { Authorization: `Bearer ${KEY}` },
+    });
+    await narrow.locator("#requests tbody td.time").first().waitFor();
+    await narrow.screenshot({ path: join(work, `home-${width}.png`), fullPage: true });
+  });
+
+  afterAll(() => narrow.context().close());
+
+  it("has nothing that overflows sideways: the keys, the fault inputs, the CLI lines", async () => {
+    expect(await narrow.evaluate<string[]>(SIDEWAYS_OVERFLOW)).toEqual([]);
+  });
+
+  it("keeps the Copy button off the export lines", async () => {
+    const lines = (await narrow.locator("#cli-lines").boundingBox())!;
+    const button = (await narrow.locator("button[data-copy=cli-lines]").boundingBox())!;
+    const apart =
+      button.x >= lines.x + lines.width ||
+      button.x + button.width <= lines.x ||
+      button.y >= lines.y + lines.height ||
+      button.y + button.height <= lines.y;
+    expect(apart).toBe(true);
+  });
+
+  it("copies each key, in full, with its own button", async () => {
+    const copied: string[] = [];
+    for (const row of await narrow.locator("#keys tbody tr").all()) {
+      await row.locator("button.copy-key").click({ timeout: 5_000 });
+      copied.push(await narrow.evaluate<string>("navigator.clipboard.readText()"));
+    }
+    expect(copied).toEqual([KEY, ...SHORT_KEYS]);
   });
 });

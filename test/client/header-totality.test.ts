@@ -16,7 +16,7 @@ import { createSender } from "../../src/client/send.js";
 import type { Transport } from "../../src/client/transport.js";
 import { clockTime, formatWait, isoTime, waitUntil } from "../../src/client/wait-text.js";
 import { formatDuration } from "../../src/bulk/progress.js";
-import { deprecationMessage } from "../../src/commands/deprecation-warning.js";
+import { deprecationLines } from "../../src/commands/deprecation-warning.js";
 import { describeRateLimit } from "../../src/commands/rate-limit-summary.js";
 import { RateLimitError } from "../../src/errors.js";
 import { createTestIO } from "../../src/io/test-io.js";
@@ -152,7 +152,7 @@ describe("a header of any value", () => {
     fc.assert(
       fc.property(headers, (answer) => {
         const deprecation = deprecationFromHeaders(answer, `${BASE_URL}/pets/5`);
-        expect(deprecationMessage(deprecation, NOW)).not.toMatch(BROKEN);
+        expect(deprecationLines(deprecation, NOW, BASE_URL, 80).join("\n")).not.toMatch(BROKEN);
       }),
       { numRuns: 400, ...withFarReset },
     );

@@ -303,6 +303,43 @@ describe("withRetry", () => {
     expect(events.map((e) => e.reason)).toEqual(["timeout"]);
   });
 
+  /** A service that never answers: each attempt takes `takes(request)` ms, then times out. */
+  function silentService(takes: (request: HttpRequest) => number) {
+    const clock = fakeClock();
+    const attempts: { cap: number | undefined; took: number }[] = [];
+    const send = async (request: HttpRequest): Promise<SendOutcome> => {
+      const took = takes(request);
+      attempts.push({ cap: request.timeoutMs, took });
+      clock.advance(took);
+      return { kind: "unknown", error: new TimeoutError("no answer", summary, true) };
+    };
+    const retrying = withRetry(send, DEFAULT_RETRY_POLICY, {
+      sleep: clock.sleep,
+      now: clock.now,
+      random: () => 0.5,
+    });
+    return { retrying, clock, attempts };
+  }
+
+  it("gives up a slow service's GET after 60 s in all, attempts included, as the docs say", async () => {
+    // Each attempt ends at the 15 s timeout, or at the cap a retry is given.
+    const { retrying, clock, attempts } = silentService((request) =>
+      Math.min(15_000, request.timeoutMs ?? 15_000),
+    );
+    await expect(retrying(GET)).rejects.toBeInstanceOf(TimeoutError);
+    expect(clock.now() - T0).toBeLessThanOrEqual(DEFAULT_RETRY_POLICY.maxTotalWait);
+    // 15 s, 0.5 s, 15 s, 1 s, 15 s, 2 s: the fourth attempt has the 11.5 s left.
+    expect(attempts.map((attempt) => attempt.took)).toEqual([15_000, 15_000, 15_000, 11_500]);
+    expect(clock.sleeps).toEqual([500, 1_000, 2_000]);
+  });
+
+  it("gives the first attempt its whole timeout, longer than the budget, and retries no more", async () => {
+    const { retrying, clock, attempts } = silentService(() => 120_000);
+    await expect(retrying(GET)).rejects.toBeInstanceOf(TimeoutError);
+    expect(attempts).toEqual([{ cap: undefined, took: 120_000 }]);
+    expect(clock.sleeps).toEqual([]);
+  });
+
   it("returns the last error of a GET when the retries run out on a server error", async () => {
     const { retrying, sentAt } = setup([answer(503), answer(503)], { limit: 1 });
     const error = await retrying(GET).catch((e: unknown) => e);

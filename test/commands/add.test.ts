@@ -62,12 +62,23 @@ describe("petstore add", () => {
   it.each([
     [[], /--name is required; --category-id is required/],
     [["--name", "Rex"], /--category-id is required/],
-    [["--name", "Rex", "--category-id", "x1"], /--category-id must be an integer/],
-    [["--name", "Rex", "--category-id", "9223372036854775808"], /--category-id must be an integer/],
-    [["--name", " ", "--category-id", "1"], /--name must be a non-blank string/],
+    [
+      ["--name", "Rex", "--category-id", "x1"],
+      /^error: --category-id: the category id is a whole number, like 3, not "x1"$/m,
+    ],
+    [
+      ["--name", "Rex", "--category-id", "9223372036854775808"],
+      /^error: --category-id: the category id is at most 9223372036854775807, not 9223372036854775808$/m,
+    ],
+    [["--name", " ", "--category-id", "1"], /^error: --name: the name can't be only spaces$/m],
+    [["--name", "", "--category-id", "1"], /^error: --name: the name can't be empty$/m],
+    [
+      ["--name", "R".repeat(201), "--category-id", "1"],
+      /^error: --name: the name is at most 200 characters; this one has 201$/m,
+    ],
     [
       ["--name", "Rex", "--category-id", "1", "--status", "lost"],
-      /--status must be one of available, pending, sold/,
+      /--status: the status is available, pending or sold, not "lost"/,
     ],
     [["--file", "-", "--name", "Rex"], /--file gives the whole pet; it conflicts with --name/],
     [
@@ -79,6 +90,21 @@ describe("petstore add", () => {
     expect(run.code).toBe(2);
     expect(run.err).toMatch(message);
     expect(cli.stubs.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ["--category-id", "abc"],
+    ["--category-id", "1.5"],
+    ["--category-id", "-9223372036854775809"],
+    ["--name", ""],
+    ["--name", "   "],
+  ])("says what is wrong with %s %j in a person's words", async (flag, value) => {
+    const run = await cli.run(["add", "--name", "Rex", "--category-id", "1", flag, value]);
+    expect(run.code).toBe(2);
+    const [message, hint] = run.err.split("\n");
+    expect(message).toMatch(/^error: --(name|category-id): the (name|category id) /);
+    expect(message).not.toMatch(/int64|integer|JSON|non-blank|string|got /);
+    expect(hint).toBe("hint: or give the whole pet as JSON with --file");
   });
 
   it.each([

@@ -160,6 +160,39 @@ describe("petstore auth login checks the key", () => {
       "x-ratelimit-reset": String(Date.UTC(2030, 10, 5, 0, 1) / 1000),
     });
 
+  it("stores the base URL of PETSTORE_BASE_URL it checked the key against, saying so; a new shell uses it", async () => {
+    cli.stubs.on("GET /pets?limit=1", accepted());
+    const login = await cli.run(["auth", "login", "--with-token", "--profile", "work"], {
+      stdin: KEY,
+      env: { PETSTORE_API_KEY: undefined, PETSTORE_ENV: undefined },
+    });
+    expect(login.code).toBe(0);
+    expect(login.err).toMatch(
+      new RegExp(
+        `Stored the API key and the base URL ${BASE_URL} in profile work \\(production\\) in `,
+      ),
+    );
+    expect(storedConfig().profiles.work).toEqual({
+      apiKey: KEY,
+      baseUrls: { production: BASE_URL },
+    });
+    // A new shell: no PETSTORE_BASE_URL, no PETSTORE_API_KEY; the profile has both.
+    cli.stubs.on("GET /pets?limit=20", jsonAnswer(200, "[]"));
+    const fresh = await cli.run(["list", "--profile", "work"], {
+      env: { PETSTORE_BASE_URL: undefined, PETSTORE_API_KEY: undefined },
+    });
+    expect(fresh.code).toBe(0);
+    expect(cli.stubs.requests.at(-1)?.url).toBe(`${BASE_URL}/pets?limit=20`);
+    expect(cli.stubs.requests.at(-1)?.headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  it("does not store PETSTORE_BASE_URL with --no-verify, and says so", async () => {
+    const run = await cli.run(["auth", "login", "--with-token", "--no-verify"], { stdin: KEY });
+    expect(run.code).toBe(0);
+    expect(run.err).toContain("note: PETSTORE_BASE_URL is not stored, as the key is not checked");
+    expect(storedConfig().profiles.default).toEqual({ apiKey: KEY });
+  });
+
   it("sends one GET /pets?limit=1 with the new key, reports the rate limit, then stores it", async () => {
     cli.stubs.on("GET /pets?limit=1", accepted());
     const run = await cli.run(["auth", "login", "--with-token", "--profile", "ci"], {
@@ -171,14 +204,13 @@ describe("petstore auth login checks the key", () => {
     expect(cli.stubs.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(run.err).toContain("Profile:     ci (from --profile)\n");
     expect(run.err).toContain(`Base URL:    ${BASE_URL} (from PETSTORE_BASE_URL)\n`);
-    expect(run.err).toContain("note: PETSTORE_BASE_URL gives this address to this shell only");
     expect(run.err).toContain(
       "The service accepted the key. Rate limit: 299 of 300 requests left this minute; resets in 60 s (at 00:01 UTC)\n",
     );
     expect(run.err).toMatch(
-      /Stored the API key in profile ci \(production\) in .*config\.json\.\n$/,
+      /Stored the API key and the base URL \S+ in profile ci \(production\) in .*config\.json\.\n$/,
     );
-    expect(storedConfig().profiles.ci).toEqual({ apiKey: KEY });
+    expect(storedConfig().profiles.ci).toEqual({ apiKey: KEY, baseUrls: { production: BASE_URL } });
   });
 
   it("checks the key against the base URL it stores, before storing anything", async () => {

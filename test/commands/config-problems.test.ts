@@ -3,7 +3,7 @@
  * base URL and the key from flags and environment it is a warning; otherwise an
  * error whose hint (`petstore auth login`) works, keeping the old file as .bak.
  */
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { jsonAnswer } from "./http-stubs.js";
@@ -104,5 +104,51 @@ describe("a config file that is not safe to use", () => {
     expect(login.err).toContain(`the config file ${configFile()} is a symbolic link`);
     expect(readFileSync(target, "utf8")).toBe(BROKEN);
     expect(existsSync(`${configFile()}.bak`)).toBe(false);
+  });
+});
+
+describe("a config file that other users can read", () => {
+  const stored = JSON.stringify({ currentProfile: "work", profiles: { work: { apiKey: KEY } } });
+
+  it.each([
+    ["0644", 0o644],
+    ["0640", 0o640],
+    ["0604", 0o604],
+  ])(
+    "works, and warns that mode %s exposes its keys, saying how to make it private",
+    async (octal, mode) => {
+      writeFileSync(configFile(), stored, { mode });
+      chmodSync(configFile(), mode);
+      cli.stubs.on("GET /pets?limit=20", jsonAnswer(200, "[]"));
+      const run = await cli.run(["list"], { env: NO_KEY });
+      expect(run.code).toBe(0);
+      expect(cli.stubs.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+      expect(run.err).toBe(
+        `warning: the config file ${configFile()} can be read by other users (mode ${octal}), and it holds API keys; \`chmod 600 ${configFile()}\` makes it private\n`,
+      );
+    },
+  );
+
+  it("warns only while the file is readable and holds keys", async () => {
+    cli.stubs.on("GET /pets?limit=20", jsonAnswer(200, "[]"), 3);
+    writeFileSync(configFile(), stored);
+    chmodSync(configFile(), 0o644);
+    expect((await cli.run(["list"], { env: NO_KEY })).err).toContain("can be read by other users");
+    chmodSync(configFile(), 0o600);
+    expect((await cli.run(["list"], { env: NO_KEY })).err).toBe("");
+    writeFileSync(configFile(), JSON.stringify({ profiles: { work: {} } }));
+    chmodSync(configFile(), 0o644);
+    expect((await cli.run(["list"])).err).toBe("");
+  });
+
+  it("stops warning once a command has written the file anew, private", async () => {
+    writeFileSync(configFile(), stored);
+    chmodSync(configFile(), 0o644);
+    const before = await cli.run(["profile", "show", "work"]);
+    expect(before.err).toContain("can be read by other users");
+    const use = await cli.run(["profile", "use", "work"]);
+    expect(use.code).toBe(0);
+    expect(use.err).not.toContain("other users");
+    expect(statSync(configFile()).mode & 0o777).toBe(0o600);
   });
 });

@@ -19,12 +19,38 @@ describe("petstore get", () => {
     expect(run.out).toBe("42\tRex\t2\tpending\n");
     // NOW is 5 November 2030; with no Sunset header the spec's 5 December 2030 applies.
     expect(run.err).toBe(
-      "warning: `petstore get` uses GET /pets/{petId}, which the service has deprecated: it will be removed on 5 December 2030 (in 30 days). The service offers no other lookup by id. `petstore list --status <status>` is no replacement: it lists at most 100 pets of one status and cannot page further, so it finds a pet only among those. Shown once a day per profile; PETSTORE_NO_DEPRECATION_WARNING=1 hides it.\n",
+      "warning: `petstore get` stops working on 5 December 2030 (in 30 days); use\n" +
+        "`petstore list --status <status>` to find pets (up to 100 per status).\n",
     );
-    expect(run.err).not.toContain("instead");
   });
 
-  it("takes the removal date from the Sunset header and names the successor link", async () => {
+  it.each([80, 60, 40])(
+    "fits the warning in two lines of %i columns at most, saying what to do",
+    async (columns) => {
+      cli.stubs.on("GET /pets/42", jsonAnswer(200, PET));
+      const run = await cli.run(["get", "42"], { env: { COLUMNS: String(columns) } });
+      const lines = run.err.trimEnd().split("\n");
+      expect(lines.length).toBeLessThanOrEqual(columns >= 60 ? 2 : 3);
+      for (const line of lines) expect(line.length).toBeLessThanOrEqual(columns);
+      expect(run.err).toMatch(/use\s+`petstore list/);
+      expect(run.err).not.toContain("no replacement");
+    },
+  );
+
+  it("names a successor elsewhere by its URL, never broken across lines", async () => {
+    const successor = "https://api.example.test/v2/animals/lookup-by-identifier";
+    cli.stubs.on(
+      "GET /pets/42",
+      jsonAnswer(200, PET, { link: `<${successor}>; rel="successor-version"` }),
+    );
+    const run = await cli.run(["get", "42"]);
+    const lines = run.err.trimEnd().split("\n");
+    expect(lines.length).toBeLessThanOrEqual(2);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    expect(lines.some((line) => line.includes(successor))).toBe(true);
+  });
+
+  it("takes the removal date from the Sunset header; a successor that is the list is `petstore list`", async () => {
     cli.stubs.on(
       "GET /pets/42",
       jsonAnswer(200, PET, {
@@ -34,8 +60,8 @@ describe("petstore get", () => {
     );
     const run = await cli.run(["get", "42", "--json"]);
     expect(run.out).toBe(PET + "\n");
-    expect(run.err).toContain("it will be removed on 10 November 2030 (in 5 days)");
-    expect(run.err).toContain("The service names http://127.0.0.1:9/v1/pets as its successor.");
+    expect(run.err).toContain("stops working on 10 November 2030 (in 5 days)");
+    expect(run.err).toContain("use\n`petstore list --status <status>` to find pets");
     expect(run.err.match(/warning:/g)).toHaveLength(1);
   });
 
@@ -184,15 +210,21 @@ describe("petstore get", () => {
     expect(run.out).toBe(`${id}\n`);
   });
 
-  it.each(["abc", "1.5", "9223372036854775808", "007"])(
-    "rejects the id %j with exit 2 before sending",
-    async (id) => {
-      const run = await cli.run(["get", "--", id]);
-      expect(run.code).toBe(2);
-      expect(run.err).toMatch(
-        /^error: <petId> must be an integer from -9223372036854775808 to 9223372036854775807; got /,
-      );
-      expect(cli.stubs.requests).toHaveLength(0);
-    },
-  );
+  it.each([
+    ["abc", `A pet's id is a whole number, like 42, not "abc"`],
+    ["1.5", `A pet's id is a whole number, like 42, not "1.5"`],
+    ["", `A pet's id is a whole number, like 42, not ""`],
+    ["9223372036854775808", "A pet's id is at most 9223372036854775807, not 9223372036854775808"],
+    [
+      "-9223372036854775809",
+      "A pet's id is at least -9223372036854775808, not -9223372036854775809",
+    ],
+    ["007", "A pet's id is written without leading zeros, like 42, not 007"],
+  ])("rejects the id %j with exit 2 before sending, in a person's words", async (id, message) => {
+    const run = await cli.run(["get", "--", id]);
+    expect(run.code).toBe(2);
+    expect(run.err).toBe(`error: ${message}\n`);
+    expect(run.err).not.toMatch(/int64|integer|JSON|string|got /);
+    expect(cli.stubs.requests).toHaveLength(0);
+  });
 });

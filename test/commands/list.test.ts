@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { cliForEachTest } from "./run-cli.js";
+import { main } from "../../src/cli.js";
+import { timeoutError } from "../../src/client/network-errors.js";
+import { createTestIO } from "../../src/io/test-io.js";
+import { cliForEachTest, NOW } from "./run-cli.js";
 import { jsonAnswer } from "./http-stubs.js";
 
 const BIG_ID = "9223372036854775807";
@@ -161,5 +164,37 @@ describe("petstore list", () => {
     expect(run.err).toMatch(message);
     expect(run.out).toBe("");
     expect(cli.stubs.requests).toHaveLength(0);
+  });
+});
+
+describe("petstore list against a service that never answers", () => {
+  it("gives up after 60 s in all, attempts and waits together, as the README says", async () => {
+    let clock = NOW;
+    const timeouts: number[] = [];
+    const io = createTestIO();
+    const code = await main(["list"], {
+      io,
+      env: { ...cli.env },
+      // Each attempt ends at its timeout, as node:http's does against a silent service.
+      transport: async (request) => {
+        timeouts.push(request.timeoutMs);
+        clock += request.timeoutMs;
+        throw timeoutError(
+          { method: request.method, url: request.url },
+          new URL(request.url),
+          request.timeoutMs,
+          true,
+        );
+      },
+      now: () => clock,
+      sleep: async (ms) => {
+        clock += ms;
+      },
+      random: () => 0.5,
+    });
+    expect(code).toBe(6);
+    expect(clock - NOW).toBeLessThanOrEqual(60_000);
+    expect(timeouts).toEqual([15_000, 15_000, 15_000, 11_500]);
+    expect(io.err()).toMatch(/no complete answer from 127\.0\.0\.1:9 within 11\.5 s/);
   });
 });

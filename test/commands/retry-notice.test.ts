@@ -15,12 +15,13 @@ describe("retry notices", () => {
     ],
     [
       { reason: "server_error", waitMs: 1_001, attempt: 3, maxAttempts: 5 },
-      "service unavailable; retrying in 2 s, attempt 3 of 5",
+      "service unavailable; retrying in 1.1 s, attempt 3 of 5",
     ],
     [
       { reason: "rate_limit_exhausted", waitMs: 500, attempt: 1, maxAttempts: 5 },
-      "rate limit used up; sending in 1 s, attempt 1 of 5",
+      "rate limit used up; sending in 0.5 s, attempt 1 of 5",
     ],
+
     [
       { reason: "rate_limited", waitMs: 90_250, attempt: 2, maxAttempts: 5 },
       "rate limited; retrying in 1 min 31 s, attempt 2 of 5",
@@ -31,6 +32,18 @@ describe("retry notices", () => {
     ],
   ] as const)("words %j as %j", (event, text) => {
     expect(retryMessage(event)).toBe(text);
+  });
+
+  it("announces the wait it makes after a 503 with Retry-After: 1 (1.25 s with the margin)", async () => {
+    cli.stubs
+      .on("GET /pets?limit=20", errorAnswer(503, "unavailable", "busy", { "retry-after": "1" }))
+      .on("GET /pets?limit=20", jsonAnswer(200, "[]"));
+    const run = await cli.run(["list"]);
+    expect(run.code).toBe(0);
+    expect(run.sleeps).toEqual([1_250]);
+    expect(run.err).toBe("service unavailable; retrying in 1.3 s, attempt 2 of 5\n");
+    const announced = Number(/in ([0-9.]+) s/.exec(run.err)![1]) * 1000;
+    expect(Math.abs(announced - run.sleeps[0]!)).toBeLessThan(100);
   });
 
   it("prints one plain line per wait when stderr is not a terminal", async () => {

@@ -84,7 +84,7 @@ describe("a Free-plan key past its limit", () => {
       });
       expect(run.code).toBe(0);
       expect(run.stdout).toBe("[]\n");
-      expect(run.stderr).toMatch(/^rate limited; retrying in [1-6] s, attempt 2 of 5$/m);
+      expect(run.stderr).toMatch(/^rate limited; retrying in [1-6](\.[0-9])? s, attempt 2 of 5$/m);
       const retryAfter = Number(/-> 429 .*retry-after (\d+)/.exec(run.stderr)?.[1]);
       expect(retryAfter).toBeGreaterThan(0);
 

@@ -94,7 +94,9 @@ describe("on a terminal", () => {
     expect(run.screen).toMatch(
       /The service accepted the key\. Rate limit: \d+ of 300 requests left this minute; resets in \d+ s/,
     );
-    expect(run.screen).toContain("Stored the API key in profile default");
+    expect(run.screen).toContain(
+      `Stored the API key and the base URL ${server.url} in profile default`,
+    );
     expect(run.screen).not.toContain(key);
     const status = await onTerminal(["profile", "show", "--json"], {
       PETSTORE_CONFIG_DIR: configDir,
@@ -126,12 +128,13 @@ describe("on a terminal", () => {
     const run = await onTerminal(["list", "--max-retries", "1"], env);
     expect(run.code).toBe(6);
     expect(run.screen).toMatch(SPINNER_FRAMES);
-    expect(run.screen).toContain("service unavailable; retrying in 2 s, attempt 2 of 2");
+    // Retry-After: 1 and the 250 ms margin.
+    expect(run.screen).toContain("service unavailable; retrying in 1.3 s, attempt 2 of 2");
     expect(run.screen).toMatch(/error:.*503/);
 
     const inCi = await onTerminal(["list", "--max-retries", "1"], { ...env, CI: "true" });
     expect(inCi.code).toBe(6);
     expect(inCi.screen).not.toMatch(SPINNER_FRAMES);
-    expect(inCi.screen).toContain("service unavailable; retrying in 2 s, attempt 2 of 2\r\n");
+    expect(inCi.screen).toContain("service unavailable; retrying in 1.3 s, attempt 2 of 2\r\n");
   });
 });

@@ -45,12 +45,16 @@ async function tmux(...args: string[]): Promise<string> {
 export class TerminalSession {
   private constructor(readonly name: string) {}
 
-  /** Starts `command` (a `sh -c` line) on a 120x30 terminal. */
-  static async start(command: string): Promise<TerminalSession> {
+  /** Starts `command` (a `sh -c` line) on a terminal of 120x30, or `size`. */
+  static async start(
+    command: string,
+    size: { columns: number; rows: number } = { columns: 120, rows: 30 },
+  ): Promise<TerminalSession> {
     const name = `s${++sessions}`;
     const line = `${command}; echo "[exit $?]"; sleep 3600`;
     await serverUp();
-    await tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "30", line);
+    const [x, y] = [String(size.columns), String(size.rows)];
+    await tmux("new-session", "-d", "-s", name, "-x", x, "-y", y, line);
     return new TerminalSession(name);
   }
 
@@ -64,9 +68,14 @@ export class TerminalSession {
     for (const key of keys) await tmux("send-keys", "-t", this.name, key);
   }
 
-  /** The screen as text; with `escapes`, with its colour and attribute sequences. */
-  screen(escapes = false): Promise<string> {
-    return tmux("capture-pane", "-p", ...(escapes ? ["-e"] : []), "-t", this.name);
+  /**
+   * The screen as text; with `escapes`, with its colour and attribute sequences;
+   * with `joined`, everything written since the start (the scrolled-off lines too),
+   * each line the terminal wrapped as the one line it was written as.
+   */
+  screen(escapes = false, joined = false): Promise<string> {
+    const flags = [...(escapes ? ["-e"] : []), ...(joined ? ["-J", "-S", "-"] : [])];
+    return tmux("capture-pane", "-p", ...flags, "-t", this.name);
   }
 
   /** Polls the screen until it shows `expected`; fails after a bounded wait, showing the screen. */

@@ -33,3 +33,9 @@ it("names every control-plane operation with its method", () => {
     expect(part, operation).toMatch(new RegExp(`\\b${method}\\b`));
   }
 });
+
+it("sends readers to docs/serve.md, where the control plane's fields are", () => {
+  const paragraph = controlPlaneParts().join(" ");
+  expect(paragraph).toMatch(/every field is in docs\/serve\.md/);
+  expect(help).not.toContain("README");
+});

@@ -4,7 +4,9 @@
  * value, which any user of the machine could read in the process list. It first
  * says which profile, environment and base URL the key is for, then checks the
  * key with one `GET /pets?limit=1` (unless `--no-verify`): a key the service
- * rejects, or one that cannot be checked, is not stored (as gh does).
+ * rejects, or one that cannot be checked, is not stored (as gh does). The base
+ * URL is stored with the key when given (`--base-url`), and when the key was
+ * checked against PETSTORE_BASE_URL.
  */
 import {
   isEnvironmentName,
@@ -90,24 +92,26 @@ export async function loginRun(options: LoginOptions, factory: Factory): Promise
   const { stderr } = factory.io;
   const palette = await loadPalette(factory.io, "stderr");
   stderr.write(formatLines(settingsLines(settings, palette).slice(0, 3)));
-  if (settings.sources.baseUrl === "environment") {
+  const verify = options.verify !== false;
+  const fromVariable = settings.sources.baseUrl === "environment";
+  if (fromVariable && !verify) {
     stderr.write(
-      `${palette.dim("note: PETSTORE_BASE_URL gives this address to this shell only; `--base-url` stores one in the profile")}\n`,
+      `${palette.dim("note: PETSTORE_BASE_URL is not stored, as the key is not checked against it; `--base-url` stores one in the profile")}\n`,
     );
   }
   const apiKey = await readKey(options.keySource, factory.io);
-  if (options.verify !== false) {
+  if (verify) {
     stderr.write(await verifyKey(factory, { ...flags, apiKey }, NEW_PROFILE));
   }
+  // The address the key was checked against is kept with it (as gh keeps the host it logged
+  // in to): else a new shell, without PETSTORE_BASE_URL, would use the key at the default one.
+  const baseUrl = options.baseUrl ?? (fromVariable && verify ? settings.baseUrl : undefined);
   const update = await factory.updateConfig(
     (config) => {
       const stored: ProfileConfig = { ...storedProfile(config, profile), apiKey };
       if (options.env !== undefined) stored.env = options.env;
-      if (options.baseUrl !== undefined) {
-        stored.baseUrls = {
-          ...stored.baseUrls,
-          [options.env ?? stored.env ?? "production"]: options.baseUrl,
-        };
+      if (baseUrl !== undefined) {
+        stored.baseUrls = { ...stored.baseUrls, [stored.env ?? "production"]: baseUrl };
       }
       config.profiles[profile] = stored;
       config.currentProfile ??= profile;
@@ -124,7 +128,8 @@ export async function loginRun(options: LoginOptions, factory: Factory): Promise
     options.verify === false
       ? " It was not checked (--no-verify): `petstore auth status` checks it."
       : "";
-  stderr.write(`Stored the API key in profile ${profile} (${env}) in ${update.path}.${checked}\n`);
+  const what = baseUrl === undefined ? "the API key" : `the API key and the base URL ${baseUrl}`;
+  stderr.write(`Stored ${what} in profile ${profile} (${env}) in ${update.path}.${checked}\n`);
 }
 
 export const run: CommandRunner = (parsed, factory) =>

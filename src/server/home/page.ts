@@ -3,7 +3,7 @@
  * fake's links for everything else. Both are built per request from the origin
  * the client used, so the links and the CLI lines name the address it reached.
  * The page holds no key and no data: its script reads those from the control
- * plane (/__admin) and from /__home/pets once loaded, and the reference from
+ * plane (/__admin), /__home/keys and /__home/pets once loaded, and the reference from
  * /__home/openapi.json (the document of /v1/openapi.json, read without leaving
  * a line in the request journal).
  */
@@ -19,6 +19,7 @@ interface HomeConfig {
   openApiUrl: string;
   adminUrl: string;
   petsUrl: string;
+  keysUrl: string;
 }
 
 /** `{rel: absolute URL}`: where everything of the fake is. */
@@ -103,6 +104,7 @@ export function pageHtml(origin: string): string {
     openApiUrl: `${origin}${HOME_PREFIX}openapi.json`,
     adminUrl: `${origin}/__admin`,
     petsUrl: `${origin}${HOME_PREFIX}pets`,
+    keysUrl: `${origin}${HOME_PREFIX}keys`,
   };
   const lines = `export PETSTORE_BASE_URL=${shellQuote(baseUrl)}\nexport PETSTORE_API_KEY='<your key>'`;
   return `<!doctype html>
@@ -129,7 +131,7 @@ export function pageHtml(origin: string): string {
     <div class="card-head"><h2 id="connect-title">Point the CLI at this fake</h2></div>
     <p class="base">Base URL <code id="base-url">${escapeHtml(baseUrl)}</code></p>
     <div class="shell"><pre id="cli-lines">${escapeHtml(lines)}</pre><button type="button" class="copy" data-copy="cli-lines">Copy</button></div>
-    <p class="hint">Put one of the keys below in place of <code>&lt;your key&gt;</code>, in full, as it was given to <code>--key</code>: this page shows keys redacted, as <code>petstore auth status</code> does. <code>petstore serve --print-env</code> prints both lines with the key.</p>
+    <p class="hint">Put one of the keys below in place of <code>&lt;your key&gt;</code> (each has a Copy button: on a local fake they are no secret from you). <code>petstore serve --print-env</code> prints both lines with the first key.</p>
   </section>
   <div class="columns">
     <section class="card" aria-labelledby="keys-title">

@@ -5,7 +5,9 @@
  * and nothing here reaches the request journal, so an open page does not change
  * what it shows. The pets are read through the API's own list (`list`, the same
  * reply as `GET /v1/pets`), for requests from this machine only: that read needs
- * no key. The document is the one `GET /v1/openapi.json` serves (`openApi`).
+ * no key. The document is the one `GET /v1/openapi.json` serves (`openApi`). The
+ * keys are shown in full (`keys`): on a local fake they are not secrets from
+ * the person running it, and whoever may use the control plane may add keys.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Negotiator from "negotiator";
@@ -22,6 +24,11 @@ export interface HomeOptions {
   openApi(req: IncomingMessage): string;
   /** Who may read the pets without a key; default: requests from this machine. */
   mayReadPets?(req: IncomingMessage): boolean;
+  /**
+   * The reply of `GET /__home/keys`: the keys in full, with their plans and quota,
+   * for whoever may use the control plane (which can add keys); without it, a 404.
+   */
+  keys?(req: IncomingMessage): Reply;
   /** Where the page's files come from; default: dist/home/ or the binary's assets. */
   readAsset?: AssetReader;
 }
@@ -46,6 +53,7 @@ interface Exchange {
 }
 
 const PETS = `${HOME_PREFIX}pets`;
+const KEYS = `${HOME_PREFIX}keys`;
 const OPENAPI = `${HOME_PREFIX}openapi.json`;
 const MEDIA_TYPES = ["application/json", "text/html"];
 const COMMON_HEADERS = ["X-Content-Type-Options", "nosniff", "Referrer-Policy", "no-referrer"];
@@ -148,6 +156,7 @@ export function createHomeRoute(options: HomeOptions): HomeRoute {
     if (path === "/") return home(exchange);
     if (path === OPENAPI) return sendReply(exchange, { status: 200, body: options.openApi(req) });
     if (path === PETS) return pets(exchange);
+    if (path === KEYS && options.keys) return sendReply(exchange, options.keys(req));
     return asset(exchange, path.slice(HOME_PREFIX.length));
   };
 }

@@ -246,3 +246,42 @@ describe("GET /__home/pets: the page's read of the pets", () => {
     },
   );
 });
+
+describe("GET /__home/keys: the page's read of the keys, in full", () => {
+  it("gives each key in full with the entry GET /__admin/keys gives redacted", async () => {
+    const answer = await get("/__home/keys");
+    expect(answer.status).toBe(200);
+    expect(answer.headers["content-type"]).toBe("application/json");
+    const { keys } = JSON.parse(answer.text) as { keys: { key: string }[] };
+    expect(keys.map((entry) => entry.key)).toEqual([KEY, UNLIMITED]);
+    const admin = await get("/__admin/keys");
+    const redacted = (JSON.parse(admin.text) as { keys: { key: string }[] }).keys;
+    expect(keys.map(({ key: _, ...rest }) => rest)).toEqual(
+      redacted.map(({ key: _, ...rest }) => rest),
+    );
+    expect(admin.text).not.toContain(KEY);
+  });
+
+  it("is refused, as the control plane is, to a page of another origin", async () => {
+    const answer = await get("/__home/keys", { origin: "https://elsewhere.example" });
+    expect(answer.status).toBe(403);
+    expect(answer.text).not.toContain(KEY);
+  });
+
+  it("needs the --admin-token when there is one", async () => {
+    const token = "home-keys-token-0123456789";
+    const guarded = await startTestServer({ keys: [TINY], adminToken: token });
+    try {
+      const without = await call(guarded.url, "/__home/keys");
+      expect(without.status).toBe(401);
+      expect(without.text).not.toContain(KEY);
+      const withToken = await call(guarded.url, "/__home/keys", {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(withToken.status).toBe(200);
+      expect(withToken.text).toContain(KEY);
+    } finally {
+      await guarded.close();
+    }
+  });
+});

@@ -1,6 +1,6 @@
 /**
- * Calls to the control plane (/__admin) and the page's pet read, with the
- * admin token when one was entered (kept for this tab only, in sessionStorage).
+ * Calls to the control plane (/__admin) and the page's reads of pets and keys,
+ * with the admin token when one was entered (kept for this tab only, in sessionStorage).
  * A failed call throws a CallError with the server's Error message.
  */
 import type { ErrorBody } from "./types.js";
@@ -42,7 +42,8 @@ export async function call(url: string, init: RequestInit = {}): Promise<string>
   const token = memoryToken ?? adminToken();
   const headers = new Headers(init.headers);
   headers.set("Accept", "application/json");
-  if (token !== null && token !== "" && url.includes("/__admin/")) {
+  // /__home/keys answers whoever may use the control plane: it takes the same token.
+  if (token !== null && token !== "" && /\/__admin\/|\/__home\/keys$/.test(url)) {
     headers.set("Authorization", `Bearer ${token}`);
   }
   let response: Response;

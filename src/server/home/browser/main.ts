@@ -5,10 +5,11 @@
  * (and every five seconds), all paused while the tab is hidden.
  */
 import { CallError, callJson, setAdminToken } from "./admin.js";
+import { copyText } from "./copy.js";
 import { byId, el } from "./dom.js";
 import { FaultsPanel } from "./faults.js";
 import { showHealth, showHealthError } from "./health.js";
-import { showKeys } from "./keys.js";
+import { setUpKeyCopying, showKeys } from "./keys.js";
 import { PetsPanel } from "./pets.js";
 import { showReference } from "./reference.js";
 import { RequestsPanel } from "./requests.js";
@@ -27,19 +28,10 @@ let petCount: number | undefined;
 function setUpCopyButtons(): void {
   for (const button of document.querySelectorAll<HTMLButtonElement>("button[data-copy]")) {
     button.addEventListener("click", () => {
-      const text = byId(button.dataset.copy ?? "").textContent ?? "";
-      navigator.clipboard.writeText(text).then(
-        () => flash(button, "Copied"),
-        () => flash(button, "Select and copy"),
-      );
+      copyText(button, byId(button.dataset.copy ?? "").textContent ?? "");
     });
   }
-}
-
-function flash(button: HTMLButtonElement, text: string): void {
-  const label = button.textContent;
-  button.textContent = text;
-  setTimeout(() => (button.textContent = label), 1500);
+  setUpKeyCopying();
 }
 
 /** A control-plane failure, said once at the top; a 401 asks for the --admin-token. */
@@ -84,7 +76,7 @@ function hideAdminProblem(): void {
 async function refreshStatus(): Promise<void> {
   const [health, keys, clock] = await Promise.all([
     callJson<Health>(`${admin}/health`),
-    callJson<{ keys: KeyEntry[] }>(`${admin}/keys`),
+    callJson<{ keys: KeyEntry[] }>(config.keysUrl),
     callJson<{ nowMs: number }>(`${admin}/clock`).catch(() => ({ nowMs: Date.now() })),
   ]);
   showHealth(health);

@@ -6,6 +6,7 @@ export interface HomeConfig {
   openApiUrl: string;
   adminUrl: string;
   petsUrl: string;
+  keysUrl: string;
 }
 
 export interface ErrorBody {
@@ -20,8 +21,8 @@ export interface Health {
   uptimeSeconds: number;
 }
 
+/** A key as GET /__home/keys gives it: in full (GET /__admin/keys redacts it). */
 export interface KeyEntry {
-  /** Redacted, as `petstore auth status` shows keys. */
   key: string;
   plan: string;
   limit: number;

@@ -1,0 +1,126 @@
+/**
+ * Help that fits the terminal (its width, `COLUMNS`, or 80 when piped), built on
+ * commander's Help: descriptions wrap beside their flags while there is room,
+ * and go under them, indented, on a narrow terminal; lines break between words
+ * only. The text after the options (examples, exit codes, serve's notes) is kept
+ * as sections of paragraphs, term/description items and shell commands, laid
+ * out at the same width: a command too long for a line continues on the next
+ * after a ` \`, as a shell reads it.
+ */
+import { Help, type Command } from "commander";
+
+/** Narrower than this, a description goes under its term instead of beside it. */
+const NARROWEST_DESCRIPTION = 28;
+/** Where a description under its term starts. */
+const STACKED_INDENT = 6;
+/** Terms longer than this (in a section's items) get their description on the next line. */
+const WIDEST_ITEM_TERM = 20;
+
+export type HelpBlock =
+  /** A paragraph. */
+  | { text: string }
+  /** Term and description, as options are shown. */
+  | { items: readonly (readonly [term: string, description: string])[] }
+  /** Shell command lines, shown after `$ `. */
+  | { commands: readonly string[] };
+
+export interface HelpSection {
+  title: string;
+  blocks: readonly HelpBlock[];
+}
+
+const SECTIONS = new WeakMap<Command, readonly HelpSection[]>();
+
+/** Sections shown after the options of `command` (and only of it, not of its subcommands). */
+export function addHelpSections(command: Command, sections: readonly HelpSection[]): void {
+  SECTIONS.set(command, [...(SECTIONS.get(command) ?? []), ...sections]);
+}
+
+const spaces = (n: number) => " ".repeat(n);
+
+function indented(text: string, indent: number): string {
+  return text
+    .split("\n")
+    .map((line) => (line === "" ? line : spaces(indent) + line))
+    .join("\n");
+}
+
+/** A term beside its description while both fit; else the description under it. */
+function formatItem(
+  this: Help,
+  term: string,
+  termWidth: number,
+  description: string,
+  helper: Help,
+): string {
+  const width = helper.helpWidth ?? 80;
+  const column = termWidth + 4;
+  const roomBeside = width - column >= NARROWEST_DESCRIPTION;
+  if (!description || (roomBeside && helper.displayWidth(term) <= termWidth)) {
+    return Help.prototype.formatItem.call(this, term, termWidth, description, helper);
+  }
+  const indent = roomBeside ? column : STACKED_INDENT;
+  return `  ${term}\n${indented(helper.boxWrap(description, width - indent), indent)}`;
+}
+
+/** Words of a command line; a quoted string is one word, never split. */
+function shellWords(line: string): string[] {
+  return line.match(/(?:[^\s'"]+|'[^']*'|"[^"]*")+/g) ?? [];
+}
+
+/** `$ command`, continued with ` \` on as many lines as the width needs. */
+function formatCommand(line: string, width: number): string {
+  const first = "  $ ";
+  const next = spaces(STACKED_INDENT);
+  const lines: string[] = [];
+  let current = first;
+  for (const word of shellWords(line)) {
+    const start = current === first || current === next;
+    // Two characters kept for the ` \` that ends a continued line.
+    if (!start && current.length + 1 + word.length + 2 > width) {
+      lines.push(`${current} \\`);
+      current = next + word;
+    } else {
+      current += start ? word : ` ${word}`;
+    }
+  }
+  lines.push(current);
+  return lines.join("\n");
+}
+
+function formatBlock(block: HelpBlock, helper: Help): string {
+  const width = helper.helpWidth ?? 80;
+  if ("text" in block) return indented(helper.boxWrap(block.text, width - 2), 2);
+  if ("commands" in block)
+    return block.commands.map((line) => formatCommand(line, width)).join("\n");
+  const termWidth = Math.min(
+    WIDEST_ITEM_TERM,
+    Math.max(...block.items.map(([term]) => helper.displayWidth(term))),
+  );
+  return block.items
+    .map(([term, description]) => helper.formatItem(term, termWidth, description, helper))
+    .join("\n");
+}
+
+function formatHelp(this: Help, command: Command, helper: Help): string {
+  const text = Help.prototype.formatHelp.call(this, command, helper);
+  const sections = SECTIONS.get(command);
+  if (sections === undefined) return text;
+  const after = sections.map((section) =>
+    [
+      helper.styleTitle(`${section.title}:`),
+      ...section.blocks.map((block) => formatBlock(block, helper)),
+    ].join("\n"),
+  );
+  return `${text}\n${after.join("\n\n")}\n`;
+}
+
+/** The help layout of `program` and every command added to it afterwards. */
+export function configureHelpLayout(program: Command): void {
+  program.configureHelp({
+    showGlobalOptions: true,
+    minWidthToWrap: NARROWEST_DESCRIPTION,
+    formatItem,
+    formatHelp,
+  });
+}
