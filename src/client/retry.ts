@@ -16,7 +16,8 @@ import {
 import { type RateLimitHeaders, rateLimitFromHeaders } from "./rate-limit.js";
 import { limitUsedUp, stillRateLimited } from "./rate-limit-errors.js";
 import type { Sender, SendOutcome } from "./send.js";
-import type { HttpRequest, HttpResponse, RateLimitInfo, RetryEvent } from "./types.js";
+import type { HttpResponse, RateLimitInfo } from "../http-response.js";
+import type { HttpRequest, RetryEvent } from "./types.js";
 
 /**
  * When a request is sent again, and how long it waits first: one table for the

@@ -19,7 +19,8 @@ import { UNKNOWN_ADD_HINT } from "./created.js";
 import { completeRateLimit, rateLimitFromHeaders } from "./rate-limit.js";
 import { errorFromResponse, printable } from "./response-errors.js";
 import type { Transport } from "./transport.js";
-import type { HttpRequest, HttpResponse, RateLimitInfo } from "./types.js";
+import type { HttpResponse, RateLimitInfo } from "../http-response.js";
+import type { HttpRequest } from "./types.js";
 import { isoTime } from "./wait-text.js";
 
 /** What became of one attempt. Every kind but a 2xx answer carries its typed error. */

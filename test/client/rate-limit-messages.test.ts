@@ -8,7 +8,8 @@ import { completeRateLimit, rateLimitFromHeaders } from "../../src/client/rate-l
 import { MORE_ATTEMPTS_HINT } from "../../src/client/rate-limit-errors.js";
 import { errorFromResponse } from "../../src/client/response-errors.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from "../../src/client/retry.js";
-import type { HttpRequest, HttpResponse } from "../../src/client/types.js";
+import type { HttpRequest } from "../../src/client/types.js";
+import type { HttpResponse } from "../../src/http-response.js";
 import { RateLimitError } from "../../src/errors.js";
 
 /** 11:28 UTC: the day window resets in 12 h 32 min, at midnight. */

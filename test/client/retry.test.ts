@@ -12,7 +12,8 @@ import {
   withRetry,
 } from "../../src/client/retry.js";
 import type { SendOutcome } from "../../src/client/send.js";
-import type { HttpRequest, HttpResponse, RetryEvent } from "../../src/client/types.js";
+import type { HttpRequest, RetryEvent } from "../../src/client/types.js";
+import type { HttpResponse } from "../../src/http-response.js";
 import {
   HttpError,
   NetworkError,
