@@ -20,7 +20,7 @@ import type { HttpResponse } from "../http-response.js";
 import { OutcomeUnknownError, PetstoreError } from "../errors.js";
 import { parseJson } from "../schema/json.js";
 import { ErrorBody, INT64_MAX, INT64_MIN } from "../schema/pet.js";
-import { parseRecordJson } from "./input/records.js";
+import { parseRecordJson } from "./input/input-record.js";
 import { cutText, MAX_STORED_CODE, MAX_STORED_MESSAGE, type ErrorSummary } from "./result-lines.js";
 
 type AttemptResult =

@@ -4,7 +4,7 @@
  * `--max-retries` hint only when more attempts could have helped.
  */
 import { EXIT, RateLimitError } from "../errors.js";
-import { rateLimitFromHeaders } from "./rate-limit.js";
+import { rateLimitFromHeaders } from "./rate-limit-headers.js";
 import type { RateLimitInfo } from "../http-response.js";
 import type { HttpRequest } from "./types.js";
 import { type RateWindow, waitUntil, windowOf } from "./wait-text.js";
