@@ -93,6 +93,26 @@ describe("the folder-cycle rule", () => {
   });
   afterEach(() => rm(copy, { recursive: true, force: true }));
 
+  it.each([
+    // output-is-presentation-only aside: the two imports make a cycle of sibling folders.
+    [
+      "src/output → src/profiles → src/output",
+      ["src/output/csv.ts", 'import "../profiles/key-text.js";'],
+      ["src/profiles/resolve.ts", 'import "../output/columns.js";'],
+    ],
+    // Subfolders are folders too: admin/ already imports store/.
+    [
+      "src/server/admin → src/server/store → src/server/admin",
+      ["src/server/store/seed.ts", 'import "../admin/clock.js";'],
+    ],
+  ])("fires on %s", async (cycle, ...imports: string[][]) => {
+    for (const [file, line] of imports) await prepend(join(copy, file!), line!);
+
+    const result = await checkDependencies(copy);
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain(`error no-folder-cycle: ${cycle}`);
+  });
+
   it("counts a type import, and a file at the root of src/ as a node of its own", async () => {
     // The cycle issue 20 found: errors.ts -> client/ -> profiles/ -> errors.ts, where the
     // first step is a type import only and no module imports itself back.
