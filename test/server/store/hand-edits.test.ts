@@ -49,7 +49,9 @@ const filePets = async () => parseJson(await readFile(file, "utf8")) as Pet[];
 const ids = (pets: Pet[]) => pets.map((p) => p.id);
 const allPets = (store: PetStore) => parseJson(store.listJson({ limit: 100 })) as Pet[];
 const pickedUp = () =>
-  vi.waitFor(() => expect(logs.join("\n")).toContain("Picked up an edit"), { timeout: 10_000 });
+  vi.waitFor(() => expect(logs.join("\n")).toContain("Picked up an edit"), {
+    timeout: HANG_MS / 2,
+  });
 
 describe("a file rewritten in place while serving", () => {
   it("is not an edit while empty or half-written: nothing is lost, the writer's content is kept", async () => {
@@ -74,7 +76,9 @@ describe("a file rewritten in place while serving", () => {
 
     expect(Math.min(...sizes)).toBeGreaterThanOrEqual(50);
     expect(created.pet.id).toBe(51n);
-    await vi.waitFor(async () => expect(await filePets()).toHaveLength(51), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(await filePets()).toHaveLength(51), {
+      timeout: HANG_MS / 2,
+    });
     // The writer's 50 pets as it wrote them, with the acknowledged one added after them.
     expect(await readFile(file, "utf8")).toBe(
       text.slice(0, -"\n]\n".length) + ",\n" + created.json + "\n]\n",
