@@ -30,7 +30,7 @@ function commanderExit(error: unknown): number | undefined {
   return "exitCode" in error && error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
 }
 
-/** `instanceof` holds for an error from any bundle (see src/errors.ts). */
+/** `instanceof` holds for an error from any bundle (see src/schema/kinded-error.ts). */
 async function reportError(error: unknown, io: IO, debug: boolean): Promise<number> {
   const commander = commanderExit(error);
   // commander has printed its message (or the help) already.

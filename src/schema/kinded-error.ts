@@ -6,11 +6,12 @@
  * `instanceof` a KindedError compares kinds, so an error made by one copy is an
  * instance of the same class (and its parents) in any other, and of no other
  * class. Each subclass declares its own kind (test/dist/error-identity.test.ts
- * checks); the kind is also the error's `name`. See docs/design.md, "Error identity".
+ * checks); the kind is also the error's `name`. See docs/design.md, "Error identity
+ * across bundles".
  */
 export const ERROR_KIND: unique symbol = Symbol.for("petstore-cli.error-kind");
 
-/** The kind `type` declares itself (a subclass without one inherits its parent's). */
+/** The kind `type` declares itself; none for a subclass that declares none (its static is inherited). */
 function ownKind(type: unknown): unknown {
   return typeof type === "function" && Object.hasOwn(type, ERROR_KIND)
     ? Reflect.get(type, ERROR_KIND)
