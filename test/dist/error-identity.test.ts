@@ -132,7 +132,7 @@ interface ErrorClass {
   ancestors: string[];
 }
 
-/** The error classes declared in src/ (`export class X extends Y`). */
+/** The error classes declared in src/ (`class X extends Y`, exported or not). */
 function errorClasses(): ErrorClass[] {
   const declared: Omit<ErrorClass, "ancestors">[] = [];
   const walk = (dir: string): void => {
@@ -141,7 +141,7 @@ function errorClasses(): ErrorClass[] {
       if (entry.isDirectory()) walk(path);
       else if (entry.name.endsWith(".ts")) {
         const text = readFileSync(path, "utf8");
-        const pattern = /^export class (\w+) extends (\w+) \{(?:\}|([\s\S]*?)^\})/gm;
+        const pattern = /^(?:export )?class (\w+) extends (\w+) \{(?:\}|([\s\S]*?)^\})/gm;
         for (const [, name, parent, body] of text.matchAll(pattern)) {
           const kind = new RegExp(`^  static (override )?\\[ERROR_KIND\\] = "${name}";$`, "m").test(
             body ?? "",
