@@ -8,7 +8,7 @@ import { fastParse } from "./commands/fast-parse.js";
 import { HOT_COMMAND_RUNNERS, runCommand } from "./commands/runner.js";
 import { GLOBAL_OPTIONS, HOT_COMMANDS } from "./commands/spec.js";
 import { VERSION } from "./commands/version.js";
-import { EXIT } from "./errors.js";
+import { DeclinedError, EXIT, PetstoreError } from "./errors.js";
 import { createFactory, type FactoryDeps } from "./commands/factory.js";
 import { createProcessIO, type IO } from "./io.js";
 import { loadPalette } from "./output/palette.js";
@@ -23,41 +23,32 @@ function globalFlags(argv: readonly string[]): { noColor: boolean; debug: boolea
   return { noColor: flags.includes("--no-color"), debug: flags.includes("--debug") };
 }
 
-interface ReportedError {
-  message: string;
-  exitCode?: unknown;
-  code?: unknown;
-  hint?: unknown;
-  /** An outcome said as it is, without `error:` (a declined `add`). */
-  plain?: unknown;
-  stack?: string;
+/** commander's own errors (dist/program.cjs alone holds commander) carry its `code`. */
+function commanderExit(error: unknown): number | undefined {
+  if (!(error instanceof Error) || !("code" in error)) return undefined;
+  if (typeof error.code !== "string" || !error.code.startsWith("commander.")) return undefined;
+  return "exitCode" in error && error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
 }
 
-/**
- * Errors are recognised by shape, not class: the commander program is a bundle
- * of its own (dist/program.cjs) with its own copy of the error classes, which
- * would fail an `instanceof`.
- */
+/** `instanceof` holds for an error from any bundle (see src/schema/kinded-error.ts). */
 async function reportError(error: unknown, io: IO, debug: boolean): Promise<number> {
-  const failure: ReportedError =
-    error instanceof Error ? (error as ReportedError) : { message: String(error) };
-  if (typeof failure.code === "string" && failure.code.startsWith("commander.")) {
-    // commander has printed its message (or the help) already.
-    return failure.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
-  }
+  const commander = commanderExit(error);
+  // commander has printed its message (or the help) already.
+  if (commander !== undefined) return commander;
   const palette = await loadPalette(io, "stderr");
-  const known = typeof failure.exitCode === "number" && failure.exitCode > 0;
-  const exitCode = known ? (failure.exitCode as number) : EXIT.UNEXPECTED;
-  if (known && failure.plain === true) {
-    io.stderr.write(`${failure.message}\n`);
-    return exitCode;
+  if (error instanceof DeclinedError) {
+    io.stderr.write(`${error.message}\n`);
+    return error.exitCode;
   }
-  let text = `${palette.red("error:")} ${known ? "" : "unexpected: "}${failure.message}\n`;
-  if (typeof failure.hint === "string") text += `${palette.dim(`hint: ${failure.hint}`)}\n`;
-  if (debug && failure.stack) text += `${failure.stack}\n`;
+  const known = error instanceof PetstoreError;
+  const message = error instanceof Error ? error.message : String(error);
+  let text = `${palette.red("error:")} ${known ? "" : "unexpected: "}${message}\n`;
+  if (known && error.hint !== undefined) text += `${palette.dim(`hint: ${error.hint}`)}\n`;
+  const stack = error instanceof Error ? error.stack : undefined;
+  if (debug && stack) text += `${stack}\n`;
   else if (!known) text += `${palette.dim("run again with --debug for the stack trace")}\n`;
   io.stderr.write(text);
-  return exitCode;
+  return known ? error.exitCode : EXIT.UNEXPECTED;
 }
 
 /** Output that never arrived is a failure, whatever the command thought (`--help` included). */

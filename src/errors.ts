@@ -5,6 +5,7 @@
  */
 import type { HttpResponse } from "./http-response.js";
 import type { ErrorBody } from "./schema/pet.js";
+import { ERROR_KIND, KindedError } from "./schema/kinded-error.js";
 
 export const EXIT = {
   OK: 0,
@@ -55,8 +56,9 @@ export const EXIT_MEANINGS: Readonly<Record<ExitCode, string>> = {
     "interrupted by Ctrl-C or SIGTERM during `add --from` (requests in flight finish first; `--resume` continues); Ctrl-C at a prompt (nothing sent)",
 };
 
-export class PetstoreError extends Error {
-  override name = "PetstoreError";
+/** Each class declares its kind: `instanceof` holds across bundles (schema/kinded-error.ts). */
+export class PetstoreError extends KindedError {
+  static override [ERROR_KIND] = "PetstoreError";
   constructor(
     message: string,
     readonly exitCode: ExitCode,
@@ -72,16 +74,14 @@ export class PetstoreError extends Error {
  * `error:`, and exits with a code of its own.
  */
 export class DeclinedError extends PetstoreError {
-  override name = "DeclinedError";
-  /** Printed without the `error:` label. */
-  readonly plain = true;
+  static override [ERROR_KIND] = "DeclinedError";
   constructor(message: string) {
     super(message, EXIT.DECLINED);
   }
 }
 
 export class UsageError extends PetstoreError {
-  override name = "UsageError";
+  static override [ERROR_KIND] = "UsageError";
   constructor(message: string, hint?: string) {
     super(message, EXIT.USAGE, hint);
   }
@@ -95,7 +95,7 @@ export interface RequestSummary {
 
 /** The service answered with a non-2xx status. */
 export class HttpError extends PetstoreError {
-  override name = "HttpError";
+  static override [ERROR_KIND] = "HttpError";
   constructor(
     message: string,
     exitCode: ExitCode,
@@ -111,18 +111,18 @@ export class HttpError extends PetstoreError {
 }
 
 export class AuthError extends HttpError {
-  override name = "AuthError";
+  static override [ERROR_KIND] = "AuthError";
 }
 export class NotFoundError extends HttpError {
-  override name = "NotFoundError";
+  static override [ERROR_KIND] = "NotFoundError";
 }
 export class RateLimitError extends HttpError {
-  override name = "RateLimitError";
+  static override [ERROR_KIND] = "RateLimitError";
 }
 
 /** No answer: DNS, refused, reset, TLS. `sent` says whether the body may have reached the service. */
 export class NetworkError extends PetstoreError {
-  override name = "NetworkError";
+  static override [ERROR_KIND] = "NetworkError";
   constructor(
     message: string,
     readonly request: RequestSummary,
@@ -134,7 +134,7 @@ export class NetworkError extends PetstoreError {
 }
 
 export class TimeoutError extends NetworkError {
-  override name = "TimeoutError";
+  static override [ERROR_KIND] = "TimeoutError";
 }
 
 /**
@@ -143,7 +143,7 @@ export class TimeoutError extends NetworkError {
  * speak TLS): never retried. Nothing was sent.
  */
 export class TlsError extends NetworkError {
-  override name = "TlsError";
+  static override [ERROR_KIND] = "TlsError";
 }
 
 /**
@@ -151,7 +151,7 @@ export class TlsError extends NetworkError {
  * same answer (see client/dns.ts): never retried. Nothing was sent.
  */
 export class HostNotFoundError extends NetworkError {
-  override name = "HostNotFoundError";
+  static override [ERROR_KIND] = "HostNotFoundError";
 }
 
 /**
@@ -162,7 +162,7 @@ export class HostNotFoundError extends NetworkError {
  * it is never retried. `proxy` is the proxy's URL without its credentials.
  */
 export class ProxyError extends PetstoreError {
-  override name = "ProxyError";
+  static override [ERROR_KIND] = "ProxyError";
   constructor(
     message: string,
     readonly proxy: string,
@@ -174,7 +174,7 @@ export class ProxyError extends PetstoreError {
 
 /** A POST whose outcome cannot be known: never retried blindly. */
 export class OutcomeUnknownError extends PetstoreError {
-  override name = "OutcomeUnknownError";
+  static override [ERROR_KIND] = "OutcomeUnknownError";
   constructor(
     message: string,
     readonly request: RequestSummary,

@@ -16,9 +16,11 @@ import connect from "undici/lib/api/api-connect.js";
 import Pool from "undici/lib/dispatcher/pool.js";
 import ProxyAgent from "undici/lib/dispatcher/proxy-agent.js";
 import type { ProxyServer } from "../client/proxy-env.js";
+import { ERROR_KIND, KindedError } from "../schema/kinded-error.js";
 
 /** The proxy failed before a tunnel was up. */
-export class TunnelFailure extends Error {
+export class TunnelFailure extends KindedError {
+  static override [ERROR_KIND] = "TunnelFailure";
   /** A code of undici's own would not do: see tunnelOpener. */
   readonly code = "PETSTORE_TUNNEL_FAILURE";
   constructor(

@@ -6,21 +6,16 @@
  * one; for a configured URL that does not resolve, the hint names where it
  * came from.
  */
-import { EXIT, PetstoreError } from "../errors.js";
+import { EXIT, HostNotFoundError, PetstoreError } from "../errors.js";
 import type { ResolvedSettings } from "../profiles/resolve.js";
 import { describeSource } from "./settings-summary.js";
 
 const SET_BASE_URL =
   "set one with --base-url <url> (this run), PETSTORE_BASE_URL=<url> (this shell), or `petstore auth login --base-url <url>` (stored in the profile)";
 
-/** Errors cross bundles (dist/program.cjs has its own classes): recognised by name. */
-function isHostNotFound(error: unknown): error is PetstoreError {
-  return error instanceof Error && error.name === "HostNotFoundError";
-}
-
 /** `error`, reworded when it is a base URL whose host does not exist. */
 export function explainBaseUrlFailure(error: unknown, settings: ResolvedSettings): unknown {
-  if (!isHostNotFound(error)) return error;
+  if (!(error instanceof HostNotFoundError)) return error;
   const { baseUrl, env } = settings;
   const host = new URL(baseUrl).hostname;
   if (settings.sources.baseUrl === "default") {

@@ -9,6 +9,7 @@ import { ownershipProblem } from "../schema/file-safety.js";
 import { statSync, type Stats } from "node:fs";
 import { dirname } from "node:path";
 import { UsageError } from "../errors.js";
+import { ERROR_KIND } from "../schema/kinded-error.js";
 
 /**
  * `broken`: the content is not a config (auth login may replace it, keeping a
@@ -17,7 +18,7 @@ import { UsageError } from "../errors.js";
 export type ConfigProblemKind = "broken" | "unsafe";
 
 export class ConfigFileError extends UsageError {
-  override name = "ConfigFileError";
+  static override [ERROR_KIND] = "ConfigFileError";
   constructor(
     message: string,
     hint: string,

@@ -12,9 +12,10 @@
  * fits in a 1 MiB body) would hold the thread for a long time. 20 digits are
  * still read, so a value just past int64 gets the validator's range message.
  */
+import { ERROR_KIND, KindedError } from "./kinded-error.js";
 
-export class JsonSyntaxError extends Error {
-  override readonly name = "JsonSyntaxError";
+export class JsonSyntaxError extends KindedError {
+  static override [ERROR_KIND] = "JsonSyntaxError";
   constructor(
     readonly reason: string,
     readonly position: number,

@@ -3,6 +3,8 @@
  * The message is for a person and names the option; the `serve` command turns it
  * into a usage error.
  */
-export class ServerConfigError extends Error {
-  override readonly name = "ServerConfigError";
+import { ERROR_KIND, KindedError } from "../schema/kinded-error.js";
+
+export class ServerConfigError extends KindedError {
+  static override [ERROR_KIND] = "ServerConfigError";
 }

@@ -20,6 +20,7 @@ import { parseKeySpec } from "../../src/server/keys.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
 import { demoPets } from "../../src/server/store/seed.js";
 import { launchChromium } from "./chromium.js";
+import { HANG_MS } from "../limits.js";
 
 const KEY = "psk_home0123456789abcdef";
 /** Short keys, which redaction showed as the same "…". */
@@ -294,7 +295,7 @@ describe.each([400, 1280])("the home page %i px wide", (width) => {
   it("copies each key, in full, with its own button", async () => {
     const copied: string[] = [];
     for (const row of await narrow.locator("#keys tbody tr").all()) {
-      await row.locator("button.copy-key").click({ timeout: 5_000 });
+      await row.locator("button.copy-key").click({ timeout: HANG_MS / 2 });
       copied.push(await narrow.evaluate<string>("navigator.clipboard.readText()"));
     }
     expect(copied).toEqual([KEY, ...SHORT_KEYS]);

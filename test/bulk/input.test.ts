@@ -288,6 +288,13 @@ describe("record JSON without a parser run", () => {
     for (const text of samples) {
       expect(outcome(parseRecordJson, text), text).toEqual(outcome(parseJson, text));
     }
+    expect(samples.slice(0, 5).map((text) => outcome(parseRecordJson, text))).toEqual([
+      { value: { name: "Rex", categoryId: 1n, status: "sold" } },
+      { value: { name: "Rex", categoryId: 9007199254740993n } },
+      { value: { name: "Rex", categoryId: 1 } },
+      { value: { name: "Rex", categoryId: 0n } },
+      { error: 'Duplicate key "name" at line 1, column 15' },
+    ]);
     const fast = parseRecordJson('{"name":"Rex","categoryId":9007199254740991}');
     expect(fast).toEqual({ name: "Rex", categoryId: 9007199254740991n });
     expect(outcome(parseRecordJson, '{"__proto__":"x","categoryId":1}').value).toEqual(
@@ -319,6 +326,15 @@ describe("record JSON without a parser run", () => {
         expect(outcome(parseRecordJson, sample)).toEqual(outcome(parseJson, sample));
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it("writes a NewPet body: escaped name, exact int64, status only when given", () => {
+    expect(petBody({ name: 'Rex "the"\nDog\u0001', categoryId: -9223372036854775808n })).toBe(
+      '{"name":"Rex \\"the\\"\\nDog\\u0001","categoryId":-9223372036854775808}',
+    );
+    expect(petBody({ name: "Ann", categoryId: 9223372036854775807n, status: "sold" })).toBe(
+      '{"name":"Ann","categoryId":9223372036854775807,"status":"sold"}',
     );
   });
 

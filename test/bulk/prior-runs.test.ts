@@ -13,6 +13,7 @@ import type { Outcome } from "../../src/bulk/result-lines.js";
 import { ResultsWriter } from "../../src/bulk/results.js";
 import { EXIT, UsageError } from "../../src/errors.js";
 import { tempDir } from "./helpers.js";
+import { HANG_MS } from "../limits.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -198,13 +199,16 @@ describe("--resume reads every complete line, whatever the chunk boundaries", ()
 async function refusal(path: string): Promise<UsageError> {
   const before = await stat(path).catch(() => undefined);
   const bytes = before?.isFile() ? await readFile(path) : undefined;
+  let timer: NodeJS.Timeout | undefined;
   const error = await Promise.race([
     readPriorRuns(path).then(
       () => expect.fail(`${path} was accepted`),
       (e: unknown) => e,
     ),
-    new Promise((_, reject) => setTimeout(() => reject(new Error("still reading")), 5_000)),
-  ]);
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error("still reading")), HANG_MS / 2);
+    }),
+  ]).finally(() => clearTimeout(timer));
   expect(error).toBeInstanceOf(UsageError);
   expect((error as UsageError).exitCode).toBe(EXIT.USAGE);
   expect((error as UsageError).message).toContain(path);

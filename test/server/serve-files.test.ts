@@ -25,6 +25,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { call } from "./http.js";
 import { ensureBuilt } from "./cli-build.js";
 import { killServes, runServe as runServeIn, startServe as startServeIn } from "./serve-process.js";
+import { HANG_MS } from "../limits.js";
 
 let root: string;
 let dir: string;
@@ -158,7 +159,7 @@ describe("serve --file through a symlink", () => {
     expect(created.text).toContain('"id":3');
     // Within the flush interval while serving, and exactly after SIGTERM.
     await vi.waitFor(async () => expect(await readFile(real, "utf8")).toContain('"Luna"'), {
-      timeout: 5000,
+      timeout: HANG_MS / 2,
       interval: 50,
     });
     serve.child.kill("SIGTERM");
@@ -289,7 +290,7 @@ describe("symlinks planted next to the data file", () => {
     expect(created.status).toBe(201);
     // The flush that would have written the temporary file is refused and logged.
     await vi.waitFor(() => expect(serve.stderr()).toContain(`${file}.tmp is a symbolic link`), {
-      timeout: 5000,
+      timeout: HANG_MS / 2,
       interval: 50,
     });
     expect(await readFile(victim, "utf8")).toBe(VICTIM);
@@ -298,7 +299,7 @@ describe("symlinks planted next to the data file", () => {
     expect(await readFile(`${file}.journal`, "utf8")).toContain('"Luna"');
     await rm(`${file}.tmp`);
     await vi.waitFor(async () => expect(await readFile(file, "utf8")).toContain('"Luna"'), {
-      timeout: 5000,
+      timeout: HANG_MS / 2,
       interval: 50,
     });
     serve.child.kill("SIGTERM");

@@ -18,6 +18,7 @@ export interface InputRecord {
 }
 
 import { parseJson } from "../../schema/json.js";
+import { ERROR_KIND, KindedError } from "../../schema/kinded-error.js";
 
 /**
  * A record's JSON as `parseJson` reads it (integers as bigint; the object may
@@ -59,8 +60,8 @@ export function parseRecordJson(text: string): unknown {
  * A problem that makes the rest of the input unreadable (an unterminated quote,
  * an array that is not closed): nothing can be trusted after it, so nothing is sent.
  */
-export class InputFormatError extends Error {
-  override readonly name = "InputFormatError";
+export class InputFormatError extends KindedError {
+  static override [ERROR_KIND] = "InputFormatError";
   constructor(
     readonly reason: string,
     readonly line: number,

@@ -8,35 +8,28 @@
  */
 import { DEFAULT_TIMEOUT_MS } from "../../client/client.js";
 import { DEFAULT_RETRY_POLICY } from "../../client/retry.js";
-import { EXIT, PetstoreError } from "../../errors.js";
+import { EXIT, HttpError, PetstoreError } from "../../errors.js";
 import type { SettingsFlags } from "../../profiles/resolve.js";
 import type { Factory, SettingsOptions } from "../factory.js";
 import { describeRateLimit } from "../rate-limit-summary.js";
 import { debugRequested } from "../request-options.js";
 
-interface Failure {
-  message?: string;
-  exitCode?: unknown;
-  hint?: unknown;
-  status?: unknown;
-}
-
 const NO_VERIFY = "`--no-verify` stores the key without checking it";
 
 function notStored(error: unknown): PetstoreError {
-  const failure: Failure = error instanceof Error ? error : { message: String(error) };
-  const exitCode = typeof failure.exitCode === "number" ? failure.exitCode : EXIT.UNEXPECTED;
-  if (failure.status === 401) {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof HttpError && error.status === 401) {
     return new PetstoreError(
-      `the service rejected the key (401): ${failure.message}; it was not stored`,
+      `the service rejected the key (401): ${message}; it was not stored`,
       EXIT.AUTH,
       "check that the whole key was copied, and that it is for this environment and base URL",
     );
   }
-  const hint = typeof failure.hint === "string" ? `${failure.hint}; ${NO_VERIFY}` : NO_VERIFY;
+  const known = error instanceof PetstoreError ? error : undefined;
+  const hint = known?.hint === undefined ? NO_VERIFY : `${known.hint}; ${NO_VERIFY}`;
   return new PetstoreError(
-    `the key could not be checked: ${failure.message}; it was not stored`,
-    exitCode as PetstoreError["exitCode"],
+    `the key could not be checked: ${message}; it was not stored`,
+    known?.exitCode ?? EXIT.UNEXPECTED,
     hint,
   );
 }

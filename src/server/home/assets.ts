@@ -7,6 +7,7 @@
  * Each file is read once, on first use, and kept with its ETag and, for clients
  * that accept it, a gzip copy made on first request.
  */
+import { ERROR_KIND, KindedError } from "../../schema/kinded-error.js";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -32,7 +33,9 @@ export interface Asset {
 }
 
 /** The assets could not be found: the build did not run, or the package is incomplete. */
-export class MissingAssetsError extends Error {}
+export class MissingAssetsError extends KindedError {
+  static override [ERROR_KIND] = "MissingAssetsError";
+}
 
 /** The directory of a file beside which dist/home/ is looked for, from up to five levels up. */
 export function findAssetDirectory(from: string): string | undefined {

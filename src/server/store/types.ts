@@ -3,6 +3,7 @@
  * Pets are kept with their canonical JSON (see `petToJson`) so a list response is
  * a join of ready strings.
  */
+import { ERROR_KIND, KindedError } from "../../schema/kinded-error.js";
 import type { NewPet, Pet, PetStatus } from "../../schema/pet.js";
 
 export interface ListOptions {
@@ -66,8 +67,8 @@ export type StoreErrorCode =
   /** The disk refused a write or a read. */
   | "io";
 
-export class StoreError extends Error {
-  override readonly name = "StoreError";
+export class StoreError extends KindedError {
+  static override [ERROR_KIND] = "StoreError";
   constructor(
     readonly code: StoreErrorCode,
     message: string,

@@ -58,10 +58,43 @@ describe("pet file format", () => {
         const bytes = Buffer.concat([Buffer.from(text).subarray(0, file.appendOffset), tail]);
         const after = parsePetFile(bytes, "pets.json");
         expect(after.pets.map((p) => p.json)).toEqual(byId(pets).map(petToJson));
-        expect(after.appendOffset).toBe(appendOffsetAfter(file.appendOffset, tail.length));
+        // The next append goes right after the last element's closing brace.
+        const afterLast = bytes.lastIndexOf("}") + 1;
+        expect(after.appendOffset).toBe(afterLast);
+        expect(appendOffsetAfter(file.appendOffset, tail.length)).toBe(afterLast);
         if (!pretty) expect(bytes.toString()).toBe(canonical(pets));
       }),
     );
+  });
+
+  it("writes, reads back and appends to a known file byte for byte", () => {
+    const pets: Pet[] = [
+      { id: INT64_MIN, name: "Ann", categoryId: 1n },
+      { id: 2n, name: 'Rex "the" Dog', categoryId: INT64_MAX, status: "sold" },
+    ];
+    const text = canonical(pets);
+    expect(text).toBe(
+      '[\n{"id":-9223372036854775808,"name":"Ann","categoryId":1},\n' +
+        '{"id":2,"name":"Rex \\"the\\" Dog","categoryId":9223372036854775807,"status":"sold"}\n]\n',
+    );
+    const file = parsePetFile(Buffer.from(text), "pets.json");
+    expect(file.pets.map((p) => p.json)).toEqual([
+      '{"id":-9223372036854775808,"name":"Ann","categoryId":1}',
+      '{"id":2,"name":"Rex \\"the\\" Dog","categoryId":9223372036854775807,"status":"sold"}',
+    ]);
+    expect(file.appendOffset).toBe(text.length - 3);
+
+    const pretty = '[\n  {"id": 1, "name": "A", "categoryId": 1}\n]\n\n';
+    const layout = parsePetFile(Buffer.from(pretty), "pets.json");
+    expect(layout.appendOffset).toBe(43);
+    const tail = appendText([toStoredPet({ id: 3n, name: "C", categoryId: 7n })], true);
+    expect(tail).toBe(',\n{"id":3,"name":"C","categoryId":7}\n]\n');
+    const bytes = pretty.slice(0, 43) + tail;
+    expect(bytes).toBe(
+      '[\n  {"id": 1, "name": "A", "categoryId": 1},\n{"id":3,"name":"C","categoryId":7}\n]\n',
+    );
+    expect(appendOffsetAfter(43, tail.length)).toBe(79);
+    expect(parsePetFile(Buffer.from(bytes), "pets.json").appendOffset).toBe(79);
   });
 
   it.each(["[]", "[ ]\n", "[\n]\n"])("appends to the empty array %j", (text) => {

@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openFileStore } from "../../../src/server/store/file-store.js";
 import type { PetStore } from "../../../src/server/store/types.js";
+import { HANG_MS } from "../../limits.js";
 
 const PETS = '[\n{"id":1,"name":"Rex","categoryId":1,"status":"available"}\n]\n';
 const VICTIM = '[\n{"id":1,"name":"Secret","categoryId":1,"status":"available"}\n]\n';
@@ -36,7 +37,7 @@ describe("the data file replaced while serving", () => {
     await unlink(file);
     execFileSync("mkfifo", [file]);
     await vi.waitFor(() => expect(logs.join("\n")).toContain(`${file} is now a FIFO`), {
-      timeout: 5000,
+      timeout: HANG_MS / 2,
       interval: 20,
     });
     const created = await store!.create({ name: "Kept", categoryId: 1n });
@@ -52,7 +53,7 @@ describe("the data file replaced while serving", () => {
     await unlink(file);
     await symlink(victim, file);
     await vi.waitFor(() => expect(logs.join("\n")).toContain(`${file} is now a symbolic link`), {
-      timeout: 5000,
+      timeout: HANG_MS / 2,
       interval: 20,
     });
     expect(store!.getJson(1n)).toContain('"Rex"');

@@ -14,6 +14,7 @@ import { fileTextChunks } from "../../../src/server/store/file-format.js";
 import { openFileStore, type FileStoreOptions } from "../../../src/server/store/file-store.js";
 import { toStoredPet } from "../../../src/server/store/pet-index.js";
 import type { PetStore } from "../../../src/server/store/types.js";
+import { HANG_MS } from "../../limits.js";
 
 /** The file as the store writes it. */
 const fileOf = (pets: Pet[]) => [...fileTextChunks(pets.map(toStoredPet))].join("");
@@ -48,7 +49,9 @@ const filePets = async () => parseJson(await readFile(file, "utf8")) as Pet[];
 const ids = (pets: Pet[]) => pets.map((p) => p.id);
 const allPets = (store: PetStore) => parseJson(store.listJson({ limit: 100 })) as Pet[];
 const pickedUp = () =>
-  vi.waitFor(() => expect(logs.join("\n")).toContain("Picked up an edit"), { timeout: 10_000 });
+  vi.waitFor(() => expect(logs.join("\n")).toContain("Picked up an edit"), {
+    timeout: HANG_MS / 2,
+  });
 
 describe("a file rewritten in place while serving", () => {
   it("is not an edit while empty or half-written: nothing is lost, the writer's content is kept", async () => {
@@ -73,7 +76,9 @@ describe("a file rewritten in place while serving", () => {
 
     expect(Math.min(...sizes)).toBeGreaterThanOrEqual(50);
     expect(created.pet.id).toBe(51n);
-    await vi.waitFor(async () => expect(await filePets()).toHaveLength(51), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(await filePets()).toHaveLength(51), {
+      timeout: HANG_MS / 2,
+    });
     // The writer's 50 pets as it wrote them, with the acknowledged one added after them.
     expect(await readFile(file, "utf8")).toBe(
       text.slice(0, -"\n]\n".length) + ",\n" + created.json + "\n]\n",
@@ -86,7 +91,7 @@ describe("a file rewritten in place while serving", () => {
   it("stays unwritten while empty, even when pets are created, and at a clean stop", async () => {
     const store = await openStore({ seed: 5, flushIntervalMs: 20 });
     await writeFile(file, "");
-    await vi.waitFor(() => expect(logs.join("\n")).toContain("is empty"), { timeout: 5000 });
+    await vi.waitFor(() => expect(logs.join("\n")).toContain("is empty"), { timeout: HANG_MS / 2 });
     const created = await store.create({ name: "Kept", categoryId: 1n });
     await sleep(200);
     expect(await readFile(file, "utf8")).toBe("");
@@ -104,7 +109,9 @@ describe("an edit made from an out-of-date copy", () => {
     const store = await openStore({ seed: 50, flushIntervalMs: 20 });
     const copy = await readFile(file, "utf8");
     const acknowledged = await store.create({ name: "Acknowledged", categoryId: 1n });
-    await vi.waitFor(async () => expect(ids(await filePets())).toContain(51n), { timeout: 5000 });
+    await vi.waitFor(async () => expect(ids(await filePets())).toContain(51n), {
+      timeout: HANG_MS / 2,
+    });
     // The editor saves its copy (by rename, as most do) with one pet renamed.
     const edited = copy.replace('"id":7,"name":"', '"id":7,"name":"Renamed ');
     await writeFile(`${file}.swp`, edited);
@@ -114,7 +121,9 @@ describe("an edit made from an out-of-date copy", () => {
     expect(store.getJson(51n)).toBe(acknowledged.json);
     expect(store.getJson(7n)).toContain('"name":"Renamed ');
     expect(store.size).toBe(51);
-    await vi.waitFor(async () => expect(ids(await filePets())).toContain(51n), { timeout: 5000 });
+    await vi.waitFor(async () => expect(ids(await filePets())).toContain(51n), {
+      timeout: HANG_MS / 2,
+    });
     expect(logs.join("\n")).toMatch(/Kept pet 51, newer than every pet the edit holds/);
     const next = await store.create({ name: "Next", categoryId: 1n });
     expect(next.pet.id).toBe(52n);
@@ -157,7 +166,9 @@ describe("a deliberate deletion by hand", () => {
   it("of the newest pets needs serve stopped; their ids are still never given again", async () => {
     const store = await openStore({ seed: 10, flushIntervalMs: 20 });
     const newest = await store.create({ name: "Newest", categoryId: 1n });
-    await vi.waitFor(async () => expect(ids(await filePets())).toContain(11n), { timeout: 5000 });
+    await vi.waitFor(async () => expect(ids(await filePets())).toContain(11n), {
+      timeout: HANG_MS / 2,
+    });
     const withoutNewest = fileOf(allPets(store).filter((p) => p.id !== 11n));
     // While serving, an edit without the newest pet looks like a copy read before it.
     await writeFile(file, withoutNewest);

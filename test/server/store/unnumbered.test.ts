@@ -7,6 +7,7 @@ import { petToJson, type Pet } from "../../../src/schema/pet.js";
 import { parseWal, parsePetFile } from "../../../src/server/store/file-format.js";
 import { openFileStore, type FileStoreOptions } from "../../../src/server/store/file-store.js";
 import { StoreError, type PetStore } from "../../../src/server/store/types.js";
+import { HANG_MS } from "../../limits.js";
 
 const canonicalFile = (pets: Pet[]) =>
   pets.length === 0 ? "[]\n" : "[\n" + pets.map(petToJson).join(",\n") + "\n]\n";
@@ -48,11 +49,12 @@ describe("pets without an id in the file", () => {
     );
     const store = await openStore();
     expect(store.size).toBe(3);
-    const first: Pet = { id: 6n, name: "First", categoryId: 2n };
-    const second: Pet = { id: 7n, name: "Second", categoryId: 3n, status: "sold" };
-    expect(store.getJson(6n)).toBe(petToJson(first));
-    expect(store.getJson(7n)).toBe(petToJson(second));
-    expect(await fileText()).toBe(canonicalFile([pet(5n, "Five"), first, second]));
+    expect(store.getJson(6n)).toBe('{"id":6,"name":"First","categoryId":2}');
+    expect(store.getJson(7n)).toBe('{"id":7,"name":"Second","categoryId":3,"status":"sold"}');
+    expect(await fileText()).toBe(
+      '[\n{"id":5,"name":"Five","categoryId":1},\n{"id":6,"name":"First","categoryId":2},\n' +
+        '{"id":7,"name":"Second","categoryId":3,"status":"sold"}\n]\n',
+    );
     expect(logs.join("\n")).toContain(`Gave 2 pets without an id in ${file} the ids 6 to 7`);
     expect((await store.create({ name: "Next", categoryId: 1n })).pet.id).toBe(8n);
   });
@@ -65,9 +67,11 @@ describe("pets without an id in the file", () => {
     await writeFile(`${file}.journal`, petToJson(pet(2n, "Acknowledged", "available")) + "\n");
     const store = await openStore();
     expect(store.getJson(2n)).toContain("Acknowledged");
-    expect(store.getJson(3n)).toBe(petToJson(pet(3n, "New")));
+    expect(store.getJson(3n)).toBe('{"id":3,"name":"New","categoryId":1}');
     expect(await fileText()).toBe(
-      canonicalFile([pet(1n, "One"), pet(2n, "Acknowledged", "available"), pet(3n, "New")]),
+      '[\n{"id":1,"name":"One","categoryId":1},\n' +
+        '{"id":2,"name":"Acknowledged","categoryId":1,"status":"available"},\n' +
+        '{"id":3,"name":"New","categoryId":1}\n]\n',
     );
   });
 
@@ -82,12 +86,15 @@ describe("pets without an id in the file", () => {
       '[\n{"id":1,"name":"Pet 1","categoryId":1},\n{"id":9,"name":"Pet 9","categoryId":1},\n' +
         '{"name":"By hand","categoryId":4}\n]\n',
     );
-    const byHand: Pet = { id: 11n, name: "By hand", categoryId: 4n };
-    await vi.waitFor(() => expect(store.getJson(11n)).toBe(petToJson(byHand)), { timeout: 5000 });
+    const byHand = '{"id":11,"name":"By hand","categoryId":4}';
+    await vi.waitFor(() => expect(store.getJson(11n)).toBe(byHand), { timeout: HANG_MS / 2 });
     await vi.waitFor(
       async () =>
-        expect(await fileText()).toBe(canonicalFile([pet(1n), pet(9n), created.pet, byHand])),
-      { timeout: 5000 },
+        expect(await fileText()).toBe(
+          '[\n{"id":1,"name":"Pet 1","categoryId":1},\n{"id":9,"name":"Pet 9","categoryId":1},\n' +
+            `{"id":10,"name":"Acknowledged","categoryId":1,"status":"available"},\n${byHand}\n]\n`,
+        ),
+      { timeout: HANG_MS / 2 },
     );
     expect(store.getJson(2n)).toBeUndefined();
     expect((await store.create({ name: "After", categoryId: 1n })).pet.id).toBe(12n);
