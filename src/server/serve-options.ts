@@ -8,8 +8,6 @@ import { readFileSync } from "node:fs";
 import { ServerConfigError } from "./config-error.js";
 import { MAX_CONNECTIONS_LIMIT } from "./connection-cap.js";
 import { parseCorsFlag } from "./cors.js";
-import { parseFailMode, parseFailRate, parseFaultSeed, parseLatency } from "./faults.js";
-import type { FaultOptions } from "./faults.js";
 import {
   generateKey,
   mergeKeys,
@@ -22,6 +20,7 @@ import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE, isLoopback } from "./admin/acces
 import { MAX_JOURNAL_SIZE } from "./admin/request-journal.js";
 import { ADMIN_TOKEN_VARIABLE, KEYS_VARIABLE } from "./serve-defaults.js";
 import { MAX_SEED_PETS, type StartServerOptions } from "./server.js";
+import { faultsFromFlags } from "./settings/faults.js";
 import { planTls, type TlsFlags } from "./tls/tls-flags.js";
 
 export interface ServeFlags extends TlsFlags {
@@ -87,24 +86,12 @@ function resolveKeys(flags: ServeFlags, env: NodeJS.ProcessEnv): ApiKeySpec[] {
   return variable === undefined ? [] : mergeKeys(parseKeysList(variable, KEYS_VARIABLE));
 }
 
-function resolveFaults(flags: ServeFlags): FaultOptions | undefined {
-  const faults: FaultOptions = {};
-  if (flags.latency !== undefined) faults.latency = parseLatency(flags.latency);
-  if (flags.failRate !== undefined) faults.failRate = parseFailRate(flags.failRate);
-  if (flags.failMode !== undefined) faults.failMode = parseFailMode(flags.failMode);
-  if (flags.faultSeed !== undefined) faults.seed = parseFaultSeed(flags.faultSeed);
-  if (faults.failMode !== undefined && faults.failRate === undefined) {
-    throw new ServerConfigError("--fail-mode needs --fail-rate (the share of requests that fail)");
-  }
-  return Object.keys(faults).length > 0 ? faults : undefined;
-}
-
 export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan {
   const port = wholeNumber(flags.port, "--port", 65535);
   const host = flags.host.trim();
   if (host === "") throw new ServerConfigError("--host must not be empty");
   if (flags.file.trim() === "") throw new ServerConfigError("--file must not be empty");
-  const faults = resolveFaults(flags);
+  const faults = faultsFromFlags(flags);
   const keys = resolveKeys(flags, env);
   const generatedKey = keys.length === 0 ? generateKey() : undefined;
   const { tls, trustFile } = planTls(flags);

@@ -17,7 +17,7 @@ import {
   MAX_CONNECTIONS_LIMIT,
   type ConnectionCapStats,
 } from "./connection-cap.js";
-import type { FaultOptions } from "./faults.js";
+import { faultSettingsOf, type FaultOptions } from "./settings/faults.js";
 import { generateKey, mergeKeys, type ApiKeySpec } from "./keys.js";
 import type { KeyEntry } from "./admin/control-plane.js";
 import type { RecordedRequest } from "./admin/request-journal.js";
@@ -198,6 +198,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   }
   const given = (options.keys ?? []).map((key) => keySpecOf(key, "key"));
   const keys = given.length > 0 ? mergeKeys(given) : [generateKey()];
+  const faults = options.faults && faultSettingsOf(options.faults, "startServer");
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const maxConnections = options.maxConnections ?? defaultMaxConnections();
   if (
@@ -249,7 +250,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       keys,
       clock: options.clock,
       log,
-      faults: options.faults,
+      faults,
       ban: { ...DEFAULT_BAN_POLICY, ...options.ban },
       cors,
       journalSize: options.journalSize,

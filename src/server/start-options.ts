@@ -1,23 +1,29 @@
 /**
  * The options of `startServer()` and the arguments of the RunningServer's control
  * methods, checked with zod: an unknown or mistyped option throws a
- * ServerConfigError naming it (`startServer: faults.latency must be {minMs,
- * maxMs}...; got 50`) rather than being ignored. Ranges with messages of their
+ * ServerConfigError naming it (`startServer: faults.failRate must be a number
+ * from 0 to 1; got 2`) rather than being ignored. The faults are the settings of
+ * ./settings/faults.ts, with their own schema and words. Ranges with messages of their
  * own (port, seed, maxConnections) are checked by startServer itself.
  */
 import * as z from "zod/mini";
 import { INT64_MAX, INT64_MIN, PET_STATUSES, type Pet } from "../schema/pet.js";
 import { formatProblems, validateNewPet } from "../schema/validate.js";
 import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE } from "./admin/access.js";
-import { keyFromParts, MAX_FAULT_SEED } from "./admin/bodies.js";
+import { keyFromParts } from "./admin/bodies.js";
 import { MAX_ADVANCE_SECONDS } from "./admin/clock.js";
 import { parseFilters } from "./admin/filters.js";
 import type { JournalFilter } from "./admin/request-journal.js";
 import { MAX_JOURNAL_SIZE } from "./admin/request-journal.js";
 import { ServerConfigError } from "./config-error.js";
-import { FAIL_MODES, MAX_LATENCY_MS, type FaultOptions } from "./faults.js";
 import { parseKeySpec, PLAN_LIMITS, PLAN_NAMES, type ApiKeySpec, type PlanName } from "./keys.js";
-import { check, type Rules } from "./admin/validation.js";
+import { check, type Rules } from "./settings/validation.js";
+import {
+  faultOptionRules,
+  FaultOptionSchema,
+  faultSettingsOf,
+  type FaultSettings,
+} from "./settings/faults.js";
 
 const int = (min: number, max: number) => z.int().check(z.gte(min), z.lte(max));
 const withMethod = (method: string) =>
@@ -27,30 +33,6 @@ const withMethod = (method: string) =>
       value !== null &&
       typeof (value as Record<string, unknown>)[method] === "function",
   );
-
-const Latency = z
-  .strictObject({ minMs: int(0, MAX_LATENCY_MS), maxMs: int(0, MAX_LATENCY_MS) })
-  .check(
-    z.refine((latency) => latency.maxMs >= latency.minMs, {
-      message: "must be at least latency.minMs",
-      path: ["maxMs"],
-    }),
-  );
-const Faults = z.strictObject({
-  latency: z.optional(Latency),
-  failRate: z.optional(z.number().check(z.gte(0), z.lte(1))),
-  failMode: z.optional(z.enum(FAIL_MODES)),
-  seed: z.optional(int(0, MAX_FAULT_SEED)),
-});
-const FAULT_RULES: Rules = {
-  "": "the faults must be an object {latency?, failRate?, failMode?, seed?}",
-  latency: `must be {minMs, maxMs}, milliseconds from 0 to ${MAX_LATENCY_MS}`,
-  "latency.minMs": `must be an integer from 0 to ${MAX_LATENCY_MS}`,
-  "latency.maxMs": `must be an integer from latency.minMs to ${MAX_LATENCY_MS}`,
-  failRate: "must be a number from 0 to 1",
-  failMode: `must be one of ${FAIL_MODES.join(", ")}`,
-  seed: `must be an integer from 0 to ${MAX_FAULT_SEED}`,
-};
 
 const Plan = z.enum(PLAN_NAMES as [PlanName, ...PlanName[]]);
 const KeyInput = z.union([
@@ -83,7 +65,7 @@ export const START_OPTION_SHAPE = {
   clock: z.optional(withMethod("now")),
   quiet: z.optional(z.boolean()),
   log: z.optional(withMethod("write")),
-  faults: z.optional(Faults),
+  faults: z.optional(FaultOptionSchema),
   ban: z.optional(
     z.strictObject({
       banAfter: z.optional(int(0, 1_000_000)),
@@ -131,12 +113,7 @@ const OPTION_RULES: Rules = {
   maxConnections: "must be a number",
   journalSize: `must be an integer from 0 (no journal) to ${MAX_JOURNAL_SIZE}`,
   adminToken: ADMIN_TOKEN_RULE,
-  ...Object.fromEntries(
-    Object.entries(FAULT_RULES).map(([path, rule]) => [
-      path === "" ? "faults" : `faults.${path}`,
-      rule,
-    ]),
-  ),
+  ...faultOptionRules("faults"),
 };
 for (const name of [
   "headersTimeoutMs",
@@ -211,10 +188,10 @@ export function petsOf(pets: ReadonlyArray<z.infer<typeof PetInput>>): Pet[] {
   });
 }
 
-export function checkFaults(input: unknown, label: string): FaultOptions {
-  const checked = check(Faults, input, FAULT_RULES, "option");
+export function checkFaults(input: unknown, label: string): FaultSettings {
+  const checked = check(FaultOptionSchema, input, faultOptionRules(""), "option");
   if (!checked.ok) fail(label, checked.problems);
-  return checked.value;
+  return faultSettingsOf(checked.value, label);
 }
 
 export function checkAdvance(seconds: unknown): number {

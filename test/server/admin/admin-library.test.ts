@@ -98,7 +98,15 @@ describe("checked options", () => {
     ],
     [
       { faults: { latencyMs: 50 } },
-      "startServer: faults.latencyMs is not an option; options of faults: latency, failRate, failMode, seed",
+      'startServer: faults.latencyMs must be null (no delay) or {"min": ms, "max": ms}; got 50',
+    ],
+    [
+      { faults: { latencyMS: 50 } },
+      "startServer: faults.latencyMS is not an option; options of faults: latencyMs, failRate, failMode, seed, latency",
+    ],
+    [
+      { faults: { latencyMs: { min: 1, max: 2 }, latency: { minMs: 1, maxMs: 2 } } },
+      "startServer: give latencyMs or latency (its old name), not both",
     ],
     [
       { faults: { failRate: "0.5" } },
