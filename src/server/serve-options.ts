@@ -17,10 +17,11 @@ import {
   type ApiKeySpec,
 } from "./keys.js";
 import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE, isLoopback } from "./admin/access.js";
-import { MAX_JOURNAL_SIZE } from "./admin/request-journal.js";
 import { ADMIN_TOKEN_VARIABLE, KEYS_VARIABLE } from "./serve-defaults.js";
 import { MAX_SEED_PETS, type StartServerOptions } from "./server.js";
 import { faultsFromFlags } from "./settings/faults.js";
+import { banAfter, banMs, journalSize } from "./settings/serve.js";
+import { readFlag } from "./settings/setting.js";
 import { planTls, type TlsFlags } from "./tls/tls-flags.js";
 
 export interface ServeFlags extends TlsFlags {
@@ -106,12 +107,8 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan 
     tls,
   };
   if (flags.seed !== undefined) options.seed = wholeNumber(flags.seed, "--seed", MAX_SEED_PETS);
-  if (flags.banAfter !== undefined) {
-    options.ban!.banAfter = wholeNumber(flags.banAfter, "--ban-after", 1_000_000);
-  }
-  if (flags.banSeconds !== undefined) {
-    options.ban!.banMs = wholeNumber(flags.banSeconds, "--ban-seconds", 86_400) * 1000;
-  }
+  if (flags.banAfter !== undefined) options.ban!.banAfter = readFlag(banAfter, flags.banAfter);
+  if (flags.banSeconds !== undefined) options.ban!.banMs = readFlag(banMs, flags.banSeconds);
   if (flags.maxConnections !== undefined) {
     options.maxConnections = wholeNumber(
       flags.maxConnections,
@@ -124,7 +121,7 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan 
     options.cors = flags.cors === false ? false : parseCorsFlag(flags.cors);
   }
   if (flags.journalSize !== undefined) {
-    options.journalSize = wholeNumber(flags.journalSize, "--journal-size", MAX_JOURNAL_SIZE);
+    options.journalSize = readFlag(journalSize, flags.journalSize);
   }
   const adminToken = resolveAdminToken(flags, env);
   if (adminToken !== undefined) options.adminToken = adminToken;

@@ -10,13 +10,13 @@ import * as z from "zod/mini";
 import { INT64_MAX, INT64_MIN, PET_STATUSES, type Pet } from "../schema/pet.js";
 import { formatProblems, validateNewPet } from "../schema/validate.js";
 import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE } from "./admin/access.js";
-import { keyFromParts } from "./admin/bodies.js";
+import { AdvanceSeconds, keyFromParts } from "./admin/bodies.js";
 import { MAX_ADVANCE_SECONDS } from "./admin/clock.js";
 import { parseFilters } from "./admin/filters.js";
 import type { JournalFilter } from "./admin/request-journal.js";
-import { MAX_JOURNAL_SIZE } from "./admin/request-journal.js";
 import { ServerConfigError } from "./config-error.js";
 import { parseKeySpec, PLAN_LIMITS, PLAN_NAMES, type ApiKeySpec, type PlanName } from "./keys.js";
+import { rulesOf } from "./settings/setting.js";
 import { check, type Rules } from "./settings/validation.js";
 import {
   faultOptionRules,
@@ -24,6 +24,7 @@ import {
   faultSettingsOf,
   type FaultSettings,
 } from "./settings/faults.js";
+import { banAfter, banMs, journalSize } from "./settings/serve.js";
 
 const int = (min: number, max: number) => z.int().check(z.gte(min), z.lte(max));
 const withMethod = (method: string) =>
@@ -68,8 +69,8 @@ export const START_OPTION_SHAPE = {
   faults: z.optional(FaultOptionSchema),
   ban: z.optional(
     z.strictObject({
-      banAfter: z.optional(int(0, 1_000_000)),
-      banMs: z.optional(int(0, 86_400_000)),
+      banAfter: z.optional(banAfter.schema),
+      banMs: z.optional(banMs.schema),
     }),
   ),
   timeouts: z.optional(
@@ -82,7 +83,7 @@ export const START_OPTION_SHAPE = {
     }),
   ),
   maxConnections: z.optional(z.number()),
-  journalSize: z.optional(int(0, MAX_JOURNAL_SIZE)),
+  journalSize: z.optional(journalSize.schema),
   adminToken: z.optional(z.string().check(z.regex(ADMIN_TOKEN_PATTERN))),
   // Checked by startServer with messages of their own (normalizeCors, checkTlsOption).
   cors: z.optional(z.unknown()),
@@ -107,13 +108,12 @@ const OPTION_RULES: Rules = {
   quiet: "must be true or false",
   log: "must be an object with write(text)",
   ban: "must be {banAfter?, banMs?}",
-  "ban.banAfter": "must be an integer from 0 to 1000000",
-  "ban.banMs": "must be an integer of milliseconds from 0 to 86400000",
   timeouts: "must be an object of timeouts in milliseconds",
   maxConnections: "must be a number",
-  journalSize: `must be an integer from 0 (no journal) to ${MAX_JOURNAL_SIZE}`,
   adminToken: ADMIN_TOKEN_RULE,
   ...faultOptionRules("faults"),
+  ...rulesOf({ journalSize }),
+  ...rulesOf({ banAfter, banMs }, "ban"),
 };
 for (const name of [
   "headersTimeoutMs",
@@ -195,12 +195,13 @@ export function checkFaults(input: unknown, label: string): FaultSettings {
 }
 
 export function checkAdvance(seconds: unknown): number {
-  if (typeof seconds !== "number" || !(seconds >= 0 && seconds <= MAX_ADVANCE_SECONDS)) {
+  const checked = AdvanceSeconds.safeParse(seconds);
+  if (!checked.success) {
     fail("clock.advance", [
       `seconds must be a number from 0 to ${MAX_ADVANCE_SECONDS} (the clock only moves forward); got ${String(seconds)}`,
     ]);
   }
-  return seconds;
+  return checked.data;
 }
 
 const Filter = z.strictObject({

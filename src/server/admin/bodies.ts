@@ -17,9 +17,9 @@ import {
 import { MAX_ADVANCE_SECONDS } from "./clock.js";
 import { check, type Checked, type Rules } from "../settings/validation.js";
 
-export const ClockBody = z.strictObject({
-  advanceSeconds: z.number().check(z.gte(0), z.lte(MAX_ADVANCE_SECONDS)),
-});
+/** A step of the clock: the body's field and the argument of the library's clock.advance(). */
+export const AdvanceSeconds = z.number().check(z.gte(0), z.lte(MAX_ADVANCE_SECONDS));
+export const ClockBody = z.strictObject({ advanceSeconds: AdvanceSeconds });
 const CLOCK_RULES: Rules = {
   "": 'the body must be a JSON object {"advanceSeconds": N}',
   advanceSeconds: `must be a number of seconds from 0 to ${MAX_ADVANCE_SECONDS} (the clock only moves forward)`,
