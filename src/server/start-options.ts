@@ -2,9 +2,10 @@
  * The options of `startServer()` and the arguments of the RunningServer's control
  * methods, checked with zod: an unknown or mistyped option throws a
  * ServerConfigError naming it (`startServer: faults.failRate must be a number
- * from 0 to 1; got 2`) rather than being ignored. The faults are the settings of
- * ./settings/faults.ts, with their own schema and words. Ranges with messages of their
- * own (port, seed, maxConnections) are checked by startServer itself.
+ * from 0 to 1; got 2`) rather than being ignored. The faults, the journal's size
+ * and the ban policy are settings (./settings/), with their own schemas and words.
+ * Ranges with messages of their own (port, seed, maxConnections) are checked by
+ * startServer itself.
  */
 import * as z from "zod/mini";
 import { INT64_MAX, INT64_MIN, PET_STATUSES, type Pet } from "../schema/pet.js";

@@ -105,6 +105,14 @@ describe("checked options", () => {
       "startServer: faults.latencyMS is not an option; options of faults: latencyMs, failRate, failMode, seed, latency",
     ],
     [
+      { faults: { latency: { minMs: 1, maxMs: 2, avg: 1 } } },
+      "startServer: faults.latency.avg is not an option; options of faults.latency: minMs, maxMs",
+    ],
+    [
+      { pets: [{ id: 1, name: "Rex", categoryId: 1, colour: "red" }] },
+      "startServer: pets.0.colour is not an option; options of pets.0: id, name, categoryId, status",
+    ],
+    [
       { faults: { latencyMs: { min: 1, max: 2 }, latency: { minMs: 1, maxMs: 2 } } },
       "startServer: give latencyMs or latency (its old name), not both",
     ],
