@@ -30,8 +30,8 @@ export function parseClockBody(body: unknown): Checked<number> {
   return checked.ok ? { ok: true, value: checked.value.advanceSeconds } : checked;
 }
 
-export const MAX_PER_MINUTE = 999_999_999;
-export const MAX_PER_DAY = 9_999_999_999;
+const MAX_PER_MINUTE = 999_999_999;
+const MAX_PER_DAY = 9_999_999_999;
 
 export const KeyBody = z.strictObject({
   key: z.string().check(z.minLength(1), z.maxLength(MAX_KEY_LENGTH), z.regex(KEY_PATTERN)),

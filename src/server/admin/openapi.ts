@@ -44,7 +44,7 @@ const GENERATED: Array<[id: string, schema: z.ZodMiniType, description?: string]
 /** Answers leave additionalProperties open: a client must not break on a new field. */
 const ANSWERS = ["Faults"];
 
-export function settingSchemas(): Record<string, Json> {
+function settingSchemas(): Record<string, Json> {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of GENERATED) registry.add(schema, { id });
   const { schemas } = z.toJSONSchema(registry, {

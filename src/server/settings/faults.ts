@@ -12,15 +12,15 @@ import { ServerConfigError } from "../config-error.js";
 import { check, type Checked, type Rules } from "./validation.js";
 import { readFlag, rulesOf, setting } from "./setting.js";
 
-export const FAIL_MODES = ["503", "reset", "reset-after"] as const;
+const FAIL_MODES = ["503", "reset", "reset-after"] as const;
 /**
  * `503`: answer 503 with Retry-After. `reset`: destroy the connection before the
  * request is processed. `reset-after`: process it (a POST really creates the pet),
  * then destroy the connection without answering: the client cannot know the outcome.
  */
 export type FailMode = (typeof FAIL_MODES)[number];
-export const MAX_LATENCY_MS = 600_000;
-export const MAX_FAULT_SEED = 0xffffffff;
+const MAX_LATENCY_MS = 600_000;
+const MAX_FAULT_SEED = 0xffffffff;
 
 const milliseconds = (description: string) =>
   z.int().check(z.gte(0), z.lte(MAX_LATENCY_MS), z.describe(description));
