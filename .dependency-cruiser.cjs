@@ -1,19 +1,13 @@
 /* global module */
 /**
- * The dependency rules of src/, checked by `npm run lint` (so `npm test` fails on
- * a broken rule). docs/design.md explains the layers; test/architecture/ checks
- * that each rule really fails on a forbidden import.
+ * The dependency rules of src/, checked by `npm run lint` through
+ * scripts/check-dependencies.mjs (so `npm test` fails on a broken rule), which adds
+ * no-folder-cycle: folders, and the files at the root of src/, form layers.
+ * Type-only imports count (tsPreCompilationDeps). docs/design.md explains the layers;
+ * test/architecture/ checks that each rule really fails on a forbidden import.
  */
 module.exports = {
   forbidden: [
-    {
-      name: "no-folder-cycle",
-      comment: "Folders form layers: no folder imports one that (indirectly) imports it.",
-      severity: "error",
-      scope: "folder",
-      from: { path: "^src/" },
-      to: { circular: true },
-    },
     {
       name: "no-module-cycle",
       comment:

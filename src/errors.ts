@@ -3,7 +3,7 @@
  * turns an error into an exit code and a message (never a stack trace unless
  * `--debug`).
  */
-import type { HttpResponse } from "./client/types.js";
+import type { HttpResponse } from "./http-response.js";
 import type { ErrorBody } from "./schema/pet.js";
 
 export const EXIT = {

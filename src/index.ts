@@ -19,11 +19,6 @@ export type { ClientOptions, Transport } from "./client/client.js";
 export { DEFAULT_RETRY_POLICY } from "./client/retry.js";
 export type { RetryPolicy } from "./client/retry.js";
 export { DEFAULT_BASE_URLS } from "./profiles/environments.js";
-export type {
-  ClientResult,
-  Deprecation,
-  PetstoreClient,
-  RateLimitInfo,
-  RetryEvent,
-} from "./client/types.js";
+export type { ClientResult, Deprecation, PetstoreClient, RetryEvent } from "./client/types.js";
+export type { RateLimitInfo } from "./http-response.js";
 export * from "./errors.js";

@@ -16,11 +16,11 @@
 import { retryReason, type RetryPolicy } from "../client/retry.js";
 import { idFromLocation } from "../client/created.js";
 import type { Sender, SendOutcome } from "../client/send.js";
-import type { HttpResponse } from "../client/types.js";
+import type { HttpResponse } from "../http-response.js";
 import { OutcomeUnknownError, PetstoreError } from "../errors.js";
 import { parseJson } from "../schema/json.js";
 import { ErrorBody, INT64_MAX, INT64_MIN } from "../schema/pet.js";
-import { parseRecordJson } from "./input/records.js";
+import { parseRecordJson } from "./input/input-record.js";
 import { cutText, MAX_STORED_CODE, MAX_STORED_MESSAGE, type ErrorSummary } from "./result-lines.js";
 
 type AttemptResult =

@@ -5,7 +5,7 @@
  * results file, stdout) and counted (run-report.ts) as it is known.
  */
 import { computeDelay, type RetryPolicy } from "../client/retry.js";
-import { rateLimitFromHeaders, completeRateLimit } from "../client/rate-limit.js";
+import { rateLimitFromHeaders, completeRateLimit } from "../client/rate-limit-headers.js";
 import { isoTime } from "../client/wait-text.js";
 import { EXIT, HttpError, NetworkError, PetstoreError, RateLimitError } from "../errors.js";
 import { summarize, type Attempt, type Poster } from "./attempt.js";

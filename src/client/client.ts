@@ -7,7 +7,7 @@ import * as z from "zod/mini";
 import { EXIT, HttpError, UsageError } from "../errors.js";
 import { JsonSyntaxError, parseJson, stringifyJson } from "../schema/json.js";
 import { type ListQuery, type NewPet, Pet } from "../schema/pet.js";
-import { deprecationFromHeaders } from "./deprecation.js";
+import { deprecationFromHeaders } from "./deprecation-headers.js";
 import { parseBaseUrl } from "../profiles/environments.js";
 import { nodeTransport } from "./node-transport.js";
 import type { ProxyRoute } from "./proxy-env.js";

@@ -6,7 +6,8 @@
  */
 import { OutcomeUnknownError, type RequestSummary } from "../errors.js";
 import { INT64_MAX, petToJson, type NewPet, type Pet } from "../schema/pet.js";
-import type { ClientResult, HttpResponse } from "./types.js";
+import type { HttpResponse } from "../http-response.js";
+import type { ClientResult } from "./types.js";
 
 const PET_PATH = /\/pets\/(0|[1-9][0-9]{0,18})\/?$/;
 

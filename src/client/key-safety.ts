@@ -4,7 +4,7 @@
  * serve`) unless the user explicitly accepts the risk.
  */
 import { UsageError } from "../errors.js";
-import { redactKey } from "../profiles/redact-key.js";
+import { redactKey } from "../schema/redact-key.js";
 
 /** `localhost`, 127.0.0.0/8 and ::1 (as URL.hostname spells them). */
 export function isLoopbackHost(hostname: string): boolean {

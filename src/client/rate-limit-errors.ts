@@ -4,8 +4,9 @@
  * `--max-retries` hint only when more attempts could have helped.
  */
 import { EXIT, RateLimitError } from "../errors.js";
-import { rateLimitFromHeaders } from "./rate-limit.js";
-import type { HttpRequest, RateLimitInfo } from "./types.js";
+import { rateLimitFromHeaders } from "./rate-limit-headers.js";
+import type { RateLimitInfo } from "../http-response.js";
+import type { HttpRequest } from "./types.js";
 import { type RateWindow, waitUntil, windowOf } from "./wait-text.js";
 
 const BAN_WARNING = "a key that keeps sending while limited may be banned for a while";

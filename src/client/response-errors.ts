@@ -19,7 +19,7 @@ import { parseJson } from "../schema/json.js";
 import { UNKNOWN_ADD_HINT } from "./created.js";
 import { ErrorBody } from "../schema/pet.js";
 import { withoutKey } from "./key-safety.js";
-import type { HttpResponse } from "./types.js";
+import type { HttpResponse } from "../http-response.js";
 
 const REASONS: Record<number, string> = {
   400: "Bad Request",

@@ -13,10 +13,11 @@ import {
   TimeoutError,
   TlsError,
 } from "../errors.js";
-import { type RateLimitHeaders, rateLimitFromHeaders } from "./rate-limit.js";
+import { type RateLimitHeaders, rateLimitFromHeaders } from "./rate-limit-headers.js";
 import { limitUsedUp, stillRateLimited } from "./rate-limit-errors.js";
 import type { Sender, SendOutcome } from "./send.js";
-import type { HttpRequest, HttpResponse, RateLimitInfo, RetryEvent } from "./types.js";
+import type { HttpResponse, RateLimitInfo } from "../http-response.js";
+import type { HttpRequest, RetryEvent } from "./types.js";
 
 /**
  * When a request is sent again, and how long it waits first: one table for the

@@ -13,13 +13,14 @@ import {
   type RequestSummary,
   TimeoutError,
 } from "../errors.js";
-import { redactKey } from "../profiles/redact-key.js";
+import { redactKey } from "../schema/redact-key.js";
 import { assertKeyMayTravelTo, withoutKey } from "./key-safety.js";
 import { UNKNOWN_ADD_HINT } from "./created.js";
-import { completeRateLimit, rateLimitFromHeaders } from "./rate-limit.js";
+import { completeRateLimit, rateLimitFromHeaders } from "./rate-limit-headers.js";
 import { errorFromResponse, printable } from "./response-errors.js";
 import type { Transport } from "./transport.js";
-import type { HttpRequest, HttpResponse, RateLimitInfo } from "./types.js";
+import type { HttpResponse, RateLimitInfo } from "../http-response.js";
+import type { HttpRequest } from "./types.js";
 import { isoTime } from "./wait-text.js";
 
 /** What became of one attempt. Every kind but a 2xx answer carries its typed error. */

@@ -2,15 +2,8 @@
  * Contract of the HTTP layer (src/client/) as the commands use it. The commands
  * never see a key, a socket or a header parser: they call a PetstoreClient.
  */
+import type { HttpResponse, RateLimitInfo } from "../http-response.js";
 import type { ListQuery, NewPet, Pet } from "../schema/pet.js";
-
-/** From the X-RateLimit-* headers of one response (see rate-limit.ts). */
-export interface RateLimitInfo {
-  limit: number;
-  remaining: number;
-  /** Unix time in milliseconds at which the window resets. */
-  resetAt: number;
-}
 
 export interface HttpRequest {
   method: "GET" | "POST";
@@ -20,16 +13,6 @@ export interface HttpRequest {
   body?: string;
   /** At most this long for this attempt (a retry near the end of the retries' budget). */
   timeoutMs?: number;
-}
-
-export interface HttpResponse {
-  status: number;
-  /** Header names lower-cased. */
-  headers: Record<string, string>;
-  body: string;
-  rateLimit?: RateLimitInfo;
-  /** Wall time of this attempt. */
-  durationMs: number;
 }
 
 /** What a command gets back: the data, the exact response text, and the rate limit. */

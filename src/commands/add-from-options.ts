@@ -11,7 +11,7 @@ import { booleanOption, stringOption } from "./option-values.js";
 import { requestOptionsFrom, type RequestOptions } from "./request-options.js";
 import { UsageError } from "../errors.js";
 import type { BulkOptions } from "../bulk/engine.js";
-import { INPUT_FORMATS, isInputFormat } from "../bulk/input/format.js";
+import { INPUT_FORMATS, isInputFormat } from "../bulk/input/input-format.js";
 import type { StdoutMode } from "../bulk/outcome-stream.js";
 
 /** Measured against `petstore serve` (docs/benchmarks.md): the rate stops growing beyond it. */

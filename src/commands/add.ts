@@ -11,7 +11,7 @@ import { envFlag } from "../env-flag.js";
 import { UsageError } from "../errors.js";
 import type { Factory } from "./factory.js";
 import type { InputStream, IO } from "../io.js";
-import { chooseOutput, type OutputChoice } from "../output/format.js";
+import { chooseOutput, type OutputChoice } from "../output/output-format.js";
 import { writePets } from "../output/pets.js";
 import { stdoutWriteError } from "../output/write-failure.js";
 import { JsonSyntaxError, parseJson } from "../schema/json.js";

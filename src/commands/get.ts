@@ -1,7 +1,7 @@
 /** `petstore get <petId>`: GET /pets/{petId}, with the deprecation warning on stderr (once a day per profile). */
 import type { Deprecation } from "../client/types.js";
 import type { Factory } from "./factory.js";
-import { chooseOutput, type OutputChoice } from "../output/format.js";
+import { chooseOutput, type OutputChoice } from "../output/output-format.js";
 import { loadPalette } from "../output/palette.js";
 import { writePets } from "../output/pets.js";
 import { textWidth } from "../output/wrap.js";

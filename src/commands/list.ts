@@ -1,6 +1,6 @@
 /** `petstore list`: GET /pets with the status and limit checked by the shared schema first. */
 import type { Factory } from "./factory.js";
-import { chooseOutput, type OutputChoice } from "../output/format.js";
+import { chooseOutput, type OutputChoice } from "../output/output-format.js";
 import { writePets } from "../output/pets.js";
 import { LIMIT_MAX, type ListQuery } from "../schema/pet.js";
 import { validateListQuery } from "../schema/validate.js";

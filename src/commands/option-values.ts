@@ -1,5 +1,5 @@
 /** Typed reads of parsed flags (from commander or the fast parser: the same shape). */
-import type { OutputFlags } from "../output/format.js";
+import type { OutputFlags } from "../output/output-format.js";
 import type { OptionValues } from "./fast-parse.js";
 
 export function stringOption(values: OptionValues, key: string): string | undefined {

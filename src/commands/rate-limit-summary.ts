@@ -2,7 +2,7 @@
  * The rate limit as `auth status` and `auth login` show it: what is left of the
  * window that binds (which one, when the reset says), and when it resets.
  */
-import type { RateLimitInfo } from "../client/types.js";
+import type { RateLimitInfo } from "../http-response.js";
 import { clockTime, formatWait, windowOf } from "../client/wait-text.js";
 
 const WINDOW_WORDS = { minute: " this minute", day: " today" } as const;

@@ -217,7 +217,7 @@ async function serve(flags: ServeFlags, factory: Factory): Promise<void> {
  * closed console window, after which Windows ends the process within seconds)
  * and, on Windows, Ctrl-Break stop the server cleanly. A stop that runs no
  * handler (kill -9; TerminateProcess, which Windows uses for a service stop and
- * wine for SIGTERM) loses nothing acknowledged: the journal was flushed before
+ * wine for SIGTERM) loses nothing acknowledged: the write-ahead log was flushed before
  * each 201, and the lock it leaves is taken over at the next start.
  */
 function untilSignalled(): Promise<NodeJS.Signals> {

@@ -4,7 +4,8 @@
  * a person can see the precedence at work. The key is only ever shown redacted.
  */
 import type { Palette } from "../output/palette.js";
-import { redactKey, type ResolvedSettings, type Source } from "../profiles/resolve.js";
+import type { ResolvedSettings, Source } from "../profiles/resolve.js";
+import { redactKey } from "../schema/redact-key.js";
 
 const FLAG: Record<keyof ResolvedSettings["sources"], string> = {
   profile: "--profile",

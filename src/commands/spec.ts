@@ -7,10 +7,10 @@
  */
 import { DEFAULT_TIMEOUT_MS } from "../client/client.js";
 import { DEFAULT_RETRY_POLICY } from "../client/retry.js";
-import { INPUT_FORMATS } from "../bulk/input/format.js";
+import { INPUT_FORMATS } from "../bulk/input/input-format.js";
 import { FILES, PROFILES, words, type ValueHint } from "../completion/hints.js";
 import { SHELLS } from "../completion/shells.js";
-import { OUTPUT_FORMATS } from "../output/format.js";
+import { OUTPUT_FORMATS } from "../output/output-format.js";
 import { ENVIRONMENT_NAMES } from "../profiles/environments.js";
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN, PET_STATUSES } from "../schema/pet.js";
 

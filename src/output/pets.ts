@@ -7,7 +7,7 @@ import type { IO } from "../io.js";
 import { parseJson, stringifyJson } from "../schema/json.js";
 import { petToJson, type Pet } from "../schema/pet.js";
 import { renderCsv } from "./csv.js";
-import type { OutputChoice } from "./format.js";
+import type { OutputChoice } from "./output-format.js";
 import { PET_COLUMNS } from "./pet-columns.js";
 import { escapeJsonControls } from "./text-escape.js";
 import { renderTsv } from "./tsv.js";

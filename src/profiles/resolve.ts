@@ -16,8 +16,6 @@ import {
 import { PROFILE_NAME, storedProfile, type StoredConfig } from "./config-file.js";
 import { isKeyText } from "./key-text.js";
 
-export { redactKey } from "./redact-key.js";
-
 const DEFAULT_PROFILE = "default";
 
 export type Source = "flag" | "environment" | "profile" | "default" | "none";

@@ -125,7 +125,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
     if (isAdminPath(path)) {
       return admin(req, res, path, queryAt === -1 ? "" : url.slice(queryAt + 1));
     }
-    v1.handle(req, res, url, path, queryAt, startedAt, unmetExpectation);
+    v1.handle({ req, res, url, path, queryAt, startedAt, unmetExpectation });
   }
 
   return Object.assign((req: IncomingMessage, res: ServerResponse) => handle(req, res), {

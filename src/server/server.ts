@@ -1,14 +1,14 @@
 /**
  * `startServer`: the fake on a real port, for `petstore serve` and for test
  * suites. With `file` it serves a JSON file through the file store; without, a
- * memory store (of `pets`, or of `seed` demo pets). The RunningServer carries
- * the control plane's operations (reset, requests, clock, faults, keys), the
- * same as `/__admin/*`.
+ * memory store (of `pets`, or of `seed` demo pets). A start checks its options,
+ * opens the store, then listens (http-server.ts), and undoes what it made when a
+ * step fails; the RunningServer it gives back is running-server.ts's.
  */
-import { createServer, type Server } from "node:http";
-import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
+import type { Server } from "node:http";
+import type { Server as HttpsServer } from "node:https";
 import { AccessLog, type LogSink } from "./access-log.js";
-import { createApp, type App, type Clock, type ServerStats } from "./app.js";
+import { createApp, type App, type Clock } from "./app.js";
 import { ServerConfigError } from "./config-error.js";
 import { normalizeCors } from "./cors.js";
 import {
@@ -18,20 +18,12 @@ import {
   type ConnectionCapStats,
 } from "./connection-cap.js";
 import { faultSettingsOf, type FaultOptions } from "./settings/faults.js";
+import { DEFAULT_TIMEOUTS, httpServerFor, listen, type ServerTimeouts } from "./http-server.js";
 import { generateKey, mergeKeys, type ApiKeySpec } from "./keys.js";
-import type { KeyEntry } from "./admin/control-plane.js";
-import type { RecordedRequest } from "./admin/request-journal.js";
-import {
-  checkAdvance,
-  checkFaults,
-  checkFilter,
-  keySpecOf,
-  optionsChecker,
-  petsOf,
-  START_OPTION_SHAPE,
-} from "./start-options.js";
+import { keySpecOf, optionsChecker, petsOf, START_OPTION_SHAPE } from "./start-options.js";
 import type { Pet } from "../schema/pet.js";
 import { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
+import { runningServer, type RunningServer } from "./running-server.js";
 import { createMemoryStore } from "./store/memory.js";
 import { demoPets } from "./store/seed.js";
 import type { FileStore } from "./store/file-store.js";
@@ -46,29 +38,11 @@ import {
   type TlsSetup,
 } from "./tls/server-tls.js";
 
-export interface ServerTimeouts {
-  /** Time allowed for a request's headers (slowloris guard). */
-  headersTimeoutMs: number;
-  /** Time allowed for a whole request, headers and body. */
-  requestTimeoutMs: number;
-  /** How long an idle keep-alive connection is kept. */
-  keepAliveTimeoutMs: number;
-  /** How often the two request timeouts above are checked. */
-  checkIntervalMs: number;
-  /** On close, how long in-flight requests may take before connections are cut. */
-  shutdownTimeoutMs: number;
-}
+export type { ServerTimeouts } from "./http-server.js";
+export type { RequestFilter, RunningServer } from "./running-server.js";
 
 /** Demo pets a new store may start with (`--seed`). */
 export const MAX_SEED_PETS = 1_000_000;
-
-const DEFAULT_TIMEOUTS: ServerTimeouts = {
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5_000,
-  checkIntervalMs: 1_000,
-  shutdownTimeoutMs: 10_000,
-};
 
 export interface StartServerOptions {
   /** JSON file of pets (created when missing); without it, a memory store. */
@@ -124,64 +98,7 @@ export interface StartServerOptions {
   adminToken?: string;
 }
 
-/** Filters of `requests()`, as the query of `GET /__admin/requests`. */
-export interface RequestFilter {
-  /** GET, POST... (any case). */
-  method?: string;
-  /** Exact, or a prefix when it ends in `*`. */
-  path?: string;
-  /** 404, or a class: "4xx". */
-  status?: number | string;
-  /** At or after: a Date, Unix milliseconds or an ISO 8601 string (the fake's clock). */
-  since?: Date | number | string;
-  /** Only requests with a larger id (ids increase by one per request). */
-  after?: number;
-  /** At most this many, the oldest first. */
-  limit?: number;
-}
-
 const checkOptions = optionsChecker<StartServerOptions>(START_OPTION_SHAPE, "startServer");
-
-export interface RunningServer {
-  /** Base URL, `http://HOST:PORT/v1` (`https://` over TLS). */
-  url: string;
-  /** The control plane, `http://HOST:PORT/__admin`. */
-  adminUrl: string;
-  port: number;
-  host: string;
-  /** The keys accepted now (with those added and removed at run time). */
-  readonly keys: readonly ApiKeySpec[];
-  store: PetStore;
-  /** Over TLS: the CA certificate (PEM) and its file, when serve made the certificate. */
-  tls?: { ca?: string; caFile?: string };
-  stats(): ServerStats & ConnectionCapStats;
-  /**
-   * The store back to what it held at start (durably); rate-limit windows, bans
-   * and the request journal cleared. Keys, faults and the clock stay.
-   */
-  reset(): Promise<void>;
-  /** The request journal, oldest first, filtered; never a key. */
-  requests(filter?: RequestFilter): RecordedRequest[];
-  clearRequests(): void;
-  /** The fake's clock: moving it moves rate-limit windows, bans, Date and X-RateLimit-Reset. */
-  clock: {
-    now(): Date;
-    /**
-     * Forward only: 0 to ten years a step, up to 9999-01-01T00:00:00Z in all
-     * (a ServerConfigError past it, the clock unmoved).
-     */
-    advance(seconds: number): void;
-    readonly offsetSeconds: number;
-  };
-  /** Replaces every fault setting (same shape as the `faults` option; `{}` for none). */
-  setFaults(faults: FaultOptions): void;
-  /** Adds a key (a spec string or {key, plan?, limits?}), or gives a known key this plan. */
-  addKey(key: string | ApiKeySpec): KeyEntry;
-  /** Whether the key was there. */
-  removeKey(key: string): boolean;
-  /** Stops accepting, finishes in-flight requests, closes the store. */
-  close(): Promise<void>;
-}
 
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
   checkOptions(options);
@@ -256,30 +173,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       journalSize: options.journalSize,
       admin: { host, token: options.adminToken },
     });
-    const serverOptions = {
-      headersTimeout: timeouts.headersTimeoutMs,
-      requestTimeout: timeouts.requestTimeoutMs,
-      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
-      connectionsCheckingInterval: timeouts.checkIntervalMs,
-      // The app answers a missing Host itself, with an Error body and the rate-limit headers.
-      requireHostHeader: false,
-    };
-    server =
-      tls === undefined
-        ? createServer(serverOptions, app)
-        : createHttpsServer(
-            // A handshake gets no longer than a request's headers would.
-            {
-              ...serverOptions,
-              cert: tls.cert,
-              key: tls.key,
-              handshakeTimeout: timeouts.headersTimeoutMs,
-            },
-            app,
-          );
-    server.on("clientError", app.handleClientError);
-    server.on("checkExpectation", app.handleExpectation);
-    server.on("connect", app.handleConnect);
+    server = httpServerFor(app, tls, timeouts);
     capStats = capConnections(server, maxConnections, (line) => log.note(line), tls !== undefined);
     await listen(server, port, host);
   } catch (error) {
@@ -295,61 +189,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const address = server.address();
   const boundPort = typeof address === "object" && address !== null ? address.port : port;
 
-  let closing: Promise<void> | undefined;
-  async function close(): Promise<void> {
-    app.drain();
-    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    const force = setTimeout(() => {
-      app.close();
-      server.closeAllConnections();
-    }, timeouts.shutdownTimeoutMs);
-    await stopped;
-    clearTimeout(force);
-    app.close();
-    try {
-      await store.close();
-    } finally {
-      log.flush();
-    }
-  }
-
-  const control = app.control;
-  const origin = `${tls === undefined ? "http" : "https"}://${host.includes(":") ? `[${host}]` : host}:${boundPort}`;
-  return {
-    url: `${origin}/v1`,
-    adminUrl: `${origin}/__admin`,
-    port: boundPort,
-    host,
-    get keys() {
-      return control.keys();
-    },
-    store,
-    tls: tls === undefined ? undefined : { ca: tls.ca, caFile: tls.caFile },
-    stats: () => ({ ...app.stats(), ...capStats() }),
-    reset: () => control.reset(),
-    requests: (filter) => control.requests(checkFilter(filter)),
-    clearRequests: () => control.clearRequests(),
-    clock: {
-      now: () => new Date(control.clock().nowMs),
-      advance: (seconds) => {
-        const moved = control.advanceClock(checkAdvance(seconds));
-        if (!moved.ok) throw new ServerConfigError(`clock.advance: ${moved.problem}`);
-      },
-      get offsetSeconds() {
-        return control.clock().offsetSeconds;
-      },
-    },
-    setFaults: (faults) => control.setFaults(checkFaults(faults, "setFaults")),
-    addKey: (key) => control.addKey(keySpecOf(key, "addKey")).entry,
-    removeKey: (key) => {
-      if (typeof key !== "string") {
-        throw new ServerConfigError(`removeKey: the key must be a string; got ${typeof key}`);
-      }
-      return control.removeKey(key);
-    },
-    close: () => (closing ??= close()),
-  };
+  return runningServer({ app, server, store, log, tls, capStats, timeouts, host, port: boundPort });
 }
 
 async function openStore(
@@ -366,31 +206,4 @@ async function openStore(
   if (options.file === undefined) return createMemoryStore(demoPets(seed ?? 0));
   const { openFileStore } = await import("./store/file-store.js");
   return openFileStore({ file: options.file, seed, log: (line) => log.note(line) });
-}
-
-function listen(server: Server | HttpsServer, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const fail = (error: Error) => reject(listenError(error, host, port));
-    server.once("error", fail);
-    server.listen(port, host, () => {
-      server.off("error", fail);
-      resolve();
-    });
-  });
-}
-
-function listenError(error: Error, host: string, port: number): Error {
-  const code = (error as { code?: string }).code;
-  if (code === "EADDRINUSE") {
-    return new ServerConfigError(
-      `port ${port} on ${host} is already in use; choose another with --port (--port 0 picks a free one)`,
-    );
-  }
-  if (code === "EACCES") {
-    return new ServerConfigError(`not permitted to listen on port ${port} of ${host}`);
-  }
-  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
-    return new ServerConfigError(`cannot listen on ${host}: no such address on this machine`);
-  }
-  return error;
 }

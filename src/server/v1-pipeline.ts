@@ -34,20 +34,27 @@ export interface V1Parts {
   openApi(req: IncomingMessage): string;
 }
 
-/**
- * Answers a request whose path is `path` (`url` without its query, which starts
- * after `queryAt`; -1 for none). `unmetExpectation`: an Expect other than
- * 100-continue, refused with a 417 once the request is counted.
- */
-export type V1Handler = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  url: string,
-  path: string,
-  queryAt: number,
-  startedAt: number,
-  unmetExpectation: boolean,
-) => void;
+/** One request under /v1, as the app has split its URL. */
+export interface V1Request {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: string;
+  /** `url` without its query, which starts after `queryAt` (-1 for none). */
+  path: string;
+  queryAt: number;
+  startedAt: number;
+  /** An Expect other than 100-continue, refused with a 417 once the request is counted. */
+  unmetExpectation: boolean;
+}
+
+export type V1Handler = (request: V1Request) => void;
+
+/** What an admitted request is: its route, its query and the rate-limit headers of its answer. */
+interface Admitted {
+  route: Route;
+  query: string;
+  limitHeaders: readonly string[];
+}
 
 export interface V1Pipeline {
   handle: V1Handler;
@@ -75,16 +82,9 @@ export function createV1Pipeline(parts: V1Parts, faultOptions: FaultSettings = {
   let faults = activeFaults(faultSettings);
   let closed = false;
 
-  function operate(
-    req: IncomingMessage,
-    res: ServerResponse,
-    route: Route,
-    path: string,
-    query: string,
-    limitHeaders: readonly string[],
-    resetAfter: boolean,
-    startedAt: number,
-  ): void {
+  function operate(request: V1Request, admitted: Admitted, resetAfter: boolean): void {
+    const { req, res, path, startedAt } = request;
+    const { route, query, limitHeaders } = admitted;
     const finish = (reply: Reply | undefined) => {
       if (reply === undefined) return;
       if (resetAfter) responder.reset(req, startedAt);
@@ -112,12 +112,13 @@ export function createV1Pipeline(parts: V1Parts, faultOptions: FaultSettings = {
     finish(reply);
   }
 
-  const handle: V1Handler = (req, res, url, path, queryAt, startedAt, unmetExpectation) => {
+  const handle: V1Handler = (request) => {
+    const { req, res, url, path, queryAt, startedAt, unmetExpectation } = request;
     const route = routeOf(path);
     const identity = keyring.identify(req.headers.authorization);
     if (req.method === "OPTIONS" && !unmetExpectation && underV1(path)) {
       const grants = cors.preflight(req.headers);
-      if (grants !== undefined) return answerPreflight(req, res, identity, grants, startedAt);
+      if (grants !== undefined) return answerPreflight(request, identity, grants);
     }
     const nowMs = clock.now();
     const limit = limiter.check(identity, req.socket.remoteAddress, nowMs, true);
@@ -154,9 +155,8 @@ export function createV1Pipeline(parts: V1Parts, faultOptions: FaultSettings = {
     }
     if (route === Route.OpenApi) return send({ status: 200, body: parts.openApi(req) });
     const query = queryAt === -1 ? "" : url.slice(queryAt + 1);
-    if (faults === undefined) {
-      return operate(req, res, route, path, query, limitHeaders, false, startedAt);
-    }
+    const admitted: Admitted = { route, query, limitHeaders };
+    if (faults === undefined) return operate(request, admitted, false);
     const plan = faults.next();
     const proceed = () => {
       if (closed) return responder.reset(req, startedAt);
@@ -170,20 +170,15 @@ export function createV1Pipeline(parts: V1Parts, faultOptions: FaultSettings = {
         return send(reply);
       }
       const resetAfter = plan.failure === "reset-after";
-      operate(req, res, route, path, query, limitHeaders, resetAfter, startedAt);
+      operate(request, admitted, resetAfter);
     };
     if (plan.delayMs > 0) setTimeout(proceed, plan.delayMs).unref();
     else proceed();
   };
 
   /** 204 to a preflight, with the headers of where the client stands; no quota is used. */
-  function answerPreflight(
-    req: IncomingMessage,
-    res: ServerResponse,
-    identity: Identity,
-    grants: readonly string[],
-    startedAt: number,
-  ): void {
+  function answerPreflight(request: V1Request, identity: Identity, grants: readonly string[]) {
+    const { req, res, startedAt } = request;
     const limit = limiter.check(identity, req.socket.remoteAddress, clock.now(), false);
     responder.sendNoContent(req, res, [...limit.headers, ...grants], startedAt);
   }

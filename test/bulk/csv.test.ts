@@ -2,7 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseCsv } from "../../src/bulk/input/csv.js";
-import { InputFormatError, type InputRecord } from "../../src/bulk/input/records.js";
+import { InputFormatError, type InputRecord } from "../../src/bulk/input/input-record.js";
 
 function* chunked(text: string, cuts: number[] = []): Generator<string> {
   let start = 0;

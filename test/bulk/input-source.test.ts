@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openInput, type InputOptions } from "../../src/bulk/input/source.js";
 import { UsageError } from "../../src/errors.js";
-import { InputFormatError } from "../../src/bulk/input/records.js";
+import { InputFormatError } from "../../src/bulk/input/input-record.js";
 import { CHUNK_BYTES, firstInvalidByte } from "../../src/bulk/input/utf8.js";
 import { tempDir } from "./helpers.js";
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseCsv } from "../../src/bulk/input/csv.js";
-import { detectFormat } from "../../src/bulk/input/format.js";
+import { detectFormat } from "../../src/bulk/input/input-format.js";
 import { parseJsonArray } from "../../src/bulk/input/json-array.js";
 import { parseNdjson } from "../../src/bulk/input/ndjson.js";
 import {
@@ -9,7 +9,7 @@ import {
   parseRecordJson,
   type InputRecord,
   type RecordParser,
-} from "../../src/bulk/input/records.js";
+} from "../../src/bulk/input/input-record.js";
 import { petBody, plainlyValid } from "../../src/bulk/rows.js";
 import { parseJson, stringifyJson } from "../../src/schema/json.js";
 import type { PetStatus } from "../../src/schema/pet.js";

@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { runBulkAdd } from "../../src/bulk/engine.js";
 import type { GateTimers } from "../../src/bulk/gate.js";
-import { deprecationFromHeaders } from "../../src/client/deprecation.js";
+import { deprecationFromHeaders } from "../../src/client/deprecation-headers.js";
 import { DEFAULT_RETRY_POLICY, withRetry } from "../../src/client/retry.js";
 import { createSender } from "../../src/client/send.js";
 import type { Transport } from "../../src/client/transport.js";

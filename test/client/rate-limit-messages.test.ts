@@ -4,11 +4,12 @@
  * when more attempts could have helped.
  */
 import { describe, expect, it } from "vitest";
-import { completeRateLimit, rateLimitFromHeaders } from "../../src/client/rate-limit.js";
+import { completeRateLimit, rateLimitFromHeaders } from "../../src/client/rate-limit-headers.js";
 import { MORE_ATTEMPTS_HINT } from "../../src/client/rate-limit-errors.js";
 import { errorFromResponse } from "../../src/client/response-errors.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from "../../src/client/retry.js";
-import type { HttpRequest, HttpResponse } from "../../src/client/types.js";
+import type { HttpRequest } from "../../src/client/types.js";
+import type { HttpResponse } from "../../src/http-response.js";
 import { RateLimitError } from "../../src/errors.js";
 
 /** 11:28 UTC: the day window resets in 12 h 32 min, at midnight. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { completeRateLimit, rateLimitFromHeaders } from "../../src/client/rate-limit.js";
+import { completeRateLimit, rateLimitFromHeaders } from "../../src/client/rate-limit-headers.js";
 import { errorFromResponse } from "../../src/client/response-errors.js";
 import {
   computeDelay,
@@ -12,7 +12,8 @@ import {
   withRetry,
 } from "../../src/client/retry.js";
 import type { SendOutcome } from "../../src/client/send.js";
-import type { HttpRequest, HttpResponse, RetryEvent } from "../../src/client/types.js";
+import type { HttpRequest, RetryEvent } from "../../src/client/types.js";
+import type { HttpResponse } from "../../src/http-response.js";
 import {
   HttpError,
   NetworkError,

@@ -130,7 +130,7 @@ describe("the npm package under wine (Windows node.exe)", () => {
       const stopped = await first.process.exited;
       expect(stopped.code, stopped.stderr).toBe(0);
       expect(existsSync(`${file}.lock`)).toBe(false);
-      // Nothing left in the journal but the mark of the ids used.
+      // Nothing left in the write-ahead log but the mark of the ids used.
       expect(readFileSync(`${file}.journal`, "utf8")).toBe(`{"idsUsedUpTo":${names.length}}\n`);
       const saved = JSON.parse(readFileSync(file, "utf8")) as Array<{ name: string }>;
       expect(saved.map((pet) => pet.name).sort()).toEqual(names);

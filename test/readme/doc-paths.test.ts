@@ -1,7 +1,7 @@
 /**
  * The map stays true: every source file the README and docs/ name exists, and
  * every folder they name under src/ exists. A name without a folder (`retry.ts`)
- * or with part of one (`store/journal.ts`) must end the path of a file in the
+ * or with part of one (`store/wal.ts`) must end the path of a file in the
  * repository; one under dist/ is built, so it must be in dist/ after the build
  * (dist/sea/ only by `npm run build:binary`: a name there must be one the binary
  * build script writes); one that starts with a package's name is that package's.
@@ -81,9 +81,9 @@ describe("the paths the documents name", () => {
 
   it("catch a file or folder that is gone, whole or by the end of its path", () => {
     const text =
-      "See `src/factory.ts`, `store/journal.ts`, `src/nowhere/`, `retry.ts`, " +
+      "See `src/factory.ts`, `store/wal.ts`, `src/nowhere/`, `retry.ts`, " +
       "`undici/lib/api/api-connect.js` and `undici/lib/api/api-gone.js`.";
-    const some = ["src/server/store/journal.ts", "src/client/retry.ts"];
+    const some = ["src/server/store/wal.ts", "src/client/retry.ts"];
     expect(missingPaths(text, some)).toEqual([
       "src/factory.ts",
       "undici/lib/api/api-gone.js",

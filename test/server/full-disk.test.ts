@@ -1,6 +1,6 @@
 /**
  * A full disk, for real: the fake serves a file on a 256 KiB tmpfs mounted inside
- * the test's own directory, which is then filled. An add that cannot be journaled
+ * the test's own directory, which is then filled. An add that cannot be written to the write-ahead log
  * is answered 507 `insufficient_storage`, is not served, takes no id, and the CLI
  * calls it a failure (exit 6), not an unknown outcome. Once space is freed adds
  * work again, and a restart serves exactly the acknowledged pets.
@@ -86,7 +86,7 @@ describe("serve on a full disk", () => {
   const acknowledged: Pet[] = [];
   let refusedName = "";
 
-  it("answers 507 insufficient_storage once an add cannot be journaled, and serves no phantom", async () => {
+  it("answers 507 insufficient_storage once an add cannot be written to the write-ahead log, and serves no phantom", async () => {
     server = await start();
     for (const name of ["Before 1", "Before 2"]) {
       const answer = await add(name);
@@ -95,7 +95,7 @@ describe("serve on a full disk", () => {
     }
     fill(join(disk, "filler"));
 
-    // The journal's last block may still have room for a few pets: add until it has none.
+    // The write-ahead log's last block may still have room for a few pets: add until it has none.
     let refused: Awaited<ReturnType<typeof add>> | undefined;
     for (let i = 0; i < MAX_ADDS_TO_FILL && refused === undefined; i++) {
       const name = `Filling ${i}`;

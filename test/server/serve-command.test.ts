@@ -69,7 +69,7 @@ describe("petstore serve", () => {
       expect.objectContaining({ name: "Hung up" }),
     ]);
     expect(existsSync(`${file}.lock`)).toBe(false);
-    // Nothing left in the journal but the mark of the ids used.
+    // Nothing left in the write-ahead log but the mark of the ids used.
     expect(await readFile(`${file}.journal`, "utf8")).toBe('{"idsUsedUpTo":1}\n');
   });
 
@@ -139,7 +139,7 @@ describe("petstore serve", () => {
     expect(result.stderr).toMatch(/corrupt\.json is not valid JSON: .*line 4, column 1/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(await readFile(file, "utf8")).toBe(text);
-    // Refused, it creates nothing: no journal, no lock.
+    // Refused, it creates nothing: no write-ahead log, no lock.
     expect((await readdir(dir)).filter((name) => name.startsWith("corrupt.json"))).toEqual([
       "corrupt.json",
     ]);
@@ -188,7 +188,7 @@ describe("petstore serve", () => {
       await attempt(["--file", join(failed, "new.json"), ...extra]);
       expect(await readdir(failed)).toEqual([]);
     }
-    // An empty file stays empty; a file of pets stays as it was, with no journal.
+    // An empty file stays empty; a file of pets stays as it was, with no write-ahead log.
     await writeFile(join(failed, "empty.json"), "");
     await attempt(["--file", join(failed, "empty.json"), "--seed", "5"]);
     const pets = '[\n{"id":1,"name":"Kept","categoryId":1}\n]\n';

@@ -1,7 +1,7 @@
 /**
  * `petstore serve --file` and the files next to it, on real nodes in a temporary
  * directory: devices, FIFOs, sockets and directories are refused; a symlinked data
- * file is followed once; a symlink planted where the journal or a temporary file
+ * file is followed once; a symlink planted where the write-ahead log or a temporary file
  * goes is never written through.
  */
 import { execFileSync } from "node:child_process";
@@ -170,7 +170,7 @@ describe("serve --file through a symlink", () => {
       PETS.slice(0, -3) + ',\n{"id":3,"name":"Luna","categoryId":3,"status":"available"}\n]\n',
     );
     // The companion files live next to the real file; after a clean stop the lock is
-    // gone and the journal keeps only the mark of the ids used.
+    // gone and the write-ahead log keeps only the mark of the ids used.
     expect(existsSync(`${link}.journal`)).toBe(false);
     expect(existsSync(`${link}.lock`)).toBe(false);
     expect(await readFile(`${real}.journal`, "utf8")).toBe('{"idsUsedUpTo":3}\n');
@@ -236,21 +236,21 @@ describe("symlinks planted next to the data file", () => {
     },
   );
 
-  it("refuses a journal owned by another user, leaving it as it was", async () => {
+  it("refuses a write-ahead log owned by another user, leaving it as it was", async () => {
     const file = join(dir, "pets.json");
     await writeFile(file, PETS);
-    const journal = '{"id":3,"name":"Planted","categoryId":1,"status":"available"}\n';
-    await writeFile(`${file}.journal`, journal);
+    const wal = '{"id":3,"name":"Planted","categoryId":1,"status":"available"}\n';
+    await writeFile(`${file}.journal`, wal);
     await chown(`${file}.journal`, 4242, 4242);
 
     const result = await runServe(file);
     expectRefused(result);
     expect(result.stderr).toContain(`${file}.journal is owned by user 4242`);
-    expect(await readFile(`${file}.journal`, "utf8")).toBe(journal);
+    expect(await readFile(`${file}.journal`, "utf8")).toBe(wal);
     expect(await readFile(file, "utf8")).toBe(PETS);
   });
 
-  it("refuses a journal that is a hard link to another file, leaving both as they were", async () => {
+  it("refuses a write-ahead log that is a hard link to another file, leaving both as they were", async () => {
     const file = join(dir, "pets.json");
     await writeFile(file, PETS);
     const victim = join(dir, "victim.txt");
@@ -263,7 +263,7 @@ describe("symlinks planted next to the data file", () => {
     expect(await readFile(victim, "utf8")).toBe(VICTIM);
   });
 
-  it("refuses a journal that is a FIFO without blocking on it", async () => {
+  it("refuses a write-ahead log that is a FIFO without blocking on it", async () => {
     const file = join(dir, "pets.json");
     await writeFile(file, PETS);
     execFileSync("mkfifo", [`${file}.journal`]);
@@ -294,7 +294,7 @@ describe("symlinks planted next to the data file", () => {
     });
     expect(await readFile(victim, "utf8")).toBe(VICTIM);
     expect(await identity(victim)).toEqual(before);
-    // The pet stays safe in the journal; once the symlink is gone the file catches up.
+    // The pet stays safe in the write-ahead log; once the symlink is gone the file catches up.
     expect(await readFile(`${file}.journal`, "utf8")).toContain('"Luna"');
     await rm(`${file}.tmp`);
     await vi.waitFor(async () => expect(await readFile(file, "utf8")).toContain('"Luna"'), {

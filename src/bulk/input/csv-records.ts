@@ -4,7 +4,7 @@
  * doubled quotes; CRLF, LF or CR line ends. Incremental, one record at a time,
  * so a file of any length takes the memory of one record.
  */
-import { InputFormatError, MAX_RECORD_CHARS } from "./records.js";
+import { InputFormatError, MAX_RECORD_CHARS } from "./input-record.js";
 
 export interface RawRecord {
   fields: string[];

@@ -17,7 +17,7 @@ import {
   MAX_RECORD_CHARS,
   type InputRecord,
   type ParseOptions,
-} from "./records.js";
+} from "./input-record.js";
 
 type Column = "name" | "categoryId" | "status";
 

@@ -12,7 +12,7 @@ import {
   MAX_RECORD_CHARS,
   parseRecordJson,
   type InputRecord,
-} from "./records.js";
+} from "./input-record.js";
 
 const enum Phase {
   Start,

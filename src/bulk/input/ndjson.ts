@@ -4,7 +4,7 @@
  * A line too long to be a pet is reported without being held in memory.
  */
 import { JsonSyntaxError } from "../../schema/json.js";
-import { MAX_RECORD_CHARS, parseRecordJson, type InputRecord } from "./records.js";
+import { MAX_RECORD_CHARS, parseRecordJson, type InputRecord } from "./input-record.js";
 
 function recordOf(text: string, row: number, line: number): InputRecord {
   try {

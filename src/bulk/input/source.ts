@@ -11,10 +11,10 @@ import { join } from "node:path";
 import { once } from "node:events";
 import { UsageError } from "../../errors.js";
 import { parseCsv } from "./csv.js";
-import { detectFormat, type InputFormat } from "./format.js";
+import { detectFormat, type InputFormat } from "./input-format.js";
 import { parseJsonArray } from "./json-array.js";
 import { parseNdjson } from "./ndjson.js";
-import type { InputRecord, RecordParser } from "./records.js";
+import type { InputRecord, RecordParser } from "./input-record.js";
 import { decodedChunks } from "./utf8.js";
 
 const HEAD_BYTES = 4096;

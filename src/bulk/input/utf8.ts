@@ -7,7 +7,7 @@
  * by reading the file again up to it (nothing is counted while all is well).
  */
 import { closeSync, openSync, readSync } from "node:fs";
-import { InputFormatError } from "./records.js";
+import { InputFormatError } from "./input-record.js";
 
 export const CHUNK_BYTES = 64 * 1024;
 

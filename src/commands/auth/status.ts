@@ -6,7 +6,7 @@
  * same, the key redacted, on stdout; the exit code is the same.
  */
 import { describeRoute, type ProxyRoute } from "../../client/proxy-env.js";
-import type { RateLimitInfo } from "../../client/types.js";
+import type { RateLimitInfo } from "../../http-response.js";
 import { isoTime, windowOf } from "../../client/wait-text.js";
 import type { Factory } from "../factory.js";
 import { loadPalette, type Palette } from "../../output/palette.js";

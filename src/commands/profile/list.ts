@@ -2,9 +2,9 @@
 import { DEFAULT_BASE_URLS, type EnvironmentName } from "../../profiles/environments.js";
 import type { Factory } from "../factory.js";
 import type { Column } from "../../output/columns.js";
-import { chooseOutput, type OutputFormat } from "../../output/format.js";
-import { writeRecords } from "../../output/records.js";
-import { redactKey } from "../../profiles/resolve.js";
+import { chooseOutput, type OutputFormat } from "../../output/output-format.js";
+import { writeRows } from "../../output/write-rows.js";
+import { redactKey } from "../../schema/redact-key.js";
 import type { CommandRunner } from "../runner.js";
 import { outputFlags } from "../option-values.js";
 
@@ -47,7 +47,7 @@ export async function profileListRun(format: OutputFormat, factory: Factory): Pr
     factory.io.stderr.write("no profiles stored; `petstore auth login` creates one\n");
     return;
   }
-  await writeRecords(
+  await writeRows(
     factory.io,
     { rows, columns: COLUMNS, toJson: (row) => ({ ...row, apiKey: row.apiKey ?? null }) },
     format,

@@ -13,7 +13,7 @@ import { PetIndex, type StoredPet } from "./pet-index.js";
 export interface Merged {
   /** The pets to serve: the edit's, with those kept. */
   index: PetIndex;
-  /** The pets served that the edit lacks and that are kept, by id: they go into the journal. */
+  /** The pets served that the edit lacks and that are kept, by id: they go into the write-ahead log. */
   unflushed: StoredPet[];
   /** Of `unflushed`: those that had reached the file (newer than every pet the edit holds from it). */
   newer: StoredPet[];

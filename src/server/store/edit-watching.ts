@@ -18,7 +18,7 @@
 import type { BigIntStats } from "node:fs";
 import { parsePetFile, type PetFile } from "./file-format.js";
 import { NO_FILE, appendPoint, readVersion, statIfExists, versionKey } from "./file-versions.js";
-import type { Journal } from "./journal.js";
+import type { WriteAheadLog } from "./wal.js";
 import { mergeEdit, type Merged } from "./edit-merge.js";
 import { PetIndex, type StoredPet } from "./pet-index.js";
 import {
@@ -39,7 +39,7 @@ export class EditWatcher {
   constructor(
     private readonly paths: StorePaths,
     private readonly state: StoreState,
-    private readonly journal: Journal,
+    private readonly wal: WriteAheadLog,
     private readonly log: (line: string) => void,
   ) {}
 
@@ -64,7 +64,7 @@ export class EditWatcher {
   }
 
   private async adopt(current: BigIntStats | undefined): Promise<boolean> {
-    const { name, journal } = this.paths;
+    const { name, wal } = this.paths;
     const { state } = this;
     if (current === undefined) {
       this.log(`${name} was deleted; writing it again with the ${state.index.size} pets served.`);
@@ -77,7 +77,7 @@ export class EditWatcher {
       this.log(
         `${name} is empty: a file being written starts so, and an empty file is never taken ` +
           `as an edit. Still serving the ${state.index.size} pets from before; ${name} will not ` +
-          `be written until it changes, and acknowledged pets stay safe in ${journal}.`,
+          `be written until it changes, and acknowledged pets stay safe in ${wal}.`,
       );
       return false;
     }
@@ -89,7 +89,7 @@ export class EditWatcher {
       this.refusedVersion = versionKey(current);
       this.log(
         `${error.message} Not reading or writing it; still serving the ${state.index.size} pets from ` +
-          `before, and acknowledged pets stay safe in ${journal}.`,
+          `before, and acknowledged pets stay safe in ${wal}.`,
       );
       return false;
     }
@@ -105,7 +105,7 @@ export class EditWatcher {
       this.refusedVersion = versionKey(read.stat);
       this.log(
         `${name} was edited, but ${why} Still serving the ${state.index.size} pets from before; ` +
-          `${name} will not be written until it is fixed, and acknowledged pets stay safe in ${journal}.`,
+          `${name} will not be written until it is fixed, and acknowledged pets stay safe in ${wal}.`,
       );
       return false;
     };
@@ -116,7 +116,7 @@ export class EditWatcher {
       if (!(error instanceof StoreError)) throw error;
       return refuse(`the edit cannot be used: ${error.message}`);
     }
-    return this.journal.exclusively(async () => {
+    return this.wal.exclusively(async () => {
       // Above every id used, so no id a client has seen is given to another pet.
       let numbered: StoredPet[];
       try {
@@ -136,9 +136,9 @@ export class EditWatcher {
       }
       const idsUsedUpTo = maxId(state.idsUsedUpTo, edited.maxId);
       // Pets kept that had reached the file are only in memory now: into the
-      // journal with them (and with a new mark of the ids used) before serving.
+      // write-ahead log with them (and with a new mark of the ids used) before serving.
       if (merged.newer.length > 0 || idsUsedUpTo !== state.idsUsedUpTo) {
-        await this.journal.replaceWithin(merged.unflushed, idsUsedUpTo);
+        await this.wal.replaceWithin(merged.unflushed, idsUsedUpTo);
       }
       const before = state.index.size;
       state.index = merged.index;

@@ -1,5 +1,5 @@
 /**
- * The pet file and the journal as bytes: reading them back into pets with errors a
+ * The pet file and the write-ahead log as bytes: reading them back into pets with errors a
  * person can act on, and the text appended to them.
  *
  * The file is a JSON array with one canonical pet per line, so a diff shows one
@@ -7,7 +7,7 @@
  * layout a person writes by hand is read too (through the lossless parser), and
  * kept as written: appends go after its last element. A pet written by hand
  * without an `id` is read as unnumbered: the store gives it the next id and
- * rewrites the file (see `numberPets`). The journal's pets always have an id; its
+ * rewrites the file (see `numberPets`). The write-ahead log's pets always have an id; its
  * first line may be the mark of the ids used (`idsMarkLine`).
  */
 import { jsonKindOf } from "../../schema/validate.js";
@@ -291,10 +291,10 @@ function appendOffsetOf(bytes: Buffer): number {
   return last + 1;
 }
 
-export interface JournalRead {
-  /** In journal order. */
+export interface WalRead {
+  /** In write-ahead log order. */
   pets: StoredPet[];
-  /** The largest id the store ever used, from the journal's first line; undefined without one. */
+  /** The largest id the store ever used, from the write-ahead log's first line; undefined without one. */
   idsUsedUpTo: bigint | undefined;
   /** Bytes after the last whole entry: a write cut short, never acknowledged. */
   tornBytes: number;
@@ -303,7 +303,7 @@ export interface JournalRead {
 const IDS_MARK = /^\{"idsUsedUpTo":(0|-?[1-9][0-9]{0,18})\}$/;
 
 /**
- * The journal's first line: the largest id the store ever used (given to a created
+ * The write-ahead log's first line: the largest id the store ever used (given to a created
  * pet, or held by a pet it served), so that no id is given out twice even once the
  * pet that had it is gone from the file.
  */
@@ -312,12 +312,12 @@ export function idsMarkLine(idsUsedUpTo: bigint | undefined): string {
 }
 
 /**
- * Reads the journal: the mark of the ids used (first line, optional), then one
+ * Reads the write-ahead log: the mark of the ids used (first line, optional), then one
  * canonical pet per line. Reading stops at the first line that is incomplete or
  * not a pet: batches are synced one after another, so only the last,
  * unacknowledged one can be cut short, and everything after the cut belongs to it.
  */
-export function parseJournal(bytes: Buffer): JournalRead {
+export function parseWal(bytes: Buffer): WalRead {
   const text = bytes.toString("utf8");
   const pets: StoredPet[] = [];
   let idsUsedUpTo: bigint | undefined;

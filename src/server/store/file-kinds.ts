@@ -1,8 +1,8 @@
 /**
  * What the store may open, and how: the data file must be a regular file (or not
  * exist yet); a symlinked data file is followed once, at start-up, to the real file,
- * which is then locked, journaled and rewritten in its own directory. The files the
- * store writes next to it (the journal and the temporary files of a rewrite) are
+ * which is then locked, logged ahead and rewritten in its own directory. The files the
+ * store writes next to it (the write-ahead log and the temporary files of a rewrite) are
  * never followed through a symlink (schema/file-safety.ts: O_NOFOLLOW, or its
  * stand-in on Windows), created with O_EXCL, and refused when they are not a
  * regular file of ours (where owners can be known) with a single name.
@@ -141,11 +141,11 @@ export function refuseCompanion(problem: string): StoreError {
 }
 
 /**
- * Opens (creating when missing) the journal `file` for reading and writing,
+ * Opens (creating when missing) the write-ahead log `file` for reading and writing,
  * without following a symlink; refuses one that is not a regular file of ours
  * with a single name.
  */
-export async function openJournal(file: string): Promise<FileHandle> {
+export async function openWal(file: string): Promise<FileHandle> {
   const before = await lstatIfExists(file);
   const problem = before && companionProblem(file, before);
   if (problem) throw refuseCompanion(problem);

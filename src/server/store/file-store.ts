@@ -1,12 +1,12 @@
 /**
  * The durable pet store behind `petstore serve <file>`: it opens the file (symlinks
  * and devices: file-kinds.ts), takes its lock, recovers (recovery.ts), serves reads
- * from memory and creates through the journal (journal.ts: group commit), and about
+ * from memory and creates through the write-ahead log (wal.ts: group commit), and about
  * once a second (`flushIntervalMs`) adopts an edit of the file made by someone else
  * (edit-watching.ts) and then compacts the acknowledged pets into it (compaction.ts).
  * A reset (reset.ts) goes back to the pets of the opening; it and the maintenance
  * ticks run one at a time.
- * `close()` finishes the writes and compacts a last time; the journal is left
+ * `close()` finishes the writes and compacts a last time; the write-ahead log is left
  * holding the mark of the ids used (and the pets it could not compact, for the
  * next start). `abandon()` closes a store whose server failed to start, removing
  * what its opening created.
@@ -16,7 +16,7 @@ import { compact, needsCompaction } from "./compaction.js";
 import { isMissing } from "./durable.js";
 import { EditWatcher } from "./edit-watching.js";
 import { resolveDataFile } from "./file-kinds.js";
-import { Journal } from "./journal.js";
+import { WriteAheadLog } from "./wal.js";
 import { acquireLock } from "./lock.js";
 import { newPetProblem, type StoredPet } from "./pet-index.js";
 import { recover, removeCreated, type Created, type Recovered } from "./recovery.js";
@@ -42,7 +42,7 @@ export interface FileStore extends PetStore {
   /**
    * For a server that failed to start, instead of `close()`: closes the store and
    * removes what its opening created (a new data file that got no pet, a new
-   * journal), so a failed start leaves nothing behind. Only right after opening.
+   * write-ahead log), so a failed start leaves nothing behind. Only right after opening.
    */
   abandon(): Promise<void>;
 }
@@ -95,7 +95,7 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
 class OpenFileStore implements FileStore {
   private readonly state: StoreState;
   private readonly created: Created;
-  private readonly journal: Journal;
+  private readonly wal: WriteAheadLog;
   private readonly edits: EditWatcher;
   /** The pets served right after opening, for `reset`. */
   private readonly opening: readonly StoredPet[];
@@ -117,9 +117,9 @@ class OpenFileStore implements FileStore {
     this.state = recovered.state;
     this.created = recovered.created;
     this.opening = this.state.index.pets.slice();
-    const { handle, size } = recovered.journal;
-    this.journal = new Journal(handle, size, paths, this.state, log);
-    this.edits = new EditWatcher(paths, this.state, this.journal, log);
+    const { handle, size } = recovered.wal;
+    this.wal = new WriteAheadLog(handle, size, paths, this.state, log);
+    this.edits = new EditWatcher(paths, this.state, this.wal, log);
     this.schedule();
   }
 
@@ -145,7 +145,7 @@ class OpenFileStore implements FileStore {
     if (this.closed) {
       return Promise.reject(new StoreError("io", `The store of ${this.paths.name} is closed.`));
     }
-    return this.journal.append(newPet);
+    return this.wal.append(newPet);
   }
 
   reset(): Promise<void> {
@@ -153,7 +153,7 @@ class OpenFileStore implements FileStore {
       return Promise.reject(new StoreError("io", `The store of ${this.paths.name} is closed.`));
     }
     return this.serially(() =>
-      resetFile(this.paths, this.state, this.journal, this.opening).catch((error: unknown) => {
+      resetFile(this.paths, this.state, this.wal, this.opening).catch((error: unknown) => {
         throw asStoreError(error, `Cannot reset ${this.paths.name}`);
       }),
     );
@@ -174,8 +174,8 @@ class OpenFileStore implements FileStore {
     clearTimeout(this.timer);
     await this.maintenance;
     await this.serial;
-    await this.journal.idle();
-    await this.journal.close();
+    await this.wal.idle();
+    await this.wal.close();
     await removeCreated(this.paths, this.created, this.state.version);
     await this.release();
   }
@@ -185,19 +185,19 @@ class OpenFileStore implements FileStore {
     clearTimeout(this.timer);
     await this.maintenance;
     await this.serial;
-    await this.journal.idle();
+    await this.wal.idle();
     let failure: unknown;
     try {
       await this.update(true);
     } catch (error) {
       failure = error;
     }
-    await this.journal.close();
+    await this.wal.close();
     const { unflushed } = this.state;
     if (unflushed.length > 0) {
       this.log(
         `${unflushed.length} acknowledged pets are not in ${this.paths.name} yet; they stay ` +
-          `in ${this.paths.journal} and are added when the file is next opened.`,
+          `in ${this.paths.wal} and are added when the file is next opened.`,
       );
     }
     await this.release();
@@ -226,7 +226,7 @@ class OpenFileStore implements FileStore {
   private report(error: unknown): void {
     const message =
       `Cannot update ${this.paths.name}: ${describeError(error)}. Acknowledged pets are safe ` +
-      `in ${this.paths.journal}; trying again.`;
+      `in ${this.paths.wal}; trying again.`;
     if (message !== this.lastProblem) this.log(message);
     this.lastProblem = message;
   }
@@ -237,6 +237,6 @@ class OpenFileStore implements FileStore {
    */
   private async update(last = false): Promise<void> {
     if (!(await this.edits.check(last))) return;
-    if (needsCompaction(this.state)) await compact(this.paths.file, this.state, this.journal);
+    if (needsCompaction(this.state)) await compact(this.paths.file, this.state, this.wal);
   }
 }

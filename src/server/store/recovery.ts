@@ -1,19 +1,19 @@
 /**
  * Opening the file store's files after a clean stop or a crash: clear the leftovers
- * of a write cut short, read the JSON file (seeding a new one), replay the journal
+ * of a write cut short, read the JSON file (seeding a new one), replay the write-ahead log
  * (a torn last line was never acknowledged), bring the file up to date, and start a
- * journal holding only the mark of the ids used. The file is left untouched when it
- * or the journal cannot be used.
+ * write-ahead log holding only the mark of the ids used. The file is left untouched when it
+ * or the write-ahead log cannot be used.
  *
- * The ids used are the largest of the journal's mark and every id in the file and
- * the journal; a new file (missing or 0 bytes) is a new store, whose ids start
+ * The ids used are the largest of the write-ahead log's mark and every id in the file and
+ * the write-ahead log; a new file (missing or 0 bytes) is a new store, whose ids start
  * again from the pets it gets.
  */
 import { unlink, type FileHandle } from "node:fs/promises";
 import { syncDirectory } from "../../schema/file-safety.js";
 import { ignoreMissing } from "./durable.js";
-import { parseJournal, parsePetFile } from "./file-format.js";
-import { clearLeftover, openJournal, reopenOwn } from "./file-kinds.js";
+import { parseWal, parsePetFile } from "./file-format.js";
+import { clearLeftover, openWal, reopenOwn } from "./file-kinds.js";
 import {
   NO_FILE,
   appendPoint,
@@ -24,7 +24,7 @@ import {
   writeTemp,
   type FileVersion,
 } from "./file-versions.js";
-import { writeJournalFile } from "./journal.js";
+import { writeWalFile } from "./wal.js";
 import { PetIndex, toStoredPet, type StoredPet } from "./pet-index.js";
 import { demoPets } from "./seed.js";
 import {
@@ -41,8 +41,8 @@ import { StoreError } from "./types.js";
 export interface Recovered {
   /** Every acknowledged pet is in the file: nothing is unflushed. */
   state: StoreState;
-  /** The journal, open, holding only the mark of the ids used. */
-  journal: { handle: FileHandle; size: number };
+  /** The write-ahead log, open, holding only the mark of the ids used. */
+  wal: { handle: FileHandle; size: number };
   /** What this opening made that was not there before, for a start that fails. */
   created: Created;
 }
@@ -50,11 +50,11 @@ export interface Recovered {
 export interface Created {
   /**
    * The data file, when it was new (`missing`, or `empty`: 0 bytes) and got no pet
-   * from the journal; undefined when it held pets before or got some.
+   * from the write-ahead log; undefined when it held pets before or got some.
    */
   file: "missing" | "empty" | undefined;
-  /** The journal did not exist. */
-  journal: boolean;
+  /** The write-ahead log did not exist. */
+  wal: boolean;
 }
 
 export async function recover(
@@ -62,35 +62,35 @@ export async function recover(
   seed: number | undefined,
   log: (line: string) => void,
 ): Promise<Recovered> {
-  // Leftovers of a write cut short; the file and the journal themselves are whole.
+  // Leftovers of a write cut short; the file and the write-ahead log themselves are whole.
   await clearLeftover(`${paths.file}.tmp`);
-  await clearLeftover(`${paths.journal}.tmp`);
+  await clearLeftover(`${paths.wal}.tmp`);
 
-  const journalExisted = (await statIfExists(paths.journal)) !== undefined;
-  const handle = await openJournal(paths.journal);
+  const walExisted = (await statIfExists(paths.wal)) !== undefined;
+  const handle = await openWal(paths.wal);
   let recovered: Awaited<ReturnType<typeof recoverInto>>;
   try {
     recovered = await recoverInto(handle, paths, seed, log);
   } catch (error) {
     await handle.close();
-    await removeCreated(paths, { file: undefined, journal: !journalExisted }, undefined);
+    await removeCreated(paths, { file: undefined, wal: !walExisted }, undefined);
     throw error;
   }
   await handle.close();
   const { index, version, idsUsedUpTo, newFile } = recovered;
-  const created = { file: newFile, journal: !journalExisted };
-  let journal: Recovered["journal"] | undefined;
+  const created = { file: newFile, wal: !walExisted };
+  let wal: Recovered["wal"] | undefined;
   try {
-    journal = await writeJournalFile(paths, idsUsedUpTo, []);
+    wal = await writeWalFile(paths, idsUsedUpTo, []);
     await syncDirectory(paths.directory);
   } catch (error) {
-    await journal?.handle.close();
+    await wal?.handle.close();
     await removeCreated(paths, created, version);
     throw error;
   }
   return {
     state: { index, version, unflushed: [], rewrite: false, idsUsedUpTo },
-    journal,
+    wal,
     created,
   };
 }
@@ -98,14 +98,14 @@ export async function recover(
 /**
  * Undoes what an opening created, for a start that fails: the data file when it
  * is still the `version` the opening wrote (removed, or emptied again), and the
- * journal. Never throws; what cannot be removed stays.
+ * write-ahead log. Never throws; what cannot be removed stays.
  */
 export async function removeCreated(
   paths: StorePaths,
   created: Created,
   version: FileVersion | undefined,
 ): Promise<void> {
-  const { file, journal, directory } = paths;
+  const { file, wal, directory } = paths;
   try {
     if (
       created.file !== undefined &&
@@ -118,16 +118,16 @@ export async function removeCreated(
         await handle.truncate(0).finally(() => handle.close());
       }
     }
-    if (created.journal) await unlink(journal).catch(ignoreMissing);
+    if (created.wal) await unlink(wal).catch(ignoreMissing);
     await syncDirectory(directory);
   } catch {
     // A failed start still fails with its own error.
   }
 }
 
-/** Reads the file and the journal (`journalHandle`), and brings the file up to date. */
+/** Reads the file and the write-ahead log (`walHandle`), and brings the file up to date. */
 async function recoverInto(
-  journalHandle: FileHandle,
+  walHandle: FileHandle,
   paths: StorePaths,
   seed: number | undefined,
   log: (line: string) => void,
@@ -138,20 +138,17 @@ async function recoverInto(
   newFile: Created["file"];
 }> {
   const existing = await readVersion(paths.file, paths.name);
-  const journal = parseJournal(await journalHandle.readFile());
+  const wal = parseWal(await walHandle.readFile());
 
   const fresh = existing === undefined || existing.bytes.length === 0;
-  const journalMax = journal.pets.reduce<bigint | undefined>(
-    (max, pet) => maxId(max, pet.id),
-    undefined,
-  );
+  const walMax = wal.pets.reduce<bigint | undefined>((max, pet) => maxId(max, pet.id), undefined);
   // A new file is a new store: the mark of an earlier one does not count.
-  let idsUsedUpTo = fresh ? journalMax : maxId(journal.idsUsedUpTo, journalMax);
+  let idsUsedUpTo = fresh ? walMax : maxId(wal.idsUsedUpTo, walMax);
   let pets: StoredPet[];
   let version: FileVersion;
   let numbered: StoredPet[] = [];
   if (fresh) {
-    const seeding = seed !== undefined && seed > 0 && journal.pets.length === 0;
+    const seeding = seed !== undefined && seed > 0 && wal.pets.length === 0;
     pets = seeding ? demoPets(seed).map(toStoredPet) : [];
     version = NO_FILE;
   } else {
@@ -169,13 +166,13 @@ async function recoverInto(
     }
   }
 
-  if (journal.tornBytes > 0) {
+  if (wal.tornBytes > 0) {
     log(
-      `Ignoring the last ${journal.tornBytes} bytes of ${paths.journal}: ` +
+      `Ignoring the last ${wal.tornBytes} bytes of ${paths.wal}: ` +
         "an entry cut short by a crash, never acknowledged.",
     );
   }
-  const missing = journalPetsNotIn(new PetIndex(pets), journal.pets, paths);
+  const missing = walPetsNotIn(new PetIndex(pets), wal.pets, paths);
   pets = withPets(pets, missing);
   const index = new PetIndex(pets);
   idsUsedUpTo = maxId(idsUsedUpTo, index.maxId);
@@ -191,9 +188,7 @@ async function recoverInto(
     if (fresh) log(`Created ${paths.name} with ${pets.length} pets.`);
     if (numbered.length > 0) log(describeNumbered(numbered, paths.name));
     if (missing.length > 0) {
-      log(
-        `Recovered ${missing.length} acknowledged pets from ${paths.journal} into ${paths.name}.`,
-      );
+      log(`Recovered ${missing.length} acknowledged pets from ${paths.wal} into ${paths.name}.`);
     }
   }
 
@@ -201,15 +196,15 @@ async function recoverInto(
   return { index, version, idsUsedUpTo, newFile };
 }
 
-/** The journal's pets that `index` lacks; refuses one whose id it holds as another pet. */
-function journalPetsNotIn(index: PetIndex, journal: StoredPet[], paths: StorePaths): StoredPet[] {
-  const lacked = lackedPets(index, journal);
+/** The write-ahead log's pets that `index` lacks; refuses one whose id it holds as another pet. */
+function walPetsNotIn(index: PetIndex, wal: StoredPet[], paths: StorePaths): StoredPet[] {
+  const lacked = lackedPets(index, wal);
   if ("missing" in lacked) return lacked.missing;
   const { there, pet } = lacked.conflict;
   throw new StoreError(
     "invalid",
-    `${paths.name} holds ${there}, but ${paths.journal} holds the acknowledged pet ${pet.json} ` +
-      `with the same id. Give the pet in ${paths.name} another id, or remove ${paths.journal} ` +
+    `${paths.name} holds ${there}, but ${paths.wal} holds the acknowledged pet ${pet.json} ` +
+      `with the same id. Give the pet in ${paths.name} another id, or remove ${paths.wal} ` +
       "to drop the acknowledged pets it holds.",
   );
 }

@@ -3,12 +3,12 @@
  * rename of the new file is the one step that switches from the pets before to
  * the pets after, so a crash at any moment leaves one or the other, whole:
  *
- * 1. Between journal writes (nothing is being acknowledged meanwhile), pets that
+ * 1. Between write-ahead log writes (nothing is being acknowledged meanwhile), pets that
  *    are acknowledged but not in the file yet are written into it (a whole new
- *    file, renamed over it), and only then is the journal emptied down to the
+ *    file, renamed over it), and only then is the write-ahead log emptied down to the
  *    mark of the ids used: its pets may go because the file holds them all.
  * 2. The opening pets are written to `<file>.tmp`, fsynced and renamed over the
- *    file, the directory fsynced. A start after that reads them, with a journal
+ *    file, the directory fsynced. A start after that reads them, with a write-ahead log
  *    of no pets: no acknowledged pet from before the reset comes back.
  *
  * Ids are not rewound: the mark keeps the largest id used, and new pets get ids
@@ -21,24 +21,24 @@
  * Changes the state's `index`, `unflushed`, `version` and `rewrite`; never `idsUsedUpTo`.
  */
 import { NO_FILE, install, writeTemp } from "./file-versions.js";
-import type { Journal } from "./journal.js";
+import type { WriteAheadLog } from "./wal.js";
 import { PetIndex, type StoredPet } from "./pet-index.js";
 import type { StorePaths, StoreState } from "./store-state.js";
 
 export function resetFile(
   paths: StorePaths,
   state: StoreState,
-  journal: Journal,
+  wal: WriteAheadLog,
   opening: readonly StoredPet[],
 ): Promise<void> {
-  return journal.exclusively(async () => {
+  return wal.exclusively(async () => {
     if (state.unflushed.length > 0) {
       const flushed = await writeTemp(paths.file, NO_FILE, { whole: state.index.pets.slice() });
       await install(paths.file);
       state.version = flushed;
       state.unflushed = [];
     }
-    await journal.replaceWithin([]);
+    await wal.replaceWithin([]);
     const next = await writeTemp(paths.file, NO_FILE, { whole: opening });
     await install(paths.file);
     state.version = next;

@@ -44,6 +44,7 @@ function writeFailureReason(error: unknown): string {
   if (code !== undefined && Object.hasOwn(OUT_OF_ROOM, code)) return OUT_OF_ROOM[code]!;
   switch (code) {
     case "EFBIG":
+      // "journal": what the person sees of the write-ahead log, its file `<file>.journal`.
       return "the journal reached the largest file size allowed";
     case "EIO":
       return "the disk reported an I/O error";
@@ -57,7 +58,7 @@ function writeFailureReason(error: unknown): string {
   }
 }
 
-/** A create whose journal write failed and was undone: the pet is certainly not stored. */
+/** A create whose write-ahead log write failed and was undone: the pet is certainly not stored. */
 export function notStored(error: unknown): StoreError {
   return new StoreError(
     "not_stored",

@@ -15,11 +15,12 @@ export interface StorePaths {
   /** How messages call the file: as the person gave it. */
   name: string;
   directory: string;
-  journal: string;
+  /** The write-ahead log: `<file>.journal`, the name stores have always had on disk. */
+  wal: string;
 }
 
 export function storePaths(file: string, name: string): StorePaths {
-  return { file, name, directory: path.dirname(file), journal: `${file}.journal` };
+  return { file, name, directory: path.dirname(file), wal: `${file}.journal` };
 }
 
 /** The store's state; each module says which parts it changes. */
@@ -28,14 +29,14 @@ export interface StoreState {
   index: PetIndex;
   /** The JSON file as this store last wrote or adopted it. */
   version: FileVersion;
-  /** Acknowledged (in the journal) but not yet in the JSON file; in id order. */
+  /** Acknowledged (in the write-ahead log) but not yet in the JSON file; in id order. */
   unflushed: StoredPet[];
   /** The JSON file lacks ids the store gave its pets: the next compaction writes it whole. */
   rewrite: boolean;
   /**
    * The largest id ever given to a created pet or held by a pet served (at least
    * the largest id served): new ids go above it, so none is given out twice. Kept
-   * durable as the journal's first line (`idsMarkLine`).
+   * durable as the write-ahead log's first line (`idsMarkLine`).
    */
   idsUsedUpTo: bigint | undefined;
 }

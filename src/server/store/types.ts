@@ -59,7 +59,7 @@ export type StoreErrorCode =
    */
   | "unsafe_file"
   /**
-   * A create's journal write failed (a full disk, a quota, an I/O error) and was
+   * A create's write-ahead log write failed (a full disk, a quota, an I/O error) and was
    * undone, or the store no longer takes writes: the pet is certainly not stored.
    */
   | "not_stored"

@@ -3,7 +3,7 @@
  * as the data file is: a symlink is followed, but what it leads to must be a
  * regular file; a device, FIFO, socket or directory is refused, never read nor
  * waited on. The ones serve writes itself (the local CA next to the data file) are
- * companions, as the journal is: never followed through a symlink, refused unless
+ * companions, as the write-ahead log is: never followed through a symlink, refused unless
  * a regular file of ours with a single name, and replaced by writing a temporary
  * file and renaming it over the name.
  */

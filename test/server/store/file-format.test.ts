@@ -12,7 +12,7 @@ import {
   appendOffsetAfter,
   appendText,
   fileTextChunks,
-  parseJournal,
+  parseWal,
   parsePetFile,
 } from "../../../src/server/store/file-format.js";
 import { toStoredPet } from "../../../src/server/store/pet-index.js";
@@ -71,16 +71,16 @@ describe("pet file format", () => {
     expect(bytes).toBe(`[\n${pet.json}\n]\n`);
   });
 
-  it("reads the journal up to a torn or garbled entry", () => {
+  it("reads the write-ahead log up to a torn or garbled entry", () => {
     const a = petToJson({ id: 1n, name: "A", categoryId: 1n, status: "sold" });
     const b = petToJson({ id: 2n, name: "B", categoryId: 1n });
-    const whole = parseJournal(Buffer.from(`${a}\n${b}\n`));
+    const whole = parseWal(Buffer.from(`${a}\n${b}\n`));
     expect(whole.pets.map((p) => p.json)).toEqual([a, b]);
     expect(whole.tornBytes).toBe(0);
-    const torn = parseJournal(Buffer.from(`${a}\n${b.slice(0, 10)}`));
+    const torn = parseWal(Buffer.from(`${a}\n${b.slice(0, 10)}`));
     expect(torn.pets.map((p) => p.json)).toEqual([a]);
     expect(torn.tornBytes).toBe(10);
-    const garbled = parseJournal(Buffer.from(`${a}\n\0\0\0\n${b}\n`));
+    const garbled = parseWal(Buffer.from(`${a}\n\0\0\0\n${b}\n`));
     expect(garbled.pets.map((p) => p.json)).toEqual([a]);
     expect(garbled.tornBytes).toBe(4 + b.length + 1);
   });

@@ -135,14 +135,14 @@ describe("file store", () => {
       expect(existsSync(`${file}.journal`)).toBe(true);
     });
 
-    it("is exactly up to date after close; the journal keeps only the mark of the ids used", async () => {
+    it("is exactly up to date after close; the write-ahead log keeps only the mark of the ids used", async () => {
       const store = await openStore({ flushIntervalMs: 60_000 });
       const created = await Promise.all(
         [1, 2, 3].map((i) => store.create({ name: `P${i}`, categoryId: BigInt(i) })),
       );
-      // Durable before acknowledged: the pets are in the journal, not in the file yet.
-      const journal = await readFile(`${file}.journal`, "utf8");
-      for (const c of created) expect(journal).toContain(c.json);
+      // Durable before acknowledged: the pets are in the write-ahead log, not in the file yet.
+      const wal = await readFile(`${file}.journal`, "utf8");
+      for (const c of created) expect(wal).toContain(c.json);
       expect(await fileText()).toBe("[]\n");
       await store.close();
       expect(await fileText()).toBe(canonicalFile(created.map((c) => c.pet)));
@@ -268,15 +268,15 @@ describe("file store", () => {
         '[\n{"id":1,"name":"A","categoryId":1},\n{"id":2,"name":"B" "categoryId":1}\n]\n',
       );
       await writeFile(file, bytes);
-      const journal = '{"id":3,"name":"C","categoryId":1,"status":"available"}\n';
-      await writeFile(`${file}.journal`, journal);
+      const wal = '{"id":3,"name":"C","categoryId":1,"status":"available"}\n';
+      await writeFile(`${file}.journal`, wal);
       const error = await errorOf(openStore());
       expect(error.code).toBe("corrupt");
       expect(error.message).toContain(file);
       expect(error.message).toContain("line 3, column 20");
       expect(error.message).toContain("Fix the file");
       expect(await readFile(file)).toEqual(bytes);
-      expect(await readFile(`${file}.journal`, "utf8")).toBe(journal);
+      expect(await readFile(`${file}.journal`, "utf8")).toBe(wal);
       expect(existsSync(`${file}.lock`)).toBe(false);
     });
 
@@ -313,7 +313,7 @@ describe("file store", () => {
   });
 
   describe("recovery", () => {
-    it("replays the journal after a crash, skipping pets already in the file and a torn last line", async () => {
+    it("replays the write-ahead log after a crash, skipping pets already in the file and a torn last line", async () => {
       const inFile = [pet(1n), pet(2n), pet(3n)];
       await writeFile(file, canonicalFile(inFile));
       const replayed = [pet(4n, "Four"), pet(5n, "Five", "sold")];
@@ -335,7 +335,7 @@ describe("file store", () => {
       expect((await store.create({ name: "Six", categoryId: 1n })).pet.id).toBe(6n);
     });
 
-    it("refuses a journal pet whose id the file holds as another pet, file untouched", async () => {
+    it("refuses a pet of the write-ahead log whose id the file holds as another pet, file untouched", async () => {
       const text = canonicalFile([pet(1n), pet(2n, "Edited")]);
       await writeFile(file, text);
       await writeFile(`${file}.journal`, petToJson(pet(2n, "Acknowledged")) + "\n");
@@ -418,7 +418,7 @@ describe("file store", () => {
       expect(store.getJson(3n)).toBe(created.json);
     });
 
-    it("that are invalid at close keep acknowledged pets in the journal for the next start", async () => {
+    it("that are invalid at close keep acknowledged pets in the write-ahead log for the next start", async () => {
       const store = await openStore({ flushIntervalMs: 60_000 });
       const created = await store.create({ name: "Kept", categoryId: 1n });
       await writeFile(file, "[oops]\n");

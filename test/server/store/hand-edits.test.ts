@@ -92,7 +92,7 @@ describe("a file rewritten in place while serving", () => {
     expect(await readFile(file, "utf8")).toBe("");
     expect(store.size).toBe(6);
     expect(store.getJson(created.pet.id)).toBe(created.json);
-    // Closing with the file still empty: not written over, the pet waits in the journal.
+    // Closing with the file still empty: not written over, the pet waits in the write-ahead log.
     await store.close();
     expect(await readFile(file, "utf8")).toBe("");
     expect(await readFile(`${file}.journal`, "utf8")).toContain(created.json);

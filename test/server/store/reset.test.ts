@@ -43,19 +43,19 @@ describe("file store reset", () => {
     return store;
   }
   const fileText = () => readFile(file, "utf8");
-  const journalText = () => readFile(`${file}.journal`, "utf8");
+  const walText = () => readFile(`${file}.journal`, "utf8");
 
-  it("writes the file as it was opened, empties the journal, and survives a restart", async () => {
+  it("writes the file as it was opened, empties the write-ahead log, and survives a restart", async () => {
     const opening = [pet(1n), pet(2n, "Two")];
     await writeFile(file, canonicalFile(opening));
-    // No maintenance tick: the created pets are only in the journal when reset runs.
+    // No maintenance tick: the created pets are only in the write-ahead log when reset runs.
     const store = await openStore({ flushIntervalMs: 60_000 });
     for (let i = 0; i < 5; i++) await store.create({ name: `Gone ${i}`, categoryId: 1n });
-    expect(await journalText()).toContain("Gone 4");
+    expect(await walText()).toContain("Gone 4");
     await store.reset();
     expect(await fileText()).toBe(canonicalFile(opening));
-    // No pet left in the journal, only the mark of the ids used: 3 to 7 are not given again.
-    expect(await journalText()).toBe('{"idsUsedUpTo":7}\n');
+    // No pet left in the write-ahead log, only the mark of the ids used: 3 to 7 are not given again.
+    expect(await walText()).toBe('{"idsUsedUpTo":7}\n');
     const kept = await store.create({ name: "Kept", categoryId: 1n });
     expect(kept.pet.id).toBe(8n);
     await store.close();

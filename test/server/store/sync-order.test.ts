@@ -1,6 +1,6 @@
 /**
- * A 201 is sent only once its pet is fdatasync'ed in the journal, seen for real:
- * `petstore serve` runs under strace, and the order of the journal's fdatasync and
+ * A 201 is sent only once its pet is fdatasync'ed in the write-ahead log, seen for real:
+ * `petstore serve` runs under strace, and the order of the write-ahead log's fdatasync and
  * the socket write of each 201 is read from the trace. Killing the process could
  * not tell (kill -9 leaves the page cache, so an unsynced write survives it).
  */
@@ -54,7 +54,7 @@ function syscalls(trace: string): Syscall[] {
 
 const WRITES = ["write", "writev", "sendmsg", "sendto"];
 
-it("fdatasyncs the journal before it writes each 201 to the socket", async () => {
+it("fdatasyncs the write-ahead log before it writes each 201 to the socket", async () => {
   const file = path.join(dir, "pets.json");
   const traceFile = path.join(dir, "trace.txt");
   const strace = spawn(
@@ -112,14 +112,14 @@ it("fdatasyncs the journal before it writes each 201 to the socket", async () =>
   const created = answers("201");
   expect(markers).toHaveLength(5);
   expect(created).toHaveLength(5);
-  const journalSyncs = calls.filter(
+  const walSyncs = calls.filter(
     (c) => c.name === "fdatasync" && c.args.includes(`${file}.journal>`) && /\) += 0$/.test(c.args),
   );
   created.forEach((answer, i) => {
-    const synced = journalSyncs.filter((s) => s.start > markers[i]!.end && s.end < answer.start);
+    const synced = walSyncs.filter((s) => s.start > markers[i]!.end && s.end < answer.start);
     expect(
       synced.length,
-      `an fdatasync of the journal between create ${i}'s start and its 201`,
+      `an fdatasync of the write-ahead log between create ${i}'s start and its 201`,
     ).toBeGreaterThan(0);
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { petToJson, type Pet } from "../../../src/schema/pet.js";
-import { parseJournal, parsePetFile } from "../../../src/server/store/file-format.js";
+import { parseWal, parsePetFile } from "../../../src/server/store/file-format.js";
 import { openFileStore, type FileStoreOptions } from "../../../src/server/store/file-store.js";
 import { StoreError, type PetStore } from "../../../src/server/store/types.js";
 
@@ -57,7 +57,7 @@ describe("pets without an id in the file", () => {
     expect((await store.create({ name: "Next", categoryId: 1n })).pet.id).toBe(8n);
   });
 
-  it("at start-up get ids above the acknowledged pets of the journal too", async () => {
+  it("at start-up get ids above the acknowledged pets of the write-ahead log too", async () => {
     await writeFile(
       file,
       '[\n{"id":1,"name":"One","categoryId":1},\n{"name":"New","categoryId":1}\n]\n',
@@ -108,11 +108,11 @@ describe("pets without an id in the file", () => {
     expect(await fileText()).toBe(blank);
   });
 
-  it("are not accepted in the journal: a line without an id ends it like a torn write", () => {
-    const journal = Buffer.from(
+  it("are not accepted in the write-ahead log: a line without an id ends it like a torn write", () => {
+    const wal = Buffer.from(
       petToJson(pet(1n)) + "\n" + '{"name":"No id","categoryId":1}\n' + petToJson(pet(2n)) + "\n",
     );
-    const read = parseJournal(journal);
+    const read = parseWal(wal);
     expect(read.pets.map((p) => p.id)).toEqual([1n]);
     expect(read.tornBytes).toBeGreaterThan(0);
   });

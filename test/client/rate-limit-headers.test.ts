@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { completeRateLimit, rateLimitFromHeaders } from "../../src/client/rate-limit.js";
+import { completeRateLimit, rateLimitFromHeaders } from "../../src/client/rate-limit-headers.js";
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 

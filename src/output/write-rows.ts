@@ -6,19 +6,19 @@ import type { IO } from "../io.js";
 import { stringifyJson } from "../schema/json.js";
 import type { Column } from "./columns.js";
 import { renderCsv } from "./csv.js";
-import type { OutputFormat } from "./format.js";
+import type { OutputFormat } from "./output-format.js";
 import { escapeJsonControls } from "./text-escape.js";
 import { renderTsv } from "./tsv.js";
 
-export interface RecordsToWrite<Row> {
+export interface RowsToWrite<Row> {
   rows: readonly Row[];
   columns: readonly Column<Row>[];
   toJson(row: Row): Record<string, unknown>;
 }
 
-export async function writeRecords<Row>(
+export async function writeRows<Row>(
   io: IO,
-  data: RecordsToWrite<Row>,
+  data: RowsToWrite<Row>,
   format: OutputFormat,
 ): Promise<void> {
   const { rows, columns, toJson } = data;

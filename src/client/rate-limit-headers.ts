@@ -5,7 +5,7 @@
  * trusted or turned into an error.
  */
 import { MAX_DATE_MS, parseHttpDate } from "./http-date.js";
-import type { RateLimitInfo } from "./types.js";
+import type { RateLimitInfo } from "../http-response.js";
 
 export interface RateLimitHeaders {
   limit?: number;

@@ -1,17 +1,18 @@
 /**
- * The file store's journal, `<file>.journal`: every create is appended to it and
+ * The file store's write-ahead log, the file `<file>.journal` (its name on disk is
+ * kept: existing stores recover from it): every create is appended to it and
  * fdatasync'ed before it resolves. One write and sync runs at a time; creates that
  * arrive meanwhile wait and go out together in the next one (group commit), so a
  * sync is shared by many creates. Work that must not overlap a write (adopting an
- * edit, trimming the journal) runs between writes.
+ * edit, trimming the write-ahead log) runs between writes.
  *
  * A write that fails (a full disk...) is cut off again and synced before its creates
  * are rejected as `not_stored`: they are certainly not stored. When that fails too,
- * or a trimmed journal cannot be made durable, the journal stops taking creates.
+ * or a trimmed write-ahead log cannot be made durable, the write-ahead log stops taking creates.
  *
- * The journal is replaced whole (a new file renamed over it) whenever pets leave
+ * The write-ahead log is replaced whole (a new file renamed over it) whenever pets leave
  * it; its first line is then the mark of the ids used (`idsMarkLine`), so the
- * largest id ever used stays durable after its pet has left the journal.
+ * largest id ever used stays durable after its pet has left the write-ahead log.
  *
  * Changes the state's `index`, `unflushed` (a write's pets are appended to both)
  * and `idsUsedUpTo`.
@@ -33,30 +34,30 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
-/** One line of canonical JSON per pet, as `parseJournal` reads them back. */
-function journalBytes(pets: readonly StoredPet[], idsUsedUpTo?: bigint): Buffer {
+/** One line of canonical JSON per pet, as `parseWal` reads them back. */
+function walBytes(pets: readonly StoredPet[], idsUsedUpTo?: bigint): Buffer {
   return Buffer.from(idsMarkLine(idsUsedUpTo) + pets.map((pet) => pet.json + "\n").join(""));
 }
 
 /**
- * Writes a journal holding the mark of the ids used and `pets` under a temporary
+ * Writes a write-ahead log holding the mark of the ids used and `pets` under a temporary
  * name (created anew, never through a symlink), syncs it and renames it over
- * `paths.journal`. The caller syncs the directory. Resolves to the new journal,
+ * `paths.write-ahead log`. The caller syncs the directory. Resolves to the new write-ahead log,
  * open for writing, and its size.
  */
-export async function writeJournalFile(
+export async function writeWalFile(
   paths: StorePaths,
   idsUsedUpTo: bigint | undefined,
   pets: readonly StoredPet[],
 ): Promise<{ handle: FileHandle; size: number }> {
-  const temp = `${paths.journal}.tmp`;
-  const bytes = journalBytes(pets, idsUsedUpTo);
+  const temp = `${paths.wal}.tmp`;
+  const bytes = walBytes(pets, idsUsedUpTo);
   await clearLeftover(temp);
   const handle = await createExclusive(temp);
   try {
     await writeAllAt(handle, bytes, 0);
     await handle.sync();
-    await rename(temp, paths.journal);
+    await rename(temp, paths.wal);
   } catch (error) {
     await handle.close();
     await unlink(temp).catch(() => {});
@@ -65,19 +66,19 @@ export async function writeJournalFile(
   return { handle, size: bytes.length };
 }
 
-export class Journal {
+export class WriteAheadLog {
   /** Creates waiting for the next write. */
   private waiting: Waiter[] = [];
   /** Work that must not overlap a write. */
   private exclusive: Array<() => Promise<void>> = [];
   private writing = false;
   private idleWaiters: Array<() => void> = [];
-  /** Set when the journal can no longer be trusted to take writes. */
+  /** Set when the write-ahead log can no longer be trusted to take writes. */
   private broken: StoreError | undefined;
   /** Why the last write failed, until one succeeds (logged once). */
   private writeProblem: string | undefined;
 
-  /** `handle`: the journal, open, holding `size` bytes and no pet. */
+  /** `handle`: the write-ahead log, open, holding `size` bytes and no pet. */
   constructor(
     private handle: FileHandle,
     private size: number,
@@ -119,7 +120,7 @@ export class Journal {
   }
 
   /**
-   * Cuts the journal down to the pets not in the file yet (`unflushed`), between
+   * Cuts the write-ahead log down to the pets not in the file yet (`unflushed`), between
    * writes, right after a compaction wrote the others into the file.
    */
   trim(): Promise<void> {
@@ -129,12 +130,12 @@ export class Journal {
         return this.replaceWithin(unflushed);
       }
       // The file holds the largest id used: the mark need not survive a crash
-      // on its own, so the journal is cut in place, as cheaply as before marks.
-      const bytes = journalBytes([], idsUsedUpTo);
+      // on its own, so the write-ahead log is cut in place, as cheaply as before marks.
+      const bytes = walBytes([], idsUsedUpTo);
       try {
         await this.handle.truncate(0);
         await writeAllAt(this.handle, bytes, 0);
-        // fsync, not fdatasync: the journal's fdatasyncs are those of creates alone, as a test traces.
+        // fsync, not fdatasync: the write-ahead log's fdatasyncs are those of creates alone, as a test traces.
         await this.handle.sync();
         this.size = bytes.length;
       } catch (error) {
@@ -145,7 +146,7 @@ export class Journal {
           .then(
             () => void (this.size = 0),
             (cause: unknown) => {
-              this.broken = asStoreError(cause, `Cannot repair ${this.paths.journal}`);
+              this.broken = asStoreError(cause, `Cannot repair ${this.paths.wal}`);
             },
           );
         throw error;
@@ -153,7 +154,7 @@ export class Journal {
     });
   }
 
-  /** Closes the journal's file (once idle); what it holds stays. */
+  /** Closes the write-ahead log's file (once idle); what it holds stays. */
   close(): Promise<void> {
     return this.handle.close().catch(() => {});
   }
@@ -194,7 +195,7 @@ export class Journal {
       accepted.push({ waiter, pet, stored: toStoredPet(pet) });
     }
     if (accepted.length === 0) return;
-    const bytes = journalBytes(accepted.map((a) => a.stored));
+    const bytes = walBytes(accepted.map((a) => a.stored));
     try {
       await writeAllAt(this.handle, bytes, this.size);
       await this.handle.datasync();
@@ -205,7 +206,7 @@ export class Journal {
     }
     if (this.writeProblem !== undefined) {
       this.writeProblem = undefined;
-      this.log(`Pets are stored in ${this.paths.journal} again.`);
+      this.log(`Pets are stored in ${this.paths.wal} again.`);
     }
     this.size += bytes.length;
     this.state.idsUsedUpTo = max;
@@ -221,25 +222,25 @@ export class Journal {
    * the batch is certainly not stored (and the next one follows whole lines). The
    * rejection for the batch: `not_stored` once undone; `io` (the outcome is unknown:
    * the bytes may be replayed at the next start) when the undo fails too, which also
-   * stops the journal from taking pets.
+   * stops the write-ahead log from taking pets.
    */
   private async undoWrite(error: unknown): Promise<StoreError> {
-    const { journal } = this.paths;
+    const { wal } = this.paths;
     try {
       await this.handle.truncate(this.size);
       await this.handle.datasync();
     } catch (cause) {
-      this.broken = asStoreError(cause, `Cannot repair ${journal}`);
+      this.broken = asStoreError(cause, `Cannot repair ${wal}`);
       this.log(
-        `Cannot store pets in ${journal}: ${describeError(error)}, and cutting the failed write ` +
+        `Cannot store pets in ${wal}: ${describeError(error)}, and cutting the failed write ` +
           `off failed too: ${describeError(this.broken)}. Taking no new pets until restarted.`,
       );
-      return asStoreError(error, `Cannot store the pet in ${journal}`);
+      return asStoreError(error, `Cannot store the pet in ${wal}`);
     }
     const problem = describeError(error);
     if (problem !== this.writeProblem) {
       this.log(
-        `Cannot store pets in ${journal}: ${problem}. Answering 507 insufficient_storage ` +
+        `Cannot store pets in ${wal}: ${problem}. Answering 507 insufficient_storage ` +
           "(nothing stored) until a write succeeds.",
       );
     }
@@ -248,7 +249,7 @@ export class Journal {
   }
 
   /**
-   * Replaces the journal, durably, with one holding the mark of the ids used
+   * Replaces the write-ahead log, durably, with one holding the mark of the ids used
    * (`idsUsedUpTo`, the state's by default) and `keep`; only from a task run by
    * `exclusively`.
    */
@@ -256,8 +257,8 @@ export class Journal {
     keep: readonly StoredPet[],
     idsUsedUpTo = this.state.idsUsedUpTo,
   ): Promise<void> {
-    const { handle, size } = await writeJournalFile(this.paths, idsUsedUpTo, keep);
-    // The journal's name now points to the new file: appends go there from now on.
+    const { handle, size } = await writeWalFile(this.paths, idsUsedUpTo, keep);
+    // The write-ahead log's name now points to the new file: appends go there from now on.
     const old = this.handle;
     this.handle = handle;
     this.size = size;
@@ -265,9 +266,9 @@ export class Journal {
     try {
       await syncDirectory(this.paths.directory);
     } catch (error) {
-      // Until the rename is durable, a crash could bring back the old journal without
+      // Until the rename is durable, a crash could bring back the old write-ahead log without
       // the pets appended from now on: stop acknowledging.
-      this.broken = asStoreError(error, `Cannot sync the directory of ${this.paths.journal}`);
+      this.broken = asStoreError(error, `Cannot sync the directory of ${this.paths.wal}`);
       throw error;
     }
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactKey } from "../../src/profiles/redact-key.js";
+import { redactKey } from "../../src/schema/redact-key.js";
 
 describe("redactKey", () => {
   it.each([

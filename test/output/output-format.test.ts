@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chooseOutput } from "../../src/output/format.js";
+import { chooseOutput } from "../../src/output/output-format.js";
 
 describe("choosing the output", () => {
   it.each([

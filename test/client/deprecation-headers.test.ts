@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deprecationFromHeaders, successorFromLink } from "../../src/client/deprecation.js";
+import { deprecationFromHeaders, successorFromLink } from "../../src/client/deprecation-headers.js";
 
 const URL_OF_REQUEST = "https://api.example.test/v1/pets/7";
 
