@@ -6,10 +6,15 @@
  */
 export type WholeNumber = { ok: true; value: number } | { ok: false; problem: string };
 
-export function wholeNumberFlag(text: string, flag: string, min: number, max: number): WholeNumber {
+/** The number a flag's text spells, or NaN when it is not plain decimal digits. */
+export function readWholeNumber(text: string): number {
   const trimmed = text.trim();
-  // At most 16 digits: every such number is exact as a double, so the range check is too.
-  const value = /^[0-9]{1,16}$/.test(trimmed) ? Number(trimmed) : NaN;
+  // At most 16 digits: every such number is exact as a double, so a range check is too.
+  return /^[0-9]{1,16}$/.test(trimmed) ? Number(trimmed) : NaN;
+}
+
+export function wholeNumberFlag(text: string, flag: string, min: number, max: number): WholeNumber {
+  const value = readWholeNumber(text);
   if (value >= min && value <= max) return { ok: true, value };
   return {
     ok: false,

@@ -17,7 +17,7 @@ import { DEFAULT_JOURNAL_SIZE, RequestJournal } from "./admin/request-journal.js
 import { createAdminRoutes, isAdminPath } from "./admin/routes.js";
 import { Keyring } from "./auth.js";
 import { createCors, type CorsOption } from "./cors.js";
-import type { FaultOptions } from "./faults.js";
+import type { FaultSettings } from "./settings/faults.js";
 import { createHomeRoute, isHomePath } from "./home/route.js";
 import type { ApiKeySpec } from "./keys.js";
 import { RequestLimiter } from "./limiter.js";
@@ -39,7 +39,7 @@ export interface AppOptions {
   clock?: Clock;
   /** Access log; none when undefined. */
   log?: AccessLog;
-  faults?: FaultOptions;
+  faults?: FaultSettings;
   ban?: BanPolicy;
   /** CORS: true (the default) for any origin, a list of origins, or false for off. */
   cors?: CorsOption;

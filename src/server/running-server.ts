@@ -11,7 +11,7 @@ import type { RecordedRequest } from "./admin/request-journal.js";
 import type { App, ServerStats } from "./app.js";
 import { ServerConfigError } from "./config-error.js";
 import type { ConnectionCapStats } from "./connection-cap.js";
-import type { FaultOptions } from "./faults.js";
+import type { FaultOptions } from "./settings/faults.js";
 import type { ServerTimeouts } from "./http-server.js";
 import type { ApiKeySpec } from "./keys.js";
 import { checkAdvance, checkFaults, checkFilter, keySpecOf } from "./start-options.js";

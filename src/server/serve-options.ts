@@ -8,8 +8,6 @@ import { readFileSync } from "node:fs";
 import { ServerConfigError } from "./config-error.js";
 import { MAX_CONNECTIONS_LIMIT } from "./connection-cap.js";
 import { parseCorsFlag } from "./cors.js";
-import { parseFailMode, parseFailRate, parseFaultSeed, parseLatency } from "./faults.js";
-import type { FaultOptions } from "./faults.js";
 import {
   generateKey,
   mergeKeys,
@@ -19,9 +17,11 @@ import {
   type ApiKeySpec,
 } from "./keys.js";
 import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE, isLoopback } from "./admin/access.js";
-import { MAX_JOURNAL_SIZE } from "./admin/request-journal.js";
 import { ADMIN_TOKEN_VARIABLE, KEYS_VARIABLE } from "./serve-defaults.js";
 import { MAX_SEED_PETS, type StartServerOptions } from "./server.js";
+import { faultsFromFlags } from "./settings/faults.js";
+import { banAfter, banMs, journalSize } from "./settings/serve.js";
+import { readFlag } from "./settings/setting.js";
 import { planTls, type TlsFlags } from "./tls/tls-flags.js";
 
 export interface ServeFlags extends TlsFlags {
@@ -87,24 +87,12 @@ function resolveKeys(flags: ServeFlags, env: NodeJS.ProcessEnv): ApiKeySpec[] {
   return variable === undefined ? [] : mergeKeys(parseKeysList(variable, KEYS_VARIABLE));
 }
 
-function resolveFaults(flags: ServeFlags): FaultOptions | undefined {
-  const faults: FaultOptions = {};
-  if (flags.latency !== undefined) faults.latency = parseLatency(flags.latency);
-  if (flags.failRate !== undefined) faults.failRate = parseFailRate(flags.failRate);
-  if (flags.failMode !== undefined) faults.failMode = parseFailMode(flags.failMode);
-  if (flags.faultSeed !== undefined) faults.seed = parseFaultSeed(flags.faultSeed);
-  if (faults.failMode !== undefined && faults.failRate === undefined) {
-    throw new ServerConfigError("--fail-mode needs --fail-rate (the share of requests that fail)");
-  }
-  return Object.keys(faults).length > 0 ? faults : undefined;
-}
-
 export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan {
   const port = wholeNumber(flags.port, "--port", 65535);
   const host = flags.host.trim();
   if (host === "") throw new ServerConfigError("--host must not be empty");
   if (flags.file.trim() === "") throw new ServerConfigError("--file must not be empty");
-  const faults = resolveFaults(flags);
+  const faults = faultsFromFlags(flags);
   const keys = resolveKeys(flags, env);
   const generatedKey = keys.length === 0 ? generateKey() : undefined;
   const { tls, trustFile } = planTls(flags);
@@ -119,12 +107,8 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan 
     tls,
   };
   if (flags.seed !== undefined) options.seed = wholeNumber(flags.seed, "--seed", MAX_SEED_PETS);
-  if (flags.banAfter !== undefined) {
-    options.ban!.banAfter = wholeNumber(flags.banAfter, "--ban-after", 1_000_000);
-  }
-  if (flags.banSeconds !== undefined) {
-    options.ban!.banMs = wholeNumber(flags.banSeconds, "--ban-seconds", 86_400) * 1000;
-  }
+  if (flags.banAfter !== undefined) options.ban!.banAfter = readFlag(banAfter, flags.banAfter);
+  if (flags.banSeconds !== undefined) options.ban!.banMs = readFlag(banMs, flags.banSeconds);
   if (flags.maxConnections !== undefined) {
     options.maxConnections = wholeNumber(
       flags.maxConnections,
@@ -137,7 +121,7 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan 
     options.cors = flags.cors === false ? false : parseCorsFlag(flags.cors);
   }
   if (flags.journalSize !== undefined) {
-    options.journalSize = wholeNumber(flags.journalSize, "--journal-size", MAX_JOURNAL_SIZE);
+    options.journalSize = readFlag(journalSize, flags.journalSize);
   }
   const adminToken = resolveAdminToken(flags, env);
   if (adminToken !== undefined) options.adminToken = adminToken;

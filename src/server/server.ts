@@ -17,7 +17,7 @@ import {
   MAX_CONNECTIONS_LIMIT,
   type ConnectionCapStats,
 } from "./connection-cap.js";
-import type { FaultOptions } from "./faults.js";
+import { faultSettingsOf, type FaultOptions } from "./settings/faults.js";
 import { DEFAULT_TIMEOUTS, httpServerFor, listen, type ServerTimeouts } from "./http-server.js";
 import { generateKey, mergeKeys, type ApiKeySpec } from "./keys.js";
 import { keySpecOf, optionsChecker, petsOf, START_OPTION_SHAPE } from "./start-options.js";
@@ -115,6 +115,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   }
   const given = (options.keys ?? []).map((key) => keySpecOf(key, "key"));
   const keys = given.length > 0 ? mergeKeys(given) : [generateKey()];
+  const faults = options.faults && faultSettingsOf(options.faults, "startServer");
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const maxConnections = options.maxConnections ?? defaultMaxConnections();
   if (
@@ -166,7 +167,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       keys,
       clock: options.clock,
       log,
-      faults: options.faults,
+      faults,
       ban: { ...DEFAULT_BAN_POLICY, ...options.ban },
       cors,
       journalSize: options.journalSize,

@@ -1,23 +1,31 @@
 /**
  * The options of `startServer()` and the arguments of the RunningServer's control
  * methods, checked with zod: an unknown or mistyped option throws a
- * ServerConfigError naming it (`startServer: faults.latency must be {minMs,
- * maxMs}...; got 50`) rather than being ignored. Ranges with messages of their
- * own (port, seed, maxConnections) are checked by startServer itself.
+ * ServerConfigError naming it (`startServer: faults.failRate must be a number
+ * from 0 to 1; got 2`) rather than being ignored. The faults, the journal's size
+ * and the ban policy are settings (./settings/), with their own schemas and words.
+ * Ranges with messages of their own (port, seed, maxConnections) are checked by
+ * startServer itself.
  */
 import * as z from "zod/mini";
 import { INT64_MAX, INT64_MIN, PET_STATUSES, type Pet } from "../schema/pet.js";
 import { formatProblems, validateNewPet } from "../schema/validate.js";
 import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE } from "./admin/access.js";
-import { keyFromParts, MAX_FAULT_SEED } from "./admin/bodies.js";
+import { AdvanceSeconds, keyFromParts } from "./admin/bodies.js";
 import { MAX_ADVANCE_SECONDS } from "./admin/clock.js";
 import { parseFilters } from "./admin/filters.js";
 import type { JournalFilter } from "./admin/request-journal.js";
-import { MAX_JOURNAL_SIZE } from "./admin/request-journal.js";
 import { ServerConfigError } from "./config-error.js";
-import { FAIL_MODES, MAX_LATENCY_MS, type FaultOptions } from "./faults.js";
 import { parseKeySpec, PLAN_LIMITS, PLAN_NAMES, type ApiKeySpec, type PlanName } from "./keys.js";
-import { check, type Rules } from "./admin/validation.js";
+import { rulesOf } from "./settings/setting.js";
+import { check, type Rules } from "./settings/validation.js";
+import {
+  faultOptionRules,
+  FaultOptionSchema,
+  faultSettingsOf,
+  type FaultSettings,
+} from "./settings/faults.js";
+import { banAfter, banMs, journalSize } from "./settings/serve.js";
 
 const int = (min: number, max: number) => z.int().check(z.gte(min), z.lte(max));
 const withMethod = (method: string) =>
@@ -27,30 +35,6 @@ const withMethod = (method: string) =>
       value !== null &&
       typeof (value as Record<string, unknown>)[method] === "function",
   );
-
-const Latency = z
-  .strictObject({ minMs: int(0, MAX_LATENCY_MS), maxMs: int(0, MAX_LATENCY_MS) })
-  .check(
-    z.refine((latency) => latency.maxMs >= latency.minMs, {
-      message: "must be at least latency.minMs",
-      path: ["maxMs"],
-    }),
-  );
-const Faults = z.strictObject({
-  latency: z.optional(Latency),
-  failRate: z.optional(z.number().check(z.gte(0), z.lte(1))),
-  failMode: z.optional(z.enum(FAIL_MODES)),
-  seed: z.optional(int(0, MAX_FAULT_SEED)),
-});
-const FAULT_RULES: Rules = {
-  "": "the faults must be an object {latency?, failRate?, failMode?, seed?}",
-  latency: `must be {minMs, maxMs}, milliseconds from 0 to ${MAX_LATENCY_MS}`,
-  "latency.minMs": `must be an integer from 0 to ${MAX_LATENCY_MS}`,
-  "latency.maxMs": `must be an integer from latency.minMs to ${MAX_LATENCY_MS}`,
-  failRate: "must be a number from 0 to 1",
-  failMode: `must be one of ${FAIL_MODES.join(", ")}`,
-  seed: `must be an integer from 0 to ${MAX_FAULT_SEED}`,
-};
 
 const Plan = z.enum(PLAN_NAMES as [PlanName, ...PlanName[]]);
 const KeyInput = z.union([
@@ -83,11 +67,11 @@ export const START_OPTION_SHAPE = {
   clock: z.optional(withMethod("now")),
   quiet: z.optional(z.boolean()),
   log: z.optional(withMethod("write")),
-  faults: z.optional(Faults),
+  faults: z.optional(FaultOptionSchema),
   ban: z.optional(
     z.strictObject({
-      banAfter: z.optional(int(0, 1_000_000)),
-      banMs: z.optional(int(0, 86_400_000)),
+      banAfter: z.optional(banAfter.schema),
+      banMs: z.optional(banMs.schema),
     }),
   ),
   timeouts: z.optional(
@@ -100,7 +84,7 @@ export const START_OPTION_SHAPE = {
     }),
   ),
   maxConnections: z.optional(z.number()),
-  journalSize: z.optional(int(0, MAX_JOURNAL_SIZE)),
+  journalSize: z.optional(journalSize.schema),
   adminToken: z.optional(z.string().check(z.regex(ADMIN_TOKEN_PATTERN))),
   // Checked by startServer with messages of their own (normalizeCors, checkTlsOption).
   cors: z.optional(z.unknown()),
@@ -125,18 +109,12 @@ const OPTION_RULES: Rules = {
   quiet: "must be true or false",
   log: "must be an object with write(text)",
   ban: "must be {banAfter?, banMs?}",
-  "ban.banAfter": "must be an integer from 0 to 1000000",
-  "ban.banMs": "must be an integer of milliseconds from 0 to 86400000",
   timeouts: "must be an object of timeouts in milliseconds",
   maxConnections: "must be a number",
-  journalSize: `must be an integer from 0 (no journal) to ${MAX_JOURNAL_SIZE}`,
   adminToken: ADMIN_TOKEN_RULE,
-  ...Object.fromEntries(
-    Object.entries(FAULT_RULES).map(([path, rule]) => [
-      path === "" ? "faults" : `faults.${path}`,
-      rule,
-    ]),
-  ),
+  ...faultOptionRules("faults"),
+  ...rulesOf({ journalSize }),
+  ...rulesOf({ banAfter, banMs }, "ban"),
 };
 for (const name of [
   "headersTimeoutMs",
@@ -211,19 +189,20 @@ export function petsOf(pets: ReadonlyArray<z.infer<typeof PetInput>>): Pet[] {
   });
 }
 
-export function checkFaults(input: unknown, label: string): FaultOptions {
-  const checked = check(Faults, input, FAULT_RULES, "option");
+export function checkFaults(input: unknown, label: string): FaultSettings {
+  const checked = check(FaultOptionSchema, input, faultOptionRules(""), "option");
   if (!checked.ok) fail(label, checked.problems);
-  return checked.value;
+  return faultSettingsOf(checked.value, label);
 }
 
 export function checkAdvance(seconds: unknown): number {
-  if (typeof seconds !== "number" || !(seconds >= 0 && seconds <= MAX_ADVANCE_SECONDS)) {
+  const checked = AdvanceSeconds.safeParse(seconds);
+  if (!checked.success) {
     fail("clock.advance", [
       `seconds must be a number from 0 to ${MAX_ADVANCE_SECONDS} (the clock only moves forward); got ${String(seconds)}`,
     ]);
   }
-  return seconds;
+  return checked.data;
 }
 
 const Filter = z.strictObject({

@@ -12,7 +12,8 @@ import type { FakeClock } from "./admin/clock.js";
 import { JournalEntry } from "./admin/request-journal.js";
 import type { Identity, Keyring } from "./auth.js";
 import type { Cors } from "./cors.js";
-import { FAULT_RETRY_AFTER_SECONDS, FaultInjector, type FaultOptions } from "./faults.js";
+import { FAULT_RETRY_AFTER_SECONDS, FaultInjector } from "./faults.js";
+import type { FaultSettings } from "./settings/faults.js";
 import type { RequestLimiter } from "./limiter.js";
 import type { PageCache } from "./page-cache.js";
 import { createPet, getPet, listPets } from "./pet-routes.js";
@@ -58,7 +59,7 @@ interface Admitted {
 export interface V1Pipeline {
   handle: V1Handler;
   /** The fault settings, as the control plane reads and changes them. */
-  faults: { get(): FaultOptions; set(settings: FaultOptions): void };
+  faults: { get(): FaultSettings; set(settings: FaultSettings): void };
   /** Delayed requests still waiting are dropped from now on (their connection reset). */
   close(): void;
 }
@@ -68,12 +69,12 @@ function lacksHost(req: IncomingMessage): boolean {
   return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1;
 }
 
-function activeFaults(settings: FaultOptions): FaultInjector | undefined {
+function activeFaults(settings: FaultSettings): FaultInjector | undefined {
   const injector = new FaultInjector(settings);
   return injector.inactive ? undefined : injector;
 }
 
-export function createV1Pipeline(parts: V1Parts, faultOptions: FaultOptions = {}): V1Pipeline {
+export function createV1Pipeline(parts: V1Parts, faultOptions: FaultSettings = {}): V1Pipeline {
   const { store, pages, keyring, limiter, cors, clock, responder } = parts;
   const journal = responder.journal;
   const journaling = responder.journaling;

@@ -1,11 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  FaultInjector,
-  parseFailMode,
-  parseFailRate,
-  parseFaultSeed,
-  parseLatency,
-} from "../../src/server/faults.js";
+import { FaultInjector } from "../../src/server/faults.js";
+import { FAULT_SETTINGS } from "../../src/server/settings/faults.js";
+import { readFlag } from "../../src/server/settings/setting.js";
 import { call, startTestServer } from "./http.js";
 
 const KEY = "fault-key";
@@ -107,7 +103,7 @@ describe("the fault plan", () => {
   it("draws delays within the range and failures near the rate, the same for one seed", () => {
     const plans = (seed: number) => {
       const injector = new FaultInjector({
-        latency: { minMs: 10, maxMs: 30 },
+        latencyMs: { min: 10, max: 30 },
         failRate: 0.25,
         failMode: "reset",
         seed,
@@ -127,16 +123,22 @@ describe("the fault plan", () => {
   it("is inactive without a rate or a latency", () => {
     expect(new FaultInjector({}).inactive).toBe(true);
     expect(new FaultInjector({ failRate: 0.1 }).inactive).toBe(false);
-    expect(new FaultInjector({ latency: { minMs: 0, maxMs: 1 } }).inactive).toBe(false);
+    expect(new FaultInjector({ latencyMs: { min: 0, max: 1 } }).inactive).toBe(false);
   });
 });
 
-describe("fault option parsing", () => {
+const { latencyMs, failRate, failMode, seed } = FAULT_SETTINGS;
+const parseLatency = (text: string) => readFlag(latencyMs, text);
+const parseFailRate = (text: string) => readFlag(failRate, text);
+const parseFailMode = (text: string) => readFlag(failMode, text);
+const parseFaultSeed = (text: string) => readFlag(seed, text);
+
+describe("fault flag parsing", () => {
   it.each([
-    ["250", { minMs: 250, maxMs: 250 }],
-    ["0", { minMs: 0, maxMs: 0 }],
-    ["100-400", { minMs: 100, maxMs: 400 }],
-    [" 5 - 9 ", { minMs: 5, maxMs: 9 }],
+    ["250", { min: 250, max: 250 }],
+    ["0", { min: 0, max: 0 }],
+    ["100-400", { min: 100, max: 400 }],
+    [" 5 - 9 ", { min: 5, max: 9 }],
   ])("reads --latency %j", (text, expected) => {
     expect(parseLatency(text)).toEqual(expected);
   });

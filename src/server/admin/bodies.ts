@@ -1,11 +1,11 @@
 /**
  * The JSON bodies the control plane takes, checked strictly (unknown fields and
  * wrong types are a 400 naming the field), and turned into the server's own
- * values: `POST /__admin/clock`, `PUT /__admin/faults`, `POST /__admin/keys`.
+ * values: `POST /__admin/clock`, `POST /__admin/keys` (`PUT /__admin/faults`:
+ * ../settings/faults.ts).
  */
 import * as z from "zod/mini";
 import { ServerConfigError } from "../config-error.js";
-import { FAIL_MODES, MAX_LATENCY_MS, type FaultOptions } from "../faults.js";
 import {
   KEY_PATTERN,
   MAX_KEY_LENGTH,
@@ -15,11 +15,11 @@ import {
   type PlanName,
 } from "../keys.js";
 import { MAX_ADVANCE_SECONDS } from "./clock.js";
-import { check, type Checked, type Rules } from "./validation.js";
+import { check, type Checked, type Rules } from "../settings/validation.js";
 
-const ClockBody = z.strictObject({
-  advanceSeconds: z.number().check(z.gte(0), z.lte(MAX_ADVANCE_SECONDS)),
-});
+/** A step of the clock: the body's field and the argument of the library's clock.advance(). */
+export const AdvanceSeconds = z.number().check(z.gte(0), z.lte(MAX_ADVANCE_SECONDS));
+export const ClockBody = z.strictObject({ advanceSeconds: AdvanceSeconds });
 const CLOCK_RULES: Rules = {
   "": 'the body must be a JSON object {"advanceSeconds": N}',
   advanceSeconds: `must be a number of seconds from 0 to ${MAX_ADVANCE_SECONDS} (the clock only moves forward)`,
@@ -30,69 +30,18 @@ export function parseClockBody(body: unknown): Checked<number> {
   return checked.ok ? { ok: true, value: checked.value.advanceSeconds } : checked;
 }
 
-const LatencyMs = z.int().check(z.gte(0), z.lte(MAX_LATENCY_MS));
-export const MAX_FAULT_SEED = 0xffffffff;
+const MAX_PER_MINUTE = 999_999_999;
+const MAX_PER_DAY = 9_999_999_999;
 
-const FaultsBody = z.strictObject({
-  latencyMs: z.optional(
-    z.nullable(
-      z.strictObject({ min: LatencyMs, max: LatencyMs }).check(
-        z.refine((latency) => latency.max >= latency.min, {
-          message: "must be at least latencyMs.min",
-          path: ["max"],
-        }),
-      ),
-    ),
-  ),
-  failRate: z.optional(z.number().check(z.gte(0), z.lte(1))),
-  failMode: z.optional(z.enum(FAIL_MODES)),
-  seed: z.optional(z.nullable(z.int().check(z.gte(0), z.lte(MAX_FAULT_SEED)))),
-});
-const LATENCY_RULE = `must be an integer of milliseconds from 0 to ${MAX_LATENCY_MS}`;
-const FAULTS_RULES: Rules = {
-  "": 'the body must be a JSON object such as {"latencyMs": {"min": 0, "max": 0}, "failRate": 0, "failMode": "503"}',
-  latencyMs: 'must be null (no delay) or {"min": ms, "max": ms}',
-  "latencyMs.min": LATENCY_RULE,
-  "latencyMs.max": `${LATENCY_RULE}, at least latencyMs.min`,
-  failRate: "must be a number from 0 to 1",
-  failMode: `must be one of ${FAIL_MODES.join(", ")}`,
-  seed: `must be null (a random sequence) or an integer from 0 to ${MAX_FAULT_SEED}`,
-};
-
-/**
- * `PUT /__admin/faults` replaces every setting: an omitted one takes its default
- * (no latency, fail rate 0, mode 503, a random seed), as an omitted flag does.
- */
-export function parseFaultsBody(body: unknown): Checked<FaultOptions> {
-  const checked = check(FaultsBody, body, FAULTS_RULES);
-  if (!checked.ok) return checked;
-  const { latencyMs, failRate, failMode, seed } = checked.value;
-  const options: FaultOptions = {};
-  if (latencyMs != null) options.latency = { minMs: latencyMs.min, maxMs: latencyMs.max };
-  if (failRate !== undefined) options.failRate = failRate;
-  if (failMode !== undefined) options.failMode = failMode;
-  if (seed != null) options.seed = seed;
-  return { ok: true, value: options };
-}
-
-/** The settings as `GET /__admin/faults` shows them. */
-export function faultsJson(options: FaultOptions) {
-  return {
-    latencyMs: { min: options.latency?.minMs ?? 0, max: options.latency?.maxMs ?? 0 },
-    failRate: options.failRate ?? 0,
-    failMode: options.failMode ?? "503",
-    seed: options.seed ?? null,
-  };
-}
-
-export const MAX_PER_MINUTE = 999_999_999;
-export const MAX_PER_DAY = 9_999_999_999;
-
-const KeyBody = z.strictObject({
+export const KeyBody = z.strictObject({
   key: z.string().check(z.minLength(1), z.maxLength(MAX_KEY_LENGTH), z.regex(KEY_PATTERN)),
-  plan: z.optional(z.enum(PLAN_NAMES as [PlanName, ...PlanName[]])),
-  perMinute: z.optional(z.int().check(z.gte(1), z.lte(MAX_PER_MINUTE))),
-  perDay: z.optional(z.int().check(z.gte(1), z.lte(MAX_PER_DAY))),
+  plan: z._default(z.enum(PLAN_NAMES as [PlanName, ...PlanName[]]), "free"),
+  perMinute: z.optional(
+    z.int().check(z.gte(1), z.lte(MAX_PER_MINUTE), z.describe("enterprise only, with perDay")),
+  ),
+  perDay: z.optional(
+    z.int().check(z.gte(1), z.lte(MAX_PER_DAY), z.describe("enterprise only, with perMinute")),
+  ),
 });
 const KEY_RULES: Rules = {
   "": 'the body must be a JSON object such as {"key": "ci", "plan": "pro"}',

@@ -6,7 +6,7 @@
  */
 import { redactKey } from "../../schema/redact-key.js";
 import type { Keyring } from "../auth.js";
-import type { FaultOptions } from "../faults.js";
+import type { FaultSettings } from "../settings/faults.js";
 import type { ApiKeySpec, PlanName } from "../keys.js";
 import { UNLIMITED, type RequestLimiter } from "../limiter.js";
 import { peekRequest } from "../rate-limit.js";
@@ -26,7 +26,7 @@ export interface ControlPlaneParts {
   limiter: RequestLimiter;
   clock: FakeClock;
   journal: RequestJournal;
-  faults: { get(): FaultOptions; set(options: FaultOptions): void };
+  faults: { get(): FaultSettings; set(options: FaultSettings): void };
 }
 
 /** A key as `GET /__admin/keys` shows it: redacted, with where its binding window stands. */
@@ -118,12 +118,12 @@ export class ControlPlane {
     return problem === undefined ? { ok: true, clock: this.clock() } : { ok: false, problem };
   }
 
-  faults(): FaultOptions {
+  faults(): FaultSettings {
     return this.parts.faults.get();
   }
 
   /** Replaces every fault setting; the FaultInjector checks them once more. */
-  setFaults(options: FaultOptions): void {
+  setFaults(options: FaultSettings): void {
     this.parts.faults.set(options);
   }
 

@@ -1,15 +1,17 @@
 /**
  * The control plane's own OpenAPI 3.1 document, at `GET /__admin/openapi.json`.
  * It is kept out of the service's document (`/v1/openapi.json`): the control
- * plane belongs to the fake, not to the API it fakes. Written by hand; a test
- * checks it lists every route the control plane serves and that live answers
- * match its schemas.
+ * plane belongs to the fake, not to the API it fakes. The schemas of the
+ * settings (faults) and of the bodies are generated from the zod schemas that
+ * check them (settingSchemas); the routes and answers are written here, and a
+ * test checks they list every route served and that live answers match.
  */
-import { FAIL_MODES, MAX_LATENCY_MS } from "../faults.js";
+import * as z from "zod/mini";
 import { PLAN_NAMES } from "../keys.js";
-import { LATEST_CLOCK_MS, MAX_ADVANCE_SECONDS } from "./clock.js";
+import { FaultsAnswer, FaultSettings } from "../settings/faults.js";
+import { ClockBody, KeyBody } from "./bodies.js";
+import { LATEST_CLOCK_MS } from "./clock.js";
 import { MAX_JOURNAL_SIZE, PAGE_BYTES } from "./request-journal.js";
-import { MAX_FAULT_SEED, MAX_PER_DAY, MAX_PER_MINUTE } from "./bodies.js";
 
 type Json = Record<string, unknown>;
 
@@ -27,6 +29,38 @@ const closed = (properties: Json, required: string[] = []): Json => ({
   ...object(properties, required),
   additionalProperties: false,
 });
+
+/** The schemas made from the zod schemas that check the settings and bodies. */
+const GENERATED: Array<[id: string, schema: z.ZodMiniType, description?: string]> = [
+  ["Faults", FaultsAnswer],
+  [
+    "FaultsUpdate",
+    FaultSettings,
+    "Replaces every setting; an omitted one takes its default (none, 0, 503, random).",
+  ],
+  ["AdvanceClock", ClockBody],
+  ["NewKey", KeyBody],
+];
+/** Answers leave additionalProperties open: a client must not break on a new field. */
+const ANSWERS = ["Faults"];
+
+function settingSchemas(): Record<string, Json> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of GENERATED) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, {
+    target: "draft-2020-12",
+    io: "input",
+    uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, Json> };
+  for (const [id, , description] of GENERATED) {
+    const schema = schemas[id]!;
+    delete schema.$schema;
+    delete schema.$id;
+    if (ANSWERS.includes(id)) delete schema.additionalProperties;
+    if (description !== undefined) schema.description = description;
+  }
+  return schemas;
+}
 
 const SCHEMAS: Record<string, Json> = {
   Error: object({
@@ -86,33 +120,6 @@ const SCHEMAS: Record<string, Json> = {
     nowMs: integer(0),
     offsetSeconds: { type: "number", minimum: 0 },
   }),
-  AdvanceClock: closed(
-    { advanceSeconds: { type: "number", minimum: 0, maximum: MAX_ADVANCE_SECONDS } },
-    ["advanceSeconds"],
-  ),
-  Faults: object({
-    latencyMs: object({ min: integer(0, MAX_LATENCY_MS), max: integer(0, MAX_LATENCY_MS) }),
-    failRate: { type: "number", minimum: 0, maximum: 1 },
-    failMode: { enum: FAIL_MODES },
-    seed: { type: ["integer", "null"], minimum: 0, maximum: MAX_FAULT_SEED },
-  }),
-  FaultsUpdate: {
-    ...closed({
-      latencyMs: {
-        oneOf: [
-          { type: "null" },
-          closed({ min: integer(0, MAX_LATENCY_MS), max: integer(0, MAX_LATENCY_MS) }, [
-            "min",
-            "max",
-          ]),
-        ],
-      },
-      failRate: { type: "number", minimum: 0, maximum: 1 },
-      failMode: { enum: FAIL_MODES },
-      seed: { type: ["integer", "null"], minimum: 0, maximum: MAX_FAULT_SEED },
-    }),
-    description: "Replaces every setting; an omitted one takes its default (none, 0, 503, random).",
-  },
   KeyEntry: object({
     key: { type: "string", description: "Redacted, as `petstore auth status` shows keys." },
     plan: { enum: PLAN_NAMES },
@@ -123,15 +130,6 @@ const SCHEMAS: Record<string, Json> = {
     perDay: { type: ["integer", "null"], minimum: 1 },
   }),
   Keys: object({ keys: { type: "array", items: ref("KeyEntry") } }),
-  NewKey: closed(
-    {
-      key: { type: "string", pattern: "^[A-Za-z0-9\\-._~+/]+=*$", maxLength: 512 },
-      plan: { enum: PLAN_NAMES, default: "free" },
-      perMinute: { ...integer(1, MAX_PER_MINUTE), description: "enterprise only, with perDay" },
-      perDay: { ...integer(1, MAX_PER_DAY), description: "enterprise only, with perMinute" },
-    },
-    ["key"],
-  ),
 };
 
 const jsonContent = (schema: Json) => ({ "application/json": { schema } });
@@ -297,7 +295,7 @@ export function adminOpenApiText(origin: string): string {
     security: [{}, { adminToken: [] }],
     paths: PATHS,
     components: {
-      schemas: SCHEMAS,
+      schemas: { ...settingSchemas(), ...SCHEMAS },
       securitySchemes: { adminToken: { type: "http", scheme: "bearer" } },
     },
   });

@@ -12,13 +12,14 @@ import { errorReply, printable, type Reply } from "../reply.js";
 import { readJsonBody } from "../request-body.js";
 import { StoreError } from "../store/types.js";
 import { refusal, type AdminAccess } from "./access.js";
-import { faultsJson, parseClockBody, parseFaultsBody, parseKeyBody } from "./bodies.js";
+import { faultsAnswer, parseFaultsBody } from "../settings/faults.js";
+import { parseClockBody, parseKeyBody } from "./bodies.js";
 import type { FakeClock } from "./clock.js";
 import type { ControlPlane } from "./control-plane.js";
 import { parseFilterQuery } from "./filters.js";
 import { adminOpenApiText } from "./openapi.js";
 import { PAGE_BYTES } from "./request-journal.js";
-import { plainJson } from "./validation.js";
+import { plainJson } from "../settings/validation.js";
 
 const ADMIN_PREFIX = "/__admin";
 const KEYS_PREFIX = `${ADMIN_PREFIX}/keys/`;
@@ -127,14 +128,14 @@ export function createAdminRoutes(plane: ControlPlane, access: AdminAccess, hook
       },
     },
     [`${ADMIN_PREFIX}/faults`]: {
-      GET: () => ({ status: 200, json: faultsJson(plane.faults()) }),
+      GET: () => ({ status: 200, json: faultsAnswer(plane.faults()) }),
       PUT: async ({ req }) => {
         const body = await readBody(req, false);
         if (!body.ok) return body.reply ?? { status: 0 };
         const faults = parseFaultsBody(body.value);
         if (!faults.ok) return invalid(faults.problems);
         plane.setFaults(faults.value);
-        return { status: 200, json: faultsJson(plane.faults()) };
+        return { status: 200, json: faultsAnswer(plane.faults()) };
       },
     },
     [`${ADMIN_PREFIX}/keys`]: {

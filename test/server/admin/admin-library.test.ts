@@ -98,7 +98,23 @@ describe("checked options", () => {
     ],
     [
       { faults: { latencyMs: 50 } },
-      "startServer: faults.latencyMs is not an option; options of faults: latency, failRate, failMode, seed",
+      'startServer: faults.latencyMs must be null (no delay) or {"min": ms, "max": ms}; got 50',
+    ],
+    [
+      { faults: { latencyMS: 50 } },
+      "startServer: faults.latencyMS is not an option; options of faults: latencyMs, failRate, failMode, seed, latency",
+    ],
+    [
+      { faults: { latency: { minMs: 1, maxMs: 2, avg: 1 } } },
+      "startServer: faults.latency.avg is not an option; options of faults.latency: minMs, maxMs",
+    ],
+    [
+      { pets: [{ id: 1, name: "Rex", categoryId: 1, colour: "red" }] },
+      "startServer: pets.0.colour is not an option; options of pets.0: id, name, categoryId, status",
+    ],
+    [
+      { faults: { latencyMs: { min: 1, max: 2 }, latency: { minMs: 1, maxMs: 2 } } },
+      "startServer: give latencyMs or latency (its old name), not both",
     ],
     [
       { faults: { failRate: "0.5" } },

@@ -2,9 +2,9 @@
  * zod decides whether a control-plane body or a library option is valid; the
  * wording comes from a table of rules by path (`latencyMs.min`), so each problem
  * names the field, says what it takes and what was given. Unknown fields are
- * named with the fields allowed there.
+ * named with the fields allowed there, read from the schema's JSON Schema.
  */
-import type * as z from "zod/mini";
+import * as z from "zod/mini";
 import { describeValue } from "../../schema/validate.js";
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problems: string[] };
@@ -28,30 +28,26 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return value;
 }
 
-interface Definition {
-  type: string;
-  innerType?: Schema;
-  in?: Schema;
-  element?: Schema;
-  shape?: Record<string, Schema>;
-}
+type JsonSchema = {
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+};
 
-/** The fields of the object schema at `path`, through optional, nullable, pipes and arrays. */
+/** The fields of the object schema at `path`, read from its JSON Schema (zod's public form). */
 function fieldsAt(schema: Schema, path: readonly PropertyKey[]): string[] {
-  let current: Schema | undefined = schema;
-  const unwrap = (): Definition | undefined => {
-    for (;;) {
-      const def = current?._zod.def as Definition | undefined;
-      if (def?.innerType !== undefined) current = def.innerType;
-      else if (def?.type === "pipe" && def.in !== undefined) current = def.in;
-      else return def;
-    }
-  };
+  const objectIn = (json: JsonSchema | undefined): JsonSchema | undefined =>
+    json?.anyOf?.find((member) => member.properties !== undefined || member.items !== undefined) ??
+    json;
+  let current = objectIn(
+    z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema,
+  );
   for (const key of path) {
-    const def = unwrap();
-    current = def?.type === "array" ? def.element : def?.shape?.[String(key)];
+    current = objectIn(
+      typeof key === "number" ? current?.items : current?.properties?.[String(key)],
+    );
   }
-  return Object.keys(unwrap()?.shape ?? {});
+  return Object.keys(current?.properties ?? {});
 }
 
 /** The rule of a path: `pets.3.id` has the rule of `pets.*.id`. */
