@@ -6,11 +6,10 @@
 import type { IO } from "../io.js";
 import { parseJson, stringifyJson } from "../schema/json.js";
 import { petToJson, type Pet } from "../schema/pet.js";
-import { renderCsv } from "./csv.js";
 import type { OutputChoice } from "./output-format.js";
 import { PET_COLUMNS } from "./pet-columns.js";
 import { escapeJsonControls } from "./text-escape.js";
-import { renderTsv } from "./tsv.js";
+import { writeColumns } from "./write-rows.js";
 
 export interface PetsToWrite {
   pets: readonly Pet[];
@@ -39,20 +38,7 @@ export async function writePets(io: IO, data: PetsToWrite, choice: OutputChoice)
     case "ndjson":
       io.stdout.write(escapeJsonControls(pets.map((pet) => petToJson(pet) + "\n").join("")));
       return;
-    case "tsv":
-      io.stdout.write(renderTsv(pets, PET_COLUMNS));
-      return;
-    case "csv":
-      io.stdout.write(renderCsv(pets, PET_COLUMNS));
-      return;
-    case "table": {
-      const [{ renderTable }, { loadPalette }] = await Promise.all([
-        import("./table.js"),
-        import("./palette.js"),
-      ]);
-      const palette = await loadPalette(io, "stdout");
-      io.stdout.write(await renderTable(pets, PET_COLUMNS, { palette, width: io.stdout.columns }));
-      return;
-    }
+    default:
+      return writeColumns(io, pets, PET_COLUMNS, choice);
   }
 }

@@ -1,6 +1,7 @@
 /**
- * Writes rows that are not pets (profiles) in the chosen rendering. JSON is
- * built from `toJson`, which decides the machine field names.
+ * Writes rows in the chosen rendering: `writeRows` for rows that are not pets
+ * (profiles), whose JSON is built from `toJson`, which decides the machine field
+ * names; `writeColumns`, the text renderings of any rows, pets included.
  */
 import type { IO } from "../io.js";
 import { stringifyJson } from "../schema/json.js";
@@ -33,6 +34,19 @@ export async function writeRows<Row>(
         escapeJsonControls(rows.map((row) => stringifyJson(toJson(row)) + "\n").join("")),
       );
       return;
+    default:
+      return writeColumns(io, rows, columns, format);
+  }
+}
+
+/** Rows as columns of text: tab-separated, CSV, or a table (which alone loads chalk and cli-table3). */
+export async function writeColumns<Row>(
+  io: IO,
+  rows: readonly Row[],
+  columns: readonly Column<Row>[],
+  format: "tsv" | "csv" | "table",
+): Promise<void> {
+  switch (format) {
     case "tsv":
       io.stdout.write(renderTsv(rows, columns));
       return;
