@@ -155,7 +155,8 @@ describe("a proxy variable that cannot be used is refused (exit 2), naming it, n
 describe("NO_PROXY as curl reads it", () => {
   const at = (url: string) => new URL(url);
   it.each([
-    // [NO_PROXY, URL, the entry that matches or undefined]
+    // [NO_PROXY, URL, the entry that matches or undefined]; addresses are loopback ones: no test
+    // names another, though nothing here connects
     ["*", "https://any.where", "*"],
     ["localhost, *", "https://any.where", "*"],
     ["example.com", "https://example.com", "example.com"],
@@ -172,21 +173,21 @@ describe("NO_PROXY as curl reads it", () => {
     ["example.com:8443", "https://example.com", undefined],
     ["example.com:443", "https://example.com", "example.com:443"],
     ["example.com:80", "http://api.example.com", "example.com:80"],
-    ["10.1.2.3", "https://10.1.2.3", "10.1.2.3"],
-    ["10.0.0.0/8", "https://10.200.3.4:8443", "10.0.0.0/8"],
-    ["10.0.0.0/8", "https://11.0.0.1", undefined],
-    ["10.1.2.3:8443", "https://10.1.2.3:8443", "10.1.2.3:8443"],
-    ["10.1.2.3:8443", "https://10.1.2.3", undefined],
-    ["10.0.0.0/33", "https://10.0.0.1", undefined],
-    ["2001:db8::1", "https://[2001:db8::1]", "2001:db8::1"],
-    ["[2001:db8::1]", "https://[2001:db8::1]", "[2001:db8::1]"],
-    ["[2001:db8::1]:8443", "https://[2001:db8::1]:8443", "[2001:db8::1]:8443"],
-    ["[2001:db8::1]:8443", "https://[2001:db8::1]", undefined],
-    ["2001:db8::/32", "https://[2001:db8:ff::2]", "2001:db8::/32"],
-    ["2001:db8::/32", "https://[2001:db9::2]", undefined],
+    ["127.1.2.3", "https://127.1.2.3", "127.1.2.3"],
+    ["127.0.0.0/8", "https://127.200.3.4:8443", "127.0.0.0/8"],
+    ["127.0.0.0/16", "https://127.1.0.1", undefined],
+    ["127.1.2.3:8443", "https://127.1.2.3:8443", "127.1.2.3:8443"],
+    ["127.1.2.3:8443", "https://127.1.2.3", undefined],
+    ["127.0.0.0/33", "https://127.0.0.1", undefined],
+    ["::1", "https://[::1]", "::1"],
+    ["[::1]", "https://[::1]", "[::1]"],
+    ["[::1]:8443", "https://[::1]:8443", "[::1]:8443"],
+    ["[::1]:8443", "https://[::1]", undefined],
+    ["::ffff:127.0.0.0/104", "https://[::ffff:127.9.0.2]", "::ffff:127.0.0.0/104"],
+    ["::ffff:127.1.0.0/112", "https://[::ffff:127.9.0.2]", undefined],
     // An address entry never matches a name, nor a name entry an address.
-    ["10.1.2.3", "https://ten.example", undefined],
-    ["1.2.3", "https://10.1.2.3", undefined],
+    ["127.1.2.3", "https://ten.example", undefined],
+    ["1.2.3", "https://127.1.2.3", undefined],
     [".", "https://example.com", undefined],
     ["", "https://example.com", undefined],
   ])("NO_PROXY=%j, %s: %s", (noProxy, url, entry) => {
