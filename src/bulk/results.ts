@@ -143,6 +143,13 @@ export class ResultsWriter {
         options.exclusive === true
           ? openNoFollowSync(path, CREATE_NEW, 0o600)
           : openSync(path, OPEN, 0o600);
+      // What was checked by name may have been replaced since: the file opened is what counts.
+      if (!fstatSync(fd).isFile()) {
+        throw new UsageError(
+          `the results file ${path} is not a regular file`,
+          "choose a file for --results (a new one, or an empty one)",
+        );
+      }
       if (resume !== undefined) cutTornLine(fd, path, resume.validBytes);
     } catch (error) {
       if (fd !== undefined) closeSync(fd);

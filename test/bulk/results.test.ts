@@ -148,6 +148,16 @@ describe("results file", () => {
     }
   });
 
+  it("refuses a FIFO put where the file it resumes was, after the file was read", () => {
+    // readPriorRuns read a regular file; by the time the writer opens it, a FIFO stands there.
+    const path = join(dir, "swapped.results");
+    execFileSync("mkfifo", [path]);
+    expect(() =>
+      ResultsWriter.open({ path, header, resume: { path, validBytes: RUN.length } }),
+    ).toThrow(new RegExp(`the results file ${path} is not a regular file`));
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
   it("refuses to start a new run in an existing file", async () => {
     const path = join(dir, "exists.results");
     await writeFile(path, "{}\n");
