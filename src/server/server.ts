@@ -177,8 +177,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     capStats = capConnections(server, maxConnections, (line) => log.note(line), tls !== undefined);
     await listen(server, port, host);
   } catch (error) {
-    await abandon().catch((cause: unknown) => log.note(`cleaning up failed: ${String(cause)}`));
+    // The CA files first: the store's lock, let go by abandon(), is what keeps another
+    // serve of this file from writing its own CA there meanwhile.
     if (tls?.created !== undefined) await removeCreated(tls.created);
+    await abandon().catch((cause: unknown) => log.note(`cleaning up failed: ${String(cause)}`));
     log.flush();
     throw error;
   }
