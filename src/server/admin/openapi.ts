@@ -44,7 +44,14 @@ const GENERATED: Array<[id: string, schema: z.ZodMiniType, description?: string]
 /** Answers leave additionalProperties open: a client must not break on a new field. */
 const ANSWERS = ["Faults"];
 
+let generated: Record<string, Json> | undefined;
+
+/** The generated schemas, made at the first read of the document and kept: they never change. */
 function settingSchemas(): Record<string, Json> {
+  return (generated ??= generateSchemas());
+}
+
+function generateSchemas(): Record<string, Json> {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of GENERATED) registry.add(schema, { id });
   const { schemas } = z.toJSONSchema(registry, {
