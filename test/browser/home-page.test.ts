@@ -85,7 +85,7 @@ describe("the home page in a browser", () => {
       "export PETSTORE_API_KEY='<your key>'",
     ]);
     await expect
-      .poll(() => page.locator("#keys td.key code").allTextContents())
+      .poll(() => page.locator("#keys td.key code").allTextContents(), { timeout: HANG_MS / 2 })
       .toEqual([KEY, ...SHORT_KEYS]);
     const keyRow = rowsOf("keys").first();
     expect(await keyRow.locator("td").nth(1).textContent()).toBe("pro");
@@ -207,7 +207,7 @@ describe("the home page in a browser", () => {
     });
     await fresh.goto(`${origin}/`);
     const rows = fresh.locator("#requests tbody tr");
-    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(200);
+    await expect.poll(() => rows.count(), { timeout: HANG_MS / 2 }).toBe(200);
     expect(await rows.first().textContent()).toContain("/v1/pets/1230");
     expect(reads.slice(0, 2)).toEqual(["?limit=0", `?after=${lastId - 200}`]);
     expect(reads.every((search) => search.startsWith("?after=") || search === "?limit=0")).toBe(

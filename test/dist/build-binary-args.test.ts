@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { REPO_ROOT } from "../server/cli-build.js";
+import { HANG_MS } from "../limits.js";
 
 const SCRIPT = join(REPO_ROOT, "scripts", "build-binary.mjs");
 
@@ -9,7 +10,7 @@ it("refuses a target it does not know, naming the ones it has, before building a
   const result = spawnSync(process.execPath, [SCRIPT, "linux-x64", "darwin-arm64"], {
     cwd: REPO_ROOT,
     encoding: "utf8",
-    timeout: 30_000,
+    timeout: HANG_MS,
   });
   expect(result.status).toBe(2);
   expect(result.stderr).toBe(

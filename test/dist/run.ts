@@ -127,7 +127,7 @@ export function run(
     env: options.env,
     input: options.input ?? "",
     encoding: "utf8",
-    timeout: options.timeout ?? 30_000,
+    timeout: options.timeout ?? HANG_MS,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serve, type Served } from "../dist/run.js";
 import { BIN, ensureBuilt } from "../server/cli-build.js";
 import { PRO_KEY, tempDir } from "./harness.js";
+import { HANG_MS } from "../limits.js";
 
 const ESC = "\u001b";
 /** Control characters but tab and line feed. */
@@ -84,7 +85,7 @@ function list(output: string) {
       PETSTORE_API_KEY: PRO_KEY,
     },
     encoding: "utf8",
-    timeout: 25_000,
+    timeout: HANG_MS / 2,
   });
 }
 

@@ -31,6 +31,7 @@ import {
   type TestProxy,
   type TlsFiles,
 } from "./proxies.js";
+import { HANG_MS } from "../limits.js";
 
 const USER = "shelter-staff";
 /** Every character that must be %-encoded in a URL's userinfo, and one that is not ASCII. */
@@ -252,59 +253,63 @@ describe("a proxy that refuses or cannot be reached (exit 8, never retried)", ()
   const proxyName = () => `the proxy http://127.0.0.1:${proxy.port} (from HTTPS_PROXY)`;
 
   // Seven runs of the CLI: a longer hang detector than one run's.
-  it("a wrong password: every command fails naming the proxy, showing neither the key nor the password", async () => {
-    const since = await lastServedId();
-    const config = tempDir();
-    const runs: Array<[string, CliResult, number]> = [];
-    const run = async (
-      label: string,
-      args: string[],
-      stdin?: string,
-      extra: NodeJS.ProcessEnv = {},
-    ) => {
-      proxy.seen.length = 0;
-      const result = await runCli(args, { env: { ...withWrongPassword(), ...extra }, stdin });
-      runs.push([label, result, tunnels().length]);
-    };
-    try {
-      await run("list", ["list", "--verbose", "--debug"]);
-      await run("add", ["add", "--name", "Rex", "--category-id", "1", "--verbose", "--debug"]);
-      await run("get", ["get", "1", "--verbose", "--debug"]);
-      await run("add --from", [
-        "add",
-        "--from",
-        rows("refused.ndjson", 30),
-        "--verbose",
-        "--debug",
-        "--concurrency",
-        "4",
-      ]);
-      await run("auth status", ["auth", "status", "--verbose", "--debug"]);
-      await run("auth status --json", ["auth", "status", "--json", "--debug"]);
-      await run("auth login", ["auth", "login", "--with-token", "--debug"], PRO_KEY, {
-        PETSTORE_CONFIG_DIR: config.path,
-        PETSTORE_API_KEY: undefined,
-      });
-      for (const [label, result, count] of runs) {
-        expect(result.code, `${label}: ${result.stderr}`).toBe(EXIT.PROXY);
-        expect(result.stderr, label).toContain(
-          `${proxyName()} refused the credentials (407 Proxy Authentication Required)`,
-        );
-        expect(result.stderr, label).toContain(
-          "hint: check the user name and password in HTTPS_PROXY",
-        );
-        expect(result.stderr, label).not.toContain("retrying");
-        expectNoSecret(result);
-        // One tunnel asked for each request; a bulk add stops at its first rows.
-        expect(count, label).toBeGreaterThanOrEqual(1);
-        expect(count, label).toBeLessThanOrEqual(label === "add --from" ? 4 : 1);
+  it(
+    "a wrong password: every command fails naming the proxy, showing neither the key nor the password",
+    async () => {
+      const since = await lastServedId();
+      const config = tempDir();
+      const runs: Array<[string, CliResult, number]> = [];
+      const run = async (
+        label: string,
+        args: string[],
+        stdin?: string,
+        extra: NodeJS.ProcessEnv = {},
+      ) => {
+        proxy.seen.length = 0;
+        const result = await runCli(args, { env: { ...withWrongPassword(), ...extra }, stdin });
+        runs.push([label, result, tunnels().length]);
+      };
+      try {
+        await run("list", ["list", "--verbose", "--debug"]);
+        await run("add", ["add", "--name", "Rex", "--category-id", "1", "--verbose", "--debug"]);
+        await run("get", ["get", "1", "--verbose", "--debug"]);
+        await run("add --from", [
+          "add",
+          "--from",
+          rows("refused.ndjson", 30),
+          "--verbose",
+          "--debug",
+          "--concurrency",
+          "4",
+        ]);
+        await run("auth status", ["auth", "status", "--verbose", "--debug"]);
+        await run("auth status --json", ["auth", "status", "--json", "--debug"]);
+        await run("auth login", ["auth", "login", "--with-token", "--debug"], PRO_KEY, {
+          PETSTORE_CONFIG_DIR: config.path,
+          PETSTORE_API_KEY: undefined,
+        });
+        for (const [label, result, count] of runs) {
+          expect(result.code, `${label}: ${result.stderr}`).toBe(EXIT.PROXY);
+          expect(result.stderr, label).toContain(
+            `${proxyName()} refused the credentials (407 Proxy Authentication Required)`,
+          );
+          expect(result.stderr, label).toContain(
+            "hint: check the user name and password in HTTPS_PROXY",
+          );
+          expect(result.stderr, label).not.toContain("retrying");
+          expectNoSecret(result);
+          // One tunnel asked for each request; a bulk add stops at its first rows.
+          expect(count, label).toBeGreaterThanOrEqual(1);
+          expect(count, label).toBeLessThanOrEqual(label === "add --from" ? 4 : 1);
+        }
+        expect(existsSync(join(config.path, "config.json"))).toBe(false);
+        expect(await servedSince(since)).toEqual([]);
+      } finally {
+        config.remove();
       }
-      expect(existsSync(join(config.path, "config.json"))).toBe(false);
-      expect(await servedSince(since)).toEqual([]);
-    } finally {
-      config.remove();
-    }
-  }, 90_000);
+    },
+    2 * HANG_MS,
+  );
 
   it("no credentials: the 407 says how to give them", async () => {
     const run = await runCli(["list"], { env: env({ HTTPS_PROXY: `127.0.0.1:${proxy.port}` }) });

@@ -5,7 +5,7 @@
  * add --from, auth login with the key checked); an http one, with
  * --allow-insecure, by asking squid for the URL, as curl does.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../../src/errors.js";
@@ -126,6 +126,10 @@ describe("through squid with basic authentication, to an https service only squi
         stdin: "not-the-key-0000",
       });
       expect(wrongKey.code, wrongKey.stderr).toBe(EXIT.AUTH);
+      // The refused key was not stored: the profile keeps the one squid let through.
+      const stored = readFileSync(join(config.path, "config.json"), "utf8");
+      expect(stored).toContain(PRO_KEY);
+      expect(stored).not.toContain("not-the-key-0000");
       expectNoSecret(login);
     } finally {
       config.remove();

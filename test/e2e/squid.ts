@@ -14,9 +14,10 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unusedPort } from "../client/http-server.js";
+import { HANG_MS } from "../limits.js";
 
 const SQUID = "/usr/sbin/squid";
-const START_TIMEOUT_MS = 20_000;
+const START_TIMEOUT_MS = HANG_MS / 2;
 const STOP_TIMEOUT_MS = 5_000;
 
 export interface Squid {

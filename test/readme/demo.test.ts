@@ -21,7 +21,16 @@ it("closes with a hint that uses the tour's key", async () => {
     const { stderr, stdout } = await promisify(execFile)(
       process.execPath,
       [join(REPO_ROOT, "scripts", "demo.mjs")],
-      { env: { PATH: process.env.PATH, PETSTORE_DEMO_DIR: dir }, encoding: "utf8" },
+      // Its own HOME and config directory: a config of the person running the tests plays no part.
+      {
+        env: {
+          PATH: process.env.PATH,
+          PETSTORE_DEMO_DIR: dir,
+          HOME: dir,
+          PETSTORE_CONFIG_DIR: dir,
+        },
+        encoding: "utf8",
+      },
     );
     expect(stdout).toMatch(/\tavailable\n/);
     const hint = stderr.trimEnd().split("\n").at(-1)!;

@@ -29,7 +29,10 @@ async function messages(flag: Partial<ServeFlags>, faults: Record<string, unknow
     fromFlag = (error as Error).message;
   }
   const option = await startTestServer({ keys: [KEY], faults }).then(
-    () => "",
+    async (accepted) => {
+      await accepted.close();
+      return "";
+    },
     (error: unknown) => (error as Error).message,
   );
   server = await startTestServer({ keys: [KEY] });
