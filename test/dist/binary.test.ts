@@ -77,6 +77,16 @@ it("runs where no node can be found, so the binaries run on their own runtimes",
   }
 });
 
+/** Replaces the fault settings of the fake at `baseUrl` through its control plane. */
+async function setFaults(baseUrl: string, faults: object): Promise<void> {
+  const answer = await fetch(baseUrl.replace(/\/v1$/, "/__admin/faults"), {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(faults),
+  });
+  expect(answer.status, await answer.text()).toBe(200);
+}
+
 describe.each(TARGETS)("the standalone binary for $name", (target) => {
   const binary = join(REPO_ROOT, "dist", target.output);
   // Emulated commands take seconds each: a hang detector of the heavy kind.
@@ -196,30 +206,38 @@ describe.each(TARGETS)("the standalone binary for $name", (target) => {
 
   it(
     "add --from: Ctrl-C stops it with 130, --resume adds the rest, each row once",
-    () =>
-      stopAndResume({
-        dir: work,
-        path: bin.path,
-        // Under wine, the keep-alive shim goes in through NODE_OPTIONS, which a SEA honours.
-        start: (args) =>
-          bin.start(
-            args,
-            client(
-              target.runner === "wine"
-                ? { NODE_OPTIONS: `--require ${bin.path(NO_KEEPALIVE_SHIM)}` }
-                : {},
+    async () => {
+      // Answers a tenth of a second late, so that the run cannot end between its fifth row
+      // and the Ctrl-C that follows it.
+      await setFaults(linux.url, { latencyMs: { min: 100, max: 100 } });
+      try {
+        await stopAndResume({
+          dir: work,
+          path: bin.path,
+          // Under wine, the keep-alive shim goes in through NODE_OPTIONS, which a SEA honours.
+          start: (args) =>
+            bin.start(
+              args,
+              client(
+                target.runner === "wine"
+                  ? { NODE_OPTIONS: `--require ${bin.path(NO_KEEPALIVE_SHIM)}` }
+                  : {},
+              ),
             ),
-          ),
-        names: () => {
-          const listed = run(LINUX_CLI, ["list", "--json", "--limit", "100"], {
-            cwd: work,
-            env: { ...env, PETSTORE_API_KEY: KEY },
-          });
-          expect(listed.status, listed.stderr).toBe(0);
-          return namesIn(listed.stdout);
-        },
-        timeoutMs: limit,
-      }),
+          names: () => {
+            const listed = run(LINUX_CLI, ["list", "--json", "--limit", "100"], {
+              cwd: work,
+              env: { ...env, PETSTORE_API_KEY: KEY },
+            });
+            expect(listed.status, listed.stderr).toBe(0);
+            return namesIn(listed.stdout);
+          },
+          timeoutMs: limit,
+        });
+      } finally {
+        await setFaults(linux.url, {});
+      }
+    },
     limit,
   );
 
