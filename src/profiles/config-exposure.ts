@@ -5,18 +5,19 @@
  * config-safety.ts) and warns, saying how to make it private. What a platform
  * can tell of who may read a file is file-safety's (nothing, on Windows).
  */
-import { lstatIfThere, ownershipProblem } from "../schema/file-safety.js";
+import type { Stats } from "node:fs";
+import { ownershipProblem } from "../schema/file-safety.js";
 
-/** The warning for a config file at `path` that holds keys, when others may read it. */
-export function exposureWarning(path: string, holdsKeys: boolean): string | undefined {
-  if (!holdsKeys) return undefined;
-  let stats;
-  try {
-    stats = lstatIfThere(path);
-  } catch {
-    return undefined;
-  }
-  if (stats === undefined) return undefined;
+/**
+ * The warning for the config file at `path` that holds keys, when others may read
+ * it; `stats` are those of the file as it was opened and read.
+ */
+export function exposureWarning(
+  path: string,
+  stats: Pick<Stats, "uid" | "mode"> | undefined,
+  holdsKeys: boolean,
+): string | undefined {
+  if (!holdsKeys || stats === undefined) return undefined;
   const problem = ownershipProblem(stats, { rootMayOwn: true, othersMay: "nothing" });
   // Only the read bits expose the keys (one others may write never gets this far).
   if (problem?.kind !== "readable-by-others" || (problem.mode & 0o044) === 0) return undefined;

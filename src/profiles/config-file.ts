@@ -14,6 +14,7 @@ import {
   readlinkSync,
   readSync,
   statSync,
+  type Stats,
 } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod/mini";
@@ -143,13 +144,13 @@ function readAll(fd: number, size: number): string {
 }
 
 /** Reads the file in `dir`, checking the directory and the file first; throws a ConfigFileError. */
-function readConfigFile(dir: string, path: string): StoredConfig {
+function readConfigFile(dir: string, path: string): { config: StoredConfig; stats?: Stats } {
   let stats;
   try {
     stats = lstatSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return { profiles: {} };
+    if (code === "ENOENT") return { config: { profiles: {} } };
     if (code === "ENOTDIR") throw notADirectory(nearestExisting(dir).path);
     throw accessProblem(path, error);
   }
@@ -179,7 +180,7 @@ function readConfigFile(dir: string, path: string): StoredConfig {
         "broken",
       );
     }
-    return parseConfigText(path, readAll(fd, opened.size));
+    return { config: parseConfigText(path, readAll(fd, opened.size)), stats: opened };
   } finally {
     closeSync(fd);
   }
@@ -188,9 +189,9 @@ function readConfigFile(dir: string, path: string): StoredConfig {
 function loadConfigIn(dir: string): LoadedConfig {
   const path = join(dir, CONFIG_FILE_NAME);
   try {
-    const config = readConfigFile(dir, path);
+    const { config, stats } = readConfigFile(dir, path);
     const keys = Object.values(config.profiles).some((profile) => profile.apiKey !== undefined);
-    const exposed = exposureWarning(path, keys);
+    const exposed = exposureWarning(path, stats, keys);
     return exposed === undefined ? { path, config } : { path, config, exposed };
   } catch (error) {
     if (!(error instanceof ConfigFileError)) throw accessProblem(path, error);
