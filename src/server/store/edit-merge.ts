@@ -9,6 +9,7 @@
  * kept. docs/design.md says why this rule, and what it cannot tell apart.
  */
 import { PetIndex, type StoredPet } from "./pet-index.js";
+import { withPets, type IdConflict } from "./store-state.js";
 
 export interface Merged {
   /** The pets to serve: the edit's, with those kept. */
@@ -19,12 +20,6 @@ export interface Merged {
   newer: StoredPet[];
   /** How many pets the edit deleted. */
   deleted: number;
-}
-
-/** A pet the edit holds (`there`, its JSON) under the id of an acknowledged pet not in the file. */
-export interface IdConflict {
-  there: string;
-  pet: StoredPet;
 }
 
 /**
@@ -60,7 +55,10 @@ export function mergeEdit(
       deleted++;
     }
   }
-  const all = kept.length === 0 ? edited.pets.slice() : edited.pets.concat(kept);
-  if (kept.length > 0) all.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return { index: new PetIndex(all), unflushed: kept, newer, deleted };
+  return {
+    index: new PetIndex(withPets(edited.pets.slice(), kept)),
+    unflushed: kept,
+    newer,
+    deleted,
+  };
 }

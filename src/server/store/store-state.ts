@@ -47,7 +47,8 @@ export function maxId(a: bigint | undefined, b: bigint | undefined): bigint | un
 }
 
 /** A pet the file holds (`there`, its JSON) under the id of an acknowledged pet. */
-interface IdConflict {
+/** A pet the file holds (`there`, its JSON) under the id of an acknowledged pet that is not it. */
+export interface IdConflict {
   there: string;
   pet: StoredPet;
 }
