@@ -15,6 +15,7 @@ import {
   type RequestSummary,
   UsageError,
 } from "../errors.js";
+import { TERMINAL_CONTROLS } from "../schema/control-characters.js";
 import { parseJson } from "../schema/json.js";
 import { UNKNOWN_ADD_HINT } from "./created.js";
 import { ErrorBody } from "../schema/pet.js";
@@ -40,8 +41,7 @@ const REASONS: Record<number, string> = {
 const SNIPPET_LENGTH = 120;
 
 /** C0/C1 controls and bidirectional controls could rewrite what a terminal shows. */
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g;
+const UNPRINTABLE = new RegExp(`[${TERMINAL_CONTROLS}]+`, "g");
 
 export function printable(text: string): string {
   return text.replace(UNPRINTABLE, " ").trim();

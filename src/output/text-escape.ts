@@ -6,11 +6,9 @@
  * they are. Control characters become visible backslash escapes; only TSV
  * escapes the backslash too, so a script can undo the escaping exactly.
  */
+import { BIDI_CONTROLS as BIDI, TERMINAL_CONTROLS } from "../schema/control-characters.js";
 
-/** The bidirectional controls: U+061C, U+200E and U+200F, U+202A to U+202E, U+2066 to U+2069. */
-const BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069";
-// C0 controls, DEL, C1 controls and the bidirectional ones: matching them is the point.
-const CONTROL = new RegExp(`[\u0000-\u001f\u007f-\u009f${BIDI}]`, "g");
+const CONTROL = new RegExp(`[${TERMINAL_CONTROLS}]`, "g");
 
 function escapeControl(ch: string): string {
   switch (ch) {
