@@ -1,6 +1,6 @@
 /**
  * A real headless browser for the tests: Debian's `chromium` (installed by
- * .ci/run with apt-get), driven by playwright-core, which downloads nothing.
+ * npm test, scripts/system-packages.mjs), driven by playwright-core, which downloads nothing.
  * Flags as a sandboxed root CI machine needs them: no sandbox, no GPU, and no
  * background networking (this machine has no internet; Chromium would try).
  */
@@ -12,7 +12,7 @@ export const CHROMIUM_PATH = process.env.PETSTORE_TEST_CHROMIUM ?? "/usr/bin/chr
 export function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(
-      `no browser at ${CHROMIUM_PATH}: install Debian's chromium (apt-get install chromium), as .ci/run does`,
+      `no browser at ${CHROMIUM_PATH}: install Debian's chromium (apt-get install chromium), as npm test does as root`,
     );
   }
   return chromium.launch({

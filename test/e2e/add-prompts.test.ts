@@ -8,7 +8,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../src/server/server.js";
-import { BIN, REPO_ROOT } from "../server/cli-build.js";
+import { REPO_ROOT } from "../server/cli-build.js";
+import { CLI } from "./cli.js";
 import { PRO_KEY, startFake, tempDir } from "./harness.js";
 import { shellQuote, stopTmux, TerminalSession } from "./tmux.js";
 
@@ -50,7 +51,7 @@ async function petstore(
     ...options.env,
   };
   const assignments = Object.entries(env).map(([key, value]) => shellQuote(`${key}=${value}`));
-  const cli = `env -i ${assignments.join(" ")} ${shellQuote(process.execPath)} ${shellQuote(BIN)} ${args}`;
+  const cli = `env -i ${assignments.join(" ")} ${shellQuote(CLI[0])} ${shellQuote(CLI[1])} ${args}`;
   session = await TerminalSession.start(options.around ? options.around(cli) : cli, options.size);
   return session;
 }

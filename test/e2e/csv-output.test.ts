@@ -11,7 +11,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serve, type Served } from "../dist/run.js";
-import { BIN, ensureBuilt } from "../server/cli-build.js";
+import { CLI } from "./cli.js";
 import { PRO_KEY, tempDir } from "./harness.js";
 import { HANG_MS } from "../limits.js";
 
@@ -55,7 +55,6 @@ let dir: ReturnType<typeof tempDir>;
 let served: Served;
 
 beforeAll(async () => {
-  await ensureBuilt();
   dir = tempDir();
   const lines = PETS.map(
     ([id, name, categoryId]) =>
@@ -63,7 +62,7 @@ beforeAll(async () => {
   );
   writeFileSync(join(dir.path, "pets.json"), `[\n${lines.join(",\n")}\n]\n`);
   served = await serve(
-    [process.execPath, BIN],
+    [...CLI],
     ["--file", join(dir.path, "pets.json"), "--key", `${PRO_KEY}:pro`],
     { cwd: dir.path, env: { PATH: process.env.PATH, HOME: dir.path } },
   );
@@ -75,7 +74,7 @@ afterAll(async () => {
 });
 
 function list(output: string) {
-  return spawnSync(process.execPath, [BIN, "list", "--output", output], {
+  return spawnSync(CLI[0], [CLI[1], "list", "--output", output], {
     cwd: dir.path,
     env: {
       PATH: process.env.PATH,

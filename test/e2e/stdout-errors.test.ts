@@ -10,7 +10,7 @@ import { Socket } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serve, type Served } from "../dist/run.js";
-import { BIN, ensureBuilt } from "../server/cli-build.js";
+import { CLI } from "./cli.js";
 import { PRO_KEY, tempDir, type CliResult } from "./harness.js";
 
 const ENOSPC_MESSAGE = "could not write to standard output: no space left on device (ENOSPC)";
@@ -31,12 +31,11 @@ let served: Served;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  await ensureBuilt();
   dir = tempDir();
   const base = { PATH: process.env.PATH, HOME: dir.path };
   writeFileSync(join(dir.path, "pets.json"), `[\n${FILLER.join(",\n")}\n]\n`);
   served = await serve(
-    [process.execPath, BIN],
+    [...CLI],
     ["--file", join(dir.path, "pets.json"), "--key", `${PRO_KEY}:pro`],
     { cwd: dir.path, env: base },
   );
@@ -60,7 +59,7 @@ function runWith(
   onSpawn?: (child: ReturnType<typeof spawn>) => void,
 ): Promise<CliResult> {
   const stdio: StdioOptions = ["ignore", stdout, "pipe"];
-  const child = spawn(process.execPath, [BIN, ...args], { env, stdio, cwd: dir.path });
+  const child = spawn(CLI[0], [CLI[1], ...args], { env, stdio, cwd: dir.path });
   onSpawn?.(child);
   let out = "";
   let err = "";

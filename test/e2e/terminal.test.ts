@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../src/server/server.js";
-import { BIN } from "../server/cli-build.js";
+import { CLI } from "./cli.js";
 import { PRO_KEY, startFake, tempDir } from "./harness.js";
 
 const ESC = String.fromCharCode(27);
@@ -37,7 +37,7 @@ function onTerminal(
   input?: { prompt: string; typed: string },
 ): Promise<{ code: number | null; screen: string }> {
   // A pseudo-terminal from `script` starts with no size; give it one, as a real terminal has.
-  const cli = [process.execPath, BIN, ...args].map((word) => `'${word}'`).join(" ");
+  const cli = [...CLI, ...args].map((word) => `'${word}'`).join(" ");
   const command = `stty cols 100 rows 30; ${cli}`;
   return new Promise((resolve, reject) => {
     const child = spawn("script", ["-qec", command, "/dev/null"], {

@@ -130,7 +130,8 @@ export interface Wine {
  */
 export async function prepareWine(dir: string): Promise<Wine> {
   const missing = wineMissing();
-  if (missing !== undefined) throw new Error(`${missing}; .ci/run installs it`);
+  if (missing !== undefined)
+    throw new Error(`${missing}; npm test installs it as root (scripts/system-packages.mjs)`);
   const env = await winePrefix(join(dir, "wine"));
   const running = new Set<ChildProcess>();
 

@@ -9,8 +9,8 @@ import { ensureBuilt } from "../server/cli-build.js";
 const root = new URL("../../", import.meta.url).pathname;
 
 /**
- * The `run: |` script of the named step inside the ci-recipe block of a document:
- * the README has the control-plane job, docs/serve.md the plainest one.
+ * The `run: |` script of the named step inside the ci-recipe block of a document
+ * (docs/serve.md: the plainest step, and one that drives the control plane).
  */
 function stepScript(document: string, stepName: string): string {
   const text = readFileSync(join(root, document), "utf8");
@@ -30,7 +30,7 @@ function stepScript(document: string, stepName: string): string {
   return script.join("\n").trim() + "\n";
 }
 
-describe("the CI recipes of the README and docs/serve.md", () => {
+describe("the CI recipes of docs/serve.md", () => {
   let work: string;
   beforeAll(async () => {
     await ensureBuilt();
@@ -63,7 +63,7 @@ describe("the CI recipes of the README and docs/serve.md", () => {
   });
 
   it("runs the control-plane step as written: reset between tests, assert on the journal", () => {
-    const script = stepScript("README.md", "Test an app, resetting the fake between tests");
+    const script = stepScript("docs/serve.md", "Test an app, resetting the fake between tests");
     const run = spawnSync("bash", ["-c", script], {
       cwd: work,
       env: {

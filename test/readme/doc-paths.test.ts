@@ -5,10 +5,13 @@
  * repository; one under dist/ is built, so it must be in dist/ after the build
  * (dist/sea/ only by `npm run build:binary`: a name there must be one the binary
  * build script writes); one that starts with a package's name is that package's.
+ * Every relative link leads to a file, and its #anchor to a heading there, as
+ * GitHub makes anchors. The README stays short: the detail is in docs/.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import GithubSlugger from "github-slugger";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../server/cli-build.js";
 
@@ -89,5 +92,47 @@ describe("the paths the documents name", () => {
       "undici/lib/api/api-gone.js",
       "src/nowhere/",
     ]);
+  });
+});
+
+/** The anchors GitHub gives the headings of a Markdown text. */
+function anchors(text: string): Set<string> {
+  const slugger = new GithubSlugger();
+  const headings = text.replace(/^```[\s\S]*?^```/gm, "").matchAll(/^#{1,6} (.+)$/gm);
+  return new Set([...headings].map(([, heading]) => slugger.slug(heading!.replaceAll("`", ""))));
+}
+
+/** The relative links of `document` (a path from the repository root) that lead nowhere. */
+export function brokenLinks(document: string): string[] {
+  const text = readFileSync(join(REPO_ROOT, document), "utf8");
+  const broken: string[] = [];
+  for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^[a-z]+:/.test(target!)) continue;
+    const [path = "", anchor] = target!.split("#");
+    const file = path === "" ? document : join(dirname(document), path);
+    if (!existsSync(join(REPO_ROOT, file))) broken.push(target!);
+    else if (
+      anchor !== undefined &&
+      !anchors(readFileSync(join(REPO_ROOT, file), "utf8")).has(anchor)
+    ) {
+      broken.push(target!);
+    }
+  }
+  return broken;
+}
+
+describe("the links of the documents", () => {
+  it.each(DOCUMENTS)("%s links only to files and headings that exist", (document) => {
+    expect(brokenLinks(document)).toEqual([]);
+  });
+
+  it("catch a missing file and a missing heading", () => {
+    expect(
+      anchors("# `petstore serve`: the local fake\n## Using `petstore serve` in CI\n"),
+    ).toEqual(new Set(["petstore-serve-the-local-fake", "using-petstore-serve-in-ci"]));
+  });
+
+  it("keep the README within 16 KiB: what a person needs to install, run the tour, and find the rest", () => {
+    expect(statSync(join(REPO_ROOT, "README.md")).size).toBeLessThanOrEqual(16 * 1024);
   });
 });
