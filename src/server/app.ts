@@ -52,21 +52,7 @@ export interface AppOptions {
   admin?: { host: string; token?: string };
 }
 
-export interface App {
-  (req: IncomingMessage, res: ServerResponse): void;
-  /** For `server.on("checkExpectation")`: an Expect other than 100-continue gets a 417 Error body. */
-  handleExpectation(req: IncomingMessage, res: ServerResponse): void;
-  /** For `server.on("connect")`: CONNECT gets a 405 Error body; the fake is not a proxy. */
-  handleConnect(req: IncomingMessage, socket: Duplex): void;
-  /** For `server.on("clientError")`: malformed or too slow requests get an Error body too. */
-  handleClientError(error: Error & { code?: string }, socket: Duplex): void;
-  stats(): ServerStats;
-  /** The control plane's operations, for the library's RunningServer. */
-  control: ControlPlane;
-  /** Shutting down: responses ask clients to close; delayed requests are dropped once `closed`. */
-  drain(): void;
-  close(): void;
-}
+export type App = ReturnType<typeof createApp>;
 
 const enum Route {
   None,
@@ -143,7 +129,7 @@ function clientErrorReply(code: string | undefined): Reply {
   return errorReply("bad_request", "the request is not valid HTTP/1.1");
 }
 
-export function createApp(store: PetStore, options: AppOptions): App {
+export function createApp(store: PetStore, options: AppOptions) {
   const clock = new FakeClock(options.clock);
   const log = options.log;
   const keyring = new Keyring(options.keys);
@@ -263,6 +249,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
     else proceed();
   }
 
+  /** For `server.on("connect")`: CONNECT gets a 405 Error body; the fake is not a proxy. */
   function handleConnect(req: IncomingMessage, socket: Duplex): void {
     // node:http hands the socket over without its error listener.
     socket.on("error", () => socket.destroy());
@@ -286,6 +273,7 @@ export function createApp(store: PetStore, options: AppOptions): App {
     }
   }
 
+  /** For `server.on("clientError")`: malformed or too slow requests get an Error body too. */
   function handleClientError(error: Error & { code?: string }, socket: Duplex): void {
     const started = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
     if (error.code === "ECONNRESET" || !socket.writable || started?.headersSent === true) {
@@ -303,14 +291,18 @@ export function createApp(store: PetStore, options: AppOptions): App {
   }
 
   return Object.assign((req: IncomingMessage, res: ServerResponse) => handle(req, res, false), {
+    /** For `server.on("checkExpectation")`: an Expect other than 100-continue gets a 417. */
     handleExpectation: (req: IncomingMessage, res: ServerResponse) => handle(req, res, true),
     handleConnect,
     handleClientError,
-    stats: () => responder.stats(),
+    stats: (): ServerStats => responder.stats(),
+    /** The control plane's operations, for the library's RunningServer. */
     control,
+    /** Shutting down: answers ask clients to close the connection. */
     drain: () => {
       responder.draining = true;
     },
+    /** Delayed requests still waiting are dropped from now on (their connection reset). */
     close: () => {
       responder.draining = true;
       closed = true;

@@ -55,27 +55,25 @@ function normalizeOrigin(text: string, where: string): string {
   const trimmed = text.trim();
   const quoted = JSON.stringify(text);
   if (trimmed === "") throw new ServerConfigError(`${where}: an empty origin; ${EXAMPLE}`);
-  const schemeEnd = /^[a-z][a-z0-9+.-]*:\/\//i.exec(trimmed)?.[0].length;
-  if (schemeEnd === undefined) {
-    throw new ServerConfigError(`${where}: ${quoted} is not an origin; ${EXAMPLE}`);
-  }
-  const afterHost = trimmed.slice(schemeEnd).search(/[/?#]/);
-  if (afterHost !== -1 && trimmed.slice(schemeEnd + afterHost) !== "/") {
-    throw new ServerConfigError(
-      `${where}: ${quoted} is not an origin: an origin has no path, query or fragment; ${EXAMPLE}`,
-    );
-  }
-  if (trimmed.slice(schemeEnd).includes("@")) {
-    throw new ServerConfigError(`${where}: ${quoted}: an origin has no user name or password`);
-  }
-  let url: URL;
+  let url: URL | undefined;
   try {
     url = new URL(trimmed);
   } catch {
+    // Said below.
+  }
+  if (url === undefined || !/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
     throw new ServerConfigError(`${where}: ${quoted} is not an origin; ${EXAMPLE}`);
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw new ServerConfigError(`${where}: ${quoted}: an origin has no user name or password`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ServerConfigError(`${where}: ${quoted}: the scheme must be http or https`);
+  }
+  if (url.pathname !== "/" || /[?#]/.test(trimmed)) {
+    throw new ServerConfigError(
+      `${where}: ${quoted} is not an origin: an origin has no path, query or fragment; ${EXAMPLE}`,
+    );
   }
   return url.origin;
 }

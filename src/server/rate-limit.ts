@@ -118,21 +118,14 @@ function describe(bucket: RateBucket, limits: WindowLimits, verdict: Verdict): R
   const minuteLeft = limits.perMinute - bucket.minuteCount;
   const dayLeft = limits.perDay - bucket.dayCount;
   const byDay = dayLeft <= 0 || (minuteLeft > 0 && dayLeft < minuteLeft);
-  return byDay
-    ? {
-        verdict,
-        limit: limits.perDay,
-        remaining: Math.max(0, dayLeft),
-        resetSeconds: ((bucket.dayWindow + 1) * DAY_MS) / 1000,
-        retryAfterSeconds: 0,
-      }
-    : {
-        verdict,
-        limit: limits.perMinute,
-        remaining: Math.max(0, minuteLeft),
-        resetSeconds: ((bucket.minuteWindow + 1) * MINUTE_MS) / 1000,
-        retryAfterSeconds: 0,
-      };
+  const resetMs = byDay ? (bucket.dayWindow + 1) * DAY_MS : (bucket.minuteWindow + 1) * MINUTE_MS;
+  return {
+    verdict,
+    limit: byDay ? limits.perDay : limits.perMinute,
+    remaining: Math.max(0, byDay ? dayLeft : minuteLeft),
+    resetSeconds: resetMs / 1000,
+    retryAfterSeconds: 0,
+  };
 }
 
 function banDecision(bucket: RateBucket, limits: WindowLimits, nowMs: number): RateDecision {
