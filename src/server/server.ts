@@ -211,7 +211,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     server.on("clientError", app.handleClientError);
     server.on("checkExpectation", app.handleExpectation);
     server.on("connect", app.handleConnect);
-    capStats = capConnections(server, maxConnections, (line) => log.note(line), tls !== undefined);
+    capStats = capConnections(server, maxConnections, (line) => log.note(line));
     await listen(server, port, host);
   } catch (error) {
     // The CA files first: the store's lock, let go by abandon(), is what keeps another
