@@ -90,16 +90,9 @@ function normalizeOrigins(list: readonly string[], where: string): true | string
   return [...new Set(list.map((item) => normalizeOrigin(item, where)))];
 }
 
-/**
- * Checks a CORS option and returns it normalized: `true`, `false`, or the
- * allowed origins in serialized form.
- */
-export function normalizeCors(option: unknown): boolean | string[] {
-  if (option === undefined || typeof option === "boolean") return option ?? true;
-  if (!Array.isArray(option) || !option.every((item) => typeof item === "string")) {
-    throw new ServerConfigError("cors must be true (any origin), false (off) or a list of origins");
-  }
-  return normalizeOrigins(option as string[], "cors");
+/** The `cors` option normalized: `true`, `false`, or the allowed origins in serialized form. */
+export function normalizeCors(option: CorsOption = true): CorsOption {
+  return typeof option === "boolean" ? option : normalizeOrigins(option, "cors");
 }
 
 /** `--cors a,b,c`: the origins, normalized, or `true` for `--cors '*'`. */
@@ -118,8 +111,8 @@ function allowedHeaders(requested: string | undefined): string {
   return [...new Set([...ALWAYS_ALLOWED_HEADERS, ...names])].join(", ");
 }
 
-export function createCors(option: CorsOption = true): Cors {
-  const setting = normalizeCors(option);
+/** `setting`: normalized (normalizeCors). */
+export function createCors(setting: CorsOption = true): Cors {
   if (setting === false) return { headers: () => EMPTY, preflight: () => undefined };
   const only = setting === true ? undefined : new Set(setting);
   const allows = (origin: string) =>

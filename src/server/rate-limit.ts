@@ -104,23 +104,24 @@ export function takeRequest(
   }
   bucket.minuteCount++;
   bucket.dayCount++;
-  return describe(bucket, limits, "allowed");
+  return describe(bucket, limits);
 }
 
 /** The headers `bucket` would get now, without counting a request. */
 export function peekRequest(bucket: RateBucket, limits: WindowLimits, nowMs: number): RateDecision {
   roll(bucket, nowMs);
   if (bucket.bannedUntilMs > nowMs) return banDecision(bucket, limits, nowMs);
-  return describe(bucket, limits, "allowed");
+  return describe(bucket, limits);
 }
 
-function describe(bucket: RateBucket, limits: WindowLimits, verdict: Verdict): RateDecision {
+/** Where an allowed request leaves `bucket`: the window that binds first. */
+function describe(bucket: RateBucket, limits: WindowLimits): RateDecision {
   const minuteLeft = limits.perMinute - bucket.minuteCount;
   const dayLeft = limits.perDay - bucket.dayCount;
   const byDay = dayLeft <= 0 || (minuteLeft > 0 && dayLeft < minuteLeft);
   const resetMs = byDay ? (bucket.dayWindow + 1) * DAY_MS : (bucket.minuteWindow + 1) * MINUTE_MS;
   return {
-    verdict,
+    verdict: "allowed",
     limit: byDay ? limits.perDay : limits.perMinute,
     remaining: Math.max(0, byDay ? dayLeft : minuteLeft),
     resetSeconds: resetMs / 1000,

@@ -178,14 +178,7 @@ export class Responder {
 
   /** `outcome`: the status sent, or `reset` for a connection closed on purpose. */
   private logRequest(req: IncomingMessage, outcome: number | "reset", startedAt: number): void {
-    const url = req.url ?? "";
-    const query = url.indexOf("?");
-    this.log!.request(
-      req.method ?? "-",
-      query === -1 ? url : url.slice(0, query),
-      outcome,
-      performance.now() - startedAt,
-    );
+    this.log!.request(req.method ?? "-", req.url ?? "", outcome, performance.now() - startedAt);
   }
 }
 

@@ -152,8 +152,12 @@ export const START_OPTION_SHAPE = {
       .string({ error: ADMIN_TOKEN_RULE })
       .check(z.regex(ADMIN_TOKEN_PATTERN, { error: ADMIN_TOKEN_RULE })),
   ),
-  // Checked by startServer with messages of their own (normalizeCors, checkTlsOption).
-  cors: z.optional(z.unknown()),
+  cors: z.optional(
+    z.union([z.boolean(), z.array(z.string())], {
+      error: "must be true (any origin), false (off) or a list of origins",
+    }),
+  ),
+  // Checked by startServer with words of its own (checkTlsOption).
   tls: z.optional(z.unknown()),
 };
 
