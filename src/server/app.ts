@@ -183,6 +183,7 @@ export function createApp(store: PetStore, options: AppOptions) {
     const queryAt = url.indexOf("?");
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
     const query = queryAt === -1 ? "" : url.slice(queryAt + 1);
+    if (isAdminPath(path)) return admin(req, res, path, query);
     const identity = keyring.identify(req.headers.authorization);
     const address = req.socket.remoteAddress;
     // The home page (GET /, /__home/*) is outside the API: no key, no quota used.
@@ -190,7 +191,6 @@ export function createApp(store: PetStore, options: AppOptions) {
       const limit = limiter.check(identity, address, clock.now(), false);
       return responder.answered(req, home(req, res, path, limit.headers)!, startedAt);
     }
-    if (isAdminPath(path)) return admin(req, res, path, query);
     if (req.method === "OPTIONS" && !unmetExpectation && /^\/v1(?:\/|$)/.test(path)) {
       const grants = cors.preflight(req.headers);
       if (grants !== undefined) {
