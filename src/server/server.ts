@@ -26,7 +26,6 @@ import { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
 import { runningServer, type RunningServer } from "./running-server.js";
 import { createMemoryStore } from "./store/memory.js";
 import { demoPets } from "./store/seed.js";
-import type { FileStore } from "./store/file-store.js";
 import type { PetStore } from "./store/types.js";
 import { removeCreated } from "./tls/local-ca.js";
 import {
@@ -146,22 +145,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   await precheckTls(tlsOption, caNextTo);
   const cors = normalizeCors(options.cors);
   const log = new AccessLog(options.log ?? process.stderr, options.quiet !== true);
-  let store: PetStore;
-  /** Closes the store of a start that failed, leaving nothing the start created. */
-  let abandon: () => Promise<void>;
-  try {
-    if (options.store !== undefined) {
-      store = options.store;
-      abandon = () => store.close();
-    } else {
-      const opened = await openStore(options, log);
-      store = opened;
-      abandon = "abandon" in opened ? () => opened.abandon() : () => opened.close();
-    }
-  } catch (error) {
+  const store: PetStore & { abandon?(): Promise<void> } = await (
+    options.store === undefined ? openStore(options, log) : Promise.resolve(options.store)
+  ).catch((error: unknown) => {
     log.flush();
     throw error;
-  }
+  });
+  /** Closes the store of a start that failed; one opened here removes what it created. */
+  const abandon = () =>
+    options.store === undefined && store.abandon !== undefined ? store.abandon() : store.close();
 
   let app: App;
   let server: Server | HttpsServer;
@@ -241,15 +233,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   });
 }
 
-async function openStore(
-  options: StartServerOptions,
-  log: AccessLog,
-): Promise<PetStore | FileStore> {
-  const seed = options.seed;
+async function openStore(options: StartServerOptions, log: AccessLog): Promise<PetStore> {
   if (options.pets !== undefined) return createMemoryStore(petsOf(options.pets));
-  if (options.file === undefined) return createMemoryStore(demoPets(seed ?? 0));
+  if (options.file === undefined) return createMemoryStore(demoPets(options.seed ?? 0));
   const { openFileStore } = await import("./store/file-store.js");
-  return openFileStore({ file: options.file, seed, log: (line) => log.note(line) });
+  return openFileStore({ file: options.file, seed: options.seed, log: (line) => log.note(line) });
 }
 
 function listen(server: Server | HttpsServer, port: number, host: string): Promise<void> {
