@@ -12,7 +12,7 @@ export type {
 } from "./server/server.js";
 export type { RecordedRequest } from "./server/admin/request-journal.js";
 export type { KeyEntry } from "./server/admin/control-plane.js";
-export type { FaultOptions } from "./server/settings/faults.js";
+export type { FaultOptions } from "./server/faults.js";
 export type { ApiKeySpec } from "./server/keys.js";
 export { createClient, DEFAULT_TIMEOUT_MS } from "./client/client.js";
 export type { ClientOptions, Transport } from "./client/client.js";

@@ -26,11 +26,11 @@ export class AccessLog {
     readonly logsRequests: boolean,
   ) {}
 
-  /** `outcome`: the status sent, or what happened instead (`reset`). */
-  request(method: string, path: string, outcome: number | string, durationMs: number): void {
-    this.append(
-      `${this.timestamp()} ${method} ${printablePath(path)} ${outcome} ${durationMs.toFixed(1)}ms\n`,
-    );
+  /** `url` is logged without its query; `outcome`: the status sent, or what happened instead (`reset`). */
+  request(method: string, url: string, outcome: number | string, durationMs: number): void {
+    const query = url.indexOf("?");
+    const path = printablePath(query === -1 ? url : url.slice(0, query));
+    this.append(`${this.timestamp()} ${method} ${path} ${outcome} ${durationMs.toFixed(1)}ms\n`);
   }
 
   /** A message about the server itself (start, errors, shutdown). */

@@ -5,13 +5,12 @@
  * themselves are not kept in memory tables.
  */
 import { hash } from "node:crypto";
-import type { ApiKeySpec, PlanName, WindowLimits } from "./keys.js";
-import { RateBucket } from "./rate-limit.js";
+import type { ApiKeySpec, PlanName } from "./keys.js";
+import { RateBucket, type RateAccount } from "./rate-limit.js";
+import { errorReply, type Reply } from "./reply.js";
 
-export interface KeyAccount {
+export interface KeyAccount extends RateAccount {
   plan: PlanName;
-  limits: WindowLimits | null;
-  bucket: RateBucket;
 }
 
 /** No bearer credentials (or another scheme, RFC 6750 §3.1: no error code then). */
@@ -69,4 +68,16 @@ export class Keyring {
     if (token === "") return UNKNOWN_KEY;
     return this.accounts.get(digest(token)) ?? UNKNOWN_KEY;
   }
+}
+
+export function unauthorizedReply(identity: typeof NO_KEY | typeof UNKNOWN_KEY): Reply {
+  return identity === NO_KEY
+    ? errorReply("unauthorized", "an API key is required: send Authorization: Bearer <key>", [
+        "WWW-Authenticate",
+        'Bearer realm="petstore"',
+      ])
+    : errorReply("invalid_key", "the API key is not valid", [
+        "WWW-Authenticate",
+        'Bearer realm="petstore", error="invalid_token"',
+      ]);
 }

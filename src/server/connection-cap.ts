@@ -38,7 +38,10 @@ function readLimits(): string | undefined {
   }
 }
 
+/** node:http sets `_httpMessage` from a request's arrival until its response is sent. */
 type BusySocket = Socket & { _httpMessage?: ServerResponse | null };
+/** A TLS socket names the raw socket it wraps as `_parent`. */
+type TlsSocket = Socket & { _parent?: Socket };
 
 export interface ConnectionCapStats {
   /** Idle connections closed to make room. */
@@ -47,13 +50,8 @@ export interface ConnectionCapStats {
   dropped: number;
 }
 
-/** Names one TCP connection on a listening server, for both its raw and its TLS socket. */
-function peer(socket: Socket): string {
-  return `${socket.remoteAddress}|${socket.remotePort}`;
-}
-
 /**
- * Applies the cap to `server` (an https server when `tls`). Idle connections are
+ * Applies the cap to `server`. Idle connections are
  * closed once more than `cap` minus a tenth of it (at least one) are open: the
  * rest is room for the connections accepted in one burst, before closed ones are
  * counted off.
@@ -62,7 +60,6 @@ export function capConnections(
   server: Server | HttpsServer,
   cap: number,
   note: (message: string) => void,
-  tls = false,
 ): () => ConnectionCapStats {
   server.maxConnections = cap;
   const highWater = cap - Math.max(1, Math.floor(cap / 10));
@@ -74,7 +71,6 @@ export function capConnections(
   function evict(count: number, spare: Socket | undefined): void {
     for (const socket of open) {
       if (count <= 0) break;
-      // node:http sets _httpMessage from a request's arrival until its response is sent.
       if (socket === spare || (socket as BusySocket)._httpMessage != null) continue;
       open.delete(socket);
       socket.destroy();
@@ -83,30 +79,18 @@ export function capConnections(
     }
   }
 
-  /** Over TLS: raw sockets whose handshake is not done, by peer. */
-  const handshaking = new Map<string, Socket>();
-
-  server.on("connection", (socket: Socket) => {
+  const track = (socket: Socket) => {
     open.add(socket);
     socket.once("close", () => open.delete(socket));
-    if (tls) {
-      const key = peer(socket);
-      handshaking.set(key, socket);
-      socket.once("close", () => {
-        if (handshaking.get(key) === socket) handshaking.delete(key);
-      });
-    }
+  };
+  server.on("connection", (socket: Socket) => {
+    track(socket);
     if (open.size > highWater) evict(open.size - highWater, socket);
   });
-  if (tls) {
-    server.on("secureConnection", (socket: Socket) => {
-      const raw = handshaking.get(peer(socket));
-      if (raw === undefined || !open.delete(raw)) return;
-      handshaking.delete(peer(socket));
-      open.add(socket);
-      socket.once("close", () => open.delete(socket));
-    });
-  }
+  // Over TLS, the connection is its TLS socket once the handshake is done.
+  server.on("secureConnection", (socket: TlsSocket) => {
+    if (socket._parent !== undefined && open.delete(socket._parent)) track(socket);
+  });
   server.on("request", (req: IncomingMessage) => {
     // Re-inserted: the set stays ordered by last activity.
     if (open.delete(req.socket)) open.add(req.socket);

@@ -13,8 +13,12 @@
  * ends, its rejections are forgotten: a request after it, with the window still
  * exhausted, gets a plain 429 whose Retry-After is that window's real reset, and
  * only `banAfter` more rejections ban it again.
+ *
+ * Keys are limited by their plan; requests without a valid key by client
+ * address, at the free plan's limits; unlimited keys get constant headers.
  */
-import type { WindowLimits } from "./keys.js";
+import { PLAN_LIMITS, type WindowLimits } from "./keys.js";
+import { errorReply, type Reply } from "./reply.js";
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -100,35 +104,29 @@ export function takeRequest(
   }
   bucket.minuteCount++;
   bucket.dayCount++;
-  return describe(bucket, limits, "allowed");
+  return describe(bucket, limits);
 }
 
 /** The headers `bucket` would get now, without counting a request. */
 export function peekRequest(bucket: RateBucket, limits: WindowLimits, nowMs: number): RateDecision {
   roll(bucket, nowMs);
   if (bucket.bannedUntilMs > nowMs) return banDecision(bucket, limits, nowMs);
-  return describe(bucket, limits, "allowed");
+  return describe(bucket, limits);
 }
 
-function describe(bucket: RateBucket, limits: WindowLimits, verdict: Verdict): RateDecision {
+/** Where an allowed request leaves `bucket`: the window that binds first. */
+function describe(bucket: RateBucket, limits: WindowLimits): RateDecision {
   const minuteLeft = limits.perMinute - bucket.minuteCount;
   const dayLeft = limits.perDay - bucket.dayCount;
   const byDay = dayLeft <= 0 || (minuteLeft > 0 && dayLeft < minuteLeft);
-  return byDay
-    ? {
-        verdict,
-        limit: limits.perDay,
-        remaining: Math.max(0, dayLeft),
-        resetSeconds: ((bucket.dayWindow + 1) * DAY_MS) / 1000,
-        retryAfterSeconds: 0,
-      }
-    : {
-        verdict,
-        limit: limits.perMinute,
-        remaining: Math.max(0, minuteLeft),
-        resetSeconds: ((bucket.minuteWindow + 1) * MINUTE_MS) / 1000,
-        retryAfterSeconds: 0,
-      };
+  const resetMs = byDay ? (bucket.dayWindow + 1) * DAY_MS : (bucket.minuteWindow + 1) * MINUTE_MS;
+  return {
+    verdict: "allowed",
+    limit: byDay ? limits.perDay : limits.perMinute,
+    remaining: Math.max(0, byDay ? dayLeft : minuteLeft),
+    resetSeconds: resetMs / 1000,
+    retryAfterSeconds: 0,
+  };
 }
 
 function banDecision(bucket: RateBucket, limits: WindowLimits, nowMs: number): RateDecision {
@@ -142,26 +140,114 @@ function banDecision(bucket: RateBucket, limits: WindowLimits, nowMs: number): R
   };
 }
 
-/** Buckets of clients without a valid key, by address; stale ones are dropped as it grows. */
-export class AddressBuckets {
-  private readonly buckets = new Map<string, RateBucket>();
-  private sweepAt = 4096;
+/** What an unlimited key is told: a limit that never runs out. */
+export const UNLIMITED = 2147483647;
 
-  get(address: string, nowMs: number): RateBucket {
-    let bucket = this.buckets.get(address);
+/** What a key's limits are kept in (auth.ts's accounts). */
+export interface RateAccount {
+  /** null: unlimited. */
+  limits: WindowLimits | null;
+  bucket: RateBucket;
+}
+
+export interface LimitOutcome {
+  /** The X-RateLimit headers, as a flat list. */
+  headers: readonly string[];
+  /** The 429 to answer instead, when the request is over its limit. */
+  refusal?: Reply;
+}
+
+export class RequestLimiter {
+  /** Buckets of clients without a valid key; stale ones are dropped as it grows. */
+  private addresses = new Map<string, RateBucket>();
+  private sweepAt = 4096;
+  // Unlimited keys get the same headers for a whole minute: no work per request.
+  private unlimitedHeaders: string[] = [];
+  private unlimitedUntilMs = -Infinity;
+
+  constructor(private readonly ban: BanPolicy) {}
+
+  /**
+   * `count`: whether the request uses up quota (one that could not even be
+   * read does not: its answer only shows where the client stands).
+   */
+  /** `identity`: the account of a valid key, else why there is none (auth.ts). */
+  check(
+    identity: RateAccount | string,
+    address: string | undefined,
+    nowMs: number,
+    count: boolean,
+  ): LimitOutcome {
+    if (typeof identity === "object" && identity.limits === null) {
+      return { headers: this.headersForUnlimited(nowMs) };
+    }
+    const [bucket, limits] =
+      typeof identity === "object"
+        ? [identity.bucket, identity.limits!]
+        : [this.addressBucket(address ?? "", nowMs), PLAN_LIMITS.free];
+    const decision = count
+      ? takeRequest(bucket, limits, nowMs, this.ban)
+      : peekRequest(bucket, limits, nowMs);
+    const headers = [
+      "X-RateLimit-Limit",
+      String(decision.limit),
+      "X-RateLimit-Remaining",
+      String(decision.remaining),
+      "X-RateLimit-Reset",
+      String(decision.resetSeconds),
+    ];
+    return { headers, refusal: decision.verdict === "allowed" ? undefined : refusal(decision) };
+  }
+
+  /** The windows and bans of clients without a valid key start over. */
+  clearAddresses(): void {
+    this.addresses = new Map();
+  }
+
+  private addressBucket(address: string, nowMs: number): RateBucket {
+    let bucket = this.addresses.get(address);
     if (bucket === undefined) {
-      if (this.buckets.size >= this.sweepAt) this.sweep(nowMs);
+      if (this.addresses.size >= this.sweepAt) {
+        const today = Math.floor(nowMs / DAY_MS);
+        for (const [known, old] of this.addresses) {
+          if (old.dayWindow < today && old.bannedUntilMs <= nowMs) this.addresses.delete(known);
+        }
+        this.sweepAt = Math.max(4096, this.addresses.size * 2);
+      }
       bucket = new RateBucket();
-      this.buckets.set(address, bucket);
+      this.addresses.set(address, bucket);
     }
     return bucket;
   }
 
-  private sweep(nowMs: number): void {
-    const today = Math.floor(nowMs / DAY_MS);
-    for (const [address, bucket] of this.buckets) {
-      if (bucket.dayWindow < today && bucket.bannedUntilMs <= nowMs) this.buckets.delete(address);
+  private headersForUnlimited(nowMs: number): string[] {
+    if (nowMs >= this.unlimitedUntilMs) {
+      this.unlimitedUntilMs = (Math.floor(nowMs / 60_000) + 1) * 60_000;
+      this.unlimitedHeaders = [
+        "X-RateLimit-Limit",
+        String(UNLIMITED),
+        "X-RateLimit-Remaining",
+        String(UNLIMITED),
+        "X-RateLimit-Reset",
+        String(this.unlimitedUntilMs / 1000),
+      ];
     }
-    this.sweepAt = Math.max(4096, this.buckets.size * 2);
+    return this.unlimitedHeaders;
   }
+}
+
+function refusal(decision: RateDecision): Reply {
+  const retryAfter = ["Retry-After", String(decision.retryAfterSeconds)];
+  if (decision.verdict === "banned") {
+    return errorReply(
+      "banned",
+      `too many requests while rate limited: banned for ${decision.retryAfterSeconds} s; wait for Retry-After before retrying`,
+      retryAfter,
+    );
+  }
+  return errorReply(
+    "rate_limited",
+    `rate limit of ${decision.limit} requests exceeded; retry after ${decision.retryAfterSeconds} s`,
+    retryAfter,
+  );
 }

@@ -1,21 +1,21 @@
 /**
  * Writing the fake's answers and keeping count of them. Every /v1 answer carries
- * the same headers: its content type and length, the rate-limit headers of the
- * client's key or address, the CORS headers of its origin, the deprecation
- * headers on `/v1/pets/{id}`, `Connection: close` while the server shuts down,
- * and a `Date` that agrees with `X-RateLimit-Reset` under an injected or moved
- * clock. Every answer, wherever it is written, is counted in the server's stats
- * and logged in the access log; /v1 answers and connections reset on purpose
- * also finish their entry in the request journal (admin/request-journal.ts).
+ * its content type and length, the headers the app hands over (rate limits,
+ * deprecation), the CORS headers of its origin, `Connection: close` while the
+ * server shuts down, and a `Date` that agrees with `X-RateLimit-Reset` under an
+ * injected or moved clock. Answers to requests node:http never hands to the
+ * handler are written on the socket, with the same Error body and headers.
+ * Every answer is counted in the server's stats and logged in the access log;
+ * /v1 answers and connections reset on purpose also finish their entry in the
+ * request journal (admin/request-journal.ts).
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { deprecationHeaderValues } from "../schema/deprecation.js";
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import type { AccessLog } from "./access-log.js";
 import type { FakeClock } from "./admin/clock.js";
 import type { RequestJournal } from "./admin/request-journal.js";
 import type { Cors } from "./cors.js";
 import { errorReply, type Reply } from "./reply.js";
-import { Route } from "./v1-routes.js";
 
 export interface ServerStats {
   /** Responses sent, by HTTP status. */
@@ -26,7 +26,8 @@ export interface ServerStats {
   resets: number;
 }
 
-const DEPRECATION_HEADERS = Object.entries(deprecationHeaderValues()).flat();
+/** How long a connection closed by a socket answer may stay half-open, waiting for the client's FIN. */
+const LINGER_MS = 2_000;
 
 export class Responder {
   /** Shutting down: every answer asks the client to close the connection. */
@@ -79,25 +80,23 @@ export class Responder {
     req: IncomingMessage,
     res: ServerResponse,
     reply: Reply,
-    limitHeaders: readonly string[],
-    route: Route,
+    headers: readonly string[],
     startedAt: number,
   ): void {
-    const headers = [
+    const all = [
       "Content-Type",
       "application/json",
       "Content-Length",
       String(typeof reply.body === "string" ? Buffer.byteLength(reply.body) : reply.body.length),
-      ...limitHeaders,
+      ...headers,
       ...this.cors.headers(req.headers.origin),
     ];
-    if (route === Route.Pet) headers.push(...DEPRECATION_HEADERS);
-    if (reply.headers !== undefined) headers.push(...reply.headers);
-    if (reply.closeConnection === true || this.draining) headers.push("Connection", "close");
+    if (reply.headers !== undefined) all.push(...reply.headers);
+    if (reply.closeConnection === true || this.draining) all.push("Connection", "close");
     // With an injected or moved clock, Date must agree with X-RateLimit-Reset, as on a real service.
     const date = this.clock.dateHeader();
-    if (date !== undefined) headers.push("Date", date);
-    res.writeHead(reply.status, headers);
+    if (date !== undefined) all.push("Date", date);
+    res.writeHead(reply.status, all);
     res.end(reply.body);
     this.answered(req, reply.status, startedAt);
     if (this.journaling) this.journal.finish(req, reply.status, performance.now() - startedAt);
@@ -114,6 +113,38 @@ export class Responder {
     res.writeHead(204, headers);
     res.end();
     this.answered(req, 204, startedAt);
+  }
+
+  /**
+   * Writes `reply` straight to a socket as a whole HTTP/1.1 response with
+   * `Connection: close`, then ends it; one the client keeps half-open is
+   * destroyed a little later. `origin`: the request's, when it was read.
+   */
+  sendOnSocket(
+    socket: Duplex,
+    reply: Reply,
+    headers: readonly string[],
+    origin: string | undefined,
+    dateMs: number,
+  ): void {
+    const body = typeof reply.body === "string" ? Buffer.from(reply.body) : reply.body;
+    const all = [
+      "Content-Type",
+      "application/json",
+      "Content-Length",
+      String(body.length),
+      "Date",
+      new Date(dateMs).toUTCString(),
+      "Connection",
+      "close",
+      ...headers,
+      ...this.cors.headers(origin),
+      ...(reply.headers ?? []),
+    ];
+    let head = `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ""}\r\n`;
+    for (let i = 0; i < all.length; i += 2) head += `${all[i]}: ${all[i + 1]}\r\n`;
+    socket.end(Buffer.concat([Buffer.from(`${head}\r\n`, "latin1"), body]));
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
   }
 
   /** Closes the connection on purpose, without an answer (fault injection, shutdown). */
@@ -147,14 +178,7 @@ export class Responder {
 
   /** `outcome`: the status sent, or `reset` for a connection closed on purpose. */
   private logRequest(req: IncomingMessage, outcome: number | "reset", startedAt: number): void {
-    const url = req.url ?? "";
-    const query = url.indexOf("?");
-    this.log!.request(
-      req.method ?? "-",
-      query === -1 ? url : url.slice(0, query),
-      outcome,
-      performance.now() - startedAt,
-    );
+    this.log!.request(req.method ?? "-", req.url ?? "", outcome, performance.now() - startedAt);
   }
 }
 

@@ -11,8 +11,7 @@ import type { RecordedRequest } from "./admin/request-journal.js";
 import type { App, ServerStats } from "./app.js";
 import { ServerConfigError } from "./config-error.js";
 import type { ConnectionCapStats } from "./connection-cap.js";
-import type { FaultOptions } from "./settings/faults.js";
-import type { ServerTimeouts } from "./http-server.js";
+import type { FaultOptions } from "./faults.js";
 import type { ApiKeySpec } from "./keys.js";
 import { checkAdvance, checkFaults, checkFilter, keySpecOf } from "./start-options.js";
 import type { PetStore } from "./store/types.js";
@@ -83,14 +82,15 @@ export interface Listening {
   log: AccessLog;
   tls: TlsSetup | undefined;
   capStats: () => ConnectionCapStats;
-  timeouts: ServerTimeouts;
+  /** On close, how long in-flight requests may take before connections are cut. */
+  shutdownTimeoutMs: number;
   host: string;
   /** The port it listens on (the one the system chose for port 0). */
   port: number;
 }
 
 export function runningServer(parts: Listening): RunningServer {
-  const { app, server, store, log, tls, capStats, timeouts, host, port: boundPort } = parts;
+  const { app, server, store, log, tls, capStats, host, port: boundPort } = parts;
   let closing: Promise<void> | undefined;
   async function close(): Promise<void> {
     app.drain();
@@ -99,7 +99,7 @@ export function runningServer(parts: Listening): RunningServer {
     const force = setTimeout(() => {
       app.close();
       server.closeAllConnections();
-    }, timeouts.shutdownTimeoutMs);
+    }, parts.shutdownTimeoutMs);
     await stopped;
     clearTimeout(force);
     app.close();

@@ -10,3 +10,4 @@ export const KEYS_VARIABLE = "PETSTORE_SERVE_KEYS";
 /** The admin token when --admin-token is not given (kept out of `ps`). */
 export const ADMIN_TOKEN_VARIABLE = "PETSTORE_SERVE_ADMIN_TOKEN";
 export const DEFAULT_JOURNAL_SIZE = 1000;
+export const MAX_JOURNAL_SIZE = 100_000;

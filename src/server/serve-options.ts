@@ -18,10 +18,10 @@ import {
 } from "./keys.js";
 import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE, isLoopback } from "./admin/access.js";
 import { ADMIN_TOKEN_VARIABLE, KEYS_VARIABLE } from "./serve-defaults.js";
-import { MAX_SEED_PETS, type StartServerOptions } from "./server.js";
-import { faultsFromFlags } from "./settings/faults.js";
-import { banAfter, banMs, journalSize } from "./settings/serve.js";
-import { readFlag } from "./settings/setting.js";
+import type { StartServerOptions } from "./server.js";
+import { faultsFromFlags } from "./faults.js";
+import { banAfter, banMs, journalSize, port, seed } from "./start-options.js";
+import { readFlag } from "./settings.js";
 import { planTls, type TlsFlags } from "./tls/tls-flags.js";
 
 export interface ServeFlags extends TlsFlags {
@@ -54,12 +54,6 @@ export interface ServePlan {
   trustFile?: string;
 }
 
-function wholeNumber(text: string, flag: string, max: number, min = 0): number {
-  const parsed = wholeNumberFlag(text, flag, min, max);
-  if (!parsed.ok) throw new ServerConfigError(parsed.problem);
-  return parsed.value;
-}
-
 function readKeysFile(path: string): ApiKeySpec[] {
   let text: string;
   try {
@@ -88,7 +82,6 @@ function resolveKeys(flags: ServeFlags, env: NodeJS.ProcessEnv): ApiKeySpec[] {
 }
 
 export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan {
-  const port = wholeNumber(flags.port, "--port", 65535);
   const host = flags.host.trim();
   if (host === "") throw new ServerConfigError("--host must not be empty");
   if (flags.file.trim() === "") throw new ServerConfigError("--file must not be empty");
@@ -98,7 +91,7 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan 
   const { tls, trustFile } = planTls(flags);
   const options: ServePlan["options"] = {
     file: flags.file,
-    port,
+    port: readFlag(port, flags.port),
     host,
     keys: generatedKey === undefined ? keys : [generatedKey],
     quiet: flags.quiet === true,
@@ -106,16 +99,18 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan 
     ban: {},
     tls,
   };
-  if (flags.seed !== undefined) options.seed = wholeNumber(flags.seed, "--seed", MAX_SEED_PETS);
+  if (flags.seed !== undefined) options.seed = readFlag(seed, flags.seed);
   if (flags.banAfter !== undefined) options.ban!.banAfter = readFlag(banAfter, flags.banAfter);
   if (flags.banSeconds !== undefined) options.ban!.banMs = readFlag(banMs, flags.banSeconds);
   if (flags.maxConnections !== undefined) {
-    options.maxConnections = wholeNumber(
+    const cap = wholeNumberFlag(
       flags.maxConnections,
       "--max-connections",
-      MAX_CONNECTIONS_LIMIT,
       1,
+      MAX_CONNECTIONS_LIMIT,
     );
+    if (!cap.ok) throw new ServerConfigError(cap.problem);
+    options.maxConnections = cap.value;
   }
   if (flags.cors !== undefined) {
     options.cors = flags.cors === false ? false : parseCorsFlag(flags.cors);

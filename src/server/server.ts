@@ -2,11 +2,12 @@
  * `startServer`: the fake on a real port, for `petstore serve` and for test
  * suites. With `file` it serves a JSON file through the file store; without, a
  * memory store (of `pets`, or of `seed` demo pets). A start checks its options,
- * opens the store, then listens (http-server.ts), and undoes what it made when a
- * step fails; the RunningServer it gives back is running-server.ts's.
+ * opens the store, then listens with node:http(s), whose timeouts and refusals
+ * are set here, and undoes what it made when a step fails; the RunningServer it
+ * gives back is running-server.ts's.
  */
-import type { Server } from "node:http";
-import type { Server as HttpsServer } from "node:https";
+import { createServer, type Server } from "node:http";
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import { AccessLog, type LogSink } from "./access-log.js";
 import { createApp, type App, type Clock } from "./app.js";
 import { ServerConfigError } from "./config-error.js";
@@ -17,8 +18,7 @@ import {
   MAX_CONNECTIONS_LIMIT,
   type ConnectionCapStats,
 } from "./connection-cap.js";
-import { faultSettingsOf, type FaultOptions } from "./settings/faults.js";
-import { DEFAULT_TIMEOUTS, httpServerFor, listen, type ServerTimeouts } from "./http-server.js";
+import { faultSettingsOf, type FaultOptions } from "./faults.js";
 import { generateKey, mergeKeys, type ApiKeySpec } from "./keys.js";
 import { keySpecOf, optionsChecker, petsOf, START_OPTION_SHAPE } from "./start-options.js";
 import type { Pet } from "../schema/pet.js";
@@ -26,7 +26,6 @@ import { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
 import { runningServer, type RunningServer } from "./running-server.js";
 import { createMemoryStore } from "./store/memory.js";
 import { demoPets } from "./store/seed.js";
-import type { FileStore } from "./store/file-store.js";
 import type { PetStore } from "./store/types.js";
 import { removeCreated } from "./tls/local-ca.js";
 import {
@@ -38,11 +37,28 @@ import {
   type TlsSetup,
 } from "./tls/server-tls.js";
 
-export type { ServerTimeouts } from "./http-server.js";
 export type { RequestFilter, RunningServer } from "./running-server.js";
 
-/** Demo pets a new store may start with (`--seed`). */
-export const MAX_SEED_PETS = 1_000_000;
+export interface ServerTimeouts {
+  /** Time allowed for a request's headers (slowloris guard). */
+  headersTimeoutMs: number;
+  /** Time allowed for a whole request, headers and body. */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept. */
+  keepAliveTimeoutMs: number;
+  /** How often the two request timeouts above are checked. */
+  checkIntervalMs: number;
+  /** On close, how long in-flight requests may take before connections are cut. */
+  shutdownTimeoutMs: number;
+}
+
+const DEFAULT_TIMEOUTS: ServerTimeouts = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  checkIntervalMs: 1_000,
+  shutdownTimeoutMs: 10_000,
+};
 
 export interface StartServerOptions {
   /** JSON file of pets (created when missing); without it, a memory store. */
@@ -110,9 +126,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   }
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ServerConfigError(`the port must be an integer from 0 to 65535; got ${port}`);
-  }
   const given = (options.keys ?? []).map((key) => keySpecOf(key, "key"));
   const keys = given.length > 0 ? mergeKeys(given) : [generateKey()];
   const faults = options.faults && faultSettingsOf(options.faults, "startServer");
@@ -132,22 +145,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   await precheckTls(tlsOption, caNextTo);
   const cors = normalizeCors(options.cors);
   const log = new AccessLog(options.log ?? process.stderr, options.quiet !== true);
-  let store: PetStore;
-  /** Closes the store of a start that failed, leaving nothing the start created. */
-  let abandon: () => Promise<void>;
-  try {
-    if (options.store !== undefined) {
-      store = options.store;
-      abandon = () => store.close();
-    } else {
-      const opened = await openStore(options, log);
-      store = opened;
-      abandon = "abandon" in opened ? () => opened.abandon() : () => opened.close();
-    }
-  } catch (error) {
+  const store: PetStore & { abandon?(): Promise<void> } = await (
+    options.store === undefined ? openStore(options, log) : Promise.resolve(options.store)
+  ).catch((error: unknown) => {
     log.flush();
     throw error;
-  }
+  });
+  /** Closes the store of a start that failed; one opened here removes what it created. */
+  const abandon = () =>
+    options.store === undefined && store.abandon !== undefined ? store.abandon() : store.close();
 
   let app: App;
   let server: Server | HttpsServer;
@@ -173,8 +179,31 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       journalSize: options.journalSize,
       admin: { host, token: options.adminToken },
     });
-    server = httpServerFor(app, tls, timeouts);
-    capStats = capConnections(server, maxConnections, (line) => log.note(line), tls !== undefined);
+    const serverOptions = {
+      headersTimeout: timeouts.headersTimeoutMs,
+      requestTimeout: timeouts.requestTimeoutMs,
+      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+      connectionsCheckingInterval: timeouts.checkIntervalMs,
+      // The app answers a missing Host itself, with an Error body and the rate-limit headers.
+      requireHostHeader: false,
+    };
+    server =
+      tls === undefined
+        ? createServer(serverOptions, app)
+        : createHttpsServer(
+            // A handshake gets no longer than a request's headers would.
+            {
+              ...serverOptions,
+              cert: tls.cert,
+              key: tls.key,
+              handshakeTimeout: timeouts.headersTimeoutMs,
+            },
+            app,
+          );
+    server.on("clientError", app.handleClientError);
+    server.on("checkExpectation", app.handleExpectation);
+    server.on("connect", app.handleConnect);
+    capStats = capConnections(server, maxConnections, (line) => log.note(line));
     await listen(server, port, host);
   } catch (error) {
     // The CA files first: the store's lock, let go by abandon(), is what keeps another
@@ -191,21 +220,48 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const address = server.address();
   const boundPort = typeof address === "object" && address !== null ? address.port : port;
 
-  return runningServer({ app, server, store, log, tls, capStats, timeouts, host, port: boundPort });
+  return runningServer({
+    app,
+    server,
+    store,
+    log,
+    tls,
+    capStats,
+    shutdownTimeoutMs: timeouts.shutdownTimeoutMs,
+    host,
+    port: boundPort,
+  });
 }
 
-async function openStore(
-  options: StartServerOptions,
-  log: AccessLog,
-): Promise<PetStore | FileStore> {
-  const seed = options.seed;
-  if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed <= MAX_SEED_PETS)) {
-    throw new ServerConfigError(
-      `the number of demo pets must be an integer from 0 to ${MAX_SEED_PETS}; got ${seed}`,
-    );
-  }
+async function openStore(options: StartServerOptions, log: AccessLog): Promise<PetStore> {
   if (options.pets !== undefined) return createMemoryStore(petsOf(options.pets));
-  if (options.file === undefined) return createMemoryStore(demoPets(seed ?? 0));
+  if (options.file === undefined) return createMemoryStore(demoPets(options.seed ?? 0));
   const { openFileStore } = await import("./store/file-store.js");
-  return openFileStore({ file: options.file, seed, log: (line) => log.note(line) });
+  return openFileStore({ file: options.file, seed: options.seed, log: (line) => log.note(line) });
+}
+
+function listen(server: Server | HttpsServer, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const fail = (error: Error & { code?: string }) => {
+      const code = error.code;
+      if (code === "EADDRINUSE") {
+        reject(
+          new ServerConfigError(
+            `port ${port} on ${host} is already in use; choose another with --port (--port 0 picks a free one)`,
+          ),
+        );
+      } else if (code === "EACCES") {
+        reject(new ServerConfigError(`not permitted to listen on port ${port} of ${host}`));
+      } else if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
+        reject(new ServerConfigError(`cannot listen on ${host}: no such address on this machine`));
+      } else {
+        reject(error);
+      }
+    };
+    server.once("error", fail);
+    server.listen(port, host, () => {
+      server.off("error", fail);
+      resolve();
+    });
+  });
 }

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
+import { connect as connectTls, type TLSSocket } from "node:tls";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -102,6 +103,40 @@ describe("the connection cap", () => {
     expect(received.map((text) => text.split(" ")[1])).toEqual(Array(10).fill("201"));
     expect(server.store.size).toBe(10);
     expect((await call(server.url, "/v1/pets", { key: KEY })).status).toBe(200);
+  });
+
+  it("over TLS, closes idle sockets for room but never a TLS connection with a request in flight", async () => {
+    server = await startTestServer({ keys: [KEY], maxConnections: 50, tls: true });
+    const ca = server.tls!.ca!;
+    const body = '{"name":"Secure","categoryId":1}';
+    const answers: Promise<string>[] = [];
+    const busy: TLSSocket[] = [];
+    for (let i = 0; i < 5; i++) {
+      const socket = connectTls({
+        port: server.port,
+        host: "127.0.0.1",
+        ca,
+        servername: "localhost",
+      });
+      socket.on("error", () => {});
+      sockets.push(socket);
+      busy.push(socket);
+      let received = "";
+      socket.on("data", (data: Buffer) => (received += data.toString("latin1")));
+      answers.push(new Promise((resolve) => socket.once("close", () => resolve(received))));
+      await new Promise((resolve) => socket.once("secureConnect", resolve));
+      socket.write(
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Raw sockets that never start a handshake are idle: room is made from them.
+    expect(await settled(await openIdle(server.port, 200))).toBeGreaterThanOrEqual(150);
+    expect(busy.every((socket) => socket.readyState === "open")).toBe(true);
+    for (const socket of busy) socket.write(body.slice(10));
+    const received = await within(3_000, Promise.all(answers));
+    expect(received.map((text) => text.split(" ")[1])).toEqual(Array(5).fill("201"));
+    expect(server.store.size).toBe(5);
   });
 
   it("refuses a cap that is not a whole number from 1", async () => {

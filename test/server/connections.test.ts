@@ -119,7 +119,9 @@ describe("listening", () => {
   });
 
   it.each([-1, 65536, 1.5])("refuses port %s", async (port) => {
-    await expect(startServer({ port, quiet: true })).rejects.toThrow(/^the port must be/);
+    await expect(startServer({ port, quiet: true })).rejects.toThrow(
+      /^startServer: port must be an integer from 0 to 65535/,
+    );
   });
 
   it("generates a free-plan key when none is given", async () => {

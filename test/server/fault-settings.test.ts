@@ -6,7 +6,7 @@ import * as z from "zod/mini";
 import { afterEach, describe, expect, it } from "vitest";
 import { ServerConfigError } from "../../src/server/config-error.js";
 import { planServe, type ServeFlags } from "../../src/server/serve-options.js";
-import { FAULT_SETTINGS, FaultSettings } from "../../src/server/settings/faults.js";
+import { FAULT_SETTINGS, FaultSettings } from "../../src/server/faults.js";
 import { admin, expectError } from "./admin/admin-http.js";
 import { startTestServer } from "./http.js";
 

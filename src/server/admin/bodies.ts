@@ -15,7 +15,7 @@ import {
   type PlanName,
 } from "../keys.js";
 import { MAX_ADVANCE_SECONDS } from "./clock.js";
-import { check, type Checked, type Rules } from "../settings/validation.js";
+import { check, type Checked, type Rules } from "../settings.js";
 
 /** A step of the clock: the body's field and the argument of the library's clock.advance(). */
 export const AdvanceSeconds = z.number().check(z.gte(0), z.lte(MAX_ADVANCE_SECONDS));

@@ -6,10 +6,9 @@
  */
 import { redactKey } from "../../schema/redact-key.js";
 import type { Keyring } from "../auth.js";
-import type { FaultSettings } from "../settings/faults.js";
+import type { FaultSettings } from "../faults.js";
 import type { ApiKeySpec, PlanName } from "../keys.js";
-import { UNLIMITED, type RequestLimiter } from "../limiter.js";
-import { peekRequest } from "../rate-limit.js";
+import { peekRequest, UNLIMITED, type RequestLimiter } from "../rate-limit.js";
 import type { PetStore } from "../store/types.js";
 import { isoTime, type FakeClock } from "./clock.js";
 import type {
@@ -122,7 +121,7 @@ export class ControlPlane {
     return this.parts.faults.get();
   }
 
-  /** Replaces every fault setting; the FaultInjector checks them once more. */
+  /** Replaces every fault setting. */
   setFaults(options: FaultSettings): void {
     this.parts.faults.set(options);
   }

@@ -8,7 +8,7 @@
  */
 import * as z from "zod/mini";
 import { PLAN_NAMES } from "../keys.js";
-import { FaultsAnswer, FaultSettings } from "../settings/faults.js";
+import { FaultsAnswer, FaultSettings } from "../faults.js";
 import { ClockBody, KeyBody } from "./bodies.js";
 import { LATEST_CLOCK_MS } from "./clock.js";
 import { MAX_JOURNAL_SIZE, PAGE_BYTES } from "./request-journal.js";

@@ -20,8 +20,7 @@ export const MAX_BODY_KEPT = 64 * 1024;
 export const BODY_BUDGET = 64 * 1024 * 1024;
 /** About how many bytes of JSON one answer of `GET /__admin/requests` holds at most. */
 export const PAGE_BYTES = 1024 * 1024;
-export { DEFAULT_JOURNAL_SIZE } from "../serve-defaults.js";
-export { MAX_JOURNAL_SIZE } from "../settings/serve.js";
+export { DEFAULT_JOURNAL_SIZE, MAX_JOURNAL_SIZE } from "../serve-defaults.js";
 
 /** One request, as recorded. Every field is set in the constructor: one object shape. */
 export class JournalEntry {

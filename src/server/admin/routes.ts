@@ -12,14 +12,14 @@ import { errorReply, printable, type Reply } from "../reply.js";
 import { readJsonBody } from "../request-body.js";
 import { StoreError } from "../store/types.js";
 import { refusal, type AdminAccess } from "./access.js";
-import { faultsAnswer, parseFaultsBody } from "../settings/faults.js";
+import { faultsAnswer, parseFaultsBody } from "../faults.js";
 import { parseClockBody, parseKeyBody } from "./bodies.js";
 import type { FakeClock } from "./clock.js";
 import type { ControlPlane } from "./control-plane.js";
 import { parseFilterQuery } from "./filters.js";
 import { adminOpenApiText } from "./openapi.js";
 import { PAGE_BYTES } from "./request-journal.js";
-import { plainJson } from "../settings/validation.js";
+import { plainJson } from "../settings.js";
 
 const ADMIN_PREFIX = "/__admin";
 const KEYS_PREFIX = `${ADMIN_PREFIX}/keys/`;

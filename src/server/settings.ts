@@ -1,18 +1,61 @@
 /**
- * zod decides whether a control-plane body or a library option is valid; the
- * wording comes from a table of rules by path (`latencyMs.min`), so each problem
- * names the field, says what it takes and what was given. Unknown fields are
- * named with the fields allowed there, read from the schema's JSON Schema.
+ * A setting of the fake is one zod schema whose checks carry the words a bad
+ * value gets (`must be an integer from 0 to 100000`); the `petstore serve` flag,
+ * the `startServer` option, the control-plane body and the admin document are
+ * all made from it (docs/design.md, "One schema per setting"). `check` turns
+ * zod's issues into problems that name the field, say what it takes and what
+ * was given; unknown fields are named with the fields allowed there, read from
+ * the schema's JSON Schema (zod's public form).
  */
 import * as z from "zod/mini";
-import { describeValue } from "../../schema/validate.js";
+import { describeValue } from "../schema/validate.js";
+import { ServerConfigError } from "./config-error.js";
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 
-/** What each path must be; "" is the whole value, `*` any element of an array (`pets.*.id`). */
+/**
+ * Words by path, for schemas whose own words are not those wanted; "" is the
+ * whole value, `*` any element of an array (`pets.*.id`).
+ */
 export type Rules = Record<string, string>;
 
 type Schema = z.ZodMiniType;
+
+/** An integer from `min` to `max`, every check of it with the same words. */
+export function integer(
+  min: number,
+  max: number,
+  rule = `must be an integer from ${min} to ${max}`,
+) {
+  return z.int({ error: rule }).check(z.gte(min, { error: rule }), z.lte(max, { error: rule }));
+}
+
+export interface Setting<S extends Schema = Schema> {
+  /** The value as the library option and the admin body take it; null is the default. */
+  schema: S;
+  flag: {
+    name: string;
+    /** What the flag's text must be, when its syntax differs from the JSON value's. */
+    rule?: string;
+    /** The flag's text as a candidate value, which the schema then decides on. */
+    read(text: string): unknown;
+  };
+}
+
+export function setting<S extends Schema>(definition: Setting<S>): Setting<S> {
+  return definition;
+}
+
+/** The value of a flag, checked by the setting's own schema. */
+export function readFlag<S extends Schema>(
+  setting: Setting<S>,
+  text: string,
+): NonNullable<z.output<S>> {
+  const parsed = setting.schema.safeParse(setting.flag.read(text));
+  if (parsed.success && parsed.data != null) return parsed.data as NonNullable<z.output<S>>;
+  const rule = setting.flag.rule ?? parsed.error?.issues[0]?.message;
+  throw new ServerConfigError(`${setting.flag.name} ${rule}; got ${JSON.stringify(text)}`);
+}
 
 function describe(value: unknown): string {
   return typeof value === "function" ? "a function" : describeValue(value);
@@ -34,7 +77,7 @@ type JsonSchema = {
   anyOf?: JsonSchema[];
 };
 
-/** The fields of the object schema at `path`, read from its JSON Schema (zod's public form). */
+/** The fields of the object schema at `path`, read from its JSON Schema. */
 function fieldsAt(schema: Schema, path: readonly PropertyKey[]): string[] {
   const objectIn = (json: JsonSchema | undefined): JsonSchema | undefined =>
     json?.anyOf?.find((member) => member.properties !== undefined || member.items !== undefined) ??
@@ -59,7 +102,7 @@ function ruleOf(rules: Rules, path: readonly PropertyKey[]): string | undefined 
 export function check<T>(
   schema: z.ZodMiniType<T>,
   input: unknown,
-  rules: Rules,
+  rules: Rules = {},
   kind = "field",
 ): Checked<T> {
   const result = schema.safeParse(input);
@@ -84,7 +127,7 @@ export function check<T>(
     // The rule of the whole value ("") names its subject itself.
     const rule =
       at === ""
-        ? (rules[""] ?? "the value is not valid")
+        ? (rules[""] ?? issue.message)
         : `${at} ${ruleOf(rules, issue.path) ?? issue.message}`;
     problems.push(
       given === undefined
