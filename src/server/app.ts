@@ -107,6 +107,8 @@ export function createApp(store: PetStore, options: AppOptions): App {
     list: (query) => listPets(pages, query),
     openApi,
     keys: (req) => refusal(access, req) ?? keysInFull(control),
+    health: () => control.health(),
+    now: () => clock.now(),
   });
 
   function handle(req: IncomingMessage, res: ServerResponse, unmetExpectation = false): void {

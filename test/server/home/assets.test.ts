@@ -28,7 +28,12 @@ describe("finding dist/home from the module that serves it", () => {
   }
 
   it("finds it beside a bundle in dist/, in dist/chunks/, and from the sources", () => {
-    layout("dist/home/home.js", "dist/chunks/x.js", "src/server/home/route.ts");
+    layout(
+      "dist/home/swagger-ui-bundle.js",
+      "dist/chunks/x.js",
+      "src/server/home/route.ts",
+      "src/server/home/home.js",
+    );
     const expected = join(work, "dist", "home");
     expect(findAssetDirectory(join(work, "dist"))).toBe(expected);
     expect(findAssetDirectory(join(work, "dist", "chunks"))).toBe(expected);
@@ -36,7 +41,7 @@ describe("finding dist/home from the module that serves it", () => {
   });
 
   it("finds nothing where the build has not run", () => {
-    layout("dist/index.js", "dist/home/other.js");
+    layout("dist/index.js", "dist/home/home.js");
     expect(findAssetDirectory(join(work, "dist"))).toBeUndefined();
   });
 
