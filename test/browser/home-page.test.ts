@@ -109,7 +109,7 @@ describe("the home page in a browser", () => {
       )
       .toEqual(sold.map((pet) => String(pet.id)));
     expect(page.url()).toBe(`${origin}/?status=sold`);
-    expect(await page.textContent('#pet-filters [aria-current="true"]')).toBe("Sold");
+    expect(await page.innerText('#pet-filters [aria-current="true"]')).toBe("Sold");
     await page.click('#pet-filters a[href="/"]');
     await expect.poll(() => rowsOf("pets").count()).toBe(PETS.length);
   });

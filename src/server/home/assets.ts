@@ -74,17 +74,14 @@ export function createAssetStore(read?: AssetReader): (name: string) => Asset | 
   const loaded = new Map<string, Asset>();
   let reader = read;
   return (name) => {
-    const type = Object.prototype.hasOwnProperty.call(HOME_ASSETS, name)
-      ? HOME_ASSETS[name]
-      : undefined;
-    if (type === undefined) return undefined;
+    if (!Object.hasOwn(HOME_ASSETS, name)) return undefined;
     let asset = loaded.get(name);
     if (asset === undefined) {
       reader ??= defaultReader();
       const bytes = reader(name);
       let gzipped: Buffer | undefined;
       asset = {
-        type,
+        type: HOME_ASSETS[name]!,
         bytes,
         etag: `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"`,
         gzipped: () => (gzipped ??= gzipSync(bytes)),

@@ -61,8 +61,8 @@ async function refresh() {
       if (next) part.replaceWith(next);
     }
   } catch (error) {
-    $("#health").dataset.state = "error";
     $("#health").textContent = error.message;
+    $("#health").className = "down";
   }
 }
 
@@ -99,15 +99,15 @@ function clock(iso) {
 
 function requestRow(entry) {
   const target = entry.query === "" ? entry.path : `${entry.path}?${entry.query}`;
-  const code = el("code", "", target);
-  code.title = entry.body?.slice(0, BODY_SHOWN) ?? target;
+  const request = el("td", "target", el("b", `method ${entry.method}`, entry.method), " ", target);
+  request.title = entry.body?.slice(0, BODY_SHOWN) ?? target;
   const status = entry.status;
   const tone = typeof status !== "number" || status >= 500 ? "bad" : status < 400 ? "ok" : "warn";
   const row = el(
     "tr",
     "fresh",
     el("td", "time", clock(entry.time)),
-    el("td", "target", el("span", `method ${entry.method}`, entry.method), code),
+    request,
     el("td", "num", el("span", `pill ${tone}`, String(status ?? "—"))),
     el("td", "num", entry.durationMs.toFixed(1)),
     el("td", "", entry.plan ?? "—"),
@@ -182,12 +182,13 @@ function showFaults(faults) {
   form.failMode.value = faults.failMode;
   const meta = $("#faults-meta");
   meta.textContent = describe(faults);
-  meta.dataset.on = String(meta.textContent !== "off");
+  meta.className = meta.textContent === "off" ? "" : "warn";
 }
 
+/** `tone`: a class of home.css (ok, bad), or none. */
 function say(text, tone) {
   $("#faults-status").textContent = text;
-  $("#faults-status").dataset.tone = tone;
+  $("#faults-status").className = tone;
 }
 
 async function applyFaults(faults) {

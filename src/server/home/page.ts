@@ -8,6 +8,7 @@
  * not the page's own goes through htmlEscape: pet names are anyone's input.
  */
 import { htmlEscape } from "escape-goat";
+import { PET_STATUSES, type Pet } from "../../schema/pet.js";
 
 declare const PETSTORE_VERSION: string;
 
@@ -17,7 +18,6 @@ export const HOME_PREFIX = "/__home/";
 const UNLIMITED = 2147483647;
 /** Pets shown: the first page of `GET /v1/pets` at its largest. */
 export const PETS_SHOWN = 100;
-const STATUSES = ["available", "pending", "sold"];
 
 /** A key as `GET /__home/keys` gives it: in full. */
 export interface KeyEntry {
@@ -29,30 +29,18 @@ export interface KeyEntry {
   reset: number;
 }
 
-/** A pet as the list gives it, its int64s as bigints (parseJson). */
-export interface ListedPet {
-  id: bigint;
-  name: string;
-  categoryId: bigint;
-  status?: string;
-}
-
-export interface Health {
-  status: string;
-  pets: number;
-  uptimeSeconds: number;
-}
-
 /** What the page shows; a string in place of a list says why it is not shown. */
 export interface PageView {
   origin: string;
   /** The pets' status filter; "" for all. */
   status: string;
-  pets: ListedPet[] | string;
+  /** Parsed with parseJson: int64s as bigints. */
+  pets: Pet[] | string;
   keys: KeyEntry[] | string;
   /** The control plane asks for its --admin-token. */
   needsToken: boolean;
-  health?: Health;
+  /** `GET /__admin/health`'s body. */
+  health?: { status: string; pets: number; uptimeSeconds: number };
   /** The fake's time, Unix seconds. */
   nowSeconds: number;
 }
@@ -130,25 +118,24 @@ function emptyRow(columns: number, why: string): string {
   return `<tr><td class="empty" colspan="${columns}">${htmlEscape(why)}</td></tr>`;
 }
 
+/** The control plane's health; nothing when it refuses (the notice says why). */
 function statusLine({ health }: PageView): string {
-  if (health === undefined) {
-    return `<span id="health" data-live data-state="error">no control plane</span>`;
-  }
+  if (health === undefined) return `<span id="health" data-live></span>`;
   const pets = `${count(health.pets)} pet${health.pets === 1 ? "" : "s"}`;
   const text = `${health.status} · ${pets} · up ${duration(health.uptimeSeconds)}`;
-  return `<span id="health" data-live data-state="ok">${htmlEscape(text)}</span>`;
+  return `<span id="health" data-live>${htmlEscape(text)}</span>`;
 }
 
 /** The control plane's refusal, said once at the top; a 401 asks for the --admin-token. */
 function notice({ keys, needsToken }: PageView): string {
-  if (typeof keys !== "string") return `<div id="notice" data-live hidden></div>`;
+  if (typeof keys !== "string") return `<article id="notice" data-live hidden></article>`;
   const said = `The control plane (/__admin) answered: ${htmlEscape(keys)}`;
-  if (!needsToken) return `<div id="notice" data-live>${said}</div>`;
-  return `<div id="notice" data-live><form id="token">
-  <span>${said}. Give the token of <code>--admin-token</code>:</span>
-  <input type="password" name="token" placeholder="admin token" aria-label="admin token">
+  if (!needsToken) return `<article id="notice" data-live>${said}</article>`;
+  return `<article id="notice" data-live><form id="token">
+  <label>${said}. Give the token of <code>--admin-token</code>:
+  <input type="password" name="token" placeholder="admin token" aria-label="admin token"></label>
   <button type="submit">Use token</button>
-</form></div>`;
+</form></article>`;
 }
 
 function keyRow(entry: KeyEntry, nowSeconds: number): string {
@@ -199,17 +186,17 @@ const FAULTS_CARD = `<article>
 </form>
 </article>`;
 
-function petRow(pet: ListedPet): string {
+function petRow(pet: Pet): string {
   const status = pet.status ?? "—";
   return `<tr data-id="${pet.id}"><td class="num">${pet.id}</td><td class="name">${htmlEscape(pet.name)}</td><td class="num">${pet.categoryId}</td><td><span class="pill ${htmlEscape(status)}">${htmlEscape(status)}</span></td></tr>`;
 }
 
 function petsCard({ pets, status }: PageView): string {
   const which = status === "" ? "" : `${status} `;
-  const filters = ["", ...STATUSES].map((value) => {
+  const filters = ["", ...PET_STATUSES].map((value) => {
     const current = value === status ? ` aria-current="true"` : ` class="secondary outline"`;
-    const label = value === "" ? "All" : value[0]!.toUpperCase() + value.slice(1);
-    return `<a href="/${value === "" ? "" : `?status=${value}`}" role="button"${current}>${label}</a>`;
+    const href = value === "" ? "/" : `/?status=${value}`;
+    return `<a href="${href}" role="button"${current}>${value || "all"}</a>`;
   });
   let rows = typeof pets === "string" ? emptyRow(4, pets) : pets.map(petRow).join("\n");
   let meta = "";

@@ -23,10 +23,10 @@ import {
   PAGE_CSP,
   pageHtml,
   PETS_SHOWN,
-  type Health,
+  type PageView,
   type KeyEntry,
-  type ListedPet,
 } from "./page.js";
+import type { Pet } from "../../schema/pet.js";
 
 export interface HomeOptions {
   /** The reply of `GET /v1/pets?<query>`. */
@@ -37,11 +37,11 @@ export interface HomeOptions {
   mayReadPets?(req: IncomingMessage): boolean;
   /**
    * The reply of `GET /__home/keys`: the keys in full, with their plans and quota,
-   * for whoever may use the control plane (which can add keys); without it, a 404.
+   * for whoever may use the control plane (which can add keys).
    */
-  keys?(req: IncomingMessage): Reply;
+  keys(req: IncomingMessage): Reply;
   /** `GET /__admin/health`'s body, for the page's status line. */
-  health?(): Health;
+  health?(): PageView["health"];
   /** The fake's time in ms (its clock can be moved forward); default: Date.now. */
   now?(): number;
   /** Where the page's files come from; default: dist/home/ or the binary's assets. */
@@ -67,9 +67,6 @@ interface Exchange {
   limitHeaders: readonly string[];
 }
 
-const PETS = `${HOME_PREFIX}pets`;
-const KEYS = `${HOME_PREFIX}keys`;
-const OPENAPI = `${HOME_PREFIX}openapi.json`;
 const MEDIA_TYPES = ["application/json", "text/html"];
 const COMMON_HEADERS = ["X-Content-Type-Options", "nosniff", "Referrer-Policy", "no-referrer"];
 
@@ -148,10 +145,6 @@ export function createHomeRoute(options: HomeOptions): HomeRoute {
     );
   }
 
-  function keys(req: IncomingMessage): Reply {
-    return options.keys?.(req) ?? errorReply("not_found", "this fake shows no keys");
-  }
-
   function home(exchange: Exchange, query: string): number {
     const origin = fakeOrigin(exchange.req);
     const headers = ["Cache-Control", "no-store", "Vary", "Accept"];
@@ -166,12 +159,12 @@ export function createHomeRoute(options: HomeOptions): HomeRoute {
     const status = new URLSearchParams(query).get("status") ?? "";
     const list = new URLSearchParams({ limit: String(PETS_SHOWN) });
     if (status !== "") list.set("status", status);
-    const keyReply = keys(exchange.req);
+    const keyReply = options.keys(exchange.req);
     const keyList = parsed<{ keys: KeyEntry[] }>(keyReply);
     const html = pageHtml({
       origin,
       status,
-      pets: parsed<ListedPet[]>(pets(exchange.req, list.toString()), parseJson),
+      pets: parsed<Pet[]>(pets(exchange.req, list.toString()), parseJson),
       keys: typeof keyList === "string" ? keyList : keyList.keys,
       needsToken: keyReply.status === 401,
       health: typeof keyList === "string" ? undefined : options.health?.(),
@@ -195,9 +188,10 @@ export function createHomeRoute(options: HomeOptions): HomeRoute {
       return sendReply(exchange, reply);
     }
     if (path === "/") return home(exchange, query);
-    if (path === OPENAPI) return sendReply(exchange, { status: 200, body: options.openApi(req) });
-    if (path === PETS) return sendReply(exchange, pets(req, query));
-    if (path === KEYS && options.keys) return sendReply(exchange, options.keys(req));
+    if (path === `${HOME_PREFIX}openapi.json`)
+      return sendReply(exchange, { status: 200, body: options.openApi(req) });
+    if (path === `${HOME_PREFIX}pets`) return sendReply(exchange, pets(req, query));
+    if (path === `${HOME_PREFIX}keys`) return sendReply(exchange, options.keys(req));
     return asset(exchange, path.slice(HOME_PREFIX.length));
   };
 }

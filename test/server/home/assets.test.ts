@@ -64,6 +64,7 @@ describe("a page whose files are missing or unreadable", () => {
   let base: string;
   const list: HomeOptions["list"] = () => ({ status: 200, body: "[]" });
   const openApi: HomeOptions["openApi"] = () => "{}";
+  const keys: HomeOptions["keys"] = () => ({ status: 200, body: '{"keys":[]}' });
 
   async function serve(options: HomeOptions): Promise<void> {
     const route = createHomeRoute(options);
@@ -79,6 +80,7 @@ describe("a page whose files are missing or unreadable", () => {
     await serve({
       list,
       openApi,
+      keys,
       readAsset: () => {
         throw new MissingAssetsError("the home page's files (dist/home/) are missing");
       },
@@ -97,6 +99,7 @@ describe("a page whose files are missing or unreadable", () => {
     await serve({
       list,
       openApi,
+      keys,
       readAsset: () => {
         throw Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
       },
@@ -109,7 +112,7 @@ describe("a page whose files are missing or unreadable", () => {
   });
 
   it("refuses the pets to whoever mayReadPets refuses", async () => {
-    await serve({ list, openApi, mayReadPets: () => false });
+    await serve({ list, openApi, keys, mayReadPets: () => false });
     expect((await call(base, "/__home/pets")).status).toBe(403);
   });
 });

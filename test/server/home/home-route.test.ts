@@ -92,7 +92,7 @@ describe("GET / from a browser: the home page", () => {
     ) as { name: string }[];
     expect(names(await page("/?status=sold"))).toEqual(sold.map((pet) => pet.name));
     expect(await page("/?status=sold")).toContain(
-      `<a href="/?status=sold" role="button" aria-current="true">Sold</a>`,
+      `<a href="/?status=sold" role="button" aria-current="true">sold</a>`,
     );
     expect(await page("/?status=lost")).toContain(
       "status must be one of available, pending, sold; got &quot;lost&quot;",
@@ -113,7 +113,9 @@ describe("GET / from a browser: the home page", () => {
     for (const refused of refusals) {
       const html = await page("/", refused);
       expect(html).not.toContain(KEY);
-      expect(html).toContain('<div id="notice" data-live>The control plane (/__admin) answered: ');
+      expect(html).toContain(
+        '<article id="notice" data-live>The control plane (/__admin) answered: ',
+      );
     }
   });
 
