@@ -223,6 +223,49 @@ describe("the home page in a browser", () => {
   });
 });
 
+describe("the home page of a fake with an --admin-token", () => {
+  const TOKEN = "home-admin-token-0123456789";
+  let guarded: App;
+  let guardedServer: Server;
+  let tokenPage: Page;
+
+  beforeAll(async () => {
+    const keys = [parseKeySpec(`${KEY}:pro`)];
+    guarded = createApp(createMemoryStore(PETS), {
+      keys,
+      admin: { host: "127.0.0.1", token: TOKEN },
+    });
+    guardedServer = await listen(guarded);
+    const address = guardedServer.address() as AddressInfo;
+    tokenPage = await browser.newPage();
+    await tokenPage.goto(`http://127.0.0.1:${address.port}/`);
+  });
+
+  afterAll(async () => {
+    await tokenPage.context().close();
+    await new Promise((resolve) => guardedServer?.close(resolve));
+    guarded?.close();
+  });
+
+  it("asks for the token, then shows the keys, the faults and the live journal with it", async () => {
+    expect(await tokenPage.locator("#keys td.key").count()).toBe(0);
+    await expect.poll(() => tokenPage.textContent("#requests-live")).toBe("paused");
+    await tokenPage.fill("#token input", TOKEN);
+    await tokenPage.click("#token button");
+    await expect
+      .poll(() => tokenPage.locator("#keys td.key code").allTextContents())
+      .toEqual([KEY]);
+    expect(await tokenPage.locator("#notice").isHidden()).toBe(true);
+    await expect.poll(() => tokenPage.textContent("#faults-meta")).toBe("off");
+    await expect.poll(() => tokenPage.textContent("#requests-live")).toBe("live");
+    // Kept for the tab: a reload shows the keys again without asking.
+    await tokenPage.reload();
+    await expect
+      .poll(() => tokenPage.locator("#keys td.key code").allTextContents())
+      .toEqual([KEY]);
+  });
+});
+
 /**
  * What overflows sideways in the page, run in the browser (as text: the tests
  * are compiled without the DOM's types): an element whose visible part (clipped

@@ -20,18 +20,18 @@ const REFRESH_EVERY = 5;
 
 const $ = (selector) => document.querySelector(selector);
 
-function token() {
-  try {
-    return sessionStorage.getItem(TOKEN);
-  } catch {
-    return null; // Storage refused (a private window).
-  }
+/** The --admin-token given on this page, kept for this tab (sessionStorage). */
+let adminToken = null;
+try {
+  adminToken = sessionStorage.getItem(TOKEN);
+} catch {
+  // Storage refused (a private window): a token lasts until the page reloads.
 }
 
 /** The answer, or an Error with the message of the fake's Error body. */
 async function call(url, init = {}) {
   const headers = new Headers(init.headers);
-  if (token()) headers.set("Authorization", `Bearer ${token()}`);
+  if (adminToken) headers.set("Authorization", `Bearer ${adminToken}`);
   let response;
   try {
     response = await fetch(url, { ...init, headers, cache: "no-store" });
@@ -51,14 +51,17 @@ function el(tag, className, ...children) {
   return element;
 }
 
-/** The parts the fake renders anew, from the page as it is now (with the filter in the URL). */
+/**
+ * The parts the fake renders anew, from the page as it is now (with the filter in
+ * the URL); not one being typed in (the token's input).
+ */
 async function refresh() {
   try {
     const page = await call(location.href, { headers: { Accept: "text/html" } });
     const fresh = new DOMParser().parseFromString(await page.text(), "text/html");
     for (const part of document.querySelectorAll("[data-live]")) {
       const next = fresh.getElementById(part.id);
-      if (next) part.replaceWith(next);
+      if (next && part.querySelector("input:focus") === null) part.replaceWith(next);
     }
   } catch (error) {
     $("#health").textContent = error.message;
@@ -252,10 +255,12 @@ document.addEventListener("click", (event) => {
 document.addEventListener("submit", (event) => {
   if (event.target.id !== "token") return;
   event.preventDefault();
+  adminToken = event.target.token.value;
+  event.target.token.blur();
   try {
-    sessionStorage.setItem(TOKEN, event.target.token.value);
+    sessionStorage.setItem(TOKEN, adminToken);
   } catch {
-    return; // Storage refused: the page cannot keep the token.
+    // Storage refused: the token lasts until the page reloads.
   }
   loadFaults();
   void refresh();
@@ -284,5 +289,5 @@ if (window.SwaggerUIBundle === undefined) {
 
 document.addEventListener("visibilitychange", schedule);
 loadFaults();
-if (token()) void refresh();
+if (adminToken) void refresh();
 void poll();

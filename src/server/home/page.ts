@@ -133,7 +133,7 @@ function notice({ keys, needsToken }: PageView): string {
   if (!needsToken) return `<article id="notice" data-live>${said}</article>`;
   return `<article id="notice" data-live><form id="token">
   <label>${said}. Give the token of <code>--admin-token</code>:
-  <input type="password" name="token" placeholder="admin token" aria-label="admin token"></label>
+  <input type="password" name="token" placeholder="admin token"></label>
   <button type="submit">Use token</button>
 </form></article>`;
 }
