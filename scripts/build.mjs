@@ -29,8 +29,8 @@
 // from CommonJS programs and test runners (Jest without ESM); package.json's
 // "require" condition points there.
 //
-// dist/home/: the home page's script and styles, and the API reference library
-// (swagger-ui-dist) copied from node_modules (scripts/home-assets.mjs).
+// dist/home/: the home page's script and styles, its stylesheet (@picocss/pico)
+// and the API reference library (swagger-ui-dist), copied (scripts/home-assets.mjs).
 //
 // dist/THIRD_PARTY_LICENSES lists every package the bundles take from
 // node_modules, with its licence text, from esbuild's metafiles (written to
@@ -42,7 +42,7 @@
 import { build } from "esbuild";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { writeCodeCache } from "./code-cache.mjs";
-import { buildHomeAssets, COPIED_PACKAGES } from "./home-assets.mjs";
+import { copyHomeAssets, COPIED_PACKAGES } from "./home-assets.mjs";
 import { mergeMetafiles, writeThirdPartyLicenses } from "./third-party-licenses.mjs";
 
 const root = new URL("..", import.meta.url);
@@ -201,12 +201,8 @@ const results = await Promise.all([
     ),
     plugins: [vendorShims],
   }),
-  buildHomeAssets({
-    root: root.pathname,
-    outdir: new URL(`${staging}/`, root).pathname,
-    minify: common.minify,
-  }).then((metafile) => ({ metafile })),
 ]);
+await copyHomeAssets({ root: root.pathname, outdir: new URL(`${staging}/`, root).pathname });
 await writeFile(new URL(`${staging}/package.json`, root), '{"type":"module"}\n');
 const metafile = mergeMetafiles(results.map((result) => result.metafile));
 await writeFile(new URL(`${staging}/metafile.json`, root), JSON.stringify(metafile));

@@ -7,8 +7,4 @@ export interface CopiedPackageFiles {
 
 export const COPIED_PACKAGES: CopiedPackageFiles[];
 
-export function buildHomeAssets(options: {
-  root: string;
-  outdir: string;
-  minify: boolean;
-}): Promise<Record<string, unknown>>;
+export function copyHomeAssets(options: { root: string; outdir: string }): Promise<void>;

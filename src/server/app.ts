@@ -129,6 +129,13 @@ function clientErrorReply(code: string | undefined): Reply {
   return errorReply("bad_request", "the request is not valid HTTP/1.1");
 }
 
+/** The home page's keys: the entries of GET /__admin/keys with each key in full. */
+function keysInFull(control: ControlPlane): Reply {
+  const specs = control.keys();
+  const keys = control.keyEntries().map((entry, i) => ({ ...entry, key: specs[i]!.key }));
+  return { status: 200, body: JSON.stringify({ keys }) };
+}
+
 export function createApp(store: PetStore, options: AppOptions) {
   const clock = new FakeClock(options.clock);
   const log = options.log;
@@ -167,14 +174,9 @@ export function createApp(store: PetStore, options: AppOptions) {
   const home = createHomeRoute({
     list: (query) => listPets(pages, query),
     openApi,
-    // The home page's keys: the entries of GET /__admin/keys with each key in full.
-    keys: (req) => {
-      const refused = refusal(access, req);
-      if (refused !== undefined) return refused;
-      const specs = control.keys();
-      const keys = control.keyEntries().map((entry, i) => ({ ...entry, key: specs[i]!.key }));
-      return { status: 200, body: JSON.stringify({ keys }) };
-    },
+    keys: (req) => refusal(access, req) ?? keysInFull(control),
+    health: () => control.health(),
+    now: () => clock.now(),
   });
 
   function handle(req: IncomingMessage, res: ServerResponse, unmetExpectation: boolean): void {

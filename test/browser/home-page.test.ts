@@ -1,9 +1,9 @@
 /**
  * The home page in a real browser (Debian's chromium): it shows the seeded pets
- * and filters them, shows a request made meanwhile by someone else, changes a
- * fault setting through the control plane, renders the API reference, and
- * fetches nothing from anywhere but the fake; 400 and 1280 px wide, nothing
- * overflows sideways and each key can be copied. Screenshots: <temp>/home.png
+ * and filters them, escapes a pet's name, shows a request made meanwhile by
+ * someone else, changes a fault setting through the control plane, renders the
+ * API reference, and fetches nothing from anywhere but the fake; 400 and 1280 px
+ * wide, nothing overflows sideways and each key can be copied. Screenshots: <temp>/home.png
  * (and /tmp/petstore-home.png), <temp>/home-400.png, <temp>/home-1280.png.
  *
  * The fake is createApp on one origin, its control plane open as on loopback.
@@ -26,6 +26,9 @@ const KEY = "psk_home0123456789abcdef";
 /** Short keys, which redaction showed as the same "…". */
 const SHORT_KEYS = ["dev-key-1", "dev-key-2"];
 const PETS = demoPets(14);
+/** A name that would run a script, were it put in the page as HTML. */
+const NEWCOMER =
+  '<script>window.escaped = false</script><img src=x onerror="window.escaped = false">';
 
 let work: string;
 let server: Server;
@@ -96,7 +99,7 @@ describe("the home page in a browser", () => {
     await expect.poll(() => rowsOf("pets").count()).toBe(PETS.length);
     const names = await page.locator("#pets tbody td.name").allTextContents();
     expect(names).toEqual(PETS.map((pet) => pet.name));
-    await page.click('#pet-filters button[data-status="sold"]');
+    await page.click('#pet-filters a[href="/?status=sold"]');
     const sold = PETS.filter((pet) => pet.status === "sold");
     expect(sold.length).toBeGreaterThan(0);
     expect(sold.length).toBeLessThan(PETS.length);
@@ -105,7 +108,9 @@ describe("the home page in a browser", () => {
         page.locator("#pets tbody tr").evaluateAll((rows) => rows.map((r) => r.dataset.id)),
       )
       .toEqual(sold.map((pet) => String(pet.id)));
-    await page.click('#pet-filters button[data-status=""]');
+    expect(page.url()).toBe(`${origin}/?status=sold`);
+    expect(await page.innerText('#pet-filters [aria-current="true"]')).toBe("Sold");
+    await page.click('#pet-filters a[href="/"]');
     await expect.poll(() => rowsOf("pets").count()).toBe(PETS.length);
   });
 
@@ -118,16 +123,17 @@ describe("the home page in a browser", () => {
     await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(1);
     expect(await row.locator("td").nth(2).textContent()).toBe("200");
     expect(await row.locator("td").nth(4).textContent()).toBe("pro");
-    // A created pet shows up in the pet list without a reload.
+    // A created pet shows up in the pet list without a reload, its name as text.
     const created = await fetch(`${origin}/v1/pets`, {
       method: "POST",
       headers: { Authorization: `Bearer ${KEY}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ name: "Newcomer", categoryId: 2, status: "available" }),
+      body: JSON.stringify({ name: NEWCOMER, categoryId: 2, status: "available" }),
     });
     expect(created.status).toBe(201);
     await expect
       .poll(() => page.locator("#pets tbody td.name").allTextContents(), { timeout: 10_000 })
-      .toContain("Newcomer");
+      .toContain(NEWCOMER);
+    expect(await page.evaluate("window.escaped")).toBeUndefined();
   });
 
   it("changes a fault setting through the control plane", async () => {
@@ -217,6 +223,49 @@ describe("the home page in a browser", () => {
   });
 });
 
+describe("the home page of a fake with an --admin-token", () => {
+  const TOKEN = "home-admin-token-0123456789";
+  let guarded: App;
+  let guardedServer: Server;
+  let tokenPage: Page;
+
+  beforeAll(async () => {
+    const keys = [parseKeySpec(`${KEY}:pro`)];
+    guarded = createApp(createMemoryStore(PETS), {
+      keys,
+      admin: { host: "127.0.0.1", token: TOKEN },
+    });
+    guardedServer = await listen(guarded);
+    const address = guardedServer.address() as AddressInfo;
+    tokenPage = await browser.newPage();
+    await tokenPage.goto(`http://127.0.0.1:${address.port}/`);
+  });
+
+  afterAll(async () => {
+    await tokenPage.context().close();
+    await new Promise((resolve) => guardedServer?.close(resolve));
+    guarded?.close();
+  });
+
+  it("asks for the token, then shows the keys, the faults and the live journal with it", async () => {
+    expect(await tokenPage.locator("#keys td.key").count()).toBe(0);
+    await expect.poll(() => tokenPage.textContent("#requests-live")).toBe("paused");
+    await tokenPage.fill("#token input", TOKEN);
+    await tokenPage.click("#token button");
+    await expect
+      .poll(() => tokenPage.locator("#keys td.key code").allTextContents())
+      .toEqual([KEY]);
+    expect(await tokenPage.locator("#notice").isHidden()).toBe(true);
+    await expect.poll(() => tokenPage.textContent("#faults-meta")).toBe("off");
+    await expect.poll(() => tokenPage.textContent("#requests-live")).toBe("live");
+    // Kept for the tab: a reload shows the keys again without asking.
+    await tokenPage.reload();
+    await expect
+      .poll(() => tokenPage.locator("#keys td.key code").allTextContents())
+      .toEqual([KEY]);
+  });
+});
+
 /**
  * What overflows sideways in the page, run in the browser (as text: the tests
  * are compiled without the DOM's types): an element whose visible part (clipped
@@ -283,7 +332,7 @@ describe.each([400, 1280])("the home page %i px wide", (width) => {
 
   it("keeps the Copy button off the export lines", async () => {
     const lines = (await narrow.locator("#cli-lines").boundingBox())!;
-    const button = (await narrow.locator("button[data-copy=cli-lines]").boundingBox())!;
+    const button = (await narrow.locator("#cli-lines + button[data-copy]").boundingBox())!;
     const apart =
       button.x >= lines.x + lines.width ||
       button.x + button.width <= lines.x ||
@@ -295,7 +344,7 @@ describe.each([400, 1280])("the home page %i px wide", (width) => {
   it("copies each key, in full, with its own button", async () => {
     const copied: string[] = [];
     for (const row of await narrow.locator("#keys tbody tr").all()) {
-      await row.locator("button.copy-key").click({ timeout: HANG_MS / 2 });
+      await row.locator("button[data-copy]").click({ timeout: HANG_MS / 2 });
       copied.push(await narrow.evaluate<string>("navigator.clipboard.readText()"));
     }
     expect(copied).toEqual([KEY, ...SHORT_KEYS]);

@@ -20,6 +20,10 @@ describe("docs/serve.md, the home page", () => {
         `\`swagger-ui.css\` ${megabytes(css)}), ${megabytes(gzipped)} gzipped`,
     );
     const own = statSync(home("home.js")).size + statSync(home("home.css")).size;
-    expect(serveDoc).toContain(`own script and styles add ${Math.round(own / 1000)} kB`);
+    const pico = statSync(home("pico.conditional.jade.min.css")).size;
+    expect(serveDoc).toContain(
+      `own script and styles add ${Math.round(own / 1000)} kB, and its stylesheet ` +
+        `(\`@picocss/pico\`) ${Math.round(pico / 1000)} kB`,
+    );
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The home page's static files (its own script and styles, and Swagger UI), as
- * the build puts them in dist/home/. The standalone binary carries them as Node
+ * The home page's static files (its own script and styles, Pico's stylesheet and
+ * Swagger UI), as the build copies them into dist/home/. The standalone binary carries them as Node
  * SEA assets (`home/<name>`); anywhere else they are read from the dist/home/
  * directory of this package, found from this module's own location (dist/,
  * dist/chunks/, or src/server/home/ when the sources run under a test runner).
@@ -19,6 +19,7 @@ import { gzipSync } from "node:zlib";
 export const HOME_ASSETS: Readonly<Record<string, string>> = {
   "home.js": "text/javascript; charset=utf-8",
   "home.css": "text/css; charset=utf-8",
+  "pico.conditional.jade.min.css": "text/css; charset=utf-8",
   "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
   "swagger-ui-bundle.js.LICENSE.txt": "text/plain; charset=utf-8",
   "swagger-ui.css": "text/css; charset=utf-8",
@@ -37,12 +38,16 @@ export class MissingAssetsError extends KindedError {
   static override [ERROR_KIND] = "MissingAssetsError";
 }
 
-/** The directory of a file beside which dist/home/ is looked for, from up to five levels up. */
+/**
+ * The directory of a file beside which dist/home/ is looked for, from up to five
+ * levels up. It is known by a file only the build puts there (src/server/home/
+ * holds the page's own files too).
+ */
 export function findAssetDirectory(from: string): string | undefined {
   let dir = from;
   for (let level = 0; level < 5; level++) {
     for (const candidate of [join(dir, "home"), join(dir, "dist", "home")]) {
-      if (existsSync(join(candidate, "home.js"))) return candidate;
+      if (existsSync(join(candidate, "swagger-ui-bundle.js"))) return candidate;
     }
     const parent = dirname(dir);
     if (parent === dir) break;
@@ -69,17 +74,14 @@ export function createAssetStore(read?: AssetReader): (name: string) => Asset | 
   const loaded = new Map<string, Asset>();
   let reader = read;
   return (name) => {
-    const type = Object.prototype.hasOwnProperty.call(HOME_ASSETS, name)
-      ? HOME_ASSETS[name]
-      : undefined;
-    if (type === undefined) return undefined;
+    if (!Object.hasOwn(HOME_ASSETS, name)) return undefined;
     let asset = loaded.get(name);
     if (asset === undefined) {
       reader ??= defaultReader();
       const bytes = reader(name);
       let gzipped: Buffer | undefined;
       asset = {
-        type,
+        type: HOME_ASSETS[name]!,
         bytes,
         etag: `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"`,
         gzipped: () => (gzipped ??= gzipSync(bytes)),

@@ -2,24 +2,47 @@
  * What `GET /` answers: the home page's HTML for a browser, a JSON index of the
  * fake's links for everything else. Both are built per request from the origin
  * the client used, so the links and the CLI lines name the address it reached.
- * The page holds no key and no data: its script reads those from the control
- * plane (/__admin), /__home/keys and /__home/pets once loaded, and the reference from
- * /__home/openapi.json (the document of /v1/openapi.json, read without leaving
- * a line in the request journal).
+ * The page is rendered here whole (keys, pets, status line); its script
+ * (home.js) keeps the request journal and the faults form live and renders the
+ * parts marked `data-live` anew by reading the page again. Every text that is
+ * not the page's own goes through htmlEscape: pet names are anyone's input.
  */
+import { htmlEscape } from "escape-goat";
+import { PET_STATUSES, type Pet } from "../../schema/pet.js";
+
 declare const PETSTORE_VERSION: string;
 
 const VERSION = typeof PETSTORE_VERSION === "string" ? PETSTORE_VERSION : "0.0.0-dev";
 export const HOME_PREFIX = "/__home/";
+/** The whole-number limit the fake gives an unlimited key. */
+const UNLIMITED = 2147483647;
+/** Pets shown: the first page of `GET /v1/pets` at its largest. */
+export const PETS_SHOWN = 100;
 
-/** What the page's script is told, as JSON in the page. */
-interface HomeConfig {
-  version: string;
-  baseUrl: string;
-  openApiUrl: string;
-  adminUrl: string;
-  petsUrl: string;
-  keysUrl: string;
+/** A key as `GET /__home/keys` gives it: in full. */
+export interface KeyEntry {
+  key: string;
+  plan: string;
+  limit: number;
+  remaining: number;
+  /** Unix seconds, of the fake's clock. */
+  reset: number;
+}
+
+/** What the page shows; a string in place of a list says why it is not shown. */
+export interface PageView {
+  origin: string;
+  /** The pets' status filter; "" for all. */
+  status: string;
+  /** Parsed with parseJson: int64s as bigints. */
+  pets: Pet[] | string;
+  keys: KeyEntry[] | string;
+  /** The control plane asks for its --admin-token. */
+  needsToken: boolean;
+  /** `GET /__admin/health`'s body. */
+  health?: { status: string; pets: number; uptimeSeconds: number };
+  /** The fake's time, Unix seconds. */
+  nowSeconds: number;
 }
 
 /** `{rel: absolute URL}`: where everything of the fake is. */
@@ -52,23 +75,6 @@ export function indexJson(origin: string): string {
   return JSON.stringify(index, null, 2) + "\n";
 }
 
-const ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
-
-/** JSON that cannot end the <script> element it sits in, nor open a comment. */
-function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e");
-}
-
 /** The same quoting as `serve --print-env` (exportLines): single quotes keep everything literal. */
 function shellQuote(value: string): string {
   return `'${value.replace(/'/g, "'\\''")}'`;
@@ -95,78 +101,173 @@ export const PAGE_CSP = [
   "form-action 'self'",
 ].join("; ");
 
-export function pageHtml(origin: string): string {
-  const baseUrl = `${origin}/v1`;
-  const host = origin.replace(/^https?:\/\//, "");
-  const config: HomeConfig = {
-    version: VERSION,
-    baseUrl,
-    openApiUrl: `${origin}${HOME_PREFIX}openapi.json`,
-    adminUrl: `${origin}/__admin`,
-    petsUrl: `${origin}${HOME_PREFIX}pets`,
-    keysUrl: `${origin}${HOME_PREFIX}keys`,
-  };
+function count(value: number): string {
+  return value >= UNLIMITED ? "unlimited" : value.toLocaleString("en");
+}
+
+function duration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
+}
+
+/** One row saying why a table has no rows. */
+function emptyRow(columns: number, why: string): string {
+  return `<tr><td class="empty" colspan="${columns}">${htmlEscape(why)}</td></tr>`;
+}
+
+/** The control plane's health; nothing when it refuses (the notice says why). */
+function statusLine({ health }: PageView): string {
+  if (health === undefined) return `<span id="health" data-live></span>`;
+  const pets = `${count(health.pets)} pet${health.pets === 1 ? "" : "s"}`;
+  const text = `${health.status} · ${pets} · up ${duration(health.uptimeSeconds)}`;
+  return `<span id="health" data-live>${htmlEscape(text)}</span>`;
+}
+
+/** The control plane's refusal, said once at the top; a 401 asks for the --admin-token. */
+function notice({ keys, needsToken }: PageView): string {
+  if (typeof keys !== "string") return `<article id="notice" data-live hidden></article>`;
+  const said = `The control plane (/__admin) answered: ${htmlEscape(keys)}`;
+  if (!needsToken) return `<article id="notice" data-live>${said}</article>`;
+  return `<article id="notice" data-live><form id="token">
+  <label>${said}. Give the token of <code>--admin-token</code>:
+  <input type="password" name="token" placeholder="admin token"></label>
+  <button type="submit">Use token</button>
+</form></article>`;
+}
+
+function keyRow(entry: KeyEntry, nowSeconds: number): string {
+  const meter =
+    entry.limit >= UNLIMITED
+      ? ""
+      : ` <progress value="${entry.remaining}" max="${entry.limit}"></progress>`;
+  return `<tr>
+  <td class="key"><code>${htmlEscape(entry.key)}</code> <button type="button" data-copy class="outline">Copy</button></td>
+  <td data-label="Plan"><span class="pill plan-${htmlEscape(entry.plan)}">${htmlEscape(entry.plan)}</span></td>
+  <td class="num" data-label="Limit">${count(entry.limit)}</td>
+  <td class="num" data-label="Remaining">${count(entry.remaining)}${meter}</td>
+  <td data-label="Resets">in ${duration(entry.reset - nowSeconds)}</td>
+</tr>`;
+}
+
+function keysCard({ keys, nowSeconds }: PageView): string {
+  const rows =
+    typeof keys === "string"
+      ? emptyRow(5, "shown to whoever may use the control plane")
+      : keys.map((entry) => keyRow(entry, nowSeconds)).join("\n");
+  const meta = typeof keys === "string" ? "" : `${keys.length} key${keys.length === 1 ? "" : "s"}`;
+  return `<article id="keys" data-live>
+<header><h2>Keys</h2><small>${meta}</small></header>
+<table>
+<thead><tr><th>Key</th><th>Plan</th><th class="num">Limit</th><th class="num">Remaining</th><th>Resets</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+<small>Limit, remaining and reset are those of the window that binds first (the minute or the day), as the <code>X-RateLimit-*</code> headers give them.</small>
+</article>`;
+}
+
+const FAULTS_CARD = `<article>
+<header><h2>Faults</h2><small id="faults-meta"></small></header>
+<form id="faults">
+<div class="grid">
+  <label>Latency min <small>ms</small><input name="latencyMin" type="number" min="0" step="1" inputmode="numeric"></label>
+  <label>Latency max <small>ms</small><input name="latencyMax" type="number" min="0" step="1" inputmode="numeric"></label>
+</div>
+<div class="grid">
+  <label>Fail rate <small>0 to 1</small><input name="failRate" type="number" min="0" max="1" step="any" inputmode="decimal"></label>
+  <label>Fail mode<select name="failMode"><option value="503">503 fault_injected</option><option value="reset">reset before processing</option><option value="reset-after">reset after processing</option></select></label>
+</div>
+<button type="submit">Apply</button> <button type="button" id="faults-off" class="secondary outline">Turn off</button>
+<small id="faults-status" role="status"></small>
+</form>
+</article>`;
+
+function petRow(pet: Pet): string {
+  const status = pet.status ?? "—";
+  return `<tr data-id="${pet.id}"><td class="num">${pet.id}</td><td class="name">${htmlEscape(pet.name)}</td><td class="num">${pet.categoryId}</td><td><span class="pill ${htmlEscape(status)}">${htmlEscape(status)}</span></td></tr>`;
+}
+
+function petsCard({ pets, status }: PageView): string {
+  const which = status === "" ? "" : `${status} `;
+  const filters = ["", ...PET_STATUSES].map((value) => {
+    const current = value === status ? ` aria-current="true"` : ` class="secondary outline"`;
+    const href = value === "" ? "/" : `/?status=${value}`;
+    return `<a href="${href}" role="button"${current}>${value || "all"}</a>`;
+  });
+  let rows = typeof pets === "string" ? emptyRow(4, pets) : pets.map(petRow).join("\n");
+  let meta = "";
+  if (typeof pets !== "string") {
+    if (pets.length === 0) rows = emptyRow(4, `no ${which}pets`);
+    meta = `${pets.length === PETS_SHOWN ? "first " : ""}${pets.length} ${which}pets`;
+  }
+  return `<article id="pets" data-live>
+<header><h2>Pets</h2><small>${htmlEscape(meta)}</small></header>
+<nav id="pet-filters" role="group" aria-label="Filter by status">${filters.join("")}</nav>
+<div class="scroll"><table>
+<thead><tr><th class="num">ID</th><th>Name</th><th class="num">Category</th><th>Status</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table></div>
+</article>`;
+}
+
+const REQUESTS_CARD = `<article>
+<header><h2>Requests</h2><span class="pill ok" id="requests-live">live</span><small id="requests-meta"></small></header>
+<div class="scroll"><table id="requests">
+<thead><tr><th>Time</th><th>Request</th><th class="num">Status</th><th class="num">ms</th><th>Plan</th></tr></thead>
+<tbody>${emptyRow(5, "no requests yet: they appear here live")}</tbody>
+</table></div>
+</article>`;
+
+export function pageHtml(view: PageView): string {
+  const baseUrl = `${view.origin}/v1`;
+  const host = view.origin.replace(/^https?:\/\//, "");
   const lines = `export PETSTORE_BASE_URL=${shellQuote(baseUrl)}\nexport PETSTORE_API_KEY='<your key>'`;
   return `<!doctype html>
-<html lang="en">
+<html lang="en" data-theme="light">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>petstore serve · ${escapeHtml(host)}</title>
+<title>petstore serve · ${htmlEscape(host)}</title>
 <link rel="icon" href="${ICON}">
+<link rel="stylesheet" href="${HOME_PREFIX}pico.conditional.jade.min.css">
 <link rel="stylesheet" href="${HOME_PREFIX}swagger-ui.css">
 <link rel="stylesheet" href="${HOME_PREFIX}home.css">
-<script type="application/json" id="home-config">${scriptJson(config)}</script>
-<script src="${HOME_PREFIX}home.js" defer></script>
 <script src="${HOME_PREFIX}swagger-ui-bundle.js" defer></script>
+<script src="${HOME_PREFIX}home.js" defer></script>
 </head>
 <body>
 <header class="topbar">
-  <div class="brand"><img src="${ICON}" alt="" width="28" height="28"><span class="name">petstore serve</span><span class="tag">local fake</span><span class="version">v${escapeHtml(VERSION)}</span></div>
-  <div class="health" id="health" data-state="loading"><span class="dot"></span><span class="text">connecting…</span></div>
+  <img src="${ICON}" alt="" width="28" height="28"><strong>petstore serve</strong><span class="pill">local fake</span><span class="pill">v${htmlEscape(VERSION)}</span>
+  ${statusLine(view)}
 </header>
 <main>
-  <div class="notice" id="admin-notice" hidden></div>
-  <section class="card connect" aria-labelledby="connect-title">
-    <div class="card-head"><h2 id="connect-title">Point the CLI at this fake</h2></div>
-    <p class="base">Base URL <code id="base-url">${escapeHtml(baseUrl)}</code></p>
-    <div class="shell"><pre id="cli-lines">${escapeHtml(lines)}</pre><button type="button" class="copy" data-copy="cli-lines">Copy</button></div>
-    <p class="hint">Put one of the keys below in place of <code>&lt;your key&gt;</code> (each has a Copy button: on a local fake they are no secret from you). <code>petstore serve --print-env</code> prints both lines with the first key.</p>
-  </section>
-  <div class="columns">
-    <section class="card" aria-labelledby="keys-title">
-      <div class="card-head"><h2 id="keys-title">Keys</h2><span class="meta" id="keys-meta"></span></div>
-      <table class="data" id="keys"><thead><tr><th>Key</th><th>Plan</th><th class="num">Limit</th><th class="num">Remaining</th><th>Resets</th></tr></thead><tbody></tbody></table>
-      <p class="hint">Limit, remaining and reset are those of the window that binds first (the minute or the day), as the <code>X-RateLimit-*</code> headers give them.</p>
-    </section>
-    <section class="card" aria-labelledby="faults-title">
-      <div class="card-head"><h2 id="faults-title">Faults</h2><span class="meta" id="faults-meta"></span></div>
-      <form id="faults" class="faults" novalidate>
-        <label><span>Latency min <span class="unit">ms</span></span><input name="latencyMin" type="number" min="0" step="1" inputmode="numeric"></label>
-        <label><span>Latency max <span class="unit">ms</span></span><input name="latencyMax" type="number" min="0" step="1" inputmode="numeric"></label>
-        <label><span>Fail rate <span class="unit">0 to 1</span></span><input name="failRate" type="number" min="0" max="1" step="0.01" inputmode="decimal"></label>
-        <label><span>Fail mode</span><select name="failMode"><option value="503">503 fault_injected</option><option value="reset">reset before processing</option><option value="reset-after">reset after processing</option></select></label>
-        <div class="actions"><button type="submit" class="primary">Apply</button><button type="button" id="faults-off">Turn off</button><span class="status" id="faults-status" role="status"></span></div>
-      </form>
-    </section>
-  </div>
-  <div class="columns">
-    <section class="card" aria-labelledby="pets-title">
-      <div class="card-head"><h2 id="pets-title">Pets</h2><span class="meta" id="pets-meta"></span></div>
-      <div class="filters" id="pet-filters" role="group" aria-label="Filter by status">
-        <button type="button" data-status="" aria-pressed="true">All</button><button type="button" data-status="available" aria-pressed="false">Available</button><button type="button" data-status="pending" aria-pressed="false">Pending</button><button type="button" data-status="sold" aria-pressed="false">Sold</button>
-      </div>
-      <div class="scroll"><table class="data" id="pets"><thead><tr><th class="num">ID</th><th>Name</th><th class="num">Category</th><th>Status</th></tr></thead><tbody></tbody></table></div>
-    </section>
-    <section class="card" aria-labelledby="requests-title">
-      <div class="card-head"><h2 id="requests-title">Requests</h2><span class="live" id="requests-live">live</span><span class="meta" id="requests-meta"></span></div>
-      <div class="scroll"><table class="data" id="requests"><thead><tr><th>Time</th><th>Request</th><th class="num">Status</th><th class="num">ms</th><th>Plan</th></tr></thead><tbody></tbody></table></div>
-    </section>
-  </div>
-  <section class="card reference" aria-labelledby="reference-title">
-    <div class="card-head"><h2 id="reference-title">API reference</h2><a class="meta" href="/v1/openapi.json">openapi.json</a></div>
-    <div id="reference"><p class="empty">Loading the reference…</p></div>
-  </section>
+<div class="pico cards">
+${notice(view)}
+<article>
+<header><h2>Point the CLI at this fake</h2></header>
+<p>Base URL <code id="base-url">${htmlEscape(baseUrl)}</code></p>
+<div class="shell"><pre id="cli-lines">${htmlEscape(lines)}</pre><button type="button" data-copy class="contrast">Copy</button></div>
+<small>Put one of the keys below in place of <code>&lt;your key&gt;</code> (each has a Copy button: on a local fake they are no secret from you). <code>petstore serve --print-env</code> prints both lines with the first key.</small>
+</article>
+<div class="grid">
+${keysCard(view)}
+${FAULTS_CARD}
+</div>
+<div class="grid">
+${petsCard(view)}
+${REQUESTS_CARD}
+</div>
+</div>
+<section class="reference">
+<h2>API reference <a href="/v1/openapi.json">openapi.json</a></h2>
+<div id="reference"><p>Loading the reference…</p></div>
+</section>
 </main>
 <footer>Served by <code>petstore serve</code>: every file of this page comes from this fake, nothing from the internet.</footer>
 </body>

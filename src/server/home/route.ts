@@ -1,21 +1,32 @@
 /**
  * `GET /` and `/__home/*`: the home page, its JSON index and files, and the
- * page's reads of the pets and of the OpenAPI document. Outside the API: no key
- * and no quota (the rate-limit headers show where the client stands, uncounted),
- * and nothing here reaches the request journal, so an open page does not change
- * what it shows. The pets are read through the API's own list (`list`, the same
- * reply as `GET /v1/pets`), for requests from this machine only: that read needs
- * no key. The document is the one `GET /v1/openapi.json` serves (`openApi`). The
- * keys are shown in full (`keys`): on a local fake they are not secrets from
- * the person running it, and whoever may use the control plane may add keys.
+ * reads of the pets, the keys and the OpenAPI document that the page shows.
+ * Outside the API: no key and no quota (the rate-limit headers show where the
+ * client stands, uncounted), and nothing here reaches the request journal, so an
+ * open page does not change what it shows. The pets are read through the API's
+ * own list (`list`, the same reply as `GET /v1/pets`), for requests from this
+ * machine only: that read needs no key. The document is the one
+ * `GET /v1/openapi.json` serves (`openApi`). The keys are shown in full (`keys`)
+ * to whoever may use the control plane: on a local fake they are not secrets
+ * from the person running it, and the control plane may add keys anyway.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Negotiator from "negotiator";
 import { fakeOrigin } from "../openapi-route.js";
+import { parseJson } from "../../schema/json.js";
 import { errorReply, printable, type Reply } from "../reply.js";
 import { createAssetStore, MissingAssetsError, type AssetReader } from "./assets.js";
 import { isLocalRequest } from "./local-request.js";
-import { HOME_PREFIX, indexJson, PAGE_CSP, pageHtml } from "./page.js";
+import {
+  HOME_PREFIX,
+  indexJson,
+  PAGE_CSP,
+  pageHtml,
+  PETS_SHOWN,
+  type PageView,
+  type KeyEntry,
+} from "./page.js";
+import type { Pet } from "../../schema/pet.js";
 
 export interface HomeOptions {
   /** The reply of `GET /v1/pets?<query>`. */
@@ -26,9 +37,13 @@ export interface HomeOptions {
   mayReadPets?(req: IncomingMessage): boolean;
   /**
    * The reply of `GET /__home/keys`: the keys in full, with their plans and quota,
-   * for whoever may use the control plane (which can add keys); without it, a 404.
+   * for whoever may use the control plane (which can add keys).
    */
-  keys?(req: IncomingMessage): Reply;
+  keys(req: IncomingMessage): Reply;
+  /** `GET /__admin/health`'s body, for the page's status line. */
+  health?(): PageView["health"];
+  /** The fake's time in ms (its clock can be moved forward); default: Date.now. */
+  now?(): number;
   /** Where the page's files come from; default: dist/home/ or the binary's assets. */
   readAsset?: AssetReader;
 }
@@ -52,9 +67,6 @@ interface Exchange {
   limitHeaders: readonly string[];
 }
 
-const PETS = `${HOME_PREFIX}pets`;
-const KEYS = `${HOME_PREFIX}keys`;
-const OPENAPI = `${HOME_PREFIX}openapi.json`;
 const MEDIA_TYPES = ["application/json", "text/html"];
 const COMMON_HEADERS = ["X-Content-Type-Options", "nosniff", "Referrer-Policy", "no-referrer"];
 
@@ -83,14 +95,10 @@ function sendReply(exchange: Exchange, reply: Reply): number {
   return send(exchange, reply.status, [...headers, ...(reply.headers ?? [])], reply.body);
 }
 
-function home(exchange: Exchange): number {
-  const origin = fakeOrigin(exchange.req);
-  const headers = ["Cache-Control", "no-store", "Vary", "Accept"];
-  if (new Negotiator(exchange.req).mediaType(MEDIA_TYPES) !== "text/html") {
-    return send(exchange, 200, ["Content-Type", "application/json", ...headers], indexJson(origin));
-  }
-  const page = ["Content-Type", "text/html; charset=utf-8", "Content-Security-Policy", PAGE_CSP];
-  return send(exchange, 200, [...page, ...headers], pageHtml(origin));
+/** The reply's body as JSON, or the message of the Error body it is. */
+function parsed<T>(reply: Reply, parse: (text: string) => unknown = JSON.parse): T | string {
+  const body = parse(reply.body.toString()) as T & { message: string };
+  return reply.status === 200 ? body : body.message;
 }
 
 export function createHomeRoute(options: HomeOptions): HomeRoute {
@@ -129,21 +137,47 @@ export function createHomeRoute(options: HomeOptions): HomeRoute {
     return send(exchange, 200, headers, found.bytes);
   }
 
-  function pets(exchange: Exchange): number {
-    if (!mayReadPets(exchange.req)) {
-      const reply = errorReply(
-        "forbidden",
-        "the home page reads pets without a key for this machine only (loopback address and host); use GET /v1/pets with a key",
+  function pets(req: IncomingMessage, query: string): Reply {
+    if (mayReadPets(req)) return options.list(query);
+    return errorReply(
+      "forbidden",
+      "the home page reads pets without a key for this machine only (loopback address and host); use GET /v1/pets with a key",
+    );
+  }
+
+  function home(exchange: Exchange, query: string): number {
+    const origin = fakeOrigin(exchange.req);
+    const headers = ["Cache-Control", "no-store", "Vary", "Accept"];
+    if (new Negotiator(exchange.req).mediaType(MEDIA_TYPES) !== "text/html") {
+      return send(
+        exchange,
+        200,
+        ["Content-Type", "application/json", ...headers],
+        indexJson(origin),
       );
-      return sendReply(exchange, reply);
     }
-    const url = exchange.req.url ?? "";
-    const at = url.indexOf("?");
-    return sendReply(exchange, options.list(at === -1 ? "" : url.slice(at + 1)));
+    const status = new URLSearchParams(query).get("status") ?? "";
+    const list = new URLSearchParams({ limit: String(PETS_SHOWN) });
+    if (status !== "") list.set("status", status);
+    const keyReply = options.keys(exchange.req);
+    const keyList = parsed<{ keys: KeyEntry[] }>(keyReply);
+    const html = pageHtml({
+      origin,
+      status,
+      pets: parsed<Pet[]>(pets(exchange.req, list.toString()), parseJson),
+      keys: typeof keyList === "string" ? keyList : keyList.keys,
+      needsToken: keyReply.status === 401,
+      health: typeof keyList === "string" ? undefined : options.health?.(),
+      nowSeconds: (options.now?.() ?? Date.now()) / 1000,
+    });
+    const page = ["Content-Type", "text/html; charset=utf-8", "Content-Security-Policy", PAGE_CSP];
+    return send(exchange, 200, [...page, ...headers], html);
   }
 
   return (req, res, path, limitHeaders = []) => {
     if (!isHomePath(path)) return undefined;
+    const url = req.url ?? "";
+    const query = url.includes("?") ? url.slice(url.indexOf("?") + 1) : "";
     const exchange: Exchange = { req, res, limitHeaders };
     if (req.method !== "GET" && req.method !== "HEAD") {
       const reply = errorReply(
@@ -153,10 +187,11 @@ export function createHomeRoute(options: HomeOptions): HomeRoute {
       );
       return sendReply(exchange, reply);
     }
-    if (path === "/") return home(exchange);
-    if (path === OPENAPI) return sendReply(exchange, { status: 200, body: options.openApi(req) });
-    if (path === PETS) return pets(exchange);
-    if (path === KEYS && options.keys) return sendReply(exchange, options.keys(req));
+    if (path === "/") return home(exchange, query);
+    if (path === `${HOME_PREFIX}openapi.json`)
+      return sendReply(exchange, { status: 200, body: options.openApi(req) });
+    if (path === `${HOME_PREFIX}pets`) return sendReply(exchange, pets(req, query));
+    if (path === `${HOME_PREFIX}keys`) return sendReply(exchange, options.keys(req));
     return asset(exchange, path.slice(HOME_PREFIX.length));
   };
 }

@@ -28,7 +28,12 @@ describe("finding dist/home from the module that serves it", () => {
   }
 
   it("finds it beside a bundle in dist/, in dist/chunks/, and from the sources", () => {
-    layout("dist/home/home.js", "dist/chunks/x.js", "src/server/home/route.ts");
+    layout(
+      "dist/home/swagger-ui-bundle.js",
+      "dist/chunks/x.js",
+      "src/server/home/route.ts",
+      "src/server/home/home.js",
+    );
     const expected = join(work, "dist", "home");
     expect(findAssetDirectory(join(work, "dist"))).toBe(expected);
     expect(findAssetDirectory(join(work, "dist", "chunks"))).toBe(expected);
@@ -36,7 +41,7 @@ describe("finding dist/home from the module that serves it", () => {
   });
 
   it("finds nothing where the build has not run", () => {
-    layout("dist/index.js", "dist/home/other.js");
+    layout("dist/index.js", "dist/home/home.js");
     expect(findAssetDirectory(join(work, "dist"))).toBeUndefined();
   });
 
@@ -59,6 +64,7 @@ describe("a page whose files are missing or unreadable", () => {
   let base: string;
   const list: HomeOptions["list"] = () => ({ status: 200, body: "[]" });
   const openApi: HomeOptions["openApi"] = () => "{}";
+  const keys: HomeOptions["keys"] = () => ({ status: 200, body: '{"keys":[]}' });
 
   async function serve(options: HomeOptions): Promise<void> {
     const route = createHomeRoute(options);
@@ -74,6 +80,7 @@ describe("a page whose files are missing or unreadable", () => {
     await serve({
       list,
       openApi,
+      keys,
       readAsset: () => {
         throw new MissingAssetsError("the home page's files (dist/home/) are missing");
       },
@@ -92,6 +99,7 @@ describe("a page whose files are missing or unreadable", () => {
     await serve({
       list,
       openApi,
+      keys,
       readAsset: () => {
         throw Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
       },
@@ -104,7 +112,7 @@ describe("a page whose files are missing or unreadable", () => {
   });
 
   it("refuses the pets to whoever mayReadPets refuses", async () => {
-    await serve({ list, openApi, mayReadPets: () => false });
+    await serve({ list, openApi, keys, mayReadPets: () => false });
     expect((await call(base, "/__home/pets")).status).toBe(403);
   });
 });

@@ -57,16 +57,89 @@ describe("GET / without text/html: a JSON index of the links", () => {
 });
 
 describe("GET / from a browser: the home page", () => {
-  it("is HTML with the base URL and the two lines for the CLI, never the key", async () => {
+  const page = async (path = "/", headers: Record<string, string> = {}) =>
+    (await get(path, { accept: BROWSER_ACCEPT, ...headers })).text;
+  const names = (html: string) =>
+    [...html.matchAll(/<td class="name">(.*?)<\/td>/g)].map((m) => m[1]);
+
+  it("is HTML with the base URL and the two lines for the CLI, never the key it is sent", async () => {
     const answer = await get("/", { accept: BROWSER_ACCEPT, authorization: `Bearer ${KEY}` });
     expect(answer.status).toBe(200);
     expect(answer.headers["content-type"]).toBe("text/html; charset=utf-8");
     expect(answer.headers.vary).toBe("Accept");
+    expect(answer.headers["cache-control"]).toBe("no-store");
     expect(answer.text).toContain(`<code id="base-url">${server.url}</code>`);
     expect(answer.text).toContain(
       `export PETSTORE_BASE_URL=&#39;${server.url}&#39;\nexport PETSTORE_API_KEY=&#39;&lt;your key&gt;&#39;`,
     );
-    expect(answer.text).not.toContain(KEY);
+    const stranger = "psk_someone_else_0123456789";
+    expect(await page("/", { authorization: `Bearer ${stranger}` })).not.toContain(stranger);
+  });
+
+  it("shows the pets (the first 100), by status with ?status=, each name escaped", async () => {
+    const created = await call(server.url, "/v1/pets", {
+      method: "POST",
+      key: UNLIMITED,
+      body: JSON.stringify({ name: "<script>alert('x')</script> & co", categoryId: 2 }),
+    });
+    expect(created.status).toBe(201);
+    const all = await page();
+    expect(names(all)).toHaveLength(31);
+    expect(all).not.toContain("<script>alert");
+    expect(names(all)).toContain("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; co");
+    const sold = JSON.parse(
+      (await call(server.url, "/v1/pets?status=sold&limit=100", { key: UNLIMITED })).text,
+    ) as { name: string }[];
+    expect(names(await page("/?status=sold"))).toEqual(sold.map((pet) => pet.name));
+    expect(await page("/?status=sold")).toContain(
+      `<a href="/?status=sold" role="button" aria-current="true">sold</a>`,
+    );
+    expect(await page("/?status=lost")).toContain(
+      "status must be one of available, pending, sold; got &quot;lost&quot;",
+    );
+  });
+
+  it("shows the keys in full, with their plans and quota, to whoever may use the control plane", async () => {
+    const html = await page();
+    expect(html).toContain(`<code>${KEY}</code>`);
+    expect(html).toContain(`<code>${UNLIMITED}</code>`);
+    // TINY's limit of 2 a minute, and the unlimited key's.
+    expect(html).toMatch(/<td class="num" data-label="Limit">2<\/td>/);
+    expect(html).toMatch(/<td class="num" data-label="Limit">unlimited<\/td>/);
+    const refusals: Record<string, string>[] = [
+      { host: "rebound.example" },
+      { origin: "https://elsewhere.example" },
+    ];
+    for (const refused of refusals) {
+      const html = await page("/", refused);
+      expect(html).not.toContain(KEY);
+      expect(html).toContain(
+        '<article id="notice" data-live>The control plane (/__admin) answered: ',
+      );
+    }
+  });
+
+  it("shows the pets to this machine only: not to a page whose name was rebound to it", async () => {
+    const html = await page("/", { host: "rebound.example" });
+    expect(names(html)).toEqual([]);
+    expect(html).toContain("the home page reads pets without a key for this machine only");
+  });
+
+  it("asks for the --admin-token, and shows the keys to a read that sends it", async () => {
+    const token = "home-page-token-0123456789";
+    const guarded = await startTestServer({ keys: [TINY], adminToken: token });
+    try {
+      const without = await call(guarded.url, "/", { headers: { accept: BROWSER_ACCEPT } });
+      expect(without.text).not.toContain(KEY);
+      expect(without.text).toContain('<form id="token">');
+      const withToken = await call(guarded.url, "/", {
+        headers: { accept: BROWSER_ACCEPT, authorization: `Bearer ${token}` },
+      });
+      expect(withToken.text).toContain(`<code>${KEY}</code>`);
+      expect(withToken.text).not.toContain('<form id="token">');
+    } finally {
+      await guarded.close();
+    }
   });
 
   it("allows only its own origin: no script, style, font or call from elsewhere", async () => {
