@@ -1,20 +1,11 @@
 /** `petstore get <petId>`: GET /pets/{petId}, with the deprecation warning on stderr (once a day per profile). */
 import type { Command } from "commander";
-import type { Deprecation } from "../client/types.js";
 import type { Factory } from "./factory.js";
 import { chooseOutput, type OutputFlags } from "../output/output-format.js";
-import { loadPalette } from "../output/palette.js";
 import { writePets } from "../output/pets.js";
-import { textWidth } from "../output/wrap.js";
-import type { ResolvedSettings } from "../profiles/resolve.js";
 import { validatePetId } from "../schema/validate.js";
 import { UsageError } from "../errors.js";
-import {
-  deprecationDue,
-  deprecationLines,
-  LABEL,
-  rememberDeprecationShown,
-} from "./deprecation-warning.js";
+import { warnDeprecated } from "./deprecation-warning.js";
 import { addExamples } from "./help-layout.js";
 import { addOutputOptions } from "./output-options.js";
 import { capitalized, wrongValueSentence } from "./pet-words.js";
@@ -30,27 +21,6 @@ export function getCommand(program: Command, factory: Factory): void {
     .action((petId: string, flags: GetFlags) => getRun(petId, flags, factory));
   addRequestOptions(addOutputOptions(command));
   addExamples(command, ["petstore get 42", "petstore get 42 --json"]);
-}
-
-/** After the pet is shown: at most once a day per profile; failing to remember it fails nothing. */
-async function warnDeprecated(
-  factory: Factory,
-  settings: ResolvedSettings,
-  deprecation: Deprecation | undefined,
-  verbose: boolean,
-) {
-  const { env, io } = factory;
-  const { profile } = settings;
-  const now = factory.now();
-  if (!deprecationDue(env, profile, now)) return;
-  const palette = await loadPalette(io, "stderr");
-  const width = textWidth(io.stderr, env);
-  const text = deprecationLines(deprecation, now, settings.baseUrl, width).join("\n");
-  io.stderr.write(`${palette.yellow(LABEL)}${text.slice(LABEL.length)}\n`);
-  const problem = await rememberDeprecationShown(env, profile, now);
-  if (problem !== undefined && verbose) {
-    io.stderr.write(`could not remember that the warning was shown (${problem}); it shows again\n`);
-  }
 }
 
 export async function getRun(petId: string, flags: GetFlags, factory: Factory): Promise<void> {

@@ -99,16 +99,12 @@ function retryPolicy(flags: RequestFlags): RetryPolicy {
   return { ...DEFAULT_RETRY_POLICY, limit: parsed.value };
 }
 
-export function debugRequested(env: NodeJS.ProcessEnv): boolean {
-  return envFlag(env, "PETSTORE_DEBUG") === true;
-}
-
 export function requestOptionsFrom(flags: RequestFlags, env: NodeJS.ProcessEnv): RequestOptions {
   const { profile, env: environment, baseUrl, allowInsecure } = flags;
   return {
     settings: { profile, env: environment, baseUrl, allowInsecure },
     timeoutMs: timeoutMs(flags.timeout),
     retry: retryPolicy(flags),
-    verbose: flags.verbose === true || debugRequested(env),
+    verbose: flags.verbose === true || envFlag(env, "PETSTORE_DEBUG") === true,
   };
 }
