@@ -21,20 +21,6 @@ const SILENCE_VARIABLE = "PETSTORE_NO_DEPRECATION_WARNING";
 const NOTICE = "getDeprecation";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
 
 function deprecationSilenced(env: NodeJS.ProcessEnv): boolean {
   // Any value but an "off" one silences it: a script that sets it means it.
@@ -43,7 +29,8 @@ function deprecationSilenced(env: NodeJS.ProcessEnv): boolean {
 
 /** "5 December 2030", in UTC like the header. */
 function formatDay(date: Date): string {
-  return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
+  const month = date.toLocaleString("en", { month: "long", timeZone: "UTC" });
+  return `${date.getUTCDate()} ${month} ${date.getUTCFullYear()}`;
 }
 
 function countdown(sunset: Date, nowMs: number): string {

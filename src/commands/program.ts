@@ -24,7 +24,7 @@ import { serveCommand } from "./serve.js";
 import { VERSION } from "./version.js";
 
 /** What each exit code means (EXIT_MEANINGS, the README's table too). */
-export const EXIT_CODES_SECTION: HelpSection = {
+const EXIT_CODES_SECTION: HelpSection = {
   title: "Exit codes",
   blocks: [{ items: Object.entries(EXIT_MEANINGS) }],
 };
