@@ -19,9 +19,8 @@ import {
 import { UsageError } from "../../errors.js";
 import type { Factory } from "../factory.js";
 import { addExamples } from "../help-layout.js";
-import { checkConfigDir, type ProfileConfig } from "../../profiles/config-file.js";
+import { checkConfigDir, storedProfile, type ProfileConfig } from "../../profiles/config-file.js";
 import type { SettingsFlags } from "../../profiles/resolve.js";
-import { storedProfile } from "../profile/stored.js";
 import { KEY_HINT, type KeySource, readKey } from "./read-key.js";
 import { verifyKey } from "./verify-key.js";
 import { routeTo } from "../proxy-route.js";

@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import type { Factory } from "../factory.js";
 import { addExamples } from "../help-layout.js";
-import { storedProfile } from "../profile/stored.js";
+import { storedProfile } from "../../profiles/config-file.js";
 import { addProfileOption } from "./login.js";
 
 export function logoutCommand(auth: Command, factory: Factory): void {

@@ -11,8 +11,6 @@ import {
   type StoredConfig,
 } from "../../profiles/config-file.js";
 
-export { storedProfile } from "../../profiles/config-file.js";
-
 export function existingProfile(config: StoredConfig, name: string): ProfileConfig {
   const profile = storedProfile(config, name);
   if (profile !== undefined) return profile;
