@@ -2,13 +2,13 @@
 // docs/design.md, "Start-up"), so the command-line program is CommonJS, loaded by
 // bin/petstore.js with a V8 code cache:
 //
-// - dist/cli.cjs: the hot path (list, get, add) in one file. CommonJS because
-//   Node's ESM loader alone is a measurable share of `node -e 0` per process,
-//   and because only a classic script can be given a code cache (vm.Script),
-//   which saves more (figures: docs/benchmarks.md, "Start-up"). The file holds
-//   the function CommonJS would wrap the module in, so it is compiled as read.
-// - dist/program.cjs: the commander program and every other command (and the
-//   server, for `serve`); required by cli.cjs only when the fast parser declines.
+// - dist/cli.cjs: the commander program and every command, in one file. CommonJS
+//   because Node's ESM loader alone is a measurable share of `node -e 0` per
+//   process, and because only a classic script can be given a code cache
+//   (vm.Script), which saves more (figures: docs/benchmarks.md, "Start-up"). The
+//   file holds the function CommonJS would wrap the module in, so it is compiled
+//   as read.
+// - dist/server.cjs: the server (src/server), required only by `serve`.
 // - dist/bulk.cjs: `add --from` (src/commands/add-from.ts and src/bulk), required
 //   only when a bulk flag is given.
 // - dist/prompts.cjs: `add`'s questions at a terminal (src/commands/add-prompts.ts
@@ -78,40 +78,49 @@ const common = {
   metafile: true,
 };
 
-/** Cold modules stay out of the bundle that imports them: they are separate files. */
-function separateFiles({ program }) {
-  return {
-    name: "separate-files",
-    setup(builder) {
-      if (program) {
-        builder.onResolve({ filter: /(^|\/)program\.js$/ }, () => ({
-          path: "./program.cjs",
-          external: true,
-        }));
-      }
-      builder.onResolve({ filter: /(^|\/)add-from\.js$/ }, () => ({
-        path: "./bulk.cjs",
-        external: true,
-      }));
-      builder.onResolve({ filter: /(^|\/)add-prompts\.js$/ }, () => ({
-        path: "./prompts.cjs",
-        external: true,
-      }));
-      builder.onResolve({ filter: /(^|\/)config-write\.js$/ }, () => ({
-        path: "./config.cjs",
-        external: true,
-      }));
-      builder.onResolve({ filter: /(^|\/)make-certificates\.js$/ }, () => ({
-        path: "./tls.cjs",
-        external: true,
-      }));
-      builder.onResolve({ filter: new RegExp(`^(${VENDORED_NAMES.join("|")})$`) }, (args) => ({
-        path: `./vendor/${args.path}.cjs`,
-        external: true,
-      }));
-    },
-  };
-}
+/** Cold modules stay out of the bundle that imports them: each is a file of its own. */
+const SEPARATE_FILES = [
+  [/(^|\/)server\/index\.js$/, "./server.cjs"],
+  [/(^|\/)add-from\.js$/, "./bulk.cjs"],
+  [/(^|\/)add-prompts\.js$/, "./prompts.cjs"],
+  [/(^|\/)config-write\.js$/, "./config.cjs"],
+  [/(^|\/)make-certificates\.js$/, "./tls.cjs"],
+];
+
+const separateFiles = {
+  name: "separate-files",
+  setup(builder) {
+    for (const [filter, path] of SEPARATE_FILES) {
+      builder.onResolve({ filter }, () => ({ path, external: true }));
+    }
+    builder.onResolve({ filter: new RegExp(`^(${VENDORED_NAMES.join("|")})$`) }, (args) => ({
+      path: `./vendor/${args.path}.cjs`,
+      external: true,
+    }));
+  },
+};
+
+/**
+ * commander requires node:child_process when it loads, for subcommands that are
+ * programs of their own, which petstore has none of. Loading it (and dgram with
+ * it) cost every command time and memory (docs/benchmarks.md, "One parser"), so
+ * the CLI bundle gives commander a stand-in that loads it on first use.
+ */
+const lazyChildProcess = {
+  name: "lazy-child-process",
+  setup(builder) {
+    builder.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      args.importer.includes("node_modules/commander/")
+        ? { path: "child_process", namespace: "lazy" }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: "lazy" }, () => ({
+      contents:
+        'module.exports = new Proxy({}, { get: (_, name) => require("node:child_process")[name] });',
+      loader: "js",
+    }));
+  },
+};
 
 /** `vendor:<name>` entry points: a CommonJS module exporting what the table above says. */
 const vendorShims = {
@@ -159,7 +168,7 @@ const results = await Promise.all([
   build({
     ...commonJs,
     entryPoints: { cli: "src/cli.ts" },
-    plugins: [separateFiles({ program: true })],
+    plugins: [separateFiles, lazyChildProcess],
     // The function CommonJS would wrap it in, written into the file: the launcher
     // compiles the file's text as it is, with no second copy of it to make.
     banner: { js: `${CLI_WRAPPER_START}${commonJs.banner.js}` },
@@ -167,28 +176,28 @@ const results = await Promise.all([
   }),
   build({
     ...commonJs,
-    entryPoints: { program: "src/commands/program.ts" },
-    plugins: [separateFiles({ program: false })],
+    entryPoints: { server: "src/server/index.ts" },
+    plugins: [separateFiles],
   }),
   build({
     ...commonJs,
     entryPoints: { bulk: "src/commands/add-from.ts" },
-    plugins: [separateFiles({ program: false })],
+    plugins: [separateFiles],
   }),
   build({
     ...commonJs,
     entryPoints: { prompts: "src/commands/add-prompts.ts" },
-    plugins: [separateFiles({ program: false })],
+    plugins: [separateFiles],
   }),
   build({
     ...commonJs,
     entryPoints: { config: "src/profiles/config-write.ts" },
-    plugins: [separateFiles({ program: false })],
+    plugins: [separateFiles],
   }),
   build({
     ...commonJs,
     entryPoints: { tls: "src/server/tls/make-certificates.ts" },
-    plugins: [separateFiles({ program: false })],
+    plugins: [separateFiles],
   }),
   build({
     ...commonJs,

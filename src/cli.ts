@@ -1,12 +1,10 @@
 /**
  * The entry point, and the only place where an error becomes an exit code and a
- * message. Start-up is a budget (see docs/design.md, "Start-up"): `--version` is answered
- * before anything is loaded; list, get and add are parsed by the fast parser and
- * run without commander; everything else loads the commander program on demand.
+ * message. Start-up is a budget (see docs/design.md, "Start-up"): `--version` is
+ * answered before anything else; every command line is parsed by the commander
+ * program (src/commands/program.ts).
  */
-import { fastParse } from "./commands/fast-parse.js";
-import { HOT_COMMAND_RUNNERS, runCommand } from "./commands/runner.js";
-import { GLOBAL_OPTIONS, HOT_COMMANDS } from "./commands/spec.js";
+import { runProgram } from "./commands/program.js";
 import { VERSION } from "./commands/version.js";
 import { DeclinedError, EXIT, PetstoreError } from "./errors.js";
 import { createFactory, type FactoryDeps } from "./commands/factory.js";
@@ -23,7 +21,7 @@ function globalFlags(argv: readonly string[]): { noColor: boolean; debug: boolea
   return { noColor: flags.includes("--no-color"), debug: flags.includes("--debug") };
 }
 
-/** commander's own errors (dist/program.cjs alone holds commander) carry its `code`. */
+/** commander's own errors carry its `code`. */
 function commanderExit(error: unknown): number | undefined {
   if (!(error instanceof Error) || !("code" in error)) return undefined;
   if (typeof error.code !== "string" || !error.code.startsWith("commander.")) return undefined;
@@ -68,13 +66,7 @@ export async function main(argv: readonly string[], deps: MainDeps = {}): Promis
   if (flags.noColor) io.disableColor();
   const factory = createFactory({ ...deps, io, env });
   try {
-    const hot = fastParse(argv, HOT_COMMANDS, GLOBAL_OPTIONS);
-    if (hot) {
-      await runCommand(HOT_COMMAND_RUNNERS, hot.name, hot, factory);
-    } else {
-      const { runProgram } = await import("./commands/program.js");
-      await runProgram(argv, factory);
-    }
+    await runProgram(argv, factory);
   } catch (error) {
     factory.finish();
     return settleOutput(io, await reportError(error, io, flags.debug));

@@ -6,8 +6,7 @@
  * outcome on stdout (src/bulk/outcome-stream.ts); the other formats do not apply.
  */
 import { wholeNumberFlag } from "../schema/whole-number.js";
-import type { OptionValues } from "./fast-parse.js";
-import { booleanOption, stringOption } from "./option-values.js";
+import type { OptionValues } from "commander";
 import { requestOptionsFrom, type RequestOptions } from "./request-options.js";
 import { UsageError } from "../errors.js";
 import type { BulkOptions } from "../bulk/engine.js";
@@ -28,9 +27,9 @@ const PET_FLAGS: Record<string, string> = {
 
 /** `--json` (NDJSON, a line per row), `--output ndjson` (the same) or `-q` (ids in input order). */
 function stdoutModeOf(values: OptionValues): StdoutMode | undefined {
-  const output = stringOption(values, "output");
-  const json = booleanOption(values, "json");
-  const quiet = booleanOption(values, "quiet");
+  const output = values.output as string | undefined;
+  const json = values.json === true;
+  const quiet = values.quiet === true;
   if (output !== undefined && output !== "ndjson") {
     throw new UsageError(
       `--from writes each row's outcome as it is known, one NDJSON line per row; --output ${output} does not apply`,
@@ -67,7 +66,7 @@ export function bulkOptionsFrom(
   values: OptionValues,
   env: NodeJS.ProcessEnv,
 ): { bulk: BulkOptions; request: RequestOptions } {
-  const from = stringOption(values, "from");
+  const from = values.from as string | undefined;
   if (from === undefined) {
     const given = Object.entries(BULK_ONLY)
       .filter(([key]) => values[key] !== undefined && values[key] !== false)
@@ -89,14 +88,14 @@ export function bulkOptionsFrom(
     );
   }
   const stdout = stdoutModeOf(values);
-  const format = stringOption(values, "format");
+  const format = values.format as string | undefined;
   if (format !== undefined && !isInputFormat(format)) {
     throw new UsageError(
       `--format must be one of ${INPUT_FORMATS.join(", ")}; got ${JSON.stringify(format)}`,
     );
   }
-  const retryUnknown = booleanOption(values, "retryUnknown");
-  const resume = stringOption(values, "resume");
+  const retryUnknown = values.retryUnknown === true;
+  const resume = values.resume as string | undefined;
   if (retryUnknown && resume === undefined) {
     throw new UsageError(
       "--retry-unknown sends again the rows of an earlier run whose outcome is unknown; it needs --resume <results>",
@@ -105,17 +104,17 @@ export function bulkOptionsFrom(
   const request = requestOptionsFrom(values, env);
   const bulk: BulkOptions = {
     from,
-    skipInvalid: booleanOption(values, "skipInvalid"),
+    skipInvalid: values.skipInvalid === true,
     retryUnknown,
-    concurrency: concurrencyOf(stringOption(values, "concurrency")),
+    concurrency: concurrencyOf(values.concurrency as string | undefined),
     timeoutMs: request.timeoutMs,
     retry: request.retry,
     verbose: request.verbose,
   };
   if (format !== undefined) bulk.format = format;
   if (stdout !== undefined) bulk.stdout = stdout;
-  if (booleanOption(values, "ignoreUnknownColumns")) bulk.ignoreUnknownColumns = true;
-  const results = stringOption(values, "results");
+  if (values.ignoreUnknownColumns === true) bulk.ignoreUnknownColumns = true;
+  const results = values.results as string | undefined;
   if (results !== undefined) bulk.results = results;
   if (resume !== undefined) bulk.resume = resume;
   return { bulk, request };

@@ -4,7 +4,7 @@
  * Loaded only when --from is given (it is the entry of the separate bulk bundle),
  * so plain `add`, `list` and `get` never load any of the bulk code.
  */
-import type { OptionValues } from "./fast-parse.js";
+import type { OptionValues } from "commander";
 import { VERSION } from "./version.js";
 import { LIST_CANNOT_TELL } from "../client/created.js";
 import { EXIT, PetstoreError } from "../errors.js";

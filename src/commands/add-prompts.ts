@@ -21,9 +21,15 @@ import type { ResolvedSettings } from "../profiles/resolve.js";
 import { stringifyJson } from "../schema/json.js";
 import { DEFAULT_PET_STATUS, PET_STATUSES, type NewPet, type PetStatus } from "../schema/pet.js";
 import { validateNewPet } from "../schema/validate.js";
-import type { OptionValues } from "./fast-parse.js";
-import { flagsUsageError, integerOrText, petInputFromFlags, type PetField } from "./pet-flags.js";
-import { capitalized, wrongValueSentence } from "./pet-words.js";
+import {
+  capitalized,
+  flagsUsageError,
+  integerOrText,
+  petInputFromFlags,
+  wrongValueSentence,
+  type PetField,
+  type PetFlags,
+} from "./pet-words.js";
 import { promptTerminal, type PromptTerminal } from "./prompt-terminal.js";
 
 /** Valid values for the fields not being checked, so a problem is always the checked field's. */
@@ -58,12 +64,12 @@ interface PromptView {
 }
 
 export async function askForPet(
-  values: OptionValues,
+  petFlags: PetFlags,
   settings: ResolvedSettings,
   io: IO,
   verbose: boolean,
 ): Promise<NewPet> {
-  const given = petInputFromFlags(values);
+  const given = petInputFromFlags(petFlags);
   // A flag with a bad value is the usage error it is without a terminal: only missing fields are asked.
   const flags = validateNewPet({ ...PLACEHOLDER, ...given });
   if (!flags.ok) throw flagsUsageError(flags.problems, given);

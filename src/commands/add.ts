@@ -6,33 +6,126 @@
  * A POST is never repeated blindly: if its outcome is unknown, the client says
  * so (exit 7) rather than risk adding the pet twice.
  */
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { Option, type Command } from "commander";
+import { FILES, hintedOption, words } from "../completion/hints.js";
+import { INPUT_FORMATS } from "../bulk/input/input-format.js";
 import { envFlag } from "../env-flag.js";
 import { UsageError } from "../errors.js";
 import type { Factory } from "./factory.js";
 import type { InputStream, IO } from "../io.js";
-import { chooseOutput, type OutputChoice } from "../output/output-format.js";
+import { chooseOutput, type OutputFlags } from "../output/output-format.js";
 import { writePets } from "../output/pets.js";
 import { stdoutWriteError } from "../output/write-failure.js";
 import { JsonSyntaxError, parseJson } from "../schema/json.js";
-import type { NewPet } from "../schema/pet.js";
+import { PET_STATUSES, type NewPet } from "../schema/pet.js";
 import { validateNewPet } from "../schema/validate.js";
-import type { OptionValues } from "./fast-parse.js";
-import { usageErrorFor } from "./flag-problems.js";
-import { outputFlags, stringOption } from "./option-values.js";
-import { FIELD_FLAGS, PET_FIELDS, flagsUsageError, petInputFromFlags } from "./pet-flags.js";
-import { requestOptionsFrom, type RequestOptions } from "./request-options.js";
-import type { CommandRunner } from "./runner.js";
+import { addExamples } from "./help-layout.js";
+import { addOutputOptions } from "./output-options.js";
+import {
+  FIELD_FLAGS,
+  PET_FIELDS,
+  flagsUsageError,
+  petInputFromFlags,
+  type PetField,
+  type PetFlags,
+} from "./pet-words.js";
+import { addRequestOptions, requestOptionsFrom, type RequestFlags } from "./request-options.js";
 
-export interface AddOptions {
-  /** The pet to send; or the flags given, the missing fields to be asked for (add-prompts.ts). */
-  pet: NewPet | { ask: OptionValues };
-  output: OutputChoice;
-  request: RequestOptions;
+export interface AddFlags extends PetFlags, OutputFlags, RequestFlags {
+  /** false with --no-prompt. */
+  prompt?: boolean;
+  file?: string;
 }
 
-function petFromFlags(values: OptionValues): NewPet {
-  const given = petInputFromFlags(values);
+/** The flags of a bulk add (docs/bulk-intake.md): with any of them, `add` reads a file of pets. */
+function bulkOptions(): Option[] {
+  return [
+    hintedOption(
+      "--from <path>",
+      "add every pet of a CSV, NDJSON or JSON-array file (- for stdin), at the pace the rate limit allows",
+      FILES,
+    ),
+    hintedOption(
+      "--format <format>",
+      `${INPUT_FORMATS.join(", ")} (default: from the extension, else the content)`,
+      words(INPUT_FORMATS),
+    ),
+    new Option(
+      "--skip-invalid",
+      "send the valid rows even if some are invalid (exit 2 at the end)",
+    ),
+    new Option(
+      "--ignore-unknown-columns",
+      "CSV: send the known columns, ignore the others (else they are an error)",
+    ),
+    hintedOption(
+      "--results <path>",
+      "record each row's outcome (NDJSON: added with its id, invalid, failed, unknown)",
+      FILES,
+    ),
+    hintedOption("--resume <results>", "continue the run recorded in this results file", FILES),
+    new Option(
+      "--retry-unknown",
+      "with --resume: send again the rows whose outcome is unknown (they may be added twice)",
+    ),
+    new Option("--concurrency <n>", "requests in flight at most, 1 to 64 (16)"),
+  ];
+}
+
+export function addCommand(program: Command, factory: Factory): void {
+  const command = program
+    .command("add")
+    .description("add a pet from flags or a JSON body (--file), or every pet of a file (--from)")
+    .option("-n, --name <name>", "the pet's name")
+    .option("-c, --category-id <id>", "its category id, a whole number")
+    .addOption(
+      hintedOption(
+        "-s, --status <status>",
+        `${PET_STATUSES.join(", ")} (the service's default if left out)`,
+        words(PET_STATUSES),
+      ),
+    )
+    .option(
+      "--no-prompt",
+      "never ask for a field the flags leave out, even on a terminal (PETSTORE_NO_PROMPT=1)",
+    )
+    .addOption(
+      hintedOption(
+        "--file <path>",
+        "a JSON NewPet body from this file, or - for stdin (instead of the flags)",
+        FILES,
+      ),
+    );
+  const bulk = bulkOptions();
+  for (const option of bulk) command.addOption(option);
+  addOutputOptions(command, {
+    output: "; with --from, ndjson only",
+    json: "; with --from, one NDJSON line per row's outcome",
+    quiet: "; with --from, one per added row, in input order",
+  });
+  addRequestOptions(command);
+  addExamples(command, [
+    "petstore add --name Rex --category-id 1 --status available",
+    "id=$(petstore add --name Rex --category-id 1 -q)",
+    `echo '{"name":"Tom","categoryId":2}' | petstore add --file -`,
+    "petstore add --from shelter.csv --results shelter.results",
+    "petstore add --from shelter.csv --resume shelter.results",
+    "petstore add --from shelter.csv -q > shelter.ids",
+  ]);
+  command.action(async (flags: AddFlags & Record<string, unknown>) => {
+    if (bulk.some((option) => flags[option.attributeName()] !== undefined)) {
+      // src/bulk is loaded only then (dist/bulk.cjs).
+      const { runBulkCommand } = await import("./add-from.js");
+      await runBulkCommand(flags, factory);
+    } else {
+      await addRun(flags, factory);
+    }
+  });
+}
+
+function petFromFlags(flags: PetFlags): NewPet {
+  const given = petInputFromFlags(flags);
   const pet = validateNewPet(given);
   if (!pet.ok) throw flagsUsageError(pet.problems, given);
   return pet.value;
@@ -44,10 +137,10 @@ function petFromFlags(values: OptionValues): NewPet {
  * (any value but an "off" one): a script gets the usage error at once and never
  * hangs. The cheap checks come first.
  */
-function asksAtTerminal(values: OptionValues, env: NodeJS.ProcessEnv, io: IO): boolean {
+function asksAtTerminal(flags: AddFlags, env: NodeJS.ProcessEnv, io: IO): boolean {
   return (
-    PET_FIELDS.some((field) => values[field] === undefined) &&
-    values.prompt !== false &&
+    PET_FIELDS.some((field) => flags[field] === undefined) &&
+    flags.prompt !== false &&
     envFlag(env, "PETSTORE_NO_PROMPT") === false &&
     env.TERM !== "dumb" &&
     io.promptStreams !== undefined &&
@@ -59,17 +152,25 @@ function asksAtTerminal(values: OptionValues, env: NodeJS.ProcessEnv, io: IO): b
 async function readBody(path: string, stdin: InputStream): Promise<string> {
   if (path === "-") return stdin.readAll();
   try {
-    return await readFile(path, "utf8");
+    return readFileSync(path, "utf8");
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new UsageError(`--file ${path} cannot be read (${reason})`);
   }
 }
 
-function petFromJson(text: string, source: string): NewPet {
+/** The pet of `--file <path>` (`-` for stdin), which gives the whole pet. */
+async function petFromFile(file: string, flags: AddFlags, stdin: InputStream): Promise<NewPet> {
+  const mixed = Object.entries(FIELD_FLAGS).filter(([key]) => flags[key as PetField] !== undefined);
+  if (mixed.length > 0) {
+    throw new UsageError(
+      `--file gives the whole pet; it conflicts with ${mixed.map(([, flag]) => flag).join(", ")}`,
+    );
+  }
+  const source = file === "-" ? "the JSON on stdin" : `the JSON in ${file}`;
   let json;
   try {
-    json = parseJson(text);
+    json = parseJson(await readBody(file, stdin));
   } catch (error) {
     if (error instanceof JsonSyntaxError) {
       throw new UsageError(`${source} is not valid JSON: ${error.message}`);
@@ -78,41 +179,25 @@ function petFromJson(text: string, source: string): NewPet {
   }
   const pet = validateNewPet(json);
   if (!pet.ok) {
-    const fields = Object.fromEntries(pet.problems.map((p) => [p.field, `${source}: ${p.field}`]));
-    throw usageErrorFor(pet.problems, fields, '{"name": "Rex", "categoryId": 1} is a valid body');
+    throw new UsageError(
+      pet.problems.map((p) => `${source}: ${p.field} ${p.problem}`).join("; "),
+      '{"name": "Rex", "categoryId": 1} is a valid body',
+    );
   }
   return pet.value;
 }
 
-export async function addOptionsFrom(
-  values: OptionValues,
-  env: NodeJS.ProcessEnv,
-  io: IO,
-): Promise<AddOptions> {
-  const output = chooseOutput(outputFlags(values), io.stdout.isTTY);
-  const request = requestOptionsFrom(values, env);
-  const file = stringOption(values, "file");
-  if (file === undefined) {
-    const pet = asksAtTerminal(values, env, io) ? { ask: values } : petFromFlags(values);
-    return { pet, output, request };
-  }
-  const mixed = Object.entries(FIELD_FLAGS).filter(([key]) => values[key] !== undefined);
-  if (mixed.length > 0) {
-    throw new UsageError(
-      `--file gives the whole pet; it conflicts with ${mixed.map(([, flag]) => flag).join(", ")}`,
-    );
-  }
-  const source = file === "-" ? "the JSON on stdin" : `the JSON in ${file}`;
-  return { pet: petFromJson(await readBody(file, io.stdin), source), output, request };
-}
-
-export async function addRun(options: AddOptions, factory: Factory): Promise<void> {
-  const { client, settings } = await factory.client(options.request);
-  const { io } = factory;
-  let pet = options.pet;
-  if ("ask" in pet) {
+export async function addRun(flags: AddFlags, factory: Factory): Promise<void> {
+  const { io, env } = factory;
+  const output = chooseOutput(flags, io.stdout.isTTY);
+  const request = requestOptionsFrom(flags, env);
+  let pet: NewPet | undefined;
+  if (flags.file !== undefined) pet = await petFromFile(flags.file, flags, io.stdin);
+  else if (!asksAtTerminal(flags, env, io)) pet = petFromFlags(flags);
+  const { client, settings } = await factory.client(request);
+  if (pet === undefined) {
     const { askForPet } = await import("./add-prompts.js");
-    pet = await askForPet(pet.ask, settings, io, options.request.verbose);
+    pet = await askForPet(flags, settings, io, request.verbose);
   }
   const result = await client.createPet(pet);
   if (result.unreadable !== undefined) {
@@ -120,7 +205,7 @@ export async function addRun(options: AddOptions, factory: Factory): Promise<voi
       `warning: ${result.unreadable}; the pet was added as pet ${result.data.id}, the id its Location header names; the other fields shown are those sent\n`,
     );
   }
-  await writePets(io, { pets: [result.data], raw: result.raw }, options.output);
+  await writePets(io, { pets: [result.data], raw: result.raw }, output);
   // The pet exists now: if its id cannot reach stdout, stderr is the only place left for it.
   const failure = await io.stdout.settle();
   if (failure) {
@@ -132,24 +217,3 @@ export async function addRun(options: AddOptions, factory: Factory): Promise<voi
     );
   }
 }
-
-/** A bulk add's flags: with any of them, `add` reads a file of pets (src/bulk, loaded only then). */
-const BULK_FLAGS = [
-  "from",
-  "format",
-  "skipInvalid",
-  "ignoreUnknownColumns",
-  "results",
-  "resume",
-  "retryUnknown",
-  "concurrency",
-];
-
-export const run: CommandRunner = async (parsed, factory) => {
-  if (BULK_FLAGS.some((key) => parsed.options[key] !== undefined)) {
-    const { runBulkCommand } = await import("./add-from.js");
-    await runBulkCommand(parsed.options, factory);
-    return;
-  }
-  await addRun(await addOptionsFrom(parsed.options, factory.env, factory.io), factory);
-};

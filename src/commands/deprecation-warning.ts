@@ -8,30 +8,19 @@
  */
 import type { Deprecation } from "../client/types.js";
 import { envFlag } from "../env-flag.js";
+import { loadPalette } from "../output/palette.js";
 import { lastShown, rememberShown } from "../profiles/state-file.js";
+import type { ResolvedSettings } from "../profiles/resolve.js";
 import { SUNSET_DATE } from "../schema/deprecation.js";
 import { LIMIT_MAX } from "../schema/pet.js";
-import { wrapWords } from "../output/wrap.js";
+import { textWidth, wrapWords } from "../output/wrap.js";
+import type { Factory } from "./factory.js";
 
 const SILENCE_VARIABLE = "PETSTORE_NO_DEPRECATION_WARNING";
 /** The name of this notice in the state file. */
 const NOTICE = "getDeprecation";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
 
 function deprecationSilenced(env: NodeJS.ProcessEnv): boolean {
   // Any value but an "off" one silences it: a script that sets it means it.
@@ -40,7 +29,8 @@ function deprecationSilenced(env: NodeJS.ProcessEnv): boolean {
 
 /** "5 December 2030", in UTC like the header. */
 function formatDay(date: Date): string {
-  return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
+  const month = date.toLocaleString("en", { month: "long", timeZone: "UTC" });
+  return `${date.getUTCDate()} ${month} ${date.getUTCFullYear()}`;
 }
 
 function countdown(sunset: Date, nowMs: number): string {
@@ -51,7 +41,7 @@ function countdown(sunset: Date, nowMs: number): string {
   return `${-days} day${days === -1 ? "" : "s"} ago`;
 }
 
-export const LABEL = "warning:";
+const LABEL = "warning:";
 const MAX_LINES = 2;
 
 /**
@@ -89,20 +79,28 @@ export function deprecationLines(
 }
 
 /**
- * Whether the warning is due for `profile`: not silenced, and not shown in the
- * last day (a date in the future, from a clock set back, does not count).
+ * After a pet was shown: the warning, unless silenced or shown for this profile
+ * in the last day (a date in the future, from a clock set back, does not count).
+ * Failing to remember it fails nothing: it shows again.
  */
-export function deprecationDue(env: NodeJS.ProcessEnv, profile: string, nowMs: number): boolean {
-  if (deprecationSilenced(env)) return false;
+export async function warnDeprecated(
+  factory: Factory,
+  settings: ResolvedSettings,
+  deprecation: Deprecation | undefined,
+  verbose: boolean,
+): Promise<void> {
+  const { env, io } = factory;
+  const { profile } = settings;
+  const now = factory.now();
+  if (deprecationSilenced(env)) return;
   const shown = lastShown(env, NOTICE, profile);
-  return shown === undefined || shown > nowMs || nowMs - shown >= DAY_MS;
-}
-
-/** Remembers the warning as shown; the reason it could not be, or undefined. */
-export function rememberDeprecationShown(
-  env: NodeJS.ProcessEnv,
-  profile: string,
-  nowMs: number,
-): Promise<string | undefined> {
-  return rememberShown(env, NOTICE, profile, nowMs, nowMs - DAY_MS);
+  if (shown !== undefined && shown <= now && now - shown < DAY_MS) return;
+  const palette = await loadPalette(io, "stderr");
+  const width = textWidth(io.stderr, env);
+  const text = deprecationLines(deprecation, now, settings.baseUrl, width).join("\n");
+  io.stderr.write(`${palette.yellow(LABEL)}${text.slice(LABEL.length)}\n`);
+  const problem = await rememberShown(env, NOTICE, profile, now, now - DAY_MS);
+  if (problem !== undefined && verbose) {
+    io.stderr.write(`could not remember that the warning was shown (${problem}); it shows again\n`);
+  }
 }

@@ -4,8 +4,7 @@
  * writes the config never loads the code that writes it. Tests pass their own IO,
  * transport and clock.
  */
-import type { ClientOptions, Transport } from "../client/client.js";
-import type { ProxyRoute } from "../client/proxy-env.js";
+import type { Transport } from "../client/client.js";
 import type { PetstoreClient } from "../client/types.js";
 import { explainBaseUrlFailure } from "./base-url-failure.js";
 import { createRetryNotices } from "./retry-notice.js";
@@ -52,39 +51,6 @@ export interface FactoryDeps {
   random?: () => number;
 }
 
-interface ConnectedClient {
-  client: PetstoreClient;
-  settings: ResolvedSettings;
-  /** How the base URL is reached: through which proxy, or direct and why. */
-  route: ProxyRoute | undefined;
-}
-
-export interface Factory {
-  readonly io: IO;
-  readonly env: NodeJS.ProcessEnv;
-  now(): number;
-  /** The stored profiles, read once per run; a config file that cannot be used is an error. */
-  config(): StoredConfig;
-  updateConfig(
-    change: (config: StoredConfig) => StoredConfig | void,
-    options?: UpdateOptions,
-  ): Promise<ConfigUpdate>;
-  /**
-   * Flags > environment > profile > defaults. A config file that cannot be used
-   * is an error only when the run needs it: when flags and environment give the
-   * base URL and the key (and name no profile), it is a warning.
-   */
-  settings(flags: SettingsFlags, options?: SettingsOptions): ResolvedSettings;
-  /** `options` as for `settings` (auth login checks a key for a profile that may not exist yet). */
-  client(request: RequestOptions, options?: SettingsOptions): Promise<ConnectedClient>;
-  /**
-   * Once the command is over: clears whatever is still on screen (a retry
-   * countdown), and warns of a config file whose keys others can read, unless
-   * the command wrote it anew (private).
-   */
-  finish(): void;
-}
-
 /** `client` with `wrap` around the promise of each of its calls. */
 function wrapCalls(
   client: PetstoreClient,
@@ -100,7 +66,9 @@ function wrapCalls(
   };
 }
 
-export function createFactory(deps: FactoryDeps): Factory {
+export type Factory = ReturnType<typeof createFactory>;
+
+export function createFactory(deps: FactoryDeps) {
   const { io, env } = deps;
   const now = deps.now ?? Date.now;
   const notices = createRetryNotices(io, now);
@@ -109,71 +77,92 @@ export function createFactory(deps: FactoryDeps): Factory {
   let warnedExposed = false;
   const load = () => (loaded ??= loadConfig(env));
 
-  const factory: Factory = {
+  /**
+   * Flags > environment > profile > defaults. A config file that cannot be used
+   * is an error only when the run needs it: when flags and environment give the
+   * base URL and the key (and name no profile), it is a warning.
+   */
+  function settings(flags: SettingsFlags, options: SettingsOptions = {}): ResolvedSettings {
+    const { config, problem } = load();
+    if (problem === undefined) return resolveSettings(flags, env, config, options);
+    if (options.replacingConfig) {
+      if (problem.kind !== "broken") throw problem;
+      return resolveSettings(flags, env, config, { ...options, allowNewProfile: true });
+    }
+    const resolved = resolveSettings(flags, env, config, { ...options, allowNewProfile: true });
+    if (needsConfig(resolved, options)) throw problem;
+    if (!warned) {
+      warned = true;
+      io.stderr.write(
+        `warning: ${problem.message}; this run does not need it (flags and environment give the base URL and the key)\n`,
+      );
+    }
+    return resolved;
+  }
+
+  return {
     io,
     env,
     now,
-    config() {
+    settings,
+    /** The stored profiles, read once per run; a config file that cannot be used is an error. */
+    config(): StoredConfig {
       const { config, problem } = load();
       if (problem) throw problem;
       return config;
     },
-    async updateConfig(change, options) {
+    async updateConfig(
+      change: (config: StoredConfig) => StoredConfig | void,
+      options?: UpdateOptions,
+    ): Promise<ConfigUpdate> {
       const update = await updateConfig(env, change, options);
       if (update.unchecked !== undefined) io.stderr.write(`warning: ${update.unchecked}\n`);
       loaded = { path: update.path, config: update.config };
       return update;
     },
-    settings(flags, options = {}) {
-      const { config, problem } = load();
-      if (problem === undefined) return resolveSettings(flags, env, config, options);
-      if (options.replacingConfig) {
-        if (problem.kind !== "broken") throw problem;
-        return resolveSettings(flags, env, config, { ...options, allowNewProfile: true });
-      }
-      const settings = resolveSettings(flags, env, config, { ...options, allowNewProfile: true });
-      if (needsConfig(settings, options)) throw problem;
-      if (!warned) {
-        warned = true;
-        io.stderr.write(
-          `warning: ${problem.message}; this run does not need it (flags and environment give the base URL and the key)\n`,
-        );
-      }
-      return settings;
-    },
-    async client(request, settingsOptions) {
-      const settings = factory.settings(request.settings, settingsOptions);
+    /**
+     * The client for these request flags, with the settings it uses and how the
+     * base URL is reached (through which proxy, or direct and why). `options` as
+     * for `settings` (auth login checks a key for a profile that may not exist yet).
+     */
+    async client(request: RequestOptions, options?: SettingsOptions) {
+      const resolved = settings(request.settings, options);
       const { createClient } = await import("../client/client.js");
       const { routeTo } = await import("./proxy-route.js");
-      const route = routeTo(settings.baseUrl, env, request.verbose ? io.stderr : undefined);
-      const options: ClientOptions = {
-        baseUrl: settings.baseUrl,
+      const route = routeTo(resolved.baseUrl, env, request.verbose ? io.stderr : undefined);
+      const client = createClient({
+        baseUrl: resolved.baseUrl,
+        apiKey: resolved.apiKey,
         timeoutMs: request.timeoutMs,
         retry: request.retry,
-        allowInsecure: settings.allowInsecure,
+        allowInsecure: resolved.allowInsecure,
         now,
         onRetry: notices.onRetry,
         userAgent: `petstore-cli/${VERSION}`,
-      };
-      if (settings.apiKey !== undefined) options.apiKey = settings.apiKey;
-      if (route !== undefined) options.proxy = route;
-      if (request.verbose) options.debug = (line) => io.stderr.write(line + "\n");
-      if (deps.transport) options.transport = deps.transport;
-      if (deps.sleep) options.sleep = deps.sleep;
-      if (deps.random) options.random = deps.random;
+        proxy: route,
+        debug: request.verbose ? (line) => io.stderr.write(line + "\n") : undefined,
+        transport: deps.transport,
+        sleep: deps.sleep,
+        random: deps.random,
+      });
       // A base URL whose host does not exist is explained (base-url-failure.ts). The retry
       // countdown ends when the request settles, before the command prints anything: on a
       // shared terminal a spinner line would otherwise run into the data.
-      const client = wrapCalls(createClient(options), (call) =>
+      const wrapped = wrapCalls(client, (call) =>
         call
           .catch((error: unknown) => {
-            throw explainBaseUrlFailure(error, settings);
+            throw explainBaseUrlFailure(error, resolved);
           })
           .finally(notices.stop),
       );
-      return { client, settings, route };
+      return { client: wrapped, settings: resolved, route };
     },
-    finish() {
+    /**
+     * Once the command is over: clears whatever is still on screen (a retry
+     * countdown), and warns of a config file whose keys others can read, unless
+     * the command wrote it anew (private).
+     */
+    finish(): void {
       notices.stop();
       if (loaded?.exposed !== undefined && !warnedExposed) {
         warnedExposed = true;
@@ -181,5 +170,4 @@ export function createFactory(deps: FactoryDeps): Factory {
       }
     },
   };
-  return factory;
 }

@@ -36,6 +36,11 @@ export function addHelpSections(command: Command, sections: readonly HelpSection
   SECTIONS.set(command, [...(SECTIONS.get(command) ?? []), ...sections]);
 }
 
+/** The "Examples:" section of a command's help. */
+export function addExamples(command: Command, lines: readonly string[]): void {
+  addHelpSections(command, [{ title: "Examples", blocks: [{ commands: lines }] }]);
+}
+
 const spaces = (n: number) => " ".repeat(n);
 
 function indented(text: string, indent: number): string {

@@ -1,38 +1,43 @@
 /** `petstore list`: GET /pets with the status and limit checked by the shared schema first. */
-import type { Factory } from "./factory.js";
-import { chooseOutput, type OutputChoice } from "../output/output-format.js";
+import type { Command } from "commander";
+import { hintedOption, words } from "../completion/hints.js";
+import { UsageError } from "../errors.js";
+import { chooseOutput, type OutputFlags } from "../output/output-format.js";
 import { writePets } from "../output/pets.js";
-import { LIMIT_MAX, type ListQuery } from "../schema/pet.js";
+import {
+  LIMIT_DEFAULT,
+  LIMIT_MAX,
+  LIMIT_MIN,
+  PET_STATUSES,
+  type ListQuery,
+} from "../schema/pet.js";
 import { validateListQuery } from "../schema/validate.js";
-import type { OptionValues } from "./fast-parse.js";
-import { usageErrorFor } from "./flag-problems.js";
-import { outputFlags, stringOption } from "./option-values.js";
-import { requestOptionsFrom, type RequestOptions } from "./request-options.js";
-import type { CommandRunner } from "./runner.js";
+import type { Factory } from "./factory.js";
+import { addExamples } from "./help-layout.js";
+import { addOutputOptions } from "./output-options.js";
+import { addRequestOptions, requestOptionsFrom, type RequestFlags } from "./request-options.js";
 
-export interface ListOptions {
-  query: ListQuery;
-  output: OutputChoice;
-  request: RequestOptions;
+export interface ListFlags extends OutputFlags, RequestFlags {
+  status?: string;
+  limit?: string;
 }
 
-export function listOptionsFrom(
-  values: OptionValues,
-  env: NodeJS.ProcessEnv,
-  stdoutIsTTY: boolean,
-): ListOptions {
-  const params: [string, string][] = [];
-  for (const key of ["limit", "status"] as const) {
-    const value = stringOption(values, key);
-    if (value !== undefined) params.push([key, value]);
-  }
-  const query = validateListQuery(params);
-  if (!query.ok) throw usageErrorFor(query.problems, { limit: "--limit", status: "--status" });
-  return {
-    query: query.value,
-    output: chooseOutput(outputFlags(values), stdoutIsTTY),
-    request: requestOptionsFrom(values, env),
-  };
+export function listCommand(program: Command, factory: Factory): void {
+  const command = program
+    .command("list")
+    .description("list pets, optionally only those with one status")
+    .addOption(hintedOption("-s, --status <status>", PET_STATUSES.join(", "), words(PET_STATUSES)))
+    .option(
+      "-L, --limit <n>",
+      `at most this many pets, ${LIMIT_MIN} to ${LIMIT_MAX} (${LIMIT_DEFAULT})`,
+    )
+    .action((flags: ListFlags) => listRun(flags, factory));
+  addRequestOptions(addOutputOptions(command));
+  addExamples(command, [
+    "petstore list --status available",
+    "petstore list --limit 100 --json",
+    "petstore list -q --status sold | wc -l",
+  ]);
 }
 
 /**
@@ -46,19 +51,25 @@ export function pageNote(query: ListQuery): string {
   return `${shown}; more may exist, and the service has no paging to list them${narrow}`;
 }
 
-export async function listRun(options: ListOptions, factory: Factory): Promise<void> {
-  const { client } = await factory.client(options.request);
-  const result = await client.listPets(options.query);
-  const { io } = factory;
-  if (result.data.length === 0 && options.output === "table") {
+export async function listRun(flags: ListFlags, factory: Factory): Promise<void> {
+  const { io, env } = factory;
+  const params: [string, string][] = [];
+  if (flags.limit !== undefined) params.push(["limit", flags.limit]);
+  if (flags.status !== undefined) params.push(["status", flags.status]);
+  const query = validateListQuery(params);
+  if (!query.ok) {
+    const flag = (field: string) => (field === "limit" ? "--limit" : "--status");
+    throw new UsageError(query.problems.map((p) => `${flag(p.field)} ${p.problem}`).join("; "));
+  }
+  const output = chooseOutput(flags, io.stdout.isTTY);
+  const { client } = await factory.client(requestOptionsFrom(flags, env));
+  const result = await client.listPets(query.value);
+  if (result.data.length === 0 && output === "table") {
     io.stderr.write("no pets match\n");
     return;
   }
-  await writePets(io, { pets: result.data, raw: result.raw }, options.output);
-  if (io.stderr.isTTY && result.data.length === options.query.limit) {
-    io.stderr.write(`${pageNote(options.query)}\n`);
+  await writePets(io, { pets: result.data, raw: result.raw }, output);
+  if (io.stderr.isTTY && result.data.length === query.value.limit) {
+    io.stderr.write(`${pageNote(query.value)}\n`);
   }
 }
-
-export const run: CommandRunner = (parsed, factory) =>
-  listRun(listOptionsFrom(parsed.options, factory.env, factory.io.stdout.isTTY), factory);

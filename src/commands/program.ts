@@ -1,23 +1,30 @@
 /**
- * The commander program, built from the command specs: help with examples,
- * commander's own usage errors (unknown option, missing argument), and every
- * command that the fast parser leaves alone. Loaded only on that path.
+ * The commander program: the one parser of every command line, and the tree the
+ * help and the shell completions are made from. Each command declares its flags
+ * and runs in its own file; errors (commander's included) are thrown for cli.ts.
  */
-import { Argument, Command, Option } from "commander";
-import { withHint } from "../completion/hints.js";
+import { Command } from "commander";
 import { EXIT_MEANINGS } from "../errors.js";
 import { textWidth } from "../output/wrap.js";
+import { addCommand } from "./add.js";
+import { loginCommand } from "./auth/login.js";
+import { logoutCommand } from "./auth/logout.js";
+import { statusCommand } from "./auth/status.js";
+import { completeCommand } from "./complete.js";
+import { completionCommand } from "./completion.js";
 import type { Factory } from "./factory.js";
+import { getCommand } from "./get.js";
 import { addHelpSections, configureHelpLayout, type HelpSection } from "./help-layout.js";
-import { registerServeCommand } from "./serve.js";
-import { COLD_COMMAND_RUNNERS } from "./cold-runners.js";
-import { HOT_COMMAND_RUNNERS, runCommand, type Runners } from "./runner.js";
-import { COMMANDS, GLOBAL_OPTIONS, type CommandSpec } from "./spec.js";
+import { listCommand } from "./list.js";
+import { profileListCommand } from "./profile/list.js";
+import { profileRemoveCommand } from "./profile/remove.js";
+import { profileShowCommand } from "./profile/show.js";
+import { profileUseCommand } from "./profile/use.js";
+import { serveCommand } from "./serve.js";
 import { VERSION } from "./version.js";
-import type { OptionValues } from "./fast-parse.js";
 
 /** What each exit code means (EXIT_MEANINGS, the README's table too). */
-export const EXIT_CODES_SECTION: HelpSection = {
+const EXIT_CODES_SECTION: HelpSection = {
   title: "Exit codes",
   blocks: [{ items: Object.entries(EXIT_MEANINGS) }],
 };
@@ -42,7 +49,36 @@ const ENVIRONMENT_SECTION: HelpSection = {
   ],
 };
 
-const COMMAND_RUNNERS: Runners = { ...HOT_COMMAND_RUNNERS, ...COLD_COMMAND_RUNNERS };
+type Declare = (parent: Command, factory: Factory) => void;
+
+function group(name: string, description: string, commands: readonly Declare[]): Declare {
+  return (program, factory) => {
+    const parent = program.command(name).description(description);
+    for (const declare of commands) declare(parent, factory);
+  };
+}
+
+/** Each top-level command, declared on the program it is given; in the order `--help` lists them. */
+const COMMANDS: Record<string, Declare> = {
+  list: listCommand,
+  get: getCommand,
+  add: addCommand,
+  auth: group("auth", "store, check and remove API keys", [
+    loginCommand,
+    statusCommand,
+    logoutCommand,
+  ]),
+  profile: group("profile", "list, choose, show and remove stored profiles", [
+    profileListCommand,
+    profileUseCommand,
+    profileShowCommand,
+    profileRemoveCommand,
+  ]),
+  completion: (program, factory) =>
+    completionCommand(program, factory, () => buildProgram(factory)),
+  __complete: completeCommand,
+  serve: serveCommand,
+};
 
 /** Under a usage error, every command says where its own help is: "run `petstore get --help` for usage". */
 function setUsageFooters(command: Command, path: readonly string[]): void {
@@ -50,38 +86,12 @@ function setUsageFooters(command: Command, path: readonly string[]): void {
   for (const child of command.commands) setUsageFooters(child, [...path, child.name()]);
 }
 
-function addCommand(parent: Command, spec: CommandSpec, path: string[], factory: Factory): void {
-  const command = parent.command(spec.name, { hidden: spec.hidden === true });
-  command.description(spec.description);
-  for (const argument of spec.arguments ?? []) {
-    const name = argument.required ? `<${argument.name}>` : `[${argument.name}]`;
-    command.addArgument(withHint(new Argument(name, argument.description), argument.values));
-  }
-  for (const option of spec.options ?? [])
-    command.addOption(withHint(new Option(option.flags, option.description), option.values));
-  if (spec.examples?.length) {
-    addHelpSections(command, [{ title: "Examples", blocks: [{ commands: spec.examples }] }]);
-  }
-  const commandPath = [...path, spec.name];
-  if (spec.commands) {
-    for (const child of spec.commands) addCommand(command, child, commandPath, factory);
-    return;
-  }
-  command.action(async (...params: unknown[]) => {
-    const self = params[params.length - 1] as Command;
-    const args = self.processedArgs.filter((arg): arg is string => typeof arg === "string");
-    const options = self.optsWithGlobals() as OptionValues;
-    await runCommand(
-      COMMAND_RUNNERS,
-      commandPath.join(" "),
-      { name: spec.name, args, options },
-      factory,
-    );
-  });
-}
-
-/** The whole command tree; `factory` is used only when an action runs. */
-export function buildProgram(factory: Factory): Command {
+/**
+ * The command tree; `factory` is used only when an action runs. Given a command
+ * line that names a command, only that command is declared (a start-up cost:
+ * docs/benchmarks.md); the whole tree otherwise (help, a command to suggest).
+ */
+export function buildProgram(factory: Factory, argv: readonly string[] = []): Command {
   const { io, env } = factory;
   const program = new Command("petstore")
     .description("Browse and add pets of the Pet Store adoption service; `serve` runs a local fake")
@@ -93,18 +103,21 @@ export function buildProgram(factory: Factory): Command {
       getOutHelpWidth: () => textWidth(io.stdout, env),
       getErrHelpWidth: () => textWidth(io.stderr, env),
     })
-    .exitOverride();
+    .exitOverride()
+    .option("--no-color", "no colour on stdout or stderr (also NO_COLOR=1, TERM=dumb)")
+    .option("--debug", "show stack traces of errors");
   configureHelpLayout(program);
-  for (const option of GLOBAL_OPTIONS)
-    program.addOption(new Option(option.flags, option.description));
   addHelpSections(program, [EXIT_CODES_SECTION, ENVIRONMENT_SECTION]);
-  for (const spec of COMMANDS) addCommand(program, spec, [], factory);
-  registerServeCommand(program, factory);
+  const named = argv.find((arg) => arg !== "--no-color" && arg !== "--debug");
+  const only = named !== undefined && Object.hasOwn(COMMANDS, named) ? named : undefined;
+  for (const [name, declare] of Object.entries(COMMANDS)) {
+    if (only === undefined || only === name) declare(program, factory);
+  }
   setUsageFooters(program, []);
   return program;
 }
 
 /** Parses and runs; errors (commander's included) are thrown for cli.ts to report. */
 export async function runProgram(argv: readonly string[], factory: Factory): Promise<void> {
-  await buildProgram(factory).parseAsync([...argv], { from: "user" });
+  await buildProgram(factory, argv).parseAsync([...argv], { from: "user" });
 }

@@ -1,20 +1,34 @@
 /**
- * The flags every request command shares, checked before anything is sent:
- * which profile/environment/address (resolved later, with the environment
- * variables and the stored profile), how long to wait, how often to retry, and
- * whether to log each request.
+ * The flags every request command shares, declared once and checked before
+ * anything is sent: which profile/environment/address (resolved later, with the
+ * environment variables and the stored profile), how long to wait, how often to
+ * retry, and whether to log each request.
  */
+import type { Command } from "commander";
 import { wholeNumberFlag } from "../schema/whole-number.js";
 import { DEFAULT_TIMEOUT_MS } from "../client/client.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../client/retry.js";
+import { hintedOption, PROFILES, words } from "../completion/hints.js";
 import { envFlag } from "../env-flag.js";
 import { UsageError } from "../errors.js";
+import { ENVIRONMENT_NAMES } from "../profiles/environments.js";
 import type { SettingsFlags } from "../profiles/resolve.js";
-import type { OptionValues } from "./fast-parse.js";
-import { booleanOption, stringOption } from "./option-values.js";
 
 const MAX_TIMEOUT_SECONDS = 3600;
 const MAX_RETRIES_LIMIT = 20;
+
+/** The request flags as commander gives them. */
+export interface RequestFlags {
+  profile?: string;
+  env?: string;
+  baseUrl?: string;
+  allowInsecure?: boolean;
+  timeout?: string;
+  maxRetries?: string;
+  /** false with --no-retry. */
+  retry?: boolean;
+  verbose?: boolean;
+}
 
 export interface RequestOptions {
   settings: SettingsFlags;
@@ -22,6 +36,43 @@ export interface RequestOptions {
   retry: RetryPolicy;
   /** Log each attempt on stderr (--verbose or PETSTORE_DEBUG=1). */
   verbose: boolean;
+}
+
+export function addRequestOptions(command: Command): Command {
+  const environments = ENVIRONMENT_NAMES.join(" or ");
+  return command
+    .addOption(
+      hintedOption(
+        "-p, --profile <name>",
+        "stored profile for this run (PETSTORE_PROFILE)",
+        PROFILES,
+      ),
+    )
+    .addOption(
+      hintedOption(
+        "--env <name>",
+        `${environments} for this run (PETSTORE_ENV)`,
+        words(ENVIRONMENT_NAMES),
+      ),
+    )
+    .option("--base-url <url>", "service address for this run (PETSTORE_BASE_URL)")
+    .option(
+      "--allow-insecure",
+      "send the key over plain http:// to a host that is not this machine",
+    )
+    .option(
+      "--timeout <seconds>",
+      `give up on one attempt after this long (${DEFAULT_TIMEOUT_MS / 1000})`,
+    )
+    .option(
+      "--max-retries <n>",
+      `retries after 429, 5xx or a network error (${DEFAULT_RETRY_POLICY.limit})`,
+    )
+    .option("--no-retry", "never retry")
+    .option(
+      "--verbose",
+      "log each request, its status, timing and rate limit on stderr (PETSTORE_DEBUG=1)",
+    );
 }
 
 function timeoutMs(text: string | undefined): number {
@@ -35,9 +86,9 @@ function timeoutMs(text: string | undefined): number {
   return Math.round(seconds * 1000);
 }
 
-function retryPolicy(values: OptionValues): RetryPolicy {
-  const text = stringOption(values, "maxRetries");
-  const noRetry = values.retry === false;
+function retryPolicy(flags: RequestFlags): RetryPolicy {
+  const text = flags.maxRetries;
+  const noRetry = flags.retry === false;
   if (noRetry && text !== undefined) {
     throw new UsageError("--no-retry conflicts with --max-retries; give one of them");
   }
@@ -48,23 +99,12 @@ function retryPolicy(values: OptionValues): RetryPolicy {
   return { ...DEFAULT_RETRY_POLICY, limit: parsed.value };
 }
 
-export function debugRequested(env: NodeJS.ProcessEnv): boolean {
-  return envFlag(env, "PETSTORE_DEBUG") === true;
-}
-
-export function requestOptionsFrom(values: OptionValues, env: NodeJS.ProcessEnv): RequestOptions {
-  const settings: SettingsFlags = {};
-  const profile = stringOption(values, "profile");
-  if (profile !== undefined) settings.profile = profile;
-  const environment = stringOption(values, "env");
-  if (environment !== undefined) settings.env = environment;
-  const baseUrl = stringOption(values, "baseUrl");
-  if (baseUrl !== undefined) settings.baseUrl = baseUrl;
-  if (booleanOption(values, "allowInsecure")) settings.allowInsecure = true;
+export function requestOptionsFrom(flags: RequestFlags, env: NodeJS.ProcessEnv): RequestOptions {
+  const { profile, env: environment, baseUrl, allowInsecure } = flags;
   return {
-    settings,
-    timeoutMs: timeoutMs(stringOption(values, "timeout")),
-    retry: retryPolicy(values),
-    verbose: booleanOption(values, "verbose") || debugRequested(env),
+    settings: { profile, env: environment, baseUrl, allowInsecure },
+    timeoutMs: timeoutMs(flags.timeout),
+    retry: retryPolicy(flags),
+    verbose: flags.verbose === true || envFlag(env, "PETSTORE_DEBUG") === true,
   };
 }

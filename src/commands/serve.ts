@@ -1,5 +1,9 @@
-import { Option, type Command } from "commander";
-import { FILES, withHint } from "../completion/hints.js";
+/**
+ * `petstore serve`: its flags and help, and the run of the local fake until a
+ * signal stops it. The server itself (src/server) is loaded only when it runs.
+ */
+import type { Command } from "commander";
+import { FILES, hintedOption } from "../completion/hints.js";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
 import type { Factory } from "./factory.js";
 import { addHelpSections, type HelpSection } from "./help-layout.js";
@@ -104,17 +108,13 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-/** Registers `petstore serve`; the server itself is imported only when it runs. */
-export function registerServeCommand(program: Command, factory: Factory): void {
+export function serveCommand(program: Command, factory: Factory): void {
   const command = program
     .command("serve")
     .description("run a local fake of the Pet Store service on a JSON file")
     .addOption(
-      withHint(
-        new Option("--file <path>", "JSON file of pets, created when missing").default(
-          DEFAULT_FILE,
-        ),
-        FILES,
+      hintedOption("--file <path>", "JSON file of pets, created when missing", FILES).default(
+        DEFAULT_FILE,
       ),
     )
     .option("--port <n>", "port to listen on; 0 picks a free one", String(DEFAULT_PORT))
@@ -125,16 +125,10 @@ export function registerServeCommand(program: Command, factory: Factory): void {
       "accept this API key, key[:plan[:perMinute/perDay]] (repeatable)",
       collect,
     )
-    .addOption(
-      withHint(new Option("--keys-file <path>", "accept the keys listed in this file"), FILES),
-    )
+    .addOption(hintedOption("--keys-file <path>", "accept the keys listed in this file", FILES))
     .option("--tls", "serve https with a certificate signed by a local CA kept next to --file")
-    .addOption(
-      withHint(new Option("--tls-cert <pem>", "serve https with this certificate (PEM)"), FILES),
-    )
-    .addOption(
-      withHint(new Option("--tls-key <pem>", "the private key of --tls-cert (PEM)"), FILES),
-    )
+    .addOption(hintedOption("--tls-cert <pem>", "serve https with this certificate (PEM)", FILES))
+    .addOption(hintedOption("--tls-key <pem>", "the private key of --tls-cert (PEM)", FILES))
     .option(
       "--print-env",
       "print export lines for PETSTORE_BASE_URL and PETSTORE_API_KEY (and NODE_EXTRA_CA_CERTS)",

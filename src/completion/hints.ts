@@ -4,6 +4,7 @@
  * the stored profile names (asked of `petstore __complete profiles`), or files.
  * The hint rides on the commander Option or Argument it belongs to.
  */
+import { Option } from "commander";
 
 export type ValueHint =
   { kind: "words"; words: readonly string[] } | { kind: "profiles" } | { kind: "files" };
@@ -25,4 +26,9 @@ export function withHint<T extends object>(target: T, hint: ValueHint | undefine
 
 export function hintOf(target: object): ValueHint | undefined {
   return hints.get(target);
+}
+
+/** A commander Option whose value completes as `hint` says. */
+export function hintedOption(flags: string, description: string, hint: ValueHint): Option {
+  return withHint(new Option(flags, description), hint);
 }

@@ -2,13 +2,17 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { runBulkCommand, summaryLine } from "../../src/commands/add-from.js";
 import { DEFAULT_CONCURRENCY, bulkOptionsFrom } from "../../src/commands/add-from-options.js";
-import { ADD_COMMAND } from "../../src/commands/spec.js";
+import { buildProgram } from "../../src/commands/program.js";
 import { Progress, formatDuration, formatElapsed } from "../../src/bulk/progress.js";
 import { EXIT, PetstoreError, UsageError } from "../../src/errors.js";
 import { createFactory } from "../../src/commands/factory.js";
 import { createTestIO } from "../../src/io/test-io.js";
 import { startServer, type RunningServer } from "../../src/server/server.js";
 import { KEY, csvOf, tempDir, writeInput } from "./helpers.js";
+
+/** `petstore add` as the program declares it. */
+const ADD_COMMAND = buildProgram(createFactory({ io: createTestIO(), env: {} }), ["add"])
+  .commands[0]!;
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -30,7 +34,7 @@ describe("bulk flags", () => {
   });
 
   it("are in the help of add, with the default concurrency it states", () => {
-    const flags = ADD_COMMAND.options!.map((option) => option.flags.split(" ")[0]);
+    const flags = ADD_COMMAND.options.map((option) => option.flags.split(" ")[0]);
     for (const flag of [
       "--from",
       "--format",
@@ -41,13 +45,13 @@ describe("bulk flags", () => {
     ]) {
       expect(flags).toContain(flag);
     }
-    const concurrency = ADD_COMMAND.options!.find((o) => o.flags.startsWith("--concurrency"));
+    const concurrency = ADD_COMMAND.options.find((o) => o.flags.startsWith("--concurrency"));
     expect(concurrency?.description).toContain(`(${DEFAULT_CONCURRENCY})`);
   });
 
   it("are described in add's help as they work with --from (a line per row, ids in input order)", () => {
     const help = (flag: string) =>
-      ADD_COMMAND.options!.find((o) => o.flags.split(", ").includes(flag))?.description;
+      ADD_COMMAND.options.find((o) => o.flags.split(", ").includes(flag))?.description;
     expect(help("--output <format>")).toMatch(/with --from, ndjson only$/);
     expect(help("--json")).toMatch(/with --from, one NDJSON line per row's outcome$/);
     expect(help("--quiet")).toMatch(/with --from, one per added row, in input order$/);

@@ -1,7 +1,7 @@
 /**
  * undici is for the bulk add only: it is bundled into dist/bulk.cjs and nowhere
  * else, and `list` (the start-up path of the one-shot commands) loads neither
- * that bundle nor the commander program, nor, without a proxy, the proxy agent.
+ * that bundle nor the server, nor, without a proxy, the proxy agent.
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -52,14 +52,14 @@ describe("the bundles", () => {
     expect(withUndici).toEqual(["bulk.cjs"]);
   });
 
-  it("`list` loads neither the bulk bundle nor the program; `add --from` loads the bulk bundle", async () => {
+  it("`list` loads neither the bulk bundle nor the server; `add --from` loads the bulk bundle", async () => {
     const port = await unusedPort();
     const env = {
       PETSTORE_BASE_URL: `http://127.0.0.1:${port}/v1`,
       PETSTORE_API_KEY: "key-for-a-service-that-is-not-there",
     };
     const list = requiredFiles(["list", "--no-retry"], env).map((file) => file.slice(DIST.length));
-    expect(list.filter((file) => /bulk|program|proxy/.test(file))).toEqual([]);
+    expect(list.filter((file) => /bulk|server|proxy/.test(file))).toEqual([]);
 
     const from = join(home.path, "rows.ndjson");
     writeFileSync(from, '{"name":"Rex","categoryId":1}\n');
@@ -78,7 +78,7 @@ describe("the bundles", () => {
     };
     const proxied = requiredFiles(["list", "--no-retry"], env);
     expect(proxied).toContain(PROXY_AGENT);
-    expect(proxied.filter((file) => /bulk|program/.test(file))).toEqual([]);
+    expect(proxied.filter((file) => /bulk|server/.test(file))).toEqual([]);
     const direct = requiredFiles(["list", "--no-retry"], { ...env, NO_PROXY: ".test" });
     expect(direct).not.toContain(PROXY_AGENT);
   });

@@ -4,11 +4,11 @@
  * per bundle: an error made by one copy must be `instanceof` the same class, and
  * its parents, in every other copy, and no other class. Checked on the library's
  * two builds (a program may both import and require petstore-cli), through the
- * CLI (cli.cjs reports what dist/program.cjs throws), and for every error class
+ * CLI (cli.cjs reports what dist/bulk.cjs throws), and for every error class
  * the build puts in more than one bundle.
  */
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -94,29 +94,27 @@ describe("an error made by one bundle", () => {
     expect(out.notErrors).toEqual([false, false, false, false]);
   });
 
-  it("thrown by dist/program.cjs gets its exit code and hint from dist/cli.cjs", async () => {
+  it("thrown by dist/bulk.cjs gets its exit code and hint from dist/cli.cjs", async () => {
+    const rows = join(home.path, "rows.ndjson");
+    writeFileSync(rows, '{"name":"Rex","categoryId":1}\n');
     const env = { PETSTORE_CONFIG_DIR: home.path };
-    const profile = await runCli(["profile", "use", "nope"], { env });
-    expect(profile).toEqual({
+    const usage = await runCli(["add", "--from", rows, "--output", "csv"], { env });
+    expect(usage).toEqual({
       code: 2,
       stdout: "",
       stderr:
-        'error: there is no profile named "nope"\n' +
-        "hint: no profiles are stored; `petstore auth login` creates one\n",
+        "error: --from writes each row's outcome as it is known, one NDJSON line per row; --output csv does not apply\n" +
+        "hint: use --json (or --output ndjson) for a line per row, or -q for the ids of the added rows\n",
     });
-  });
 
-  it("made by dist/cli.cjs's client is recognised by `auth login` in dist/program.cjs", async () => {
     const fake = await startFake();
     try {
-      const login = await runCli(["auth", "login", "--with-token", "--base-url", fake.url], {
-        env: { PETSTORE_CONFIG_DIR: home.path },
-        stdin: "not-a-key-the-fake-knows",
+      const rejected = await runCli(["add", "--from", rows], {
+        env: { ...env, PETSTORE_BASE_URL: fake.url, PETSTORE_API_KEY: "not-a-key-the-fake-knows" },
       });
-      expect(login.code).toBe(3);
-      expect(login.stderr).toMatch(
-        /^error: the service rejected the key \(401\): .+; it was not stored$/m,
-      );
+      expect(rejected.code).toBe(3);
+      expect(rejected.stderr).toMatch(/^error: the service did not accept the API key: .+$/m);
+      expect(rejected.stderr).toMatch(/^hint: run `petstore auth login`/m);
     } finally {
       await fake.close();
     }

@@ -8,6 +8,8 @@
  * URL is stored with the key when given (`--base-url`), and when the key was
  * checked against PETSTORE_BASE_URL.
  */
+import type { Command } from "commander";
+import { FILES, hintedOption, PROFILES, words } from "../../completion/hints.js";
 import {
   isEnvironmentName,
   parseBaseUrl,
@@ -16,100 +18,120 @@ import {
 } from "../../profiles/environments.js";
 import { UsageError } from "../../errors.js";
 import type { Factory } from "../factory.js";
-import { checkConfigDir, type ProfileConfig } from "../../profiles/config-file.js";
+import { addExamples } from "../help-layout.js";
+import { checkConfigDir, storedProfile, type ProfileConfig } from "../../profiles/config-file.js";
 import type { SettingsFlags } from "../../profiles/resolve.js";
-import { storedProfile } from "../profile/stored.js";
-import type { OptionValues } from "../fast-parse.js";
-import { booleanOption, stringOption } from "../option-values.js";
-import type { CommandRunner } from "../runner.js";
 import { KEY_HINT, type KeySource, readKey } from "./read-key.js";
 import { verifyKey } from "./verify-key.js";
 import { routeTo } from "../proxy-route.js";
 import { loadPalette } from "../../output/palette.js";
 import { formatLines, settingsLines } from "../settings-summary.js";
 
-export type { KeySource } from "./read-key.js";
-
-export interface LoginOptions {
+export interface LoginFlags {
   profile?: string;
-  env?: EnvironmentName;
+  env?: string;
   baseUrl?: string;
-  keySource: KeySource;
+  withToken?: boolean;
+  apiKeyFile?: string;
   /** false with --no-verify: store the key without asking the service. */
   verify?: boolean;
 }
 
-export function loginOptionsFrom(values: OptionValues, stdinIsTTY: boolean): LoginOptions {
-  const options: LoginOptions = { keySource: { kind: "prompt" }, verify: values.verify !== false };
-  const profile = stringOption(values, "profile");
-  if (profile !== undefined) options.profile = profile;
-  const env = stringOption(values, "env");
-  if (env !== undefined) {
-    if (!isEnvironmentName(env)) {
-      throw new UsageError(
-        `--env must be one of ${ENVIRONMENT_NAMES.join(", ")}; got ${JSON.stringify(env)}`,
-      );
-    }
-    options.env = env;
+/** `--profile` of the auth commands, which act on a stored profile. */
+export function addProfileOption(command: Command): Command {
+  return command.addOption(
+    hintedOption(
+      "-p, --profile <name>",
+      "the profile to act on (default: the current one)",
+      PROFILES,
+    ),
+  );
+}
+
+export function loginCommand(auth: Command, factory: Factory): void {
+  const command = addProfileOption(
+    auth
+      .command("login")
+      .description(
+        "check an API key with the service and store it in a profile (read from stdin or a hidden prompt)",
+      ),
+  )
+    .addOption(
+      hintedOption(
+        "--env <name>",
+        `the profile's environment: ${ENVIRONMENT_NAMES.join(" or ")}`,
+        words(ENVIRONMENT_NAMES),
+      ),
+    )
+    .option("--base-url <url>", "the profile's address for that environment")
+    .option("--with-token", "read the key from stdin")
+    .addOption(hintedOption("--api-key-file <path>", "read the key from this file", FILES))
+    .option("--no-verify", "store the key without checking it (GET /pets?limit=1) first")
+    .action((flags: LoginFlags) => loginRun(flags, factory));
+  addExamples(command, [
+    "petstore auth login",
+    "printenv PETSTORE_KEY | petstore auth login --with-token --profile ci",
+    "petstore auth login --profile local --base-url http://127.0.0.1:4010/v1 --api-key-file key.txt",
+  ]);
+}
+
+/** The profile, environment and address the key is for (as a run's settings flags), and where the key comes from. */
+function checkedFlags(
+  flags: LoginFlags,
+  stdinIsTTY: boolean,
+): { settings: SettingsFlags & { env?: EnvironmentName }; keySource: KeySource } {
+  const { profile, env, baseUrl, apiKeyFile, withToken } = flags;
+  if (env !== undefined && !isEnvironmentName(env)) {
+    throw new UsageError(
+      `--env must be one of ${ENVIRONMENT_NAMES.join(", ")}; got ${JSON.stringify(env)}`,
+    );
   }
-  const baseUrl = stringOption(values, "baseUrl");
+  const settings: SettingsFlags & { env?: EnvironmentName } = { profile, env };
   if (baseUrl !== undefined) {
     const parsed = parseBaseUrl(baseUrl);
     if (!parsed.ok) throw new UsageError(`--base-url ${parsed.problem}`);
-    options.baseUrl = parsed.url;
+    settings.baseUrl = parsed.url;
   }
-  const keyFile = stringOption(values, "apiKeyFile");
-  const withToken = booleanOption(values, "withToken");
-  if (withToken && keyFile !== undefined) {
+  if (withToken && apiKeyFile !== undefined) {
     throw new UsageError("--with-token reads the key from stdin; it conflicts with --api-key-file");
   }
-  if (withToken) options.keySource = { kind: "stdin" };
-  else if (keyFile !== undefined) options.keySource = { kind: "file", path: keyFile };
-  else if (!stdinIsTTY)
-    throw new UsageError("no API key given and stdin is not a terminal", KEY_HINT);
-  return options;
-}
-
-/** The settings a run with this profile would use, the login's own flags counted as flags. */
-function loginFlags(options: LoginOptions): SettingsFlags {
-  const flags: SettingsFlags = {};
-  if (options.profile !== undefined) flags.profile = options.profile;
-  if (options.env !== undefined) flags.env = options.env;
-  if (options.baseUrl !== undefined) flags.baseUrl = options.baseUrl;
-  return flags;
+  if (withToken) return { settings, keySource: { kind: "stdin" } };
+  if (apiKeyFile !== undefined) return { settings, keySource: { kind: "file", path: apiKeyFile } };
+  if (!stdinIsTTY) throw new UsageError("no API key given and stdin is not a terminal", KEY_HINT);
+  return { settings, keySource: { kind: "prompt" } };
 }
 
 const NEW_PROFILE = { allowNewProfile: true, replacingConfig: true };
 
-export async function loginRun(options: LoginOptions, factory: Factory): Promise<void> {
-  const flags = loginFlags(options);
-  const settings = factory.settings(flags, NEW_PROFILE);
+export async function loginRun(flags: LoginFlags, factory: Factory): Promise<void> {
+  const { settings: given, keySource } = checkedFlags(flags, factory.io.stdin.isTTY);
+  const verify = flags.verify !== false;
+  const settings = factory.settings(given, NEW_PROFILE);
   const { profile } = settings;
   // No place for the file (no HOME, a file or /proc in the way), or a proxy variable that
   // cannot be used for the check: say so before asking for the key.
   await checkConfigDir(factory.env);
-  if (options.verify !== false) routeTo(settings.baseUrl, factory.env, undefined);
+  if (verify) routeTo(settings.baseUrl, factory.env, undefined);
   const { stderr } = factory.io;
   const palette = await loadPalette(factory.io, "stderr");
   stderr.write(formatLines(settingsLines(settings, palette).slice(0, 3)));
-  const verify = options.verify !== false;
   const fromVariable = settings.sources.baseUrl === "environment";
   if (fromVariable && !verify) {
     stderr.write(
       `${palette.dim("note: PETSTORE_BASE_URL is not stored, as the key is not checked against it; `--base-url` stores one in the profile")}\n`,
     );
   }
-  const apiKey = await readKey(options.keySource, factory.io);
+  const apiKey = await readKey(keySource, factory.io);
   if (verify) {
-    stderr.write(await verifyKey(factory, { ...flags, apiKey }, NEW_PROFILE));
+    stderr.write(await verifyKey(factory, { ...given, apiKey }, NEW_PROFILE));
   }
   // The address the key was checked against is kept with it (as gh keeps the host it logged
   // in to): else a new shell, without PETSTORE_BASE_URL, would use the key at the default one.
-  const baseUrl = options.baseUrl ?? (fromVariable && verify ? settings.baseUrl : undefined);
+  const baseUrl = given.baseUrl ?? (fromVariable && verify ? settings.baseUrl : undefined);
   const update = await factory.updateConfig(
     (config) => {
       const stored: ProfileConfig = { ...storedProfile(config, profile), apiKey };
-      if (options.env !== undefined) stored.env = options.env;
+      if (given.env !== undefined) stored.env = given.env;
       if (baseUrl !== undefined) {
         stored.baseUrls = { ...stored.baseUrls, [stored.env ?? "production"]: baseUrl };
       }
@@ -124,13 +146,9 @@ export async function loginRun(options: LoginOptions, factory: Factory): Promise
     );
   }
   const env = storedProfile(update.config, profile)?.env ?? "production";
-  const checked =
-    options.verify === false
-      ? " It was not checked (--no-verify): `petstore auth status` checks it."
-      : "";
+  const checked = verify
+    ? ""
+    : " It was not checked (--no-verify): `petstore auth status` checks it.";
   const what = baseUrl === undefined ? "the API key" : `the API key and the base URL ${baseUrl}`;
   stderr.write(`Stored ${what} in profile ${profile} (${env}) in ${update.path}.${checked}\n`);
 }
-
-export const run: CommandRunner = (parsed, factory) =>
-  loginRun(loginOptionsFrom(parsed.options, factory.io.stdin.isTTY), factory);

@@ -12,15 +12,28 @@ import type { Factory } from "../factory.js";
 import { loadPalette, type Palette } from "../../output/palette.js";
 import { escapeJsonControls } from "../../output/text-escape.js";
 import { stringifyJson } from "../../schema/json.js";
-import { booleanOption } from "../option-values.js";
+import type { Command } from "commander";
+import { addExamples } from "../help-layout.js";
+import { addJsonOption } from "../output-options.js";
 import { describeRateLimit } from "../rate-limit-summary.js";
-import type { CommandRunner } from "../runner.js";
-import { requestOptionsFrom, type RequestOptions } from "../request-options.js";
+import { addRequestOptions, requestOptionsFrom, type RequestFlags } from "../request-options.js";
 import { formatLines, settingsJson, settingsLines } from "../settings-summary.js";
 
-export interface StatusOptions {
-  request: RequestOptions;
+export interface StatusFlags extends RequestFlags {
   json?: boolean;
+}
+
+export function statusCommand(auth: Command, factory: Factory): void {
+  const command = auth
+    .command("status")
+    .description("check the key with a real request; show profile, address and rate limit")
+    .action((flags: StatusFlags) => statusRun(flags, factory));
+  addRequestOptions(addJsonOption(command, "the same as JSON on stdout, the key redacted"));
+  addExamples(command, [
+    "petstore auth status",
+    "petstore auth status --profile ci --env staging",
+    "petstore auth status --json | jq .rateLimit",
+  ]);
 }
 
 interface Failure {
@@ -75,8 +88,8 @@ function proxyJson(route: ProxyRoute | undefined): Record<string, unknown> | nul
   return { url: null, from: route.variable, direct: route.reason, ...noProxy };
 }
 
-export async function statusRun(options: StatusOptions, factory: Factory): Promise<void> {
-  const { client, settings, route } = await factory.client(options.request);
+export async function statusRun(flags: StatusFlags, factory: Factory): Promise<void> {
+  const { client, settings, route } = await factory.client(requestOptionsFrom(flags, factory.env));
   const { io } = factory;
   let failure: Failure | undefined;
   let rateLimit: RateLimitInfo | undefined;
@@ -88,7 +101,7 @@ export async function statusRun(options: StatusOptions, factory: Factory): Promi
   }
   rateLimit ??= client.lastRateLimit;
   const state = keyState(settings.apiKey !== undefined, failure);
-  if (options.json) {
+  if (flags.json) {
     const report: Record<string, unknown> = {
       ...settingsJson(settings),
       proxy: proxyJson(route),
@@ -112,12 +125,3 @@ export async function statusRun(options: StatusOptions, factory: Factory): Promi
   }
   if (failure !== undefined) throw failure;
 }
-
-export const run: CommandRunner = (parsed, factory) =>
-  statusRun(
-    {
-      request: requestOptionsFrom(parsed.options, factory.env),
-      json: booleanOption(parsed.options, "json"),
-    },
-    factory,
-  );

@@ -6,13 +6,11 @@
  * a rejected key (401) is exit 3; a service that cannot be reached is exit 6,
  * as gh refuses a token it cannot validate, with `--no-verify` as the way out.
  */
-import { DEFAULT_TIMEOUT_MS } from "../../client/client.js";
-import { DEFAULT_RETRY_POLICY } from "../../client/retry.js";
 import { EXIT, HttpError, PetstoreError } from "../../errors.js";
 import type { SettingsFlags } from "../../profiles/resolve.js";
 import type { Factory, SettingsOptions } from "../factory.js";
 import { describeRateLimit } from "../rate-limit-summary.js";
-import { debugRequested } from "../request-options.js";
+import { requestOptionsFrom } from "../request-options.js";
 
 const NO_VERIFY = "`--no-verify` stores the key without checking it";
 
@@ -40,12 +38,8 @@ export async function verifyKey(
   flags: SettingsFlags,
   options: SettingsOptions,
 ): Promise<string> {
-  const request = {
-    settings: flags,
-    timeoutMs: DEFAULT_TIMEOUT_MS,
-    retry: DEFAULT_RETRY_POLICY,
-    verbose: debugRequested(factory.env),
-  };
+  // The request flags of a run that gives none: default timeout and retries, PETSTORE_DEBUG.
+  const request = { ...requestOptionsFrom({}, factory.env), settings: flags };
   let rateLimit;
   try {
     const { client } = await factory.client(request, options);

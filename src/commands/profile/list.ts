@@ -2,11 +2,13 @@
 import { DEFAULT_BASE_URLS, type EnvironmentName } from "../../profiles/environments.js";
 import type { Factory } from "../factory.js";
 import type { Column } from "../../output/columns.js";
-import { chooseOutput, type OutputFormat } from "../../output/output-format.js";
+import { chooseOutput } from "../../output/output-format.js";
 import { writeRows } from "../../output/write-rows.js";
 import { redactKey } from "../../schema/redact-key.js";
-import type { CommandRunner } from "../runner.js";
-import { outputFlags } from "../option-values.js";
+import type { Command } from "commander";
+import type { OutputFlags } from "../../output/output-format.js";
+import { addExamples } from "../help-layout.js";
+import { addOutputOptions } from "../output-options.js";
 
 export interface ProfileRow {
   name: string;
@@ -41,7 +43,19 @@ export function profileRows(factory: Factory): ProfileRow[] {
     });
 }
 
-export async function profileListRun(format: OutputFormat, factory: Factory): Promise<void> {
+export function profileListCommand(profile: Command, factory: Factory): void {
+  const command = profile
+    .command("list")
+    .description("list the stored profiles (the current one marked)")
+    .action((flags: OutputFlags) => profileListRun(flags, factory));
+  addOutputOptions(command, { quiet: false });
+  addExamples(command, ["petstore profile list", "petstore profile list --json"]);
+}
+
+export async function profileListRun(flags: OutputFlags, factory: Factory): Promise<void> {
+  const choice = chooseOutput(flags, factory.io.stdout.isTTY);
+  // -q is not offered here, so the choice is always a format.
+  const format = choice === "ids" ? "tsv" : choice;
   const rows = profileRows(factory);
   if (rows.length === 0 && format === "table") {
     factory.io.stderr.write("no profiles stored; `petstore auth login` creates one\n");
@@ -53,9 +67,3 @@ export async function profileListRun(format: OutputFormat, factory: Factory): Pr
     format,
   );
 }
-
-export const run: CommandRunner = (parsed, factory) => {
-  const choice = chooseOutput(outputFlags(parsed.options), factory.io.stdout.isTTY);
-  // -q is not offered here, so the choice is always a format.
-  return profileListRun(choice === "ids" ? "tsv" : choice, factory);
-};

@@ -1,7 +1,16 @@
 /** `petstore profile remove <profile>`: deletes a profile and its key. */
+import type { Command } from "commander";
 import type { Factory } from "../factory.js";
-import type { CommandRunner } from "../runner.js";
-import { existingProfile } from "./stored.js";
+import { addExamples } from "../help-layout.js";
+import { addProfileArgument, existingProfile } from "./stored.js";
+
+export function profileRemoveCommand(profile: Command, factory: Factory): void {
+  const command = addProfileArgument(
+    profile.command("remove").description("delete a stored profile and its key"),
+    true,
+  ).action((name: string) => profileRemoveRun(name, factory));
+  addExamples(command, ["petstore profile remove old"]);
+}
 
 export async function profileRemoveRun(name: string, factory: Factory): Promise<void> {
   existingProfile(factory.config(), name);
@@ -11,6 +20,3 @@ export async function profileRemoveRun(name: string, factory: Factory): Promise<
   });
   factory.io.stderr.write(`Removed profile ${name}.\n`);
 }
-
-export const run: CommandRunner = (parsed, factory) =>
-  profileRemoveRun(parsed.args[0] ?? "", factory);

@@ -1,12 +1,15 @@
-/** Lookups in the stored config that never mistake `constructor` or `toString` for a profile. */
+/**
+ * The profile a profile command names: its argument, and lookups in the stored
+ * config that never mistake `constructor` or `toString` for a profile.
+ */
+import { Argument, type Command } from "commander";
+import { PROFILES, withHint } from "../../completion/hints.js";
 import { UsageError } from "../../errors.js";
 import {
   storedProfile,
   type ProfileConfig,
   type StoredConfig,
 } from "../../profiles/config-file.js";
-
-export { storedProfile } from "../../profiles/config-file.js";
 
 export function existingProfile(config: StoredConfig, name: string): ProfileConfig {
   const profile = storedProfile(config, name);
@@ -18,4 +21,10 @@ export function existingProfile(config: StoredConfig, name: string): ProfileConf
       ? `profiles: ${names.join(", ")}`
       : "no profiles are stored; `petstore auth login` creates one",
   );
+}
+
+/** The `<profile>` (or `[profile]`) argument of the profile commands. */
+export function addProfileArgument(command: Command, required: boolean): Command {
+  const name = required ? "<profile>" : "[profile]";
+  return command.addArgument(withHint(new Argument(name, "a profile name"), PROFILES));
 }
