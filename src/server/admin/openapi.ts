@@ -1,6 +1,6 @@
 /**
  * The control plane's own OpenAPI 3.1 document, at `GET /__admin/openapi.json`,
- * made from its route table (operations.ts): each route's path, method, summary
+ * made from the route table (operations.ts, routes.ts): each route's path, method, summary
  * and parameters, the schemas of its body and answers (generated from the zod
  * schemas named in ADMIN_SCHEMAS, as `/v1`'s are), and the errors it answers. It
  * is kept out of the service's document (`/v1/openapi.json`): the control plane
@@ -8,24 +8,10 @@
  */
 import { STATUS_CODES } from "node:http";
 import * as z from "zod/mini";
-import { ADMIN_SCHEMAS, ErrorAnswer, type Body } from "./bodies.js";
+import { ADMIN_SCHEMAS, ErrorAnswer } from "./bodies.js";
+import type { AdminRoute } from "./operations.js";
 
 type Json = Record<string, unknown>;
-
-/** What the document says of a route. */
-export interface DocumentedRoute {
-  method: "GET" | "POST" | "PUT" | "DELETE";
-  /** A path under /__admin; `{key}` is a path parameter. */
-  path: string;
-  operationId: string;
-  summary: string;
-  body?: Body<unknown>;
-  parameters?: readonly Json[];
-  /** The schema of each answer that is not an error (null: no body). */
-  answers: Record<number, z.ZodMiniType | null>;
-  /** The errors it answers besides those every route answers, and every route with a body. */
-  errors?: Record<number, string>;
-}
 
 const EVERY_ROUTE_ERRORS = {
   401: "admin_unauthorized: the fake has an --admin-token and it was not sent",
@@ -51,7 +37,7 @@ function content(schema: z.ZodMiniType): Json {
   return { "application/json": { schema: ref } };
 }
 
-function operation(route: DocumentedRoute): Json {
+function operation(route: AdminRoute): Json {
   const responses: Json = {};
   for (const [status, schema] of Object.entries(route.answers)) {
     const description = STATUS_CODES[status];
@@ -87,7 +73,7 @@ function componentSchemas(): Record<string, Json> {
 }
 
 /** The document of `routes`; its `servers` are left for the fake's own origin. */
-export function adminOpenApi(routes: readonly DocumentedRoute[]): Json {
+export function adminOpenApi(routes: readonly AdminRoute[]): Json {
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route) };

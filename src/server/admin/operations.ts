@@ -2,12 +2,11 @@
  * The control plane's routes, one entry each: its method and path, the body it
  * takes and the answers it gives (their schemas: bodies.ts), what its OpenAPI
  * entry says, and what it does on the ControlPlane. routes.ts serves this table
- * and openapi.ts documents it, so a route added here is both served and
- * documented.
+ * (and the document itself) and openapi.ts documents it, so a route added here
+ * is both served and documented.
  */
 import type { IncomingMessage } from "node:http";
 import * as z from "zod/mini";
-import { FAKE_SERVER_DESCRIPTION, fakeOrigin } from "../openapi-route.js";
 import { errorReply, type Reply } from "../reply.js";
 import { faultsAnswer } from "../settings/faults.js";
 import { StoreError } from "../store/types.js";
@@ -25,11 +24,21 @@ import {
 import { LATEST_CLOCK_MS } from "./clock.js";
 import type { ControlPlane } from "./control-plane.js";
 import { FILTER_PARAMETERS, parseFilters } from "./filters.js";
-import { adminOpenApi, type DocumentedRoute } from "./openapi.js";
 import { PAGE_BYTES, Requests } from "./request-journal.js";
 
-export interface AdminRoute<T = unknown> extends DocumentedRoute {
+/** A route: how it is served, and what the document (openapi.ts) says of it. */
+export interface AdminRoute<T = unknown> {
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  /** A path under /__admin; `{key}` is a path parameter, the rest of the path. */
+  path: string;
+  operationId: string;
+  summary: string;
   body?: Body<T>;
+  parameters?: readonly Record<string, unknown>[];
+  /** The schema of each answer that is not an error (null: no body). */
+  answers: Record<number, z.ZodMiniType | null>;
+  /** The errors it answers besides those every route answers, and every route with a body. */
+  errors?: Record<number, string>;
   /** `body`: as checked; `key`: the path parameter, percent-decoded; `note`: a line in the log. */
   handle(
     plane: ControlPlane,
@@ -46,13 +55,11 @@ export interface AdminRoute<T = unknown> extends DocumentedRoute {
 /** A route; this ties its handler to the body it checks. */
 const route = <T>(definition: AdminRoute<T>): AdminRoute => definition;
 
-/** An answer of `value` as JSON (JSON text as it is); no body for 204. */
-export function json(status: number, value?: unknown): Reply {
-  return {
-    status,
-    body: typeof value === "string" || value === undefined ? (value ?? "") : JSON.stringify(value),
-  };
-}
+export const json = (status: number, value: unknown): Reply => ({
+  status,
+  body: JSON.stringify(value),
+});
+const NO_CONTENT: Reply = { status: 204, body: "" };
 
 export function invalid(problems: readonly string[]): Reply {
   return errorReply("invalid_admin_request", problems.join("; "));
@@ -70,7 +77,6 @@ function resetFailure(error: unknown, note: (line: string) => void): Reply {
 }
 
 const LATEST_CLOCK = new Date(LATEST_CLOCK_MS).toISOString();
-let document: Record<string, unknown> | undefined;
 
 export const ADMIN_ROUTES: readonly AdminRoute[] = [
   route({
@@ -115,7 +121,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     handle(plane, { query }) {
       const filter = parseFilters(new URLSearchParams(query));
       if (!filter.ok) return invalid(filter.problems);
-      return json(200, plane.parts.journal.page(filter.value, PAGE_BYTES));
+      return { status: 200, body: plane.parts.journal.page(filter.value, PAGE_BYTES) };
     },
   }),
   route({
@@ -126,7 +132,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     answers: { 204: null },
     handle(plane) {
       plane.clearRequests();
-      return json(204);
+      return NO_CONTENT;
     },
   }),
   route({
@@ -216,22 +222,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     errors: { 404: "admin_key_not_found, or not_found when the control plane is off" },
     handle: (plane, { key }) =>
       plane.removeKey(key)
-        ? json(204)
+        ? NO_CONTENT
         : errorReply("admin_key_not_found", "the fake has no such key (see GET /__admin/keys)"),
   }),
-  route({
-    method: "GET",
-    path: "/__admin/openapi.json",
-    operationId: "adminOpenApi",
-    summary: "This document.",
-    answers: { 200: z.looseObject({ openapi: z.literal("3.1.0") }) },
-    handle(_plane, { req }) {
-      document ??= adminOpenApi(ADMIN_ROUTES);
-      const servers = [{ url: fakeOrigin(req), description: FAKE_SERVER_DESCRIPTION }];
-      return json(200, { ...document, servers });
-    },
-  }),
 ];
-
-/** "METHOD /path" of every route (HEAD aside). */
-export const ADMIN_OPERATIONS = ADMIN_ROUTES.map(({ method, path }) => `${method} ${path}`);

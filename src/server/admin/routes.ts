@@ -13,7 +13,10 @@ import { plainJson } from "../settings/validation.js";
 import { refusal, type AdminAccess } from "./access.js";
 import type { FakeClock } from "./clock.js";
 import type { ControlPlane } from "./control-plane.js";
-import { ADMIN_ROUTES, invalid, type AdminRoute } from "./operations.js";
+import * as z from "zod/mini";
+import { FAKE_SERVER_DESCRIPTION, fakeOrigin } from "../openapi-route.js";
+import { adminOpenApi } from "./openapi.js";
+import { ADMIN_ROUTES, invalid, json, type AdminRoute } from "./operations.js";
 
 const ADMIN_PREFIX = "/__admin";
 
@@ -28,6 +31,28 @@ export interface AdminHooks {
   /** A line in the fake's log. */
   note(message: string): void;
 }
+
+let document: Record<string, unknown> | undefined;
+
+/** Every route: the table's, and the document made from it (with this route too). */
+const ROUTES: readonly AdminRoute[] = [
+  ...ADMIN_ROUTES,
+  {
+    method: "GET",
+    path: "/__admin/openapi.json",
+    operationId: "adminOpenApi",
+    summary: "This document.",
+    answers: { 200: z.looseObject({ openapi: z.literal("3.1.0") }) },
+    handle(_plane, { req }) {
+      document ??= adminOpenApi(ROUTES);
+      const servers = [{ url: fakeOrigin(req), description: FAKE_SERVER_DESCRIPTION }];
+      return json(200, { ...document, servers });
+    },
+  },
+];
+
+/** "METHOD /path" of every route (HEAD aside). */
+export const ADMIN_OPERATIONS = ROUTES.map(({ method, path }) => `${method} ${path}`);
 
 /** The body of a POST or PUT as plain JSON; `optional`: no body at all is fine too. */
 async function readBody(
@@ -103,7 +128,7 @@ export function createAdminRoutes(plane: ControlPlane, access: AdminAccess, hook
   ): void {
     const refused = refusal(access, req);
     if (refused !== undefined) return answer(res, refused);
-    const routes = ADMIN_ROUTES.filter((route) => servesPath(route, path));
+    const routes = ROUTES.filter((route) => servesPath(route, path));
     if (routes.length === 0) {
       return answer(
         res,

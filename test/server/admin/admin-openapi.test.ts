@@ -6,7 +6,7 @@
  */
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_OPERATIONS } from "../../../src/server/admin/operations.js";
+import { ADMIN_OPERATIONS } from "../../../src/server/admin/routes.js";
 import { documentValidator, type DocumentValidator } from "../../schema/openapi-ajv.js";
 import { call, startTestServer } from "../http.js";
 import { admin, type AdminAnswer } from "./admin-http.js";
