@@ -7,14 +7,14 @@
  * are not recorded in the request journal.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import * as z from "zod/mini";
+import { FAKE_SERVER_DESCRIPTION, fakeOrigin } from "../openapi-route.js";
 import { errorReply, printable, type Reply } from "../reply.js";
 import { readJsonBody } from "../request-body.js";
 import { plainJson } from "../settings/validation.js";
 import { refusal, type AdminAccess } from "./access.js";
 import type { FakeClock } from "./clock.js";
 import type { ControlPlane } from "./control-plane.js";
-import * as z from "zod/mini";
-import { FAKE_SERVER_DESCRIPTION, fakeOrigin } from "../openapi-route.js";
 import { adminOpenApi } from "./openapi.js";
 import { ADMIN_ROUTES, invalid, json, type AdminRoute } from "./operations.js";
 
