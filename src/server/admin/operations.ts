@@ -18,6 +18,7 @@ import {
   Faults,
   KEY_BODY,
   KeyEntry,
+  named,
   RESET_BODY,
   type Body,
 } from "./bodies.js";
@@ -189,7 +190,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     path: "/__admin/keys",
     operationId: "listKeys",
     summary: "The keys (redacted) with their plans and remaining quota.",
-    answers: { 200: z.object({ keys: z.array(KeyEntry) }) },
+    answers: { 200: named("Keys", z.object({ keys: z.array(KeyEntry) })) },
     handle: (plane) => json(200, { keys: plane.keyEntries() }),
   }),
   route({
