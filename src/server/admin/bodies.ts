@@ -51,8 +51,11 @@ export type ClockState = z.infer<typeof ClockAnswer>;
 
 export const Faults = named("Faults", FaultsAnswer);
 
-/** A key as `GET /__admin/keys` shows it: redacted, with where its binding window stands. */
-export const KeyEntry = named(
+/**
+ * A key as `GET /__admin/keys` shows it: redacted, with where its binding window stands.
+ * The schema and its type have two names: the package exports the type alone.
+ */
+export const KeyEntryAnswer = named(
   "KeyEntry",
   z.object({
     key: described(z.string(), "Redacted, as `petstore auth status` shows keys."),
@@ -64,7 +67,7 @@ export const KeyEntry = named(
     perDay: z.nullable(z.int().check(z.gte(1))),
   }),
 );
-export type KeyEntry = z.infer<typeof KeyEntry>;
+export type KeyEntry = z.infer<typeof KeyEntryAnswer>;
 
 /** A body a route takes: its schema, and how it is checked (`optional`: no body is fine too). */
 export interface Body<T> {

@@ -17,7 +17,7 @@ import {
   FAULTS_BODY,
   Faults,
   KEY_BODY,
-  KeyEntry,
+  KeyEntryAnswer,
   named,
   RESET_BODY,
   type Body,
@@ -190,7 +190,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     path: "/__admin/keys",
     operationId: "listKeys",
     summary: "The keys (redacted) with their plans and remaining quota.",
-    answers: { 200: named("Keys", z.object({ keys: z.array(KeyEntry) })) },
+    answers: { 200: named("Keys", z.object({ keys: z.array(KeyEntryAnswer) })) },
     handle: (plane) => json(200, { keys: plane.keyEntries() }),
   }),
   route({
@@ -199,7 +199,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     operationId: "addKey",
     summary: "Adds a key, or gives a known key this plan (its counters kept).",
     body: KEY_BODY,
-    answers: { 201: KeyEntry, 200: KeyEntry },
+    answers: { 201: KeyEntryAnswer, 200: KeyEntryAnswer },
     handle(plane, { body }) {
       const { entry, created } = plane.addKey(body);
       return json(created ? 201 : 200, entry);

@@ -51,8 +51,8 @@ export class JournalEntry {
 
 const POST_ONLY = "POST only: ";
 
-/** A journal entry as JSON (`GET /__admin/requests`, `requests()`). */
-export const RecordedRequest = named(
+/** A journal entry as JSON (`GET /__admin/requests`, `requests()`); the package exports its type. */
+export const RecordedRequestAnswer = named(
   "RecordedRequest",
   z.object({
     id: described(z.int().check(z.gte(1)), "Increases by one per request; never reused."),
@@ -78,14 +78,14 @@ export const RecordedRequest = named(
     ),
   }),
 );
-export type RecordedRequest = z.infer<typeof RecordedRequest>;
+export type RecordedRequest = z.infer<typeof RecordedRequestAnswer>;
 
 /** One answer of `GET /__admin/requests`. */
 export const Requests = named(
   "Requests",
   z.object({
     requests: described(
-      z.array(RecordedRequest),
+      z.array(RecordedRequestAnswer),
       `Oldest first; about ${PAGE_BYTES / 1024 / 1024} MiB of JSON at most (always at least one request).`,
     ),
     journalSize: described(count(), "How many are kept (--journal-size)."),
