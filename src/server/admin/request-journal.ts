@@ -12,8 +12,8 @@
  */
 import type { IncomingMessage } from "node:http";
 import * as z from "zod/mini";
-import { PLAN_NAMES, type PlanName } from "../keys.js";
-import { count, described, named } from "./bodies.js";
+import type { PlanName } from "../keys.js";
+import { count, described, named, PLAN } from "./bodies.js";
 import { isoTime } from "./clock.js";
 
 /** Bytes of a POST body kept per request; the rest is counted, not kept. */
@@ -62,7 +62,7 @@ export const RecordedRequestAnswer = named(
     query: described(z.string(), "Without `?`; empty when none."),
     status: described(z.nullable(z.int()), "null: the connection was reset."),
     durationMs: z.number().check(z.gte(0)),
-    plan: described(z.nullable(z.enum(PLAN_NAMES as [PlanName])), "The key's plan; never the key."),
+    plan: described(z.nullable(PLAN), "The key's plan; never the key."),
     body: z.optional(
       described(
         z.string(),
