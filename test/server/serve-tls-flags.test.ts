@@ -103,16 +103,41 @@ describe("serve --tls-cert and --tls-key", () => {
   it("refuses an empty file and text that is not PEM", async () => {
     const empty = join(dir, "empty.pem");
     await writeFile(empty, "");
-    await expectRefused(pair(empty, FIXTURE_KEY), `--tls-cert ${empty}: not a PEM certificate`);
+    await expectRefused(
+      pair(empty, FIXTURE_KEY),
+      `--tls-cert ${empty}: not a PEM certificate (error:0480006C:PEM routines::no start line).`,
+    );
     const notes = join(dir, "notes.pem");
     await writeFile(notes, "hello\n");
-    await expectRefused(pair(FIXTURE_CERT, notes), `--tls-key ${notes}: not a PEM private key.`);
+    await expectRefused(
+      pair(FIXTURE_CERT, notes),
+      `--tls-key ${notes}: not an unencrypted PEM private key (error:`,
+    );
   });
 
-  it("says when the certificate and the key were swapped", async () => {
+  it("names the file that is not what its flag takes when the certificate and the key are swapped", async () => {
     await expectRefused(
       pair(FIXTURE_KEY, FIXTURE_CERT),
-      "It holds a private key: were the certificate and the key swapped?",
+      `--tls-cert ${FIXTURE_KEY}: not a PEM certificate (`,
+    );
+  });
+
+  it("refuses a pair that Node's TLS layer refuses, with its reason", async () => {
+    const weakKey = join(dir, "weak.key");
+    const weakCert = join(dir, "weak.crt");
+    execFileSync(
+      "openssl",
+      ["req", "-x509", "-newkey", "rsa:512", "-nodes", "-subj", "/CN=weak", "-days", "2"].concat([
+        "-keyout",
+        weakKey,
+        "-out",
+        weakCert,
+      ]),
+      { stdio: "ignore" },
+    );
+    await expectRefused(
+      pair(weakCert, weakKey),
+      `--tls-cert ${weakCert} and --tls-key ${weakKey}: not a pair the TLS layer takes (error:0A00018F:SSL routines::ee key too small).`,
     );
   });
 
@@ -130,7 +155,7 @@ describe("serve --tls-cert and --tls-key", () => {
     );
   });
 
-  it("refuses an encrypted key, saying how to decrypt it", async () => {
+  it("refuses an encrypted key, saying it must be unencrypted", async () => {
     const encrypted = join(dir, "encrypted.key");
     const { privateKey } = generateKeyPairSync("ec", {
       namedCurve: "P-256",
@@ -145,7 +170,7 @@ describe("serve --tls-cert and --tls-key", () => {
     await writeFile(encrypted, privateKey);
     await expectRefused(
       pair(FIXTURE_CERT, encrypted),
-      `--tls-key ${encrypted}: the private key is encrypted, and serve cannot ask for its passphrase.`,
+      `--tls-key ${encrypted}: not an unencrypted PEM private key (error:`,
     );
   });
 });

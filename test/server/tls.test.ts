@@ -175,7 +175,7 @@ describe("startServer({ tls: { cert, key } })", () => {
     [
       "text that is not PEM",
       async () => ({ cert: "not a certificate", key: await readFile(FIXTURE_KEY) }),
-      'tls.cert: not a PEM certificate (no "-----BEGIN CERTIFICATE-----" line).',
+      "tls.cert: not a PEM certificate (error:0480006C:PEM routines::no start line).",
     ],
     [
       "the certificate and key swapped",

@@ -39,12 +39,13 @@ export function adminAccess(host: string, token: string | undefined): AdminAcces
   return isLoopback(host) ? { mode: "open" } : { mode: "off", host };
 }
 
-/** The host name of a Host header value (`name:port`, `[v6]:port`). */
-function hostName(value: string): string {
-  const bracketed = /^\[([^\]]*)\](?::\d*)?$/.exec(value);
-  if (bracketed) return bracketed[1]!;
-  const colon = value.lastIndexOf(":");
-  return colon === -1 || value.indexOf(":") !== colon ? value : value.slice(0, colon);
+/** Whether `host` (a Host header) names a loopback address; an unreadable one does not. */
+function loopbackHost(host: string): boolean {
+  try {
+    return isLoopback(new URL(`http://${host}`).hostname);
+  } catch {
+    return false;
+  }
 }
 
 function sameOrigin(origin: string, host: string | undefined): boolean {
@@ -84,7 +85,7 @@ export function refusal(access: AdminAccess, req: IncomingMessage): Reply | unde
         "or from the fake's own page",
     );
   }
-  if (host !== undefined && !isLoopback(hostName(host))) {
+  if (host !== undefined && !loopbackHost(host)) {
     return errorReply(
       "admin_forbidden",
       "the control plane answers only requests addressed to a loopback name (localhost, " +

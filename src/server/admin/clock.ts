@@ -22,8 +22,6 @@ export const LATEST_CLOCK_MS = Date.UTC(9999, 0, 1);
 
 export class FakeClock implements Clock {
   private offsetMs = 0;
-  private dateSecond = NaN;
-  private dateText = "";
 
   constructor(private readonly base: Clock = Date) {}
 
@@ -55,21 +53,12 @@ export class FakeClock implements Clock {
     return this.offsetMs / 1000;
   }
 
-  /**
-   * The `Date` header for now, or undefined while the clock is the system's
-   * (node:http then writes its own). Made once a second.
-   */
+  /** The `Date` header for now, or undefined while the clock is the system's (node:http writes its own). */
   dateHeader(): string | undefined {
     if (this.offsetMs === 0 && this.base === Date) return undefined;
-    const second = Math.floor(this.now() / 1000);
-    if (second !== this.dateSecond) {
-      const date = new Date(second * 1000);
-      // A clock given to startServer may be out of a Date's range: node's own Date then.
-      if (Number.isNaN(date.getTime())) return undefined;
-      this.dateSecond = second;
-      this.dateText = date.toUTCString();
-    }
-    return this.dateText;
+    const date = new Date(this.now());
+    // A clock given to startServer may be out of a Date's range: node's own Date then.
+    return Number.isNaN(date.getTime()) ? undefined : date.toUTCString();
   }
 }
 

@@ -2,21 +2,18 @@
  * What the control plane does, for `/__admin/*` and for the library's
  * `RunningServer` alike: health, reset, the request journal, the clock, faults
  * and keys at run time. Values come in already checked (bodies.ts, the library's
- * options); this module only acts on the server's parts.
+ * options); this module only acts on the server's parts. `/__admin/*` reads the
+ * request journal and the fault settings from `parts` itself.
  */
 import { redactKey } from "../../schema/redact-key.js";
 import type { Keyring } from "../auth.js";
 import type { FaultSettings } from "../faults.js";
-import type { ApiKeySpec, PlanName } from "../keys.js";
+import type { ApiKeySpec } from "../keys.js";
 import { peekRequest, UNLIMITED, type RequestLimiter } from "../rate-limit.js";
 import type { PetStore } from "../store/types.js";
 import { isoTime, type FakeClock } from "./clock.js";
-import type {
-  JournalFilter,
-  JournalPage,
-  RecordedRequest,
-  RequestJournal,
-} from "./request-journal.js";
+import type { ClockState, KeyEntry } from "./bodies.js";
+import type { JournalFilter, RecordedRequest, RequestJournal } from "./request-journal.js";
 
 export interface ControlPlaneParts {
   store: PetStore;
@@ -28,32 +25,14 @@ export interface ControlPlaneParts {
   faults: { get(): FaultSettings; set(options: FaultSettings): void };
 }
 
-/** A key as `GET /__admin/keys` shows it: redacted, with where its binding window stands. */
-export interface KeyEntry {
-  key: string;
-  plan: PlanName;
-  /** Of the window that binds first (as the X-RateLimit headers); 2147483647 when unlimited. */
-  limit: number;
-  remaining: number;
-  /** Unix seconds. */
-  reset: number;
-  /** null: unlimited. */
-  perMinute: number | null;
-  perDay: number | null;
-}
-
-export interface ClockState {
-  now: string;
-  nowMs: number;
-  offsetSeconds: number;
-}
+export type { ClockState, KeyEntry } from "./bodies.js";
 
 export class ControlPlane {
   private readonly startedAt = performance.now();
   /** The keys in the order given, then added; the keyring itself keeps only digests. */
   private readonly keySpecs = new Map<string, ApiKeySpec>();
 
-  constructor(private readonly parts: ControlPlaneParts) {
+  constructor(readonly parts: ControlPlaneParts) {
     for (const spec of parts.keys) this.keySpecs.set(spec.key, spec);
   }
 
@@ -81,22 +60,8 @@ export class ControlPlane {
     return this.parts.journal.list(filter);
   }
 
-  /** One answer of `GET /__admin/requests`: about `maxBytes` of JSON at most. */
-  requestsPage(filter: JournalFilter, maxBytes: number): JournalPage {
-    return this.parts.journal.page(filter, maxBytes);
-  }
-
-  /** The id of the newest request recorded; 0 before the first. */
-  get lastRequestId(): number {
-    return this.parts.journal.lastId;
-  }
-
   clearRequests(): void {
     this.parts.journal.clear();
-  }
-
-  get journalSize(): number {
-    return this.parts.journal.capacity;
   }
 
   clock(): ClockState {
@@ -117,11 +82,7 @@ export class ControlPlane {
     return problem === undefined ? { ok: true, clock: this.clock() } : { ok: false, problem };
   }
 
-  faults(): FaultSettings {
-    return this.parts.faults.get();
-  }
-
-  /** Replaces every fault setting. */
+  /** Replaces every fault setting; the FaultInjector checks them once more. */
   setFaults(options: FaultSettings): void {
     this.parts.faults.set(options);
   }

@@ -11,7 +11,9 @@
  * journal holds.
  */
 import type { IncomingMessage } from "node:http";
+import * as z from "zod/mini";
 import type { PlanName } from "../keys.js";
+import { count, described, named, PLAN } from "./bodies.js";
 import { isoTime } from "./clock.js";
 
 /** Bytes of a POST body kept per request; the rest is counted, not kept. */
@@ -46,45 +48,61 @@ export class JournalEntry {
   ) {}
 }
 
-/** A journal entry as JSON (`GET /__admin/requests`, `requests()`). */
-export interface RecordedRequest {
-  id: number;
-  /** ISO 8601, the fake's clock. */
-  time: string;
-  method: string;
-  path: string;
-  query: string;
-  status: number | null;
-  durationMs: number;
-  plan: PlanName | null;
-  /** POST only: the body as received (UTF-8; invalid bytes become U+FFFD). */
-  body?: string;
-  /** POST only: the body's size in bytes. */
-  bodyBytes?: number;
-  /** POST only: true when the body was longer than the part kept (see `bodyLimit`). */
-  bodyTruncated?: boolean;
-}
+const POST_ONLY = "POST only: ";
 
+/** A journal entry as JSON (`GET /__admin/requests`, `requests()`); the package exports its type. */
+export const RecordedRequestAnswer = named(
+  "RecordedRequest",
+  z.object({
+    id: described(z.int().check(z.gte(1)), "Increases by one per request; never reused."),
+    time: described(z.iso.datetime(), "The fake's clock."),
+    method: z.string(),
+    path: z.string(),
+    query: described(z.string(), "Without `?`; empty when none."),
+    status: described(z.nullable(z.int()), "null: the connection was reset."),
+    durationMs: z.number().check(z.gte(0)),
+    plan: described(z.nullable(PLAN), "The key's plan; never the key."),
+    body: z.optional(
+      described(
+        z.string(),
+        `${POST_ONLY}the start of the body as received, decoded as UTF-8 (invalid bytes become ` +
+          `U+FFFD): its first ${MAX_BODY_KEPT / 1024} KiB, or ${BODY_BUDGET / 1024 / 1024} MiB / ` +
+          "journalSize bytes when the journal keeps more than 1,024 requests (cut before a " +
+          "character, never inside one).",
+      ),
+    ),
+    bodyBytes: z.optional(described(count(), `${POST_ONLY}the body's whole size in bytes.`)),
+    bodyTruncated: z.optional(
+      described(z.boolean(), `${POST_ONLY}true when \`body\` is only the start of it.`),
+    ),
+  }),
+);
+export type RecordedRequest = z.infer<typeof RecordedRequestAnswer>;
+
+/** One answer of `GET /__admin/requests`. */
+export const Requests = named(
+  "Requests",
+  z.object({
+    requests: described(
+      z.array(RecordedRequestAnswer),
+      `Oldest first; about ${PAGE_BYTES / 1024 / 1024} MiB of JSON at most (always at least one request).`,
+    ),
+    journalSize: described(count(), "How many are kept (--journal-size)."),
+    lastId: described(count(), "The id of the newest request recorded; 0 before any."),
+    nextAfter: described(
+      z.nullable(count()),
+      "More requests match than this answer holds: ask again with after=nextAfter. " +
+        "null: this answer holds the last of them.",
+    ),
+  }),
+);
+
+/** Which entries a read gives: those passing every test, after `afterId`, `limit` at most. */
 export interface JournalFilter {
-  /** Upper case. */
-  method?: string;
-  /** Exact, or a prefix when it ends in `*`. */
-  path?: string;
-  /** An exact status, or a class: 4 for 4xx. */
-  status?: { exact: number } | { class: number };
-  /** Fake-clock milliseconds: requests at or after. */
-  sinceMs?: number;
+  tests?: Array<(entry: JournalEntry) => boolean>;
   /** Requests with a larger id only: where the previous page ended. */
   afterId?: number;
-  /** At most this many requests. */
   limit?: number;
-}
-
-/** One answer of `GET /__admin/requests`: the requests as JSON texts, and where the rest start. */
-export interface JournalPage {
-  items: string[];
-  /** The id to ask `after` for the next page; null when this page holds the last match. */
-  nextAfter: number | null;
 }
 
 export class RequestJournal {
@@ -103,11 +121,6 @@ export class RequestJournal {
   constructor(readonly capacity: number) {
     this.ring = new Array<JournalEntry | undefined>(capacity);
     this.bodyLimit = Math.min(MAX_BODY_KEPT, Math.floor(BODY_BUDGET / Math.max(1, capacity)));
-  }
-
-  /** The id of the newest request recorded; 0 before the first. */
-  get lastId(): number {
-    return this.lastRecordedId;
   }
 
   /**
@@ -151,7 +164,7 @@ export class RequestJournal {
     this.record(entry);
   }
 
-  record(entry: JournalEntry): void {
+  private record(entry: JournalEntry): void {
     if (this.capacity === 0) return;
     entry.id = ++this.lastRecordedId;
     this.ring[this.next] = entry;
@@ -167,7 +180,7 @@ export class RequestJournal {
     const start = (this.next - this.count + this.capacity) % Math.max(1, this.capacity);
     for (let i = skip; i < this.count; i++) {
       const entry = this.ring[(start + i) % this.capacity]!;
-      if (matches(entry, filter)) yield entry;
+      if (filter.tests?.every((test) => test(entry)) ?? true) yield entry;
     }
   }
 
@@ -183,23 +196,31 @@ export class RequestJournal {
   }
 
   /**
-   * Oldest first, the entries that match as JSON texts: as many as `filter.limit`
-   * allows and as fit in `maxBytes` (at least one, whatever its size).
+   * The answer of `GET /__admin/requests` (a Requests): the entries that match,
+   * oldest first, as many as `filter.limit` allows and as fit in about `maxBytes`
+   * (at least one, whatever its size). Each entry's JSON is made on its own: never
+   * one huge string.
    */
-  page(filter: JournalFilter, maxBytes: number): JournalPage {
+  page(filter: JournalFilter, maxBytes: number): string {
     const items: string[] = [];
     const limit = filter.limit ?? Infinity;
     let bytes = 0;
     let lastId = filter.afterId ?? 0;
+    let nextAfter: number | null = null;
     for (const entry of this.matching(filter)) {
-      if (items.length >= limit) return { items, nextAfter: lastId };
-      const text = JSON.stringify(recorded(entry));
+      const text = items.length < limit ? JSON.stringify(recorded(entry)) : "";
       bytes += Buffer.byteLength(text) + 1;
-      if (items.length > 0 && bytes > maxBytes) return { items, nextAfter: lastId };
+      if (items.length >= limit || (items.length > 0 && bytes > maxBytes)) {
+        nextAfter = lastId;
+        break;
+      }
       items.push(text);
       lastId = entry.id;
     }
-    return { items, nextAfter: null };
+    return (
+      `{"requests":[${items.join(",")}],"journalSize":${this.capacity},` +
+      `"lastId":${this.lastRecordedId},"nextAfter":${nextAfter}}`
+    );
   }
 
   /** Empties the journal; ids continue where they were. */
@@ -210,39 +231,12 @@ export class RequestJournal {
   }
 }
 
-function pathOf(entry: JournalEntry): string {
-  return entry.url.slice(0, entry.pathLength);
-}
-
-function matches(entry: JournalEntry, filter: JournalFilter): boolean {
-  if (filter.method !== undefined && entry.method !== filter.method) return false;
-  if (filter.path !== undefined) {
-    const path = filter.path;
-    const ok = path.endsWith("*")
-      ? pathOf(entry).startsWith(path.slice(0, -1))
-      : pathOf(entry) === path;
-    if (!ok) return false;
-  }
-  const status = filter.status;
-  if (status !== undefined) {
-    if (entry.status === null) return false;
-    if (
-      "exact" in status
-        ? entry.status !== status.exact
-        : Math.floor(entry.status / 100) !== status.class
-    ) {
-      return false;
-    }
-  }
-  return filter.sinceMs === undefined || entry.timeMs >= filter.sinceMs;
-}
-
 function recorded(entry: JournalEntry): RecordedRequest {
   const json: RecordedRequest = {
     id: entry.id,
     time: isoTime(entry.timeMs),
     method: entry.method,
-    path: pathOf(entry),
+    path: entry.url.slice(0, entry.pathLength),
     query: entry.url.length > entry.pathLength ? entry.url.slice(entry.pathLength + 1) : "",
     status: entry.status,
     durationMs: entry.durationUs / 1000,

@@ -1,44 +1,28 @@
 /**
  * `/__admin/*` over HTTP, for test suites in any language (as WireMock's
- * `/__admin`): who may use it (access.ts), the routes and their methods, bodies
- * read with the same limits as a POST /v1/pets (1 MiB, application/json) and
- * checked strictly (bodies.ts), answers in JSON and errors in the service's Error
- * shape. Control-plane requests use no quota, need no API key and are not
- * recorded in the request journal.
+ * `/__admin`): who may use it (access.ts), the route of a path and method
+ * (operations.ts), bodies read with the same limits as a POST /v1/pets (1 MiB,
+ * application/json) and checked by the route, answers in JSON and errors in the
+ * service's Error shape. Control-plane requests use no quota, need no API key and
+ * are not recorded in the request journal.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { fakeOrigin } from "../openapi-route.js";
+import * as z from "zod/mini";
+import { FAKE_SERVER_DESCRIPTION, fakeOrigin } from "../openapi-route.js";
 import { errorReply, printable, type Reply } from "../reply.js";
 import { readJsonBody } from "../request-body.js";
-import { StoreError } from "../store/types.js";
+import { plainJson } from "../settings.js";
 import { refusal, type AdminAccess } from "./access.js";
-import { faultsAnswer, parseFaultsBody } from "../faults.js";
-import { parseClockBody, parseKeyBody } from "./bodies.js";
 import type { FakeClock } from "./clock.js";
 import type { ControlPlane } from "./control-plane.js";
-import { parseFilterQuery } from "./filters.js";
-import { adminOpenApiText } from "./openapi.js";
-import { PAGE_BYTES } from "./request-journal.js";
-import { plainJson } from "../settings.js";
+import { adminOpenApi } from "./openapi.js";
+import { ADMIN_ROUTES, invalid, json, type AdminRoute } from "./operations.js";
 
 const ADMIN_PREFIX = "/__admin";
-const KEYS_PREFIX = `${ADMIN_PREFIX}/keys/`;
 
 export function isAdminPath(path: string): boolean {
   return path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`);
 }
-
-interface Request {
-  req: IncomingMessage;
-  query: string;
-  /** DELETE /__admin/keys/{key}: the key, percent-decoded. */
-  key: string;
-}
-
-/** A JSON answer (`json` undefined: 204 without a body), or an Error reply. */
-type Outcome = { status: number; json?: unknown } | Reply;
-type Handler = (request: Request) => Outcome | Promise<Outcome>;
-type Methods = Partial<Record<"GET" | "POST" | "PUT" | "DELETE", Handler>>;
 
 export interface AdminHooks {
   clock: FakeClock;
@@ -48,9 +32,27 @@ export interface AdminHooks {
   note(message: string): void;
 }
 
-function invalid(problems: readonly string[]): Reply {
-  return errorReply("invalid_admin_request", problems.join("; "));
-}
+let document: Record<string, unknown> | undefined;
+
+/** Every route: the table's, and the document made from it (with this route too). */
+const ROUTES: readonly AdminRoute[] = [
+  ...ADMIN_ROUTES,
+  {
+    method: "GET",
+    path: "/__admin/openapi.json",
+    operationId: "adminOpenApi",
+    summary: "This document.",
+    answers: { 200: z.looseObject({ openapi: z.literal("3.1.0") }) },
+    handle(_plane, { req }) {
+      document ??= adminOpenApi(ROUTES);
+      const servers = [{ url: fakeOrigin(req), description: FAKE_SERVER_DESCRIPTION }];
+      return json(200, { ...document, servers });
+    },
+  },
+];
+
+/** "METHOD /path" of every route (HEAD aside). */
+export const ADMIN_OPERATIONS = ROUTES.map(({ method, path }) => `${method} ${path}`);
 
 /** The body of a POST or PUT as plain JSON; `optional`: no body at all is fine too. */
 async function readBody(
@@ -68,167 +70,67 @@ async function readBody(
   return { ok: false, reply };
 }
 
-function isEmptyObject(value: unknown): boolean {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    !Array.isArray(value) &&
-    Object.keys(value).length === 0
-  );
+/** Where the route's `{key}` starts in its path; -1 for a route without one. */
+const keyAt = (route: AdminRoute) => route.path.indexOf("{");
+
+function servesPath(route: AdminRoute, path: string): boolean {
+  const at = keyAt(route);
+  if (at === -1) return path === route.path;
+  return path.length > at && path.startsWith(route.path.slice(0, at));
 }
 
 export function createAdminRoutes(plane: ControlPlane, access: AdminAccess, hooks: AdminHooks) {
-  const documents = new Map<string, string>();
-
-  const routes: Record<string, Methods> = {
-    [`${ADMIN_PREFIX}/health`]: { GET: () => ({ status: 200, json: plane.health() }) },
-    [`${ADMIN_PREFIX}/reset`]: {
-      POST: async ({ req }) => {
-        const body = await readBody(req, true);
-        if (!body.ok) return body.reply ?? { status: 0 };
-        if (body.value !== undefined && !isEmptyObject(body.value)) {
-          return invalid(["POST /__admin/reset takes no fields: send no body, or {}"]);
-        }
-        try {
-          await plane.reset();
-        } catch (error) {
-          return resetFailure(error);
-        }
-        return { status: 200, json: { status: "reset", pets: plane.health().pets } };
-      },
-    },
-    [`${ADMIN_PREFIX}/requests`]: {
-      GET: ({ query }) => {
-        const filter = parseFilterQuery(query);
-        if (!filter.ok) return invalid(filter.problems);
-        // A page at a time, each entry's JSON made on its own: never one huge string.
-        const { items, nextAfter } = plane.requestsPage(filter.value, PAGE_BYTES);
-        return {
-          status: 200,
-          json:
-            `{"requests":[${items.join(",")}],"journalSize":${plane.journalSize},` +
-            `"lastId":${plane.lastRequestId},"nextAfter":${nextAfter}}`,
-        };
-      },
-      DELETE: () => {
-        plane.clearRequests();
-        return { status: 204 };
-      },
-    },
-    [`${ADMIN_PREFIX}/clock`]: {
-      GET: () => ({ status: 200, json: plane.clock() }),
-      POST: async ({ req }) => {
-        const body = await readBody(req, false);
-        if (!body.ok) return body.reply ?? { status: 0 };
-        const seconds = parseClockBody(body.value);
-        if (!seconds.ok) return invalid(seconds.problems);
-        const moved = plane.advanceClock(seconds.value);
-        if (!moved.ok) return invalid([`advanceSeconds: ${moved.problem}`]);
-        return { status: 200, json: moved.clock };
-      },
-    },
-    [`${ADMIN_PREFIX}/faults`]: {
-      GET: () => ({ status: 200, json: faultsAnswer(plane.faults()) }),
-      PUT: async ({ req }) => {
-        const body = await readBody(req, false);
-        if (!body.ok) return body.reply ?? { status: 0 };
-        const faults = parseFaultsBody(body.value);
-        if (!faults.ok) return invalid(faults.problems);
-        plane.setFaults(faults.value);
-        return { status: 200, json: faultsAnswer(plane.faults()) };
-      },
-    },
-    [`${ADMIN_PREFIX}/keys`]: {
-      GET: () => ({ status: 200, json: { keys: plane.keyEntries() } }),
-      POST: async ({ req }) => {
-        const body = await readBody(req, false);
-        if (!body.ok) return body.reply ?? { status: 0 };
-        const spec = parseKeyBody(body.value);
-        if (!spec.ok) return invalid(spec.problems);
-        const { entry, created } = plane.addKey(spec.value);
-        return { status: created ? 201 : 200, json: entry };
-      },
-    },
-    [`${ADMIN_PREFIX}/openapi.json`]: {
-      GET: ({ req }) => {
-        const origin = fakeOrigin(req);
-        let text = documents.get(origin);
-        if (text === undefined) {
-          text = adminOpenApiText(origin);
-          if (documents.size >= 8) documents.delete(documents.keys().next().value!);
-          documents.set(origin, text);
-        }
-        return { status: 200, json: text };
-      },
-    },
-  };
-  const keyRoute: Methods = {
-    DELETE: ({ key }) =>
-      plane.removeKey(key)
-        ? { status: 204 }
-        : errorReply("admin_key_not_found", "the fake has no such key (see GET /__admin/keys)"),
-  };
-
-  function resetFailure(error: unknown): Reply {
-    if (error instanceof StoreError && error.code === "not_stored") {
-      return errorReply("insufficient_storage", error.message);
-    }
-    hooks.note(
-      `the store could not be reset: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    return errorReply(
-      "internal_error",
-      "the store could not be reset (the fake's log says why); it still serves the pets it had",
-    );
-  }
-
-  function answer(req: IncomingMessage, res: ServerResponse, outcome: Outcome): void {
-    if (outcome.status === 0) return; // the client left before its body arrived
-    const headers = ["Cache-Control", "no-store"];
-    let body: string | Buffer | undefined;
-    if ("body" in outcome) {
-      body = outcome.body;
-      if (outcome.headers !== undefined) headers.push(...outcome.headers);
-      if (outcome.closeConnection === true) headers.push("Connection", "close");
-    } else if (outcome.json !== undefined) {
-      body = typeof outcome.json === "string" ? outcome.json : JSON.stringify(outcome.json);
-    }
-    if (body !== undefined) {
-      headers.push(
-        "Content-Type",
-        "application/json",
-        "Content-Length",
-        String(Buffer.byteLength(body)),
-      );
+  function answer(res: ServerResponse, reply: Reply): void {
+    const headers = ["Cache-Control", "no-store", ...(reply.headers ?? [])];
+    if (reply.closeConnection === true) headers.push("Connection", "close");
+    if (reply.body.length > 0) {
+      headers.push("Content-Type", "application/json");
+      headers.push("Content-Length", String(Buffer.byteLength(reply.body)));
     }
     const date = hooks.clock.dateHeader();
     if (date !== undefined) headers.push("Date", date);
-    res.writeHead(outcome.status, headers);
-    res.end(body);
-    hooks.count(outcome.status);
+    res.writeHead(reply.status, headers);
+    res.end(reply.body);
+    hooks.count(reply.status);
   }
 
-  function handleAdmin(
+  async function run(
+    route: AdminRoute,
+    req: IncomingMessage,
+    path: string,
+    query: string,
+  ): Promise<Reply | undefined> {
+    let key = "";
+    if (keyAt(route) !== -1) {
+      try {
+        key = decodeURIComponent(path.slice(keyAt(route)));
+      } catch {
+        return invalid(["the key in the path is not valid percent-encoding"]);
+      }
+    }
+    let body: unknown;
+    if (route.body !== undefined) {
+      const read = await readBody(req, route.body.optional === true);
+      // No reply: the client left before its body arrived.
+      if (!read.ok) return read.reply;
+      const checked = route.body.parse(read.value);
+      if (!checked.ok) return invalid(checked.problems);
+      body = checked.value;
+    }
+    return route.handle(plane, { body, query, key, req, note: hooks.note });
+  }
+
+  return function handleAdmin(
     req: IncomingMessage,
     res: ServerResponse,
     path: string,
     query: string,
   ): void {
     const refused = refusal(access, req);
-    if (refused !== undefined) return answer(req, res, refused);
-    let key = "";
-    let methods = routes[path];
-    if (methods === undefined && path.startsWith(KEYS_PREFIX) && path.length > KEYS_PREFIX.length) {
-      try {
-        key = decodeURIComponent(path.slice(KEYS_PREFIX.length));
-        methods = keyRoute;
-      } catch {
-        return answer(req, res, invalid(["the key in the path is not valid percent-encoding"]));
-      }
-    }
-    if (methods === undefined) {
+    if (refused !== undefined) return answer(res, refused);
+    const routes = ROUTES.filter((route) => servesPath(route, path));
+    if (routes.length === 0) {
       return answer(
-        req,
         res,
         errorReply(
           "not_found",
@@ -237,13 +139,12 @@ export function createAdminRoutes(plane: ControlPlane, access: AdminAccess, hook
       );
     }
     const method = req.method === "HEAD" ? "GET" : req.method;
-    const handler = methods[method as keyof Methods];
-    if (handler === undefined) {
-      const allowed = Object.keys(methods)
-        .flatMap((m) => (m === "GET" ? ["GET", "HEAD"] : [m]))
+    const route = routes.find((candidate) => candidate.method === method);
+    if (route === undefined) {
+      const allowed = routes
+        .flatMap(({ method }) => (method === "GET" ? ["GET", "HEAD"] : [method]))
         .join(", ");
       return answer(
-        req,
         res,
         errorReply(
           "method_not_allowed",
@@ -252,30 +153,15 @@ export function createAdminRoutes(plane: ControlPlane, access: AdminAccess, hook
         ),
       );
     }
-    Promise.resolve()
-      .then(() => handler({ req, query, key }))
-      .then(
-        (outcome) => answer(req, res, outcome),
-        (error: unknown) => {
-          hooks.note(
-            `internal error on ${req.method} ${path}: ${error instanceof Error ? error.message : String(error)}`,
-          );
-          if (res.headersSent) return void res.destroy();
-          answer(
-            req,
-            res,
-            errorReply("internal_error", "the fake failed unexpectedly; see its log"),
-          );
-        },
-      );
-  }
-
-  /** "METHOD /path" of every route served (HEAD aside), as the OpenAPI document lists them. */
-  const served = [
-    ...Object.entries(routes).flatMap(([path, methods]) =>
-      Object.keys(methods).map((method) => `${method} ${path}`),
-    ),
-    ...Object.keys(keyRoute).map((method) => `${method} ${KEYS_PREFIX}{key}`),
-  ];
-  return Object.assign(handleAdmin, { routes: served });
+    run(route, req, path, query).then(
+      (reply) => reply && answer(res, reply),
+      (error: unknown) => {
+        hooks.note(
+          `internal error on ${req.method} ${path}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        if (res.headersSent) return void res.destroy();
+        answer(res, errorReply("internal_error", "the fake failed unexpectedly; see its log"));
+      },
+    );
+  };
 }

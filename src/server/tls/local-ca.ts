@@ -8,6 +8,10 @@
  * that serve did not make is never replaced. Without a data file the CA lives in
  * memory only.
  *
+ * Both files are companions of the data file, as the write-ahead log is: never
+ * followed through a symlink, refused unless a regular file of ours with a single
+ * name, and replaced by writing a temporary file and renaming it over the name.
+ *
  * "Private" is what the platform can tell (schema/file-safety.ts): on POSIX, a
  * key of this user that no one else may read (mode 0600); on Windows, where
  * modes read 0666 and ACLs cannot be read, a key that is a regular file of one
@@ -15,20 +19,24 @@
  * serve says so when the key is outside the user's profile directory (private
  * by its default ACL).
  */
-import { createPrivateKey, X509Certificate, type KeyObject } from "node:crypto";
-import { lstat, unlink } from "node:fs/promises";
+import { createPrivateKey, X509Certificate } from "node:crypto";
+import { constants, type Stats } from "node:fs";
+import { lstat, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { ServerConfigError } from "../config-error.js";
-import { isMissing } from "../store/durable.js";
+import { writeFileAtomic } from "../../schema/atomic-write.js";
 import {
+  openNoFollow,
   ownershipProblem,
   syncDirectory,
   THIS_PLATFORM,
   unknownReaders,
   type FilePlatform,
 } from "../../schema/file-safety.js";
+import { ServerConfigError } from "../config-error.js";
+import { isMissing } from "../store/durable.js";
+import { clearLeftover, companionProblem, refuseCompanion } from "../store/file-kinds.js";
+import { asStoreError } from "../store/store-errors.js";
 import type { PemPair, Subject } from "./make-certificates.js";
-import { readCompanion, writeCompanion, type CompanionText } from "./pem-files.js";
 
 export const CA_SUBJECT: Subject = {
   commonName: "petstore serve local CA",
@@ -40,6 +48,8 @@ const CA_RENEW_DAYS = 30;
 const DAY_MS = 86_400_000;
 /** Certificates start an hour in the past: a client's clock may be a little behind. */
 export const BACKDATE_MS = 3_600_000;
+/** Far more than a certificate or a key: a larger file is not one serve wrote. */
+const MAX_PEM_BYTES = 1024 * 1024;
 
 export interface CaPaths {
   cert: string;
@@ -71,58 +81,62 @@ export interface CaContext {
 
 const HERE: CaContext = { platform: THIS_PLATFORM, env: process.env };
 
-function day(date: Date): string {
-  return date.toISOString().slice(0, 10);
-}
+const day = (date: Date) => date.toISOString().slice(0, 10);
 
-/** The certificate in `text`, if it is a CA that serve made; else a ServerConfigError naming `file`. */
-function ownCertificate(text: string, file: string): X509Certificate {
-  let certificate: X509Certificate | undefined;
+function attempt<T>(make: () => T): T | undefined {
   try {
-    certificate = new X509Certificate(text);
-  } catch {
-    certificate = undefined;
-  }
-  if (
-    certificate === undefined ||
-    !certificate.ca ||
-    !certificate.subject.split("\n").includes(`CN=${CA_SUBJECT.commonName}`)
-  ) {
-    throw new ServerConfigError(
-      `${file} is not a CA certificate that serve made, so serve will not replace it. ` +
-        "Move it away, or serve a certificate of your own with --tls-cert and --tls-key.",
-    );
-  }
-  return certificate;
-}
-
-function readKey(text: string): KeyObject | undefined {
-  try {
-    return createPrivateKey(text);
+    return make();
   } catch {
     return undefined;
+  }
+}
+
+interface Companion {
+  text: string;
+  stats: Stats;
+}
+
+/** The text of a CA file, or undefined when there is none; refuses one serve must not touch. */
+async function readCompanion(file: string): Promise<Companion | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await openNoFollow(file, constants.O_RDONLY);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    if ((error as NodeJS.ErrnoException).code !== "ELOOP") {
+      throw asStoreError(error, `Cannot read ${file}`);
+    }
+    throw refuseCompanion(companionProblem(file, await lstat(file)) ?? `${file} is a symlink.`);
+  }
+  try {
+    const stats = await handle.stat();
+    const problem =
+      companionProblem(file, stats) ??
+      (stats.size > MAX_PEM_BYTES
+        ? `${file} is ${stats.size} bytes, too large to be a PEM file serve wrote.`
+        : undefined);
+    if (problem !== undefined) throw refuseCompanion(problem);
+    return { text: await handle.readFile("latin1"), stats };
+  } finally {
+    await handle.close();
   }
 }
 
 /** Why the CA on disk cannot be used any more, or undefined when it can. */
 function reuseProblem(
   certificate: X509Certificate,
-  key: CompanionText | undefined,
+  key: Companion | undefined,
   keyFile: string,
   now: Date,
   platform: FilePlatform,
 ): string | undefined {
   if (key === undefined) return `its key ${keyFile} is missing`;
-  const exposed = ownershipProblem(key, { othersMay: "nothing" }, platform);
+  const exposed = ownershipProblem(key.stats, { othersMay: "nothing" }, platform);
   if (exposed !== undefined && exposed.kind !== "owner") {
     return `its key ${keyFile} could be read by other users (mode ${exposed.mode.toString(8).padStart(4, "0")})`;
   }
-  const privateKey = readKey(key.text);
-  if (
-    privateKey === undefined ||
-    privateKey.asymmetricKeyType !== "ec" ||
-    privateKey.asymmetricKeyDetails?.namedCurve !== "prime256v1"
-  ) {
+  const privateKey = attempt(() => createPrivateKey(key.text));
+  if (privateKey?.asymmetricKeyDetails?.namedCurve !== "prime256v1") {
     return `its key ${keyFile} is not an ECDSA P-256 private key`;
   }
   if (!certificate.checkPrivateKey(privateKey)) return `its key ${keyFile} is not its own`;
@@ -134,13 +148,6 @@ function reuseProblem(
     return `it expires on ${day(notAfter)}, in less than ${CA_RENEW_DAYS} days`;
   }
   return undefined;
-}
-
-async function makeNew(now: Date): Promise<{ pair: PemPair; notAfter: Date }> {
-  const { makeCa } = await import("./make-certificates.js");
-  const notAfter = new Date(now.getTime() + CA_VALIDITY_DAYS * DAY_MS);
-  const pair = await makeCa(CA_SUBJECT, new Date(now.getTime() - BACKDATE_MS), notAfter);
-  return { pair, notAfter };
 }
 
 /**
@@ -155,10 +162,26 @@ export async function existingCa(
   const cert = await readCompanion(paths.cert);
   const key = await readCompanion(paths.key);
   if (cert === undefined) return key === undefined ? "there was none" : `${paths.cert} was missing`;
-  const certificate = ownCertificate(cert.text, paths.cert);
+  const certificate = attempt(() => new X509Certificate(cert.text));
+  if (
+    certificate?.ca !== true ||
+    !certificate.subject.split("\n").includes(`CN=${CA_SUBJECT.commonName}`)
+  ) {
+    throw new ServerConfigError(
+      `${paths.cert} is not a CA certificate that serve made, so serve will not replace it. ` +
+        "Move it away, or serve a certificate of your own with --tls-cert and --tls-key.",
+    );
+  }
   const problem = reuseProblem(certificate, key, paths.key, now, context.platform);
   if (problem !== undefined) return `the one there could not be used: ${problem}`;
   return { pair: { cert: cert.text, key: key!.text }, notAfter: new Date(certificate.validTo) };
+}
+
+async function makeNew(now: Date): Promise<{ pair: PemPair; notAfter: Date }> {
+  const { makeCa } = await import("./make-certificates.js");
+  const notAfter = new Date(now.getTime() + CA_VALIDITY_DAYS * DAY_MS);
+  const pair = await makeCa(CA_SUBJECT, new Date(now.getTime() - BACKDATE_MS), notAfter);
+  return { pair, notAfter };
 }
 
 /**
@@ -171,10 +194,9 @@ export async function localCa(
   context: CaContext = HERE,
 ): Promise<LocalCa> {
   if (paths === undefined) return { ...(await makeNew(now)), madeBecause: "no data file" };
-  const note = unknownReaders(paths.key, context.env, context.platform);
+  const keyNote = unknownReaders(paths.key, context.env, context.platform);
   const existing = await existingCa(paths, now, context);
-  if (typeof existing !== "string") return { ...existing, keyNote: note };
-  const madeBecause = existing;
+  if (typeof existing !== "string") return { ...existing, keyNote };
   const made = await makeNew(now);
   const created: string[] = [];
   try {
@@ -184,11 +206,11 @@ export async function localCa(
       [paths.key, made.pair.key, 0o600],
       [paths.cert, made.pair.cert, 0o644],
     ] as const) {
-      const isNew = await lstat(file).then(
-        () => false,
-        (error: unknown) => isMissing(error),
-      );
-      await writeCompanion(file, text, mode);
+      const isNew = await lstat(file).then(() => false, isMissing);
+      await clearLeftover(`${file}.tmp`);
+      await writeFileAtomic(file, `${file}.tmp`, text, mode).catch((error: unknown) => {
+        throw asStoreError(error, `Cannot write ${file}`);
+      });
       if (isNew) created.push(file);
     }
     await syncDirectory(path.dirname(paths.cert));
@@ -196,7 +218,7 @@ export async function localCa(
     await removeCreated(created);
     throw error;
   }
-  return { ...made, madeBecause, keyNote: note, created };
+  return { ...made, madeBecause: existing, keyNote, created };
 }
 
 /** Removes the CA files a start wrote anew, once it failed: it leaves nothing behind. */

@@ -5,8 +5,9 @@
  * valid for 397 days (or until the CA expires, if sooner) and its key stays in
  * memory.
  */
+import { createPrivateKey, X509Certificate } from "node:crypto";
 import type { Server as HttpsServer } from "node:https";
-import type { TLSSocket } from "node:tls";
+import { createSecureContext, type TLSSocket } from "node:tls";
 import { ServerConfigError } from "../config-error.js";
 import {
   BACKDATE_MS,
@@ -16,7 +17,6 @@ import {
   localCa,
   removeCreated,
 } from "./local-ca.js";
-import { checkPair, validityWarning, type CheckedPair } from "./pem-check.js";
 
 export type TlsOption = true | { cert: string | Buffer; key: string | Buffer };
 
@@ -36,6 +36,42 @@ const DAY_MS = 86_400_000;
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1"];
 const ANY_ADDRESS = new Set(["0.0.0.0", "::", "0:0:0:0:0:0:0:0"]);
 
+/** `read()`, or a ServerConfigError: `label` is not `what`, and Node's (OpenSSL's) reason. */
+function readPem<T>(label: string, what: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ServerConfigError(`${label}: not ${what} (${reason}).`);
+  }
+}
+
+/**
+ * Checks that `cert` and `key` (labelled for messages: `--tls-cert ./cert.pem`,
+ * `tls.cert`) make a pair TLS can serve: Node reads both, the key is the
+ * certificate's own and unencrypted (serve cannot ask for a passphrase), and
+ * Node's TLS layer takes them.
+ */
+export function checkPair(
+  cert: string,
+  key: string,
+  labels: { cert: string; key: string },
+): X509Certificate {
+  const certificate = readPem(labels.cert, "a PEM certificate", () => new X509Certificate(cert));
+  const privateKey = readPem(labels.key, "an unencrypted PEM private key", () =>
+    createPrivateKey(key),
+  );
+  if (!certificate.checkPrivateKey(privateKey)) {
+    throw new ServerConfigError(
+      `${labels.key} is not the private key of the certificate in ${labels.cert} (${certificate.subject.replace(/\n/g, ", ")}).`,
+    );
+  }
+  readPem(`${labels.cert} and ${labels.key}`, "a pair the TLS layer takes", () =>
+    createSecureContext({ cert, key }),
+  );
+  return certificate;
+}
+
 function text(value: unknown, name: string): string {
   if (typeof value === "string") return value;
   if (Buffer.isBuffer(value)) return value.toString("latin1");
@@ -48,21 +84,22 @@ function text(value: unknown, name: string): string {
  */
 export function checkTlsOption(
   option: unknown,
-): { given: { cert: string; key: string }; checked: CheckedPair } | true | undefined {
+): { given: { cert: string; key: string }; certificate: X509Certificate } | true | undefined {
   if (option === undefined || option === false) return undefined;
   if (option === true) return true;
   if (typeof option !== "object" || option === null || Array.isArray(option)) {
     throw new ServerConfigError("tls must be true or { cert, key } (PEM text)");
   }
-  const unknown = Object.keys(option).filter((name) => name !== "cert" && name !== "key");
-  if (unknown.length > 0) {
-    throw new ServerConfigError(
-      `tls has no option ${unknown.map((name) => JSON.stringify(name)).join(", ")}; it takes cert and key`,
-    );
+  const { cert, key, ...unknown } = option as { cert?: unknown; key?: unknown };
+  if (Object.keys(unknown).length > 0) {
+    const names = Object.keys(unknown).map((name) => JSON.stringify(name));
+    throw new ServerConfigError(`tls has no option ${names.join(", ")}; it takes cert and key`);
   }
-  const { cert, key } = option as { cert?: unknown; key?: unknown };
   const given = { cert: text(cert, "cert"), key: text(key, "key") };
-  return { given, checked: checkPair(given.cert, given.key, { cert: "tls.cert", key: "tls.key" }) };
+  return {
+    given,
+    certificate: checkPair(given.cert, given.key, { cert: "tls.cert", key: "tls.key" }),
+  };
 }
 
 /**
@@ -86,8 +123,8 @@ export function serverNames(host: string): string[] {
 }
 
 /**
- * What the https server is started with. `note` gets a line for a certificate
- * that is not valid now, and for a CA made anew.
+ * What the https server is started with. `note` gets a line for a given
+ * certificate that is not valid now (clients will refuse it), and for a CA made anew.
  */
 export async function setUpTls(
   option: NonNullable<ReturnType<typeof checkTlsOption>>,
@@ -95,8 +132,16 @@ export async function setUpTls(
 ): Promise<TlsSetup> {
   const { now, note } = context;
   if (option !== true) {
-    const warning = validityWarning(option.checked.certificate, now);
-    if (warning !== undefined) note(warning);
+    const { validFrom, validTo } = option.certificate;
+    if (now > new Date(validTo)) {
+      note(
+        `the TLS certificate expired on ${new Date(validTo).toISOString()}: clients will refuse it`,
+      );
+    } else if (now < new Date(validFrom)) {
+      note(
+        `the TLS certificate is not valid before ${new Date(validFrom).toISOString()}: clients will refuse it until then`,
+      );
+    }
     return option.given;
   }
   const paths = context.file === undefined ? undefined : caPaths(context.file);

@@ -2,13 +2,23 @@
  * The TLS flags of `petstore serve`: `--tls-cert <pem> --tls-key <pem>` (both or
  * neither) serve that certificate; `--tls` alone serves one signed by the local CA
  * kept next to the data file. The files are read and checked here, so a problem
- * stops serve before the data file is opened.
+ * stops serve before the data file is opened. They are read as the data file is:
+ * a symlink is followed, but what it leads to must be a regular file; a device,
+ * FIFO, socket or directory is refused, never read nor waited on.
  */
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+} from "node:fs";
 import path from "node:path";
+import { nonRegularKind } from "../../schema/file-kind.js";
 import { ServerConfigError } from "../config-error.js";
-import { checkPair, isSelfSigned } from "./pem-check.js";
-import { readGivenPem } from "./pem-files.js";
-import type { TlsOption } from "./server-tls.js";
+import { checkPair, type TlsOption } from "./server-tls.js";
 
 export interface TlsFlags {
   tls?: boolean;
@@ -25,6 +35,52 @@ export interface TlsPlan {
   trustFile?: string;
 }
 
+/** Far more than any certificate chain or key; a larger file is not one. */
+const MAX_PEM_BYTES = 1024 * 1024;
+// Not defined on Windows, where a FIFO cannot be put under a file's name.
+const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
+
+function unreadable(label: string, error: unknown): ServerConfigError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why =
+    code === "ENOENT"
+      ? "no such file"
+      : code === "EACCES" || code === "EPERM"
+        ? "permission denied"
+        : (code ?? String(error));
+  return new ServerConfigError(`${label}: cannot read it (${why}).`);
+}
+
+function readGivenPem(file: string, flag: string): string {
+  const label = `${flag} ${file}`;
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | O_NONBLOCK);
+  } catch (error) {
+    throw unreadable(label, error);
+  }
+  try {
+    const stats = fstatSync(fd);
+    const kind = nonRegularKind(stats);
+    if (kind !== undefined) {
+      const what = lstatSync(file).isSymbolicLink()
+        ? `it is a symlink to ${readlinkSync(file)}, which is ${kind}`
+        : `it is ${kind}`;
+      throw new ServerConfigError(`${label}: ${what}, not a regular file. Give a PEM file.`);
+    }
+    if (stats.size > MAX_PEM_BYTES) {
+      throw new ServerConfigError(
+        `${label}: ${stats.size} bytes is too large for a PEM file (at most ${MAX_PEM_BYTES}).`,
+      );
+    }
+    return readFileSync(fd, "latin1");
+  } catch (error) {
+    throw error instanceof ServerConfigError ? error : unreadable(label, error);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function planTls(flags: TlsFlags): TlsPlan {
   const { tlsCert, tlsKey } = flags;
   if (tlsCert === undefined && tlsKey === undefined) return flags.tls === true ? { tls: true } : {};
@@ -38,12 +94,11 @@ export function planTls(flags: TlsFlags): TlsPlan {
   if (tlsKey.trim() === "") throw new ServerConfigError("--tls-key must not be empty");
   const cert = readGivenPem(tlsCert, "--tls-cert");
   const key = readGivenPem(tlsKey, "--tls-key");
-  const { certificate } = checkPair(cert, key, {
+  const certificate = checkPair(cert, key, {
     cert: `--tls-cert ${tlsCert}`,
     key: `--tls-key ${tlsKey}`,
   });
-  return {
-    tls: { cert, key },
-    trustFile: isSelfSigned(certificate) ? path.resolve(tlsCert) : undefined,
-  };
+  const selfSigned =
+    certificate.checkIssued(certificate) && certificate.verify(certificate.publicKey);
+  return { tls: { cert, key }, trustFile: selfSigned ? path.resolve(tlsCert) : undefined };
 }
