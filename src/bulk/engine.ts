@@ -13,13 +13,11 @@ import type { ProxyServer } from "../client/proxy-env.js";
 import type { Transport } from "../client/transport.js";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
 import type { IO } from "../io.js";
-import { createPoster } from "./attempt.js";
 import { firstPass, recordInvalid, type FirstPass } from "./first-pass.js";
-import { realTimers, type GateTimers } from "./gate.js";
 import type { InputFormat } from "./input/input-format.js";
 import { InputFormatError } from "./input/input-record.js";
 import { openInput, type InputSource, type StdinChunks } from "./input/source.js";
-import { RatePacer } from "./pacer.js";
+import { Pacer, realTimers, type Timers } from "./pacer.js";
 import { PriorState, readPriorRuns, type PriorRuns } from "./prior-runs.js";
 import { Progress, formatCount } from "./progress.js";
 import { checkResultsPath } from "./results-open.js";
@@ -28,12 +26,9 @@ import { openAutoResults } from "./auto-results.js";
 import { openOutcomeStream, type OutcomeStream, type StdoutMode } from "./outcome-stream.js";
 import { createPoolTransport } from "./pool-transport.js";
 import { readRows, type Row } from "./rows.js";
-import { RowsAhead } from "./rows-ahead.js";
-import { MAX_WAIT_MS, RowSender } from "./row-sender.js";
+import { createPoster, MAX_WAIT_MS, RowSender } from "./row-sender.js";
 import { RunTally, type BulkReport } from "./run-report.js";
-import { ServerClock } from "./server-clock.js";
 import { installSignals } from "./signals.js";
-import { inTurns } from "./turns.js";
 
 export type { BulkReport } from "./run-report.js";
 
@@ -64,14 +59,11 @@ export interface BulkDeps {
   transport?: Transport;
   /** The proxy the pool goes through (client/proxy-env.ts decides); direct when absent. */
   proxy?: ProxyServer;
-  timers?: GateTimers;
+  timers?: Timers;
   random?: () => number;
   /** Ctrl-C (SIGINT) and SIGTERM stop the run gracefully: the real CLI only. */
   handleSignals?: boolean;
 }
-
-/** Rows read and checked ahead of need, while the service works on the requests just sent. */
-const READ_AHEAD = 64;
 
 function checkConnection(deps: BulkDeps): { baseUrl: string; apiKey: string } {
   const base = parseBaseUrl(deps.settings.baseUrl);
@@ -161,19 +153,18 @@ async function secondPass(
       ? undefined
       : openOutcomeStream(options.stdout, io.stdout, (row) => prior?.id(row));
 
-  const clock = new ServerClock();
-  const pacer = new RatePacer({
-    concurrency: options.concurrency,
-    marginMs: RESET_MARGIN_MS,
-    clock,
-  });
   const progress = new Progress(io, tally.counts, { now });
   // The client's retry table; a bulk run waits longer than a person would (see MAX_WAIT_MS).
   const retry: RetryPolicy = { ...options.retry, maxRetryAfter: MAX_WAIT_MS };
+  const pacer = new Pacer({
+    concurrency: options.concurrency,
+    marginMs: RESET_MARGIN_MS,
+    timers,
+    onWait: (wait) => sender.onWait(wait),
+  });
   const sender = new RowSender({
     pacer,
-    clock,
-    timers,
+    now,
     random: deps.random ?? Math.random,
     retry,
     progress,
@@ -182,8 +173,6 @@ async function secondPass(
     outcomes,
     url: `${baseUrl}/pets`,
   });
-
-  const ahead = new RowsAhead(rowsToSend(), READ_AHEAD);
   const pool =
     deps.transport === undefined
       ? createPoolTransport({
@@ -193,22 +182,13 @@ async function secondPass(
           ...(deps.proxy === undefined ? {} : { proxy: deps.proxy }),
         })
       : undefined;
-  // The lines of the results file are written in groups, each group before the
-  // requests of the same turn leave: one write instead of two per row, and every
-  // `sending` line still precedes its request. Rows are read ahead just after a
-  // group has left.
-  results?.batchLines();
-  const transport = inTurns(deps.transport ?? pool!.transport, {
-    ...(results !== undefined ? { beforeWrite: () => results.flush() } : {}),
-    afterWrite: () => ahead.fill(),
-  });
   const post = createPoster(
     createSender({
       baseUrl,
       apiKey,
       timeoutMs: options.timeoutMs,
       allowInsecure: deps.settings.allowInsecure,
-      transport,
+      transport: deps.transport ?? pool!.transport,
       now,
       userAgent: deps.userAgent,
       debug: options.verbose ? (line) => io.stderr.write(line + "\n") : undefined,
@@ -217,6 +197,7 @@ async function secondPass(
   );
 
   /** The rows this run sends; the others are recorded as they are passed. */
+  const rows = rowsToSend();
   function* rowsToSend(): Generator<Row> {
     for (const row of readRows(source)) {
       if (sender.stopped !== undefined) return;
@@ -261,12 +242,12 @@ async function secondPass(
   }
   progress.start();
   try {
-    await sender.send(ahead, post, options.concurrency);
+    await sender.send(rows, post, options.concurrency);
   } finally {
-    ahead.close();
+    rows.return(undefined);
     progress.stop();
     interrupt();
-    sender.close();
+    pacer.close();
     pool?.close();
     outcomes?.end();
   }

@@ -59,6 +59,9 @@ const OPEN = constants.O_RDWR | constants.O_CREAT;
 /** The same, but failing on any existing file, a symbolic link (even dangling) included (with openNoFollowSync). */
 const CREATE_NEW = OPEN | constants.O_EXCL;
 
+/** Lines gathered beyond this are written at once rather than at the end of the turn. */
+const FLUSH_BYTES = 64 * 1024;
+
 /** How often written lines are synced to disk while a run goes on. */
 const SYNC_EVERY_MS = 250;
 
@@ -94,15 +97,15 @@ function unwritable(path: string, error: unknown, outcome: string): PetstoreErro
 }
 
 export class ResultsWriter {
-  private written = 0;
+  private writtenLines = 0;
   private synced = 0;
   private syncing: Promise<void> | undefined;
   private closed = false;
-  /** Lines recorded but not yet written (batched mode only; see batchLines). */
+  /** Lines recorded but not yet written: written once per turn of the event loop (see written). */
   private pending = "";
-  private pendingLines = 0;
-  private batched = false;
-  private flushScheduled = false;
+  /** A write of lines failed: nothing more may be sent. */
+  private linesLost = false;
+  private turn: Promise<boolean> | undefined;
   private readonly timer: ReturnType<typeof setInterval>;
   private readonly room: ResultsRoom;
   private failed: PetstoreError | undefined;
@@ -117,7 +120,7 @@ export class ResultsWriter {
   ) {
     this.room = new ResultsRoom(fd, fstatSync(fd).size);
     this.timer = setInterval(() => {
-      if (this.synced < this.written) this.durable().catch(() => {});
+      if (this.synced < this.writtenLines) this.durable().catch(() => {});
     }, SYNC_EVERY_MS);
     this.timer.unref();
   }
@@ -196,23 +199,32 @@ export class ResultsWriter {
   }
 
   /**
-   * From now on, lines recorded in one turn of the event loop are written
-   * together, in one write, at the end of that turn, or earlier by flush(). The
-   * caller must call flush() before any request leaves, so that each `sending`
-   * line still reaches the file before its request does.
+   * Resolves at the end of this turn of the event loop, once the lines recorded so
+   * far are written; false when they could not be. The rows of one turn await it
+   * before their requests leave: one write for all their `sending` lines, and each
+   * still reaches the file before its request does.
    */
-  batchLines(): void {
-    this.batched = true;
+  written(): Promise<boolean> {
+    this.turn ??= new Promise((resolve) =>
+      setImmediate(() => {
+        this.turn = undefined;
+        resolve(this.flush());
+      }),
+    );
+    return this.turn;
   }
 
-  /** Writes the lines recorded and not yet written; false when they could not be. */
+  /**
+   * Writes the lines recorded and not yet written; false once lines could not be
+   * written (then no request may leave: its `sending` line may be missing).
+   */
   flush(): boolean {
-    if (this.pending === "") return true;
-    const text = this.pending;
-    const lines = this.pendingLines;
-    this.pending = "";
-    this.pendingLines = 0;
-    return this.writeText(text, lines);
+    if (this.pending !== "") {
+      const text = this.pending;
+      this.pending = "";
+      this.linesLost ||= !this.writeText(text);
+    }
+    return !this.linesLost;
   }
 
   /** A line of a row not being sent (invalid, held back): it takes room of its own. */
@@ -275,25 +287,15 @@ export class ResultsWriter {
   }
 
   private append(text: string): void {
-    if (!this.batched || this.closed) {
-      this.writeText(text);
-      return;
-    }
     this.pending += text;
-    this.pendingLines++;
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => {
-        this.flushScheduled = false;
-        if (!this.closed) this.flush();
-      });
-    }
+    if (this.pending.length >= FLUSH_BYTES) this.flush();
+    else void this.written();
   }
 
   /** Resolves once everything recorded so far is on disk. */
   async durable(): Promise<void> {
     this.flush();
-    const target = this.written;
+    const target = this.writtenLines;
 
     while (this.synced < target) {
       this.syncing ??= this.sync();
@@ -331,12 +333,12 @@ export class ResultsWriter {
       this.fail(error);
       return false;
     }
-    this.written += lines;
+    this.writtenLines += lines;
     return true;
   }
 
   private async sync(): Promise<void> {
-    const upTo = this.written;
+    const upTo = this.writtenLines;
     try {
       await datasync(this.fd);
       this.synced = upTo;

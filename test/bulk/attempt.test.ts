@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createPoster } from "../../src/bulk/attempt.js";
+import { createPoster } from "../../src/bulk/row-sender.js";
 import { DEFAULT_RETRY_POLICY } from "../../src/client/retry.js";
 import { createSender } from "../../src/client/send.js";
 import type { Transport, TransportRequest } from "../../src/client/transport.js";
