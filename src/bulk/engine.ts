@@ -20,8 +20,7 @@ import { openInput, type InputSource, type StdinChunks } from "./input/source.js
 import { Pacer, realTimers, type Timers } from "./pacer.js";
 import { PriorState, readPriorRuns, type PriorRuns } from "./prior-runs.js";
 import { Progress, formatCount } from "./progress.js";
-import { checkResultsPath } from "./results-open.js";
-import { ResultsWriter } from "./results.js";
+import { checkResultsPath, ResultsWriter } from "./results.js";
 import { openAutoResults } from "./auto-results.js";
 import { openOutcomeStream, type OutcomeStream, type StdoutMode } from "./outcome-stream.js";
 import { createPoolTransport } from "./pool-transport.js";
