@@ -8,7 +8,9 @@
 import { wholeNumberFlag } from "../schema/whole-number.js";
 import type { OptionValues } from "./fast-parse.js";
 import { booleanOption, stringOption } from "./option-values.js";
+import { FIELD_FLAGS } from "./pet-flags.js";
 import { requestOptionsFrom, type RequestOptions } from "./request-options.js";
+import { BULK_OPTIONS } from "./spec.js";
 import { UsageError } from "../errors.js";
 import type { BulkOptions } from "../bulk/engine.js";
 import { INPUT_FORMATS, isInputFormat } from "../bulk/input/input-format.js";
@@ -17,14 +19,6 @@ import type { StdoutMode } from "../bulk/outcome-stream.js";
 /** Measured against `petstore serve` (docs/benchmarks.md): the rate stops growing beyond it. */
 export const DEFAULT_CONCURRENCY = 16;
 const MAX_CONCURRENCY = 64;
-
-/** Flags of one pet: they do not apply to a file of pets. */
-const PET_FLAGS: Record<string, string> = {
-  name: "--name",
-  categoryId: "--category-id",
-  status: "--status",
-  file: "--file",
-};
 
 /** `--json` (NDJSON, a line per row), `--output ndjson` (the same) or `-q` (ids in input order). */
 function stdoutModeOf(values: OptionValues): StdoutMode | undefined {
@@ -46,16 +40,6 @@ function stdoutModeOf(values: OptionValues): StdoutMode | undefined {
   return json || output !== undefined ? "json" : undefined;
 }
 
-const BULK_ONLY: Record<string, string> = {
-  format: "--format",
-  skipInvalid: "--skip-invalid",
-  ignoreUnknownColumns: "--ignore-unknown-columns",
-  results: "--results",
-  resume: "--resume",
-  retryUnknown: "--retry-unknown",
-  concurrency: "--concurrency",
-};
-
 function concurrencyOf(text: string | undefined): number {
   if (text === undefined) return DEFAULT_CONCURRENCY;
   const parsed = wholeNumberFlag(text, "--concurrency", 1, MAX_CONCURRENCY);
@@ -67,21 +51,23 @@ export function bulkOptionsFrom(
   values: OptionValues,
   env: NodeJS.ProcessEnv,
 ): { bulk: BulkOptions; request: RequestOptions } {
-  const from = stringOption(values, "from");
-  if (from === undefined) {
-    const given = Object.entries(BULK_ONLY)
-      .filter(([key]) => values[key] !== undefined && values[key] !== false)
-      .map(([, flag]) => flag);
-    throw new UsageError(
-      `${given.join(", ")} only go${given.length === 1 ? "es" : ""} with --from <file>`,
-    );
-  }
-  if (from === "") throw new UsageError("--from needs a file path, or - for stdin");
+  /** Those of `flags` (option keys and their flags) that were given, by their long flag. */
   const given = (flags: Record<string, string>) =>
     Object.entries(flags)
       .filter(([key]) => values[key] !== undefined && values[key] !== false)
-      .map(([, flag]) => flag);
-  const petFlags = given(PET_FLAGS);
+      .map(([, flag]) => /--[a-z-]+/.exec(flag)![0]);
+  const from = stringOption(values, "from");
+  if (from === undefined) {
+    const bulkFlags = given(
+      Object.fromEntries(Object.entries(BULK_OPTIONS).map(([key, { flags }]) => [key, flags])),
+    );
+    throw new UsageError(
+      `${bulkFlags.join(", ")} only go${bulkFlags.length === 1 ? "es" : ""} with --from <file>`,
+    );
+  }
+  if (from === "") throw new UsageError("--from needs a file path, or - for stdin");
+  // The flags of one pet do not apply to a file of pets.
+  const petFlags = given({ ...FIELD_FLAGS, file: "--file" });
   if (petFlags.length > 0) {
     throw new UsageError(
       `--from adds the pets of a file; it does not go with ${petFlags.join(", ")}`,

@@ -23,6 +23,7 @@ import { outputFlags, stringOption } from "./option-values.js";
 import { FIELD_FLAGS, PET_FIELDS, flagsUsageError, petInputFromFlags } from "./pet-flags.js";
 import { requestOptionsFrom, type RequestOptions } from "./request-options.js";
 import type { CommandRunner } from "./runner.js";
+import { BULK_OPTIONS } from "./spec.js";
 
 export interface AddOptions {
   /** The pet to send; or the flags given, the missing fields to be asked for (add-prompts.ts). */
@@ -133,20 +134,9 @@ export async function addRun(options: AddOptions, factory: Factory): Promise<voi
   }
 }
 
-/** A bulk add's flags: with any of them, `add` reads a file of pets (src/bulk, loaded only then). */
-const BULK_FLAGS = [
-  "from",
-  "format",
-  "skipInvalid",
-  "ignoreUnknownColumns",
-  "results",
-  "resume",
-  "retryUnknown",
-  "concurrency",
-];
-
 export const run: CommandRunner = async (parsed, factory) => {
-  if (BULK_FLAGS.some((key) => parsed.options[key] !== undefined)) {
+  // With any bulk flag, `add` reads a file of pets (src/bulk, loaded only then).
+  if (Object.keys(BULK_OPTIONS).some((key) => parsed.options[key] !== undefined)) {
     const { runBulkCommand } = await import("./add-from.js");
     await runBulkCommand(parsed.options, factory);
     return;

@@ -144,6 +144,52 @@ const GET_COMMAND: CommandSpec = {
   examples: ["petstore get 42", "petstore get 42 --json"],
 };
 
+/**
+ * `add --from`'s flags, by the key commander gives each: declared once, for the help,
+ * for loading the bulk bundle when any is given (add.ts), and for its checks
+ * (add-from-options.ts).
+ */
+export const BULK_OPTIONS = {
+  from: {
+    flags: "--from <path>",
+    description:
+      "add every pet of a CSV, NDJSON or JSON-array file (- for stdin), at the pace the rate limit allows",
+    values: FILES,
+  },
+  format: {
+    flags: "--format <format>",
+    description: `${INPUT_FORMATS.join(", ")} (default: from the extension, else the content)`,
+    values: words(INPUT_FORMATS),
+  },
+  skipInvalid: {
+    flags: "--skip-invalid",
+    description: "send the valid rows even if some are invalid (exit 2 at the end)",
+  },
+  ignoreUnknownColumns: {
+    flags: "--ignore-unknown-columns",
+    description: "CSV: send the known columns, ignore the others (else they are an error)",
+  },
+  results: {
+    flags: "--results <path>",
+    description: "record each row's outcome (NDJSON: added with its id, invalid, failed, unknown)",
+    values: FILES,
+  },
+  resume: {
+    flags: "--resume <results>",
+    description: "continue the run recorded in this results file",
+    values: FILES,
+  },
+  retryUnknown: {
+    flags: "--retry-unknown",
+    description:
+      "with --resume: send again the rows whose outcome is unknown (they may be added twice)",
+  },
+  concurrency: {
+    flags: "--concurrency <n>",
+    description: "requests in flight at most, 1 to 64 (16)",
+  },
+} satisfies Record<string, OptionSpec>;
+
 export const ADD_COMMAND: CommandSpec = {
   name: "add",
   description: "add a pet from flags or a JSON body (--file), or every pet of a file (--from)",
@@ -165,42 +211,7 @@ export const ADD_COMMAND: CommandSpec = {
       description: "a JSON NewPet body from this file, or - for stdin (instead of the flags)",
       values: FILES,
     },
-    {
-      flags: "--from <path>",
-      description:
-        "add every pet of a CSV, NDJSON or JSON-array file (- for stdin), at the pace the rate limit allows",
-      values: FILES,
-    },
-    {
-      flags: "--format <format>",
-      description: `${INPUT_FORMATS.join(", ")} (default: from the extension, else the content)`,
-      values: words(INPUT_FORMATS),
-    },
-    {
-      flags: "--skip-invalid",
-      description: "send the valid rows even if some are invalid (exit 2 at the end)",
-    },
-    {
-      flags: "--ignore-unknown-columns",
-      description: "CSV: send the known columns, ignore the others (else they are an error)",
-    },
-    {
-      flags: "--results <path>",
-      description:
-        "record each row's outcome (NDJSON: added with its id, invalid, failed, unknown)",
-      values: FILES,
-    },
-    {
-      flags: "--resume <results>",
-      description: "continue the run recorded in this results file",
-      values: FILES,
-    },
-    {
-      flags: "--retry-unknown",
-      description:
-        "with --resume: send again the rows whose outcome is unknown (they may be added twice)",
-    },
-    { flags: "--concurrency <n>", description: "requests in flight at most, 1 to 64 (16)" },
+    ...Object.values(BULK_OPTIONS),
     ...ADD_OUTPUT_OPTIONS,
     ...REQUEST_OPTIONS,
   ],

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { runBulkCommand, summaryLine } from "../../src/commands/add-from.js";
 import { DEFAULT_CONCURRENCY, bulkOptionsFrom } from "../../src/commands/add-from-options.js";
-import { ADD_COMMAND } from "../../src/commands/spec.js";
+import { ADD_COMMAND, BULK_OPTIONS } from "../../src/commands/spec.js";
 import { Progress, formatDuration, formatElapsed } from "../../src/bulk/progress.js";
 import { EXIT, PetstoreError, UsageError } from "../../src/errors.js";
 import { createFactory } from "../../src/commands/factory.js";
@@ -43,6 +43,14 @@ describe("bulk flags", () => {
     }
     const concurrency = ADD_COMMAND.options!.find((o) => o.flags.startsWith("--concurrency"));
     expect(concurrency?.description).toContain(`(${DEFAULT_CONCURRENCY})`);
+  });
+
+  it("are declared once, each under the key commander gives it", () => {
+    for (const [key, option] of Object.entries(BULK_OPTIONS)) {
+      const long = /--([a-z-]+)/.exec(option.flags)![1]!;
+      expect(long.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase())).toBe(key);
+      expect(ADD_COMMAND.options).toContain(option);
+    }
   });
 
   it("are described in add's help as they work with --from (a line per row, ids in input order)", () => {
