@@ -22,7 +22,7 @@ import { PriorState, readPriorRuns, type PriorRuns } from "./prior-runs.js";
 import { Progress, formatCount } from "./progress.js";
 import { checkResultsPath, ResultsWriter } from "./results.js";
 import { openAutoResults } from "./auto-results.js";
-import { openOutcomeStream, type OutcomeStream, type StdoutMode } from "./outcome-stream.js";
+import { OutcomeStream, type StdoutMode } from "./outcome-stream.js";
 import { createPoolTransport } from "./pool-transport.js";
 import { readRows, type Row } from "./rows.js";
 import { createPoster, MAX_WAIT_MS, RowSender } from "./row-sender.js";
@@ -147,10 +147,10 @@ async function secondPass(
   const timers = deps.timers ?? realTimers;
   const now = timers.now;
   const tally = new RunTally(pass);
-  const outcomes: OutcomeStream | undefined =
+  const outcomes =
     options.stdout === undefined
       ? undefined
-      : openOutcomeStream(options.stdout, io.stdout, (row) => prior?.id(row));
+      : new OutcomeStream(options.stdout, io.stdout, (row) => prior?.id(row));
 
   const progress = new Progress(io, tally.counts, { now });
   // The client's retry table; a bulk run waits longer than a person would (see MAX_WAIT_MS).
