@@ -129,12 +129,19 @@ export function* parseCsv(
   try {
     // Read until the header is whole (its line ends the same for every delimiter), or
     // enough was read for one (a header so far down goes to the comma). What is wrong
-    // with the text is found by the reading proper.
+    // with the text is found by the reading proper; what is wrong with the input, now.
     const read: string[] = [];
     let chars = 0;
+    let failed: { error: unknown } | undefined;
     function* recorded(): Generator<string> {
       while (chars <= MAX_RECORD_CHARS) {
-        const next = source.next();
+        let next: IteratorResult<string>;
+        try {
+          next = source.next();
+        } catch (error) {
+          failed = { error };
+          throw error;
+        }
         if (next.done === true) return;
         read.push(next.value);
         chars += next.value.length;
@@ -143,8 +150,8 @@ export function* parseCsv(
     }
     try {
       firstRecord(recorded(), ",");
-    } catch {
-      // Read again below.
+    } catch (error) {
+      if (failed !== undefined) throw error;
     }
     let columns: Array<Column | undefined> | undefined;
     let row = 0;
