@@ -4,7 +4,7 @@
  * is good (or --skip-invalid says to send the good rows). The second reads the
  * rows again and sends them (see row-sender.ts), at the pace the rate limit
  * allows (see pacer.ts), recording each row's outcome as it is known; the run
- * ends with its report (see run-report.ts). This file wires them together.
+ * ends with its report (see progress.ts). This file wires them together.
  */
 import { RESET_MARGIN_MS, type RetryPolicy } from "../client/retry.js";
 import { parseBaseUrl } from "../profiles/environments.js";
@@ -19,17 +19,16 @@ import { InputFormatError } from "./input/input-record.js";
 import { openInput, type InputSource, type StdinChunks } from "./input/source.js";
 import { Pacer, realTimers, type Timers } from "./pacer.js";
 import { PriorState, readPriorRuns, type PriorRuns } from "./prior-runs.js";
-import { Progress, formatCount } from "./progress.js";
+import { Progress, formatCount, type BulkReport } from "./progress.js";
 import { checkResultsPath, ResultsWriter } from "./results.js";
 import { openAutoResults } from "./auto-results.js";
 import { OutcomeStream, type StdoutMode } from "./outcome-stream.js";
 import { createPoolTransport } from "./pool-transport.js";
 import { readRows, type Row } from "./rows.js";
 import { createPoster, MAX_WAIT_MS, RowSender } from "./row-sender.js";
-import { RunTally, type BulkReport } from "./run-report.js";
 import { installSignals } from "./signals.js";
 
-export type { BulkReport } from "./run-report.js";
+export type { BulkReport } from "./progress.js";
 
 export interface BulkOptions {
   /** A path, or `-` for stdin. */
@@ -146,13 +145,12 @@ async function secondPass(
   const { io } = deps;
   const timers = deps.timers ?? realTimers;
   const now = timers.now;
-  const tally = new RunTally(pass);
   const outcomes =
     options.stdout === undefined
       ? undefined
       : new OutcomeStream(options.stdout, io.stdout, (row) => prior?.id(row));
 
-  const progress = new Progress(io, tally.counts, { now });
+  const progress = new Progress(io, pass, { now });
   // The client's retry table; a bulk run waits longer than a person would (see MAX_WAIT_MS).
   const retry: RetryPolicy = { ...options.retry, maxRetryAfter: MAX_WAIT_MS };
   const pacer = new Pacer({
@@ -167,7 +165,6 @@ async function secondPass(
     random: deps.random ?? Math.random,
     retry,
     progress,
-    tally,
     results,
     outcomes,
     url: `${baseUrl}/pets`,
@@ -210,7 +207,7 @@ async function secondPass(
         continue;
       }
       if ((state === PriorState.Sending || state === PriorState.Unknown) && !options.retryUnknown) {
-        tally.unknownBefore(row.row);
+        progress.unknownBefore(row.row);
         outcomes?.unknownBefore(row.row, row.line);
         if (state === PriorState.Sending) {
           results?.record({
@@ -251,5 +248,5 @@ async function secondPass(
     outcomes?.end();
   }
   await results?.durable();
-  return tally.report(now() - startedAt, sender.stopped, results?.path);
+  return progress.report(now() - startedAt, sender.stopped, results?.path);
 }

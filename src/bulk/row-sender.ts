@@ -2,7 +2,7 @@
  * The second pass of `petstore add --from`: the rows to send go out at the pace
  * the pacer allows, `concurrency` at a time, each retried as the client's retry
  * table says, and each row's outcome is recorded (the results file, stdout) and
- * counted (run-report.ts) as it is known. What an answer means:
+ * counted (progress.ts) as it is known. What an answer means:
  *
  * - 2xx: added, with the id of the answer, else the one its Location names.
  * - What the retry table sends again (429, 503, a connection that never came
@@ -38,7 +38,6 @@ import { cutText, MAX_STORED_CODE, MAX_STORED_MESSAGE, type ErrorSummary } from 
 import type { ResultLine } from "./result-lines.js";
 import type { ResultsWriter } from "./results.js";
 import type { Row } from "./rows.js";
-import type { RunTally } from "./run-report.js";
 
 /** A wait longer than this (the daily limit, a ban) ends the run: resume it later. */
 export const MAX_WAIT_MS = 15 * 60_000;
@@ -161,7 +160,6 @@ export interface RowSenderParts {
   random: () => number;
   retry: RetryPolicy;
   progress: Progress;
-  tally: RunTally;
   results: ResultsWriter | undefined;
   outcomes: OutcomeStream | undefined;
   /** Where the rows go: named when the rate limit ends the run. */
@@ -289,7 +287,7 @@ export class RowSender {
     last: Attempt,
     error: PetstoreError,
   ): void {
-    const { results, outcomes, tally } = this.parts;
+    const { results, outcomes, progress } = this.parts;
     const line: ResultLine = {
       row: row.row,
       line: row.line,
@@ -299,13 +297,13 @@ export class RowSender {
     };
     results?.recordOutcome(line);
     outcomes?.record(line);
-    if (kind === "unknown") tally.unknown(row.row);
-    else tally.failed();
+    if (kind === "unknown") progress.rowUnknown(row.row);
+    else progress.rowFailed();
   }
 
   /** `sent` is called once the row's first request has left. */
   private async sendRow(row: Row, post: Poster, sent: () => void): Promise<void> {
-    const { pacer, now, retry, results, outcomes, tally } = this.parts;
+    const { pacer, now, retry, results, outcomes, progress } = this.parts;
     let last: Attempt | undefined;
     for (let attempt = 1; ; attempt++) {
       const issued = pacer.tryAcquire() ?? (await pacer.acquire());
@@ -343,7 +341,7 @@ export class RowSender {
         pacer.complete(issued, completion);
         results?.added(row.row, row.line, row.digest!, result.id);
         outcomes?.added(row.row, row.line, result.id);
-        tally.added();
+        progress.rowAdded();
         return;
       }
       if (result.kind !== "again") {
