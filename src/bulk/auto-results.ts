@@ -19,6 +19,7 @@ import { basename } from "node:path";
 import { UsageError } from "../errors.js";
 import type { IO } from "../io.js";
 import { openNoFollow } from "../schema/file-safety.js";
+import { runLine } from "./prior-runs.js";
 import type { RunHeader } from "./result-lines.js";
 import { ResultsWriter } from "./results.js";
 
@@ -46,13 +47,8 @@ async function runInput(path: string): Promise<string | undefined> {
     if (!(await handle.stat()).isFile()) return undefined;
     const buffer = Buffer.alloc(FIRST_LINE_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, FIRST_LINE_BYTES, 0);
-    const end = buffer.subarray(0, bytesRead).indexOf(10);
-    const line = buffer.subarray(0, end === -1 ? bytesRead : end).toString("utf8");
-    const value: unknown = JSON.parse(line);
-    const run = (value as { run?: { input?: unknown } } | null)?.run;
-    return typeof run?.input === "string" ? run.input : undefined;
-  } catch {
-    return undefined;
+    const input = runLine(buffer.toString("utf8", 0, bytesRead).split("\n", 1)[0]!)?.input;
+    return typeof input === "string" ? input : undefined;
   } finally {
     await handle.close();
   }
@@ -71,19 +67,14 @@ export async function openAutoResults(
   if (rows <= AUTO_RESULTS_ROWS) return undefined;
   if (from === "-") return cannotResume(io, "the rows come from stdin");
   const path = autoResultsPath(from);
-  let kind: "none" | "symlink" | "file" | "other" = "none";
-  try {
-    const info = await lstat(path);
-    kind = info.isSymbolicLink() ? "symlink" : info.isFile() ? "file" : "other";
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT") return cannotResume(io, `${path} cannot be checked (${code})`);
-  }
-  if (kind === "symlink") {
+  const info = await lstat(path).catch((error: NodeJS.ErrnoException) => error);
+  if (info instanceof Error) {
+    if (info.code !== "ENOENT") return cannotResume(io, `${path} cannot be checked (${info.code})`);
+  } else if (info.isSymbolicLink()) {
     return cannotResume(io, `${path} is a symbolic link, which is never followed`);
-  }
-  if (kind === "other") return cannotResume(io, `${path} is not a regular file`);
-  if (kind === "file") {
+  } else if (!info.isFile()) {
+    return cannotResume(io, `${path} is not a regular file`);
+  } else {
     const input = await runInput(path).catch(() => undefined);
     if (input !== undefined && basename(input) === basename(from)) {
       throw new UsageError(

@@ -4,7 +4,7 @@
  * is good (or --skip-invalid says to send the good rows). The second reads the
  * rows again and sends them (see row-sender.ts), at the pace the rate limit
  * allows (see pacer.ts), recording each row's outcome as it is known; the run
- * ends with its report (see run-report.ts). This file wires them together.
+ * ends with its report (see progress.ts). This file wires them together.
  */
 import { RESET_MARGIN_MS, type RetryPolicy } from "../client/retry.js";
 import { parseBaseUrl } from "../profiles/environments.js";
@@ -13,29 +13,22 @@ import type { ProxyServer } from "../client/proxy-env.js";
 import type { Transport } from "../client/transport.js";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
 import type { IO } from "../io.js";
-import { createPoster } from "./attempt.js";
 import { firstPass, recordInvalid, type FirstPass } from "./first-pass.js";
-import { realTimers, type GateTimers } from "./gate.js";
 import type { InputFormat } from "./input/input-format.js";
 import { InputFormatError } from "./input/input-record.js";
 import { openInput, type InputSource, type StdinChunks } from "./input/source.js";
-import { RatePacer } from "./pacer.js";
+import { Pacer, realTimers, type Timers } from "./pacer.js";
 import { PriorState, readPriorRuns, type PriorRuns } from "./prior-runs.js";
-import { Progress, formatCount } from "./progress.js";
-import { checkResultsPath } from "./results-open.js";
-import { ResultsWriter } from "./results.js";
+import { Progress, formatCount, type BulkReport } from "./progress.js";
+import { checkResultsPath, ResultsWriter } from "./results.js";
 import { openAutoResults } from "./auto-results.js";
-import { openOutcomeStream, type OutcomeStream, type StdoutMode } from "./outcome-stream.js";
+import { OutcomeStream, type StdoutMode } from "./outcome-stream.js";
 import { createPoolTransport } from "./pool-transport.js";
 import { readRows, type Row } from "./rows.js";
-import { RowsAhead } from "./rows-ahead.js";
-import { MAX_WAIT_MS, RowSender } from "./row-sender.js";
-import { RunTally, type BulkReport } from "./run-report.js";
-import { ServerClock } from "./server-clock.js";
+import { createPoster, MAX_WAIT_MS, RowSender } from "./row-sender.js";
 import { installSignals } from "./signals.js";
-import { inTurns } from "./turns.js";
 
-export type { BulkReport } from "./run-report.js";
+export type { BulkReport } from "./progress.js";
 
 export interface BulkOptions {
   /** A path, or `-` for stdin. */
@@ -64,14 +57,11 @@ export interface BulkDeps {
   transport?: Transport;
   /** The proxy the pool goes through (client/proxy-env.ts decides); direct when absent. */
   proxy?: ProxyServer;
-  timers?: GateTimers;
+  timers?: Timers;
   random?: () => number;
   /** Ctrl-C (SIGINT) and SIGTERM stop the run gracefully: the real CLI only. */
   handleSignals?: boolean;
 }
-
-/** Rows read and checked ahead of need, while the service works on the requests just sent. */
-const READ_AHEAD = 64;
 
 function checkConnection(deps: BulkDeps): { baseUrl: string; apiKey: string } {
   const base = parseBaseUrl(deps.settings.baseUrl);
@@ -155,35 +145,30 @@ async function secondPass(
   const { io } = deps;
   const timers = deps.timers ?? realTimers;
   const now = timers.now;
-  const tally = new RunTally(pass);
-  const outcomes: OutcomeStream | undefined =
+  const outcomes =
     options.stdout === undefined
       ? undefined
-      : openOutcomeStream(options.stdout, io.stdout, (row) => prior?.id(row));
+      : new OutcomeStream(options.stdout, io.stdout, (row) => prior?.id(row));
 
-  const clock = new ServerClock();
-  const pacer = new RatePacer({
-    concurrency: options.concurrency,
-    marginMs: RESET_MARGIN_MS,
-    clock,
-  });
-  const progress = new Progress(io, tally.counts, { now });
+  const progress = new Progress(io, pass, { now });
   // The client's retry table; a bulk run waits longer than a person would (see MAX_WAIT_MS).
   const retry: RetryPolicy = { ...options.retry, maxRetryAfter: MAX_WAIT_MS };
+  const pacer = new Pacer({
+    concurrency: options.concurrency,
+    marginMs: RESET_MARGIN_MS,
+    timers,
+    onWait: (wait) => sender.onWait(wait),
+  });
   const sender = new RowSender({
     pacer,
-    clock,
-    timers,
+    now,
     random: deps.random ?? Math.random,
     retry,
     progress,
-    tally,
     results,
     outcomes,
     url: `${baseUrl}/pets`,
   });
-
-  const ahead = new RowsAhead(rowsToSend(), READ_AHEAD);
   const pool =
     deps.transport === undefined
       ? createPoolTransport({
@@ -193,22 +178,13 @@ async function secondPass(
           ...(deps.proxy === undefined ? {} : { proxy: deps.proxy }),
         })
       : undefined;
-  // The lines of the results file are written in groups, each group before the
-  // requests of the same turn leave: one write instead of two per row, and every
-  // `sending` line still precedes its request. Rows are read ahead just after a
-  // group has left.
-  results?.batchLines();
-  const transport = inTurns(deps.transport ?? pool!.transport, {
-    ...(results !== undefined ? { beforeWrite: () => results.flush() } : {}),
-    afterWrite: () => ahead.fill(),
-  });
   const post = createPoster(
     createSender({
       baseUrl,
       apiKey,
       timeoutMs: options.timeoutMs,
       allowInsecure: deps.settings.allowInsecure,
-      transport,
+      transport: deps.transport ?? pool!.transport,
       now,
       userAgent: deps.userAgent,
       debug: options.verbose ? (line) => io.stderr.write(line + "\n") : undefined,
@@ -217,6 +193,7 @@ async function secondPass(
   );
 
   /** The rows this run sends; the others are recorded as they are passed. */
+  const rows = rowsToSend();
   function* rowsToSend(): Generator<Row> {
     for (const row of readRows(source)) {
       if (sender.stopped !== undefined) return;
@@ -230,7 +207,7 @@ async function secondPass(
         continue;
       }
       if ((state === PriorState.Sending || state === PriorState.Unknown) && !options.retryUnknown) {
-        tally.unknownBefore(row.row);
+        progress.unknownBefore(row.row);
         outcomes?.unknownBefore(row.row, row.line);
         if (state === PriorState.Sending) {
           results?.record({
@@ -261,15 +238,15 @@ async function secondPass(
   }
   progress.start();
   try {
-    await sender.send(ahead, post, options.concurrency);
+    await sender.send(rows, post, options.concurrency);
   } finally {
-    ahead.close();
+    rows.return(undefined);
     progress.stop();
     interrupt();
-    sender.close();
+    pacer.close();
     pool?.close();
     outcomes?.end();
   }
   await results?.durable();
-  return tally.report(now() - startedAt, sender.stopped, results?.path);
+  return progress.report(now() - startedAt, sender.stopped, results?.path);
 }

@@ -10,7 +10,7 @@ import type { InputSource } from "./input/source.js";
 import { PriorState, type PriorRuns } from "./prior-runs.js";
 import type { ResultsWriter } from "./results.js";
 import { describeProblem, readRows } from "./rows.js";
-import { SHOWN, type RunPlan } from "./run-report.js";
+import { SHOWN, type RunPlan } from "./progress.js";
 
 export interface FirstPass extends RunPlan {
   /** Left unknown by an earlier run, and not sent again without --retry-unknown. */

@@ -24,7 +24,6 @@ import type { OutputStream } from "../io.js";
 import { escapeJsonControls } from "../output/text-escape.js";
 import { stringifyJson } from "../schema/json.js";
 import type { ErrorSummary, ResultLine } from "./result-lines.js";
-import type { RowProblem } from "./rows.js";
 
 export type StdoutMode = "json" | "ids";
 
@@ -34,46 +33,104 @@ export const WINDOW = 4096;
 /** Output gathered beyond this is written at once rather than at the end of the turn. */
 const FLUSH_BYTES = 64 * 1024;
 
-export interface OutcomeStream {
+const UNKNOWN_BEFORE: ErrorSummary = {
+  message:
+    "an earlier run sent this row and its outcome is unknown; it was not sent again (--retry-unknown sends it)",
+};
+
+export class OutcomeStream {
+  private pending = "";
+  private scheduled = false;
+  /** -q: the first row not yet printed (or passed over: a row without an id to print). */
+  private next = 1;
+  /** -q: the last row taken by a sender; every row up to it that is not sending was not sent. */
+  private lastTaken = 0;
+  /** -q: the last row this run reached (taken, or passed over for a reason). */
+  private reached = 0;
+  private readonly sending = new Set<number>();
+  /** -q: rows sent and settled, not yet printed: their id, or undefined when not added. */
+  private readonly finished = new Map<number, bigint | undefined>();
+  /** -q: rows waiting for room, in row order. */
+  private readonly waiting: Array<{ row: number; resume: () => void }> = [];
+
+  /** @param idBefore the id of a row an earlier run added (--resume), else undefined. */
+  constructor(
+    private readonly mode: StdoutMode,
+    private readonly out: OutputStream,
+    private readonly idBefore: (row: number) => bigint | undefined,
+    private readonly window = WINDOW,
+  ) {}
+
+  /** -q: rows held, for the tests of the bound. */
+  get held(): number {
+    return this.finished.size + this.sending.size;
+  }
+
   /**
    * A sender takes the row (called in row order, as rows are taken). When a
    * promise is returned, the row must wait for it before it is sent.
    */
-  taken(row: number): Promise<void> | undefined;
+  taken(row: number): Promise<void> | undefined {
+    if (this.mode === "json") return undefined;
+    this.lastTaken = row;
+    this.reach(row);
+    this.sending.add(row);
+    this.release(row - 1);
+    if (row < this.next + this.window) return undefined;
+    return new Promise((resume) => this.waiting.push({ row, resume }));
+  }
+
   /** Its sender is done with the row, whatever became of it (called for every taken row). */
-  settled(row: number): void;
-  added(row: number, line: number, id: bigint | undefined): void;
+  settled(row: number): void {
+    this.finish(row, undefined);
+  }
+
+  added(row: number, line: number, id: bigint | undefined): void {
+    if (this.mode === "ids") return this.finish(row, id);
+    const idText = id === undefined ? "" : `,"id":${id}`;
+    this.write(`{"row":${row},"line":${line},"outcome":"added"${idText}}\n`);
+  }
+
   /** An `invalid`, `failed` or `unknown` row: the line the results file gets. */
-  record(line: ResultLine): void;
+  record(result: ResultLine): void {
+    if (this.mode === "ids") return this.reach(result.row);
+    const problems = result.problems ?? [];
+    const error: unknown =
+      result.outcome !== "invalid"
+        ? result.error
+        : {
+            message: problems
+              .map((p) => (p.field === undefined ? p.message : `${p.field} ${p.message}`))
+              .join("; "),
+            problems,
+          };
+    this.writeJson({ row: result.row, line: result.line, outcome: result.outcome, error });
+  }
+
   /** A row not sent again because an earlier run added it. */
-  addedBefore(row: number, line: number, id: bigint | undefined): void;
+  addedBefore(row: number, line: number, id: bigint | undefined): void {
+    if (this.mode === "ids") return this.reach(row);
+    this.writeJson({ row, line, outcome: "added", id, earlier: true });
+  }
+
   /** A row not sent again because an earlier run sent it and its outcome is unknown. */
-  unknownBefore(row: number, line: number): void;
+  unknownBefore(row: number, line: number): void {
+    if (this.mode === "ids") return this.reach(row);
+    this.writeJson({ row, line, outcome: "unknown", earlier: true, error: UNKNOWN_BEFORE });
+  }
+
   /** The run is over: all that is known goes out. */
-  end(): void;
-}
+  end(): void {
+    this.sending.clear();
+    this.release(this.reached);
+    this.flush();
+  }
 
-/**
- * @param idBefore the id of a row an earlier run added (--resume), else undefined.
- */
-export function openOutcomeStream(
-  mode: StdoutMode,
-  out: OutputStream,
-  idBefore: (row: number) => bigint | undefined,
-  window = WINDOW,
-): OutcomeStream {
-  const lines = new Lines(out);
-  return mode === "json" ? new JsonOutcomes(lines) : new InOrderIds(lines, idBefore, window);
-}
+  private writeJson(value: Record<string, unknown>): void {
+    this.write(escapeJsonControls(stringifyJson(value)) + "\n");
+  }
 
-/** Text for stdout, gathered and written once per turn of the event loop. */
-class Lines {
-  private pending = "";
-  private scheduled = false;
-
-  constructor(private readonly out: OutputStream) {}
-
-  write(text: string): void {
+  private write(text: string): void {
     this.pending += text;
     if (this.pending.length >= FLUSH_BYTES) this.flush();
     else if (!this.scheduled) {
@@ -85,122 +142,11 @@ class Lines {
     }
   }
 
-  flush(): void {
+  private flush(): void {
     if (this.pending === "") return;
     const text = this.pending;
     this.pending = "";
     this.out.write(text);
-  }
-}
-
-/** "categoryId must be an integer; status must be one of …" */
-function problemsMessage(problems: readonly RowProblem[]): string {
-  return problems
-    .map((p) => (p.field === undefined ? p.message : `${p.field} ${p.message}`))
-    .join("; ");
-}
-
-const UNKNOWN_BEFORE: ErrorSummary = {
-  message:
-    "an earlier run sent this row and its outcome is unknown; it was not sent again (--retry-unknown sends it)",
-};
-
-class JsonOutcomes implements OutcomeStream {
-  constructor(private readonly lines: Lines) {}
-
-  taken(): undefined {
-    return undefined;
-  }
-
-  settled(): void {}
-
-  added(row: number, line: number, id: bigint | undefined): void {
-    const idText = id === undefined ? "" : `,"id":${id}`;
-    this.lines.write(`{"row":${row},"line":${line},"outcome":"added"${idText}}\n`);
-  }
-
-  record(result: ResultLine): void {
-    const error: unknown =
-      result.outcome === "invalid"
-        ? { message: problemsMessage(result.problems ?? []), problems: result.problems ?? [] }
-        : result.error;
-    this.write({ row: result.row, line: result.line, outcome: result.outcome, error });
-  }
-
-  addedBefore(row: number, line: number, id: bigint | undefined): void {
-    this.write({ row, line, outcome: "added", id, earlier: true });
-  }
-
-  unknownBefore(row: number, line: number): void {
-    this.write({ row, line, outcome: "unknown", earlier: true, error: UNKNOWN_BEFORE });
-  }
-
-  end(): void {
-    this.lines.flush();
-  }
-
-  private write(value: Record<string, unknown>): void {
-    this.lines.write(escapeJsonControls(stringifyJson(value)) + "\n");
-  }
-}
-
-export class InOrderIds implements OutcomeStream {
-  /** The first row not yet printed (or passed over: a row without an id to print). */
-  private next = 1;
-  /** The last row taken by a sender; every row up to it that is not sending was not sent. */
-  private lastTaken = 0;
-  /** The last row this run reached (taken, or passed over for a reason). */
-  private reached = 0;
-  private readonly sending = new Set<number>();
-  /** Rows sent and settled, not yet printed: their id, or undefined when not added. */
-  private readonly finished = new Map<number, bigint | undefined>();
-  /** Rows waiting for room, in row order. */
-  private readonly waiting: Array<{ row: number; resume: () => void }> = [];
-
-  constructor(
-    private readonly lines: Lines,
-    private readonly idBefore: (row: number) => bigint | undefined,
-    private readonly window: number,
-  ) {}
-
-  /** Rows held, for the tests of the bound. */
-  get held(): number {
-    return this.finished.size + this.sending.size;
-  }
-
-  taken(row: number): Promise<void> | undefined {
-    this.lastTaken = row;
-    this.reach(row);
-    this.sending.add(row);
-    this.release(row - 1);
-    if (row < this.next + this.window) return undefined;
-    return new Promise((resume) => this.waiting.push({ row, resume }));
-  }
-
-  settled(row: number): void {
-    this.finish(row, undefined);
-  }
-
-  added(row: number, _line: number, id: bigint | undefined): void {
-    this.finish(row, id);
-  }
-
-  record(result: ResultLine): void {
-    this.reach(result.row);
-  }
-
-  addedBefore(row: number): void {
-    this.reach(row);
-  }
-
-  unknownBefore(row: number): void {
-    this.reach(row);
-  }
-
-  end(): void {
-    this.sending.clear();
-    this.release(this.reached);
-    this.lines.flush();
   }
 
   private reach(row: number): void {
@@ -218,16 +164,11 @@ export class InOrderIds implements OutcomeStream {
     let text = "";
     while (this.next <= upTo && !this.sending.has(this.next)) {
       const row = this.next++;
-      let id: bigint | undefined;
-      if (this.finished.has(row)) {
-        id = this.finished.get(row);
-        this.finished.delete(row);
-      } else {
-        id = this.idBefore(row);
-      }
+      const id = this.finished.has(row) ? this.finished.get(row) : this.idBefore(row);
+      this.finished.delete(row);
       if (id !== undefined) text += `${id}\n`;
     }
-    if (text !== "") this.lines.write(text);
+    if (text !== "") this.write(text);
     while (this.waiting.length > 0 && this.waiting[0]!.row < this.next + this.window) {
       this.waiting.shift()!.resume();
     }

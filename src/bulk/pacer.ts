@@ -1,12 +1,11 @@
 /**
- * When the next request may go: the bulk add's model of the rate limit.
+ * The pace of a bulk add: how many requests may be in flight, and when the next
+ * one may leave. Requests wait in line for `acquire`; the line moves whenever an
+ * answer comes back or the moment the pacer named arrives. A request may leave
+ * when the concurrency allows and
  *
- * The service counts requests in fixed windows and reports, on every answer,
- * what is left of the window that binds first and when it resets. With several
- * requests in flight, a reported Remaining is stale by the requests the service
- * counted after it. So a request is issued only when
- *
- *   remaining - (requests in flight) - (finished requests the reading may not include) > 0
+ *   Remaining (the freshest reading) - finished requests (the reading may not
+ *   include) - requests in flight > 0
  *
  * and otherwise waits for an answer (which brings a fresher reading) or for the
  * reset. A finished request is known to be included in a reading when it
@@ -18,10 +17,33 @@
  *
  * Once the window has reset nothing is known of the next one (the daily window
  * may bind with fewer requests left), so one request goes alone and its answer
- * opens the way. Resets are moments of the service's clock (see ServerClock),
- * plus a margin. A pause (Retry-After, backoff) holds every request until it ends.
+ * opens the way. A pause (Retry-After, backoff) holds every request until it
+ * ends; the longest pause stands.
+ *
+ * X-RateLimit-Reset is a moment on the service's clock; waiting for it by the
+ * local clock would send too early when the local clock is ahead (429s), and
+ * wait too long when it is behind. Every answer's Date header (whole seconds)
+ * bounds the offset from below: the answer was dated no later than it arrived.
+ * The largest such bound is kept, so a wait computed from it never ends before
+ * the service's moment, and ends at most about a second after it. Without Date
+ * headers the local clock is taken as the service's.
+ *
+ * `decide`, `issue` and `complete` take explicit times, so the arithmetic is
+ * tested over whole simulated windows and days (test/bulk/pacer.test.ts).
  */
-import type { ServerClock } from "./server-clock.js";
+import { parseHttpDate } from "../client/http-date.js";
+
+export interface Timers {
+  now: () => number;
+  setTimeout: (callback: () => void, ms: number) => unknown;
+  clearTimeout: (handle: unknown) => void;
+}
+
+export const realTimers: Timers = {
+  now: Date.now,
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
 
 export interface LimitReading {
   remaining: number;
@@ -38,22 +60,32 @@ export interface Completion {
   counted: "yes" | "no" | "maybe";
 }
 
-type WaitReason =
-  /** As many requests in flight as allowed, or as the limit has room for. */
-  | "answers"
-  /** A Retry-After or a backoff. */
-  | "pause"
-  /** The limit is used up until the reset. */
-  | "limit"
-  /** The window has reset: one request finds out what the new one allows. */
-  | "probe";
+export type Decision =
+  | { go: true }
+  | {
+      go: false;
+      /**
+       * answers: as many in flight as allowed, or as the limit has room for; pause:
+       * a Retry-After or a backoff; limit: used up until the reset; probe: the
+       * window has reset, and one request finds out what the new one allows.
+       */
+      reason: "answers" | "pause" | "limit" | "probe";
+      untilLocalMs?: number;
+    };
 
-export type Decision = { go: true } | { go: false; reason: WaitReason; untilLocalMs?: number };
+export type Wait = Extract<Decision, { go: false }>;
 
-interface Current extends LimitReading {
-  /** Issue number of the request whose answer gave this reading. */
-  issued: number;
+export interface PacerOptions {
+  concurrency: number;
+  /** Added to every reset: the service counts in whole seconds. */
+  marginMs: number;
+  timers: Timers;
+  /** Told each time the line stops moving, and why. */
+  onWait?: (wait: Wait) => void;
 }
+
+/** The longest delay a Node timer takes (a longer one fires at once, with a warning). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface Finished {
   issued: number;
@@ -61,36 +93,39 @@ interface Finished {
   limit?: LimitReading;
 }
 
-export interface PacerOptions {
-  concurrency: number;
-  /** Added to every reset: the service counts in whole seconds. */
-  marginMs: number;
-  clock: ServerClock;
-}
-
-export class RatePacer {
+export class Pacer {
   private sequence = 0;
   private readonly inFlight = new Set<number>();
-  private current: Current | undefined;
+  /** The reading in force, and the request whose answer gave it. */
+  private current: (LimitReading & { issued: number }) | undefined;
   private finished: Finished[] = [];
   private notBeforeLocalMs = 0;
   /** The service sends no rate-limit headers: only pauses and concurrency hold requests back. */
   private unlimited = false;
+  /** A lower bound of (service time - local time); undefined until a Date header is seen. */
+  private offsetMs: number | undefined;
+  /** The Date header changes once a second: parse each text once. */
+  private lastDate: { header: string | undefined; ms: number | undefined } = {
+    header: undefined,
+    ms: undefined,
+  };
+  private readonly waiters: Array<(issued: number | undefined) => void> = [];
+  private timer: unknown;
+  private closed = false;
 
   constructor(private readonly options: PacerOptions) {}
 
-  get requestsInFlight(): number {
-    return this.inFlight.size;
+  /** An answer's Date header, received at that local moment. */
+  observeDate(header: string | undefined, receivedAtLocalMs: number): void {
+    if (header !== this.lastDate.header) this.lastDate = { header, ms: parseHttpDate(header) };
+    if (this.lastDate.ms === undefined) return;
+    const bound = this.lastDate.ms - receivedAtLocalMs;
+    if (this.offsetMs === undefined || bound > this.offsetMs) this.offsetMs = bound;
   }
 
-  /** The reading in force and its reset as a local moment, for progress lines. */
-  window(nowLocalMs: number): { remaining: number; resetLocalMs: number } | undefined {
-    const current = this.currentAt(nowLocalMs);
-    if (current === undefined) return undefined;
-    return {
-      remaining: Math.max(0, current.remaining - this.unincluded(current)),
-      resetLocalMs: this.resetLocal(current),
-    };
+  /** The service's time now, at the earliest (so a wait for one of its moments is never short). */
+  serviceNow(localMs: number): number {
+    return localMs + (this.offsetMs ?? 0);
   }
 
   decide(nowLocalMs: number): Decision {
@@ -99,11 +134,11 @@ export class RatePacer {
       return { go: false, reason: "pause", untilLocalMs: this.notBeforeLocalMs };
     }
     if (this.unlimited) return { go: true };
-    const current = this.currentAt(nowLocalMs);
-    if (current === undefined) {
+    const current = this.current;
+    if (current === undefined || nowLocalMs >= this.resetLocal(current)) {
       return this.inFlight.size === 0 ? { go: true } : { go: false, reason: "probe" };
     }
-    const left = current.remaining - this.unincluded(current);
+    const left = current.remaining - this.unincluded();
     if (left - this.inFlight.size > 0) return { go: true };
     if (left > 0) return { go: false, reason: "answers" };
     return { go: false, reason: "limit", untilLocalMs: this.resetLocal(current) };
@@ -116,36 +151,59 @@ export class RatePacer {
     return issued;
   }
 
-  complete(issued: number, completion: Completion): void {
-    if (!this.inFlight.delete(issued)) return;
-    const finished = ++this.sequence;
-    const { limit } = completion;
-    if (completion.counted !== "no") {
-      const entry: Finished = { issued, finished };
-      if (limit !== undefined) entry.limit = limit;
-      this.finished.push(entry);
-    }
-    if (limit !== undefined) {
-      this.unlimited = false;
-      this.merge(issued, limit);
-    } else if (completion.answered) {
-      this.unlimited = true;
-    }
-    this.prune();
-  }
-
-  /** Holds every request until then (a Retry-After, a backoff). */
+  /** Holds every request until then (a Retry-After, a backoff); a shorter pause never ends a longer one. */
   pauseUntil(localMs: number): void {
     if (localMs > this.notBeforeLocalMs) this.notBeforeLocalMs = localMs;
   }
 
-  private resetLocal(reading: LimitReading): number {
-    return this.options.clock.toLocal(reading.resetAt) + this.options.marginMs;
+  /** `pauseUntilLocalMs` holds every request before the line moves on. */
+  complete(issued: number, completion: Completion, pauseUntilLocalMs?: number): void {
+    if (pauseUntilLocalMs !== undefined) this.pauseUntil(pauseUntilLocalMs);
+    if (this.inFlight.delete(issued)) {
+      const entry: Finished = { issued, finished: ++this.sequence };
+      const { limit } = completion;
+      if (limit !== undefined) {
+        entry.limit = limit;
+        this.unlimited = false;
+        this.merge(issued, limit);
+      } else if (completion.answered) {
+        this.unlimited = true;
+      }
+      if (completion.counted !== "no") this.finished.push(entry);
+      // A finished request matters only to readings from requests issued before it finished.
+      let floor = this.current?.issued ?? Infinity;
+      for (const inFlight of this.inFlight) floor = Math.min(floor, inFlight);
+      if (this.finished[0] !== undefined && this.finished[0].finished < floor) {
+        this.finished = this.finished.filter((finished) => finished.finished >= floor);
+      }
+    }
+    this.pump();
   }
 
-  private currentAt(nowLocalMs: number): Current | undefined {
-    const current = this.current;
-    return current !== undefined && nowLocalMs < this.resetLocal(current) ? current : undefined;
+  /** The request's number when it may go at once (nobody waits and the pacer says go); else undefined. */
+  tryAcquire(): number | undefined {
+    if (this.closed || this.waiters.length > 0) return undefined;
+    return this.decide(this.options.timers.now()).go ? this.issue() : undefined;
+  }
+
+  /** Resolves with the request's number once it may go; undefined once the pacer is closed. */
+  acquire(): Promise<number | undefined> {
+    if (this.closed) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      this.waiters.push(resolve);
+      this.pump();
+    });
+  }
+
+  /** No request is let through any more; those waiting get undefined. */
+  close(): void {
+    this.closed = true;
+    this.clearTimer();
+    for (const resolve of this.waiters.splice(0)) resolve(undefined);
+  }
+
+  private resetLocal(reading: LimitReading): number {
+    return reading.resetAt - (this.offsetMs ?? 0) + this.options.marginMs;
   }
 
   /** The tighter of two readings: a later window, or fewer left in the same one. */
@@ -158,40 +216,49 @@ export class RatePacer {
         (limit.remaining < current.remaining ||
           (limit.remaining === current.remaining && issued > current.issued)))
     ) {
-      if (current === undefined) {
-        this.current = { remaining: limit.remaining, resetAt: limit.resetAt, issued };
-      } else {
-        current.remaining = limit.remaining;
-        current.resetAt = limit.resetAt;
-        current.issued = issued;
-      }
+      this.current = { remaining: limit.remaining, resetAt: limit.resetAt, issued };
     }
   }
 
   /** Finished requests the current reading may not include. */
-  private unincluded(current: Current): number {
+  private unincluded(): number {
+    const current = this.current!;
     let count = 0;
-    for (const entry of this.finished) {
-      if (entry.finished < current.issued || entry.issued === current.issued) continue;
-      const limit = entry.limit;
-      if (
-        limit !== undefined &&
-        limit.resetAt === current.resetAt &&
-        limit.remaining > current.remaining
-      ) {
-        continue;
-      }
+    for (const { issued, finished, limit } of this.finished) {
+      if (finished < current.issued || issued === current.issued) continue;
+      if (limit?.resetAt === current.resetAt && limit.remaining > current.remaining) continue;
       count++;
     }
     return count;
   }
 
-  /** A finished request matters only to readings from requests issued before it finished. */
-  private prune(): void {
-    let floor = this.current?.issued ?? Infinity;
-    for (const issued of this.inFlight) if (issued < floor) floor = issued;
-    if (this.finished.length > 0 && this.finished[0]!.finished < floor) {
-      this.finished = this.finished.filter((entry) => entry.finished >= floor);
+  private clearTimer(): void {
+    if (this.timer !== undefined) this.options.timers.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private pump(): void {
+    const { timers, onWait } = this.options;
+    this.clearTimer();
+    while (this.waiters.length > 0 && !this.closed) {
+      const decision = this.decide(timers.now());
+      if (decision.go) {
+        this.waiters.shift()!(this.issue());
+        continue;
+      }
+      if (decision.untilLocalMs !== undefined) {
+        // A wait past a timer's range is waited in pieces: the line is looked at again after each.
+        const delay = Math.min(
+          MAX_TIMER_MS,
+          Math.max(1, Math.ceil(decision.untilLocalMs - timers.now())),
+        );
+        this.timer = timers.setTimeout(() => {
+          this.timer = undefined;
+          this.pump();
+        }, delay);
+      }
+      onWait?.(decision);
+      return;
     }
   }
 }

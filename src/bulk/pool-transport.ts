@@ -1,8 +1,8 @@
 /**
  * The transport of a bulk add: one undici Pool for http:// and https:// alike,
- * or undici's ProxyAgent behind a proxy (proxy-agent.ts). Keep-alive, the bound
- * on connections (one per request in flight) and the connection options (TLS
- * through tls.connect, so NODE_EXTRA_CA_CERTS applies) are undici's. The one-shot
+ * or undici's ProxyAgent behind a proxy. Keep-alive, the bound on connections
+ * (one per request in flight) and the connection options (TLS through
+ * tls.connect, so NODE_EXTRA_CA_CERTS applies) are undici's. The one-shot
  * commands stay on node:http (client/node-transport.ts): undici's start-up cost
  * matters there, not in a run of thousands of requests.
  *
@@ -15,15 +15,21 @@
  * row's outcome is unknown and it is never sent again blindly. Behind a proxy,
  * onRequestStart comes once the tunnel and TLS through it are up; a failure of
  * the proxy itself is a ProxyError (client/proxy-errors.ts), never retried.
+ *
+ * Behind a proxy, the proxy chosen by client/proxy-env.ts is given to ProxyAgent
+ * (never EnvHttpProxyAgent, which would read the variables a second way): CONNECT
+ * tunnels to an https:// service, plain requests to the proxy for an http:// one
+ * (`proxyTunnel: false`, as curl does). Its URL goes without credentials, and
+ * the credentials as the Proxy-Authorization value, so no URL inside undici
+ * holds the password.
  */
-import type { Dispatcher } from "undici";
-import Pool from "undici/lib/dispatcher/pool.js";
+import { Pool, ProxyAgent, type Dispatcher } from "undici";
 import { UsageError, type RequestSummary } from "../errors.js";
 import { networkError, timeoutError, tooLargeError } from "../client/network-errors.js";
 import type { ProxyServer } from "../client/proxy-env.js";
 import { proxyError } from "../client/proxy-errors.js";
 import type { Transport, TransportRequest, TransportResponse } from "../client/transport.js";
-import { createProxyAgent, TunnelFailure } from "./proxy-agent.js";
+import { ERROR_KIND, KindedError } from "../schema/kinded-error.js";
 
 /** A pet is a few hundred bytes; an answer this large is not our service. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -45,6 +51,50 @@ export interface PoolTransportOptions {
   proxy?: ProxyServer;
 }
 
+/** The proxy failed before a tunnel was up (refused, closed, or CONNECT answered but 200). */
+class TunnelFailure extends KindedError {
+  static override [ERROR_KIND] = "TunnelFailure";
+  /** A code of undici's own would not do: see tunnelOpener. */
+  readonly code = "PETSTORE_TUNNEL_FAILURE";
+  constructor(
+    message: string,
+    /** The proxy's answer to CONNECT, when it was not 200. */
+    readonly status?: number,
+    /** The code of the connection's error (ECONNREFUSED, ENOTFOUND, UND_ERR_SOCKET...). */
+    readonly causeCode?: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The proxy's client as ProxyAgent uses it (connect, close, destroy), with every
+ * failure of a CONNECT made a TunnelFailure. On a connection error coded
+ * UND_ERR_SOCKET (the proxy hung up) undici would keep the request queued and
+ * connect again, and again; with a code of ours it fails the request.
+ */
+function tunnelOpener(pool: Pool): Dispatcher {
+  const opener = {
+    connect: async (options: Dispatcher.ConnectOptions) => {
+      let answer: Dispatcher.ConnectData;
+      try {
+        answer = await pool.connect(options);
+      } catch (error) {
+        const { message, code } = error as NodeJS.ErrnoException;
+        throw new TunnelFailure(message, undefined, code);
+      }
+      if (answer.statusCode !== 200) {
+        answer.socket.on("error", () => {}).destroy();
+        throw new TunnelFailure(`the proxy answered ${answer.statusCode}`, answer.statusCode);
+      }
+      return answer;
+    },
+    close: () => pool.close(),
+    destroy: () => pool.destroy(),
+  };
+  return opener as unknown as Dispatcher;
+}
+
 export function createPoolTransport(options: PoolTransportOptions): PoolTransport {
   const { origin, proxy, timeoutMs } = options;
   const poolOptions = {
@@ -55,10 +105,19 @@ export function createPoolTransport(options: PoolTransportOptions): PoolTranspor
     headersTimeout: 0,
     bodyTimeout: 0,
   };
+  const timeout = { timeout: timeoutMs };
   const pool: Dispatcher =
     proxy === undefined
-      ? new Pool(origin, { ...poolOptions, connect: { timeout: timeoutMs } })
-      : createProxyAgent(proxy, timeoutMs, poolOptions);
+      ? new Pool(origin, { ...poolOptions, connect: timeout })
+      : new ProxyAgent({
+          uri: proxy.url,
+          ...(proxy.authorization === undefined ? {} : { token: proxy.authorization }),
+          proxyTunnel: false,
+          proxyTls: timeout,
+          requestTls: timeout,
+          factory: (origin, opts) => new Pool(origin, { ...opts, ...poolOptions }),
+          clientFactory: (origin, opts) => tunnelOpener(new Pool(origin, opts)),
+        });
   /** Every request of a run goes to the same URL: parse it once. */
   let target: { text: string; url: URL; path: string } | undefined;
 

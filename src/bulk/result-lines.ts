@@ -1,7 +1,7 @@
 /**
  * The lines of the results file (see results.ts): what each says, how a
  * service's error is kept (cut to a bound), and the most bytes a row's lines
- * can take, for the room claimed before the row is sent (results-room.ts).
+ * can take, for the room claimed before the row is sent (results.ts).
  */
 import { stringifyJson } from "../schema/json.js";
 import type { RowProblem } from "./rows.js";

@@ -6,7 +6,9 @@
  * outcome on stdout (src/bulk/outcome-stream.ts); the other formats do not apply.
  */
 import { wholeNumberFlag } from "../schema/whole-number.js";
-import type { OptionValues } from "commander";
+import { Option, type OptionValues } from "commander";
+import { FILES, hintedOption, words } from "../completion/hints.js";
+import { FIELD_FLAGS } from "./pet-words.js";
 import { requestOptionsFrom, type RequestOptions } from "./request-options.js";
 import { UsageError } from "../errors.js";
 import type { BulkOptions } from "../bulk/engine.js";
@@ -17,13 +19,35 @@ import type { StdoutMode } from "../bulk/outcome-stream.js";
 export const DEFAULT_CONCURRENCY = 16;
 const MAX_CONCURRENCY = 64;
 
-/** Flags of one pet: they do not apply to a file of pets. */
-const PET_FLAGS: Record<string, string> = {
-  name: "--name",
-  categoryId: "--category-id",
-  status: "--status",
-  file: "--file",
-};
+/** The flags of a bulk add (docs/bulk-intake.md): with any of them, `add` reads a file of pets. */
+export const BULK_OPTIONS: readonly Option[] = [
+  hintedOption(
+    "--from <path>",
+    "add every pet of a CSV, NDJSON or JSON-array file (- for stdin), at the pace the rate limit allows",
+    FILES,
+  ),
+  hintedOption(
+    "--format <format>",
+    `${INPUT_FORMATS.join(", ")} (default: from the extension, else the content)`,
+    words(INPUT_FORMATS),
+  ),
+  new Option("--skip-invalid", "send the valid rows even if some are invalid (exit 2 at the end)"),
+  new Option(
+    "--ignore-unknown-columns",
+    "CSV: send the known columns, ignore the others (else they are an error)",
+  ),
+  hintedOption(
+    "--results <path>",
+    "record each row's outcome (NDJSON: added with its id, invalid, failed, unknown)",
+    FILES,
+  ),
+  hintedOption("--resume <results>", "continue the run recorded in this results file", FILES),
+  new Option(
+    "--retry-unknown",
+    "with --resume: send again the rows whose outcome is unknown (they may be added twice)",
+  ),
+  new Option("--concurrency <n>", "requests in flight at most, 1 to 64 (16)"),
+];
 
 /** `--json` (NDJSON, a line per row), `--output ndjson` (the same) or `-q` (ids in input order). */
 function stdoutModeOf(values: OptionValues): StdoutMode | undefined {
@@ -45,16 +69,6 @@ function stdoutModeOf(values: OptionValues): StdoutMode | undefined {
   return json || output !== undefined ? "json" : undefined;
 }
 
-const BULK_ONLY: Record<string, string> = {
-  format: "--format",
-  skipInvalid: "--skip-invalid",
-  ignoreUnknownColumns: "--ignore-unknown-columns",
-  results: "--results",
-  resume: "--resume",
-  retryUnknown: "--retry-unknown",
-  concurrency: "--concurrency",
-};
-
 function concurrencyOf(text: string | undefined): number {
   if (text === undefined) return DEFAULT_CONCURRENCY;
   const parsed = wholeNumberFlag(text, "--concurrency", 1, MAX_CONCURRENCY);
@@ -66,21 +80,23 @@ export function bulkOptionsFrom(
   values: OptionValues,
   env: NodeJS.ProcessEnv,
 ): { bulk: BulkOptions; request: RequestOptions } {
-  const from = values.from as string | undefined;
-  if (from === undefined) {
-    const given = Object.entries(BULK_ONLY)
-      .filter(([key]) => values[key] !== undefined && values[key] !== false)
-      .map(([, flag]) => flag);
-    throw new UsageError(
-      `${given.join(", ")} only go${given.length === 1 ? "es" : ""} with --from <file>`,
-    );
-  }
-  if (from === "") throw new UsageError("--from needs a file path, or - for stdin");
+  /** Those of `flags` (option keys and their long flags) that were given. */
   const given = (flags: Record<string, string>) =>
     Object.entries(flags)
       .filter(([key]) => values[key] !== undefined && values[key] !== false)
       .map(([, flag]) => flag);
-  const petFlags = given(PET_FLAGS);
+  const from = values.from as string | undefined;
+  if (from === undefined) {
+    const bulkFlags = given(
+      Object.fromEntries(BULK_OPTIONS.map((option) => [option.attributeName(), option.long!])),
+    );
+    throw new UsageError(
+      `${bulkFlags.join(", ")} only go${bulkFlags.length === 1 ? "es" : ""} with --from <file>`,
+    );
+  }
+  if (from === "") throw new UsageError("--from needs a file path, or - for stdin");
+  // The flags of one pet do not apply to a file of pets.
+  const petFlags = given({ ...FIELD_FLAGS, file: "--file" });
   if (petFlags.length > 0) {
     throw new UsageError(
       `--from adds the pets of a file; it does not go with ${petFlags.join(", ")}`,

@@ -7,9 +7,8 @@
  * so (exit 7) rather than risk adding the pet twice.
  */
 import { readFileSync } from "node:fs";
-import { Option, type Command } from "commander";
+import type { Command } from "commander";
 import { FILES, hintedOption, words } from "../completion/hints.js";
-import { INPUT_FORMATS } from "../bulk/input/input-format.js";
 import { envFlag } from "../env-flag.js";
 import { UsageError } from "../errors.js";
 import type { Factory } from "./factory.js";
@@ -20,6 +19,7 @@ import { stdoutWriteError } from "../output/write-failure.js";
 import { JsonSyntaxError, parseJson } from "../schema/json.js";
 import { PET_STATUSES, type NewPet } from "../schema/pet.js";
 import { validateNewPet } from "../schema/validate.js";
+import { BULK_OPTIONS } from "./add-from-options.js";
 import { addExamples } from "./help-layout.js";
 import { addOutputOptions } from "./output-options.js";
 import {
@@ -36,41 +36,6 @@ export interface AddFlags extends PetFlags, OutputFlags, RequestFlags {
   /** false with --no-prompt. */
   prompt?: boolean;
   file?: string;
-}
-
-/** The flags of a bulk add (docs/bulk-intake.md): with any of them, `add` reads a file of pets. */
-function bulkOptions(): Option[] {
-  return [
-    hintedOption(
-      "--from <path>",
-      "add every pet of a CSV, NDJSON or JSON-array file (- for stdin), at the pace the rate limit allows",
-      FILES,
-    ),
-    hintedOption(
-      "--format <format>",
-      `${INPUT_FORMATS.join(", ")} (default: from the extension, else the content)`,
-      words(INPUT_FORMATS),
-    ),
-    new Option(
-      "--skip-invalid",
-      "send the valid rows even if some are invalid (exit 2 at the end)",
-    ),
-    new Option(
-      "--ignore-unknown-columns",
-      "CSV: send the known columns, ignore the others (else they are an error)",
-    ),
-    hintedOption(
-      "--results <path>",
-      "record each row's outcome (NDJSON: added with its id, invalid, failed, unknown)",
-      FILES,
-    ),
-    hintedOption("--resume <results>", "continue the run recorded in this results file", FILES),
-    new Option(
-      "--retry-unknown",
-      "with --resume: send again the rows whose outcome is unknown (they may be added twice)",
-    ),
-    new Option("--concurrency <n>", "requests in flight at most, 1 to 64 (16)"),
-  ];
 }
 
 export function addCommand(program: Command, factory: Factory): void {
@@ -97,8 +62,7 @@ export function addCommand(program: Command, factory: Factory): void {
         FILES,
       ),
     );
-  const bulk = bulkOptions();
-  for (const option of bulk) command.addOption(option);
+  for (const option of BULK_OPTIONS) command.addOption(option);
   addOutputOptions(command, {
     output: "; with --from, ndjson only",
     json: "; with --from, one NDJSON line per row's outcome",
@@ -114,7 +78,7 @@ export function addCommand(program: Command, factory: Factory): void {
     "petstore add --from shelter.csv -q > shelter.ids",
   ]);
   command.action(async (flags: AddFlags & Record<string, unknown>) => {
-    if (bulk.some((option) => flags[option.attributeName()] !== undefined)) {
+    if (BULK_OPTIONS.some((option) => flags[option.attributeName()] !== undefined)) {
       // src/bulk is loaded only then (dist/bulk.cjs).
       const { runBulkCommand } = await import("./add-from.js");
       await runBulkCommand(flags, factory);

@@ -1,9 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { createPoster } from "../../src/bulk/attempt.js";
+import { Pacer, realTimers } from "../../src/bulk/pacer.js";
+import { Progress } from "../../src/bulk/progress.js";
+import { createPoster, RowSender, type Poster } from "../../src/bulk/row-sender.js";
+import type { Row } from "../../src/bulk/rows.js";
+import { createTestIO } from "../../src/io/test-io.js";
 import { DEFAULT_RETRY_POLICY } from "../../src/client/retry.js";
 import { createSender } from "../../src/client/send.js";
 import type { Transport, TransportRequest } from "../../src/client/transport.js";
-import { NetworkError, OutcomeUnknownError, TlsError, UsageError } from "../../src/errors.js";
+import {
+  NetworkError,
+  OutcomeUnknownError,
+  PetstoreError,
+  TlsError,
+  UsageError,
+} from "../../src/errors.js";
 
 const options = {
   baseUrl: "http://127.0.0.1:1/v1",
@@ -113,5 +123,42 @@ describe("one POST of a row", () => {
     const attempt = await poster(() => Promise.reject(refused))("{}");
     expect(attempt.result).toEqual({ kind: "failed", error: refused, stop: refused });
     expect(attempt.counted).toBe("no");
+  });
+});
+
+describe("the rows a sender reads", () => {
+  it("are one ahead per request in flight, never more, and none once the run stops", async () => {
+    let read = 0;
+    let answered = 0;
+    let mostAhead = 0;
+    function* rows(): Generator<Row> {
+      for (let row = 1; row <= 300; row++) {
+        read++;
+        mostAhead = Math.max(mostAhead, read - answered);
+        yield { row, line: row + 1, body: "{}", digest: "0123456789abcdef" };
+      }
+    }
+    const plan = { rows: 300, toSend: 300, invalid: 0, previouslyAdded: 0 };
+    const sender = new RowSender({
+      pacer: new Pacer({ concurrency: 4, marginMs: 0, timers: realTimers }),
+      now: Date.now,
+      random: Math.random,
+      retry: DEFAULT_RETRY_POLICY,
+      progress: new Progress(createTestIO(), plan, { now: Date.now }),
+      results: undefined,
+      outcomes: undefined,
+      url: "http://127.0.0.1:1/v1/pets",
+    });
+    const post: Poster = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      if (++answered === 100) sender.stop(new PetstoreError("stopped here", 1));
+      const answer = { status: 201, headers: {}, body: '{"id":1}', durationMs: 1 };
+      return { result: { kind: "added", id: 1n }, counted: "yes", answer };
+    };
+    await sender.send(rows(), post, 4);
+    expect(mostAhead).toBeLessThanOrEqual(8);
+    expect(answered).toBeGreaterThanOrEqual(100);
+    expect(answered).toBeLessThanOrEqual(104);
+    expect(read).toBeLessThanOrEqual(answered + 4);
   });
 });

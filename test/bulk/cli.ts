@@ -42,7 +42,7 @@ export async function runCli(args: string[], env: Record<string, string>, stdin?
  * A pass-through proxy that dates every answer by `now`. The fake counts its
  * rate-limit windows by an injected clock, but node:http dates its answers by the
  * real one; a real service's Date and limits come from the same clock, and the
- * bulk add relies on that (see src/bulk/server-clock.ts).
+ * bulk add relies on that (see src/bulk/pacer.ts).
  */
 export async function datingProxy(upstreamBaseUrl: string, now: () => number) {
   const upstream = new URL(upstreamBaseUrl);

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { runBulkCommand, summaryLine } from "../../src/commands/add-from.js";
 import { DEFAULT_CONCURRENCY, bulkOptionsFrom } from "../../src/commands/add-from-options.js";
 import { buildProgram } from "../../src/commands/program.js";
+import { BULK_OPTIONS } from "../../src/commands/add-from-options.js";
 import { Progress, formatDuration, formatElapsed } from "../../src/bulk/progress.js";
 import { EXIT, PetstoreError, UsageError } from "../../src/errors.js";
 import { createFactory } from "../../src/commands/factory.js";
@@ -47,6 +48,10 @@ describe("bulk flags", () => {
     }
     const concurrency = ADD_COMMAND.options.find((o) => o.flags.startsWith("--concurrency"));
     expect(concurrency?.description).toContain(`(${DEFAULT_CONCURRENCY})`);
+  });
+
+  it("are declared once, and are add's own options", () => {
+    for (const option of BULK_OPTIONS) expect(ADD_COMMAND.options).toContain(option);
   });
 
   it("are described in add's help as they work with --from (a line per row, ids in input order)", () => {
@@ -236,10 +241,10 @@ describe("progress", () => {
   it("on a terminal, redraws a spinner with done, left and the rate-limit wait", async () => {
     const io = createTestIO({ stderrTTY: true });
     let now = 0;
-    const counts = { rows: 10, toSend: 10, added: 0, failed: 0, unknown: 0 };
-    const progress = new Progress(io, counts, { now: () => now });
+    const plan = { rows: 10, toSend: 10, invalid: 0, previouslyAdded: 0 };
+    const progress = new Progress(io, plan, { now: () => now });
     progress.start();
-    counts.added = 4;
+    for (let row = 1; row <= 4; row++) progress.rowAdded();
     now = 2_000;
     progress.waiting(42_000, "rate limit reached");
     now = 3_000;
@@ -257,8 +262,8 @@ describe("progress", () => {
 
   it("elsewhere, writes one plain line when a long wait begins", () => {
     const io = createTestIO();
-    const counts = { rows: 1, toSend: 1, added: 0, failed: 0, unknown: 0 };
-    const progress = new Progress(io, counts, { now: () => Date.UTC(2030, 0, 1, 12, 0, 20) });
+    const plan = { rows: 1, toSend: 1, invalid: 0, previouslyAdded: 0 };
+    const progress = new Progress(io, plan, { now: () => Date.UTC(2030, 0, 1, 12, 0, 20) });
     progress.start();
     progress.waiting(Date.UTC(2030, 0, 1, 12, 1, 0, 250), "rate limit reached");
     progress.waiting(Date.UTC(2030, 0, 1, 12, 1, 0, 250), "rate limit reached");
@@ -271,11 +276,11 @@ describe("progress", () => {
     vi.useFakeTimers({ now: Date.UTC(2030, 0, 1, 12, 0, 0) });
     try {
       const io = createTestIO();
-      const counts = { rows: 5_000, toSend: 5_000, added: 0, failed: 0, unknown: 0 };
-      const progress = new Progress(io, counts, { now: () => Date.now() });
+      const plan = { rows: 5_000, toSend: 5_000, invalid: 0, previouslyAdded: 0 };
+      const progress = new Progress(io, plan, { now: () => Date.now() });
       progress.start();
       for (let second = 1; second <= 11; second++) {
-        counts.added += 200;
+        for (let row = 1; row <= 200; row++) progress.rowAdded();
         vi.advanceTimersByTime(1_000);
       }
       progress.stop();

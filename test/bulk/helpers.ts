@@ -65,7 +65,7 @@ export type ResultRecord = Record<string, unknown> & { row?: bigint; outcome?: s
 
 /**
  * The lines of a results file. A run still going, or killed, has room claimed
- * after its last line (spaces, no line break: see src/bulk/results-room.ts).
+ * after its last line (spaces, no line break: see src/bulk/results.ts).
  */
 export async function resultLines(path: string): Promise<ResultRecord[]> {
   const text = await readFile(path, "utf8");

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openInput, type InputOptions } from "../../src/bulk/input/source.js";
 import { UsageError } from "../../src/errors.js";
 import { InputFormatError } from "../../src/bulk/input/input-record.js";
-import { CHUNK_BYTES, firstInvalidByte } from "../../src/bulk/input/utf8.js";
+import { CHUNK_BYTES, decodedChunks, firstInvalidByte } from "../../src/bulk/input/utf8.js";
 import { tempDir } from "./helpers.js";
 
 let dir: string;
@@ -28,15 +28,12 @@ async function fileOf(bytes: Buffer | string): Promise<string> {
 
 /** Reads the whole text of a file as the bulk add does; the error it stops with, if any. */
 async function readAll(path: string): Promise<{ text: string; error?: InputFormatError }> {
-  const source = await openInput(path, { format: "csv" }, noStdin);
   let text = "";
   try {
-    for (const chunk of source.chunks()) text += chunk;
+    for (const chunk of decodedChunks(path)) text += chunk;
   } catch (error) {
     if (error instanceof InputFormatError) return { text, error };
     throw error;
-  } finally {
-    await source.dispose();
   }
   return { text };
 }

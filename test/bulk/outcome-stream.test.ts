@@ -4,12 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  InOrderIds,
-  WINDOW,
-  openOutcomeStream,
-  type OutcomeStream,
-} from "../../src/bulk/outcome-stream.js";
+import { OutcomeStream, WINDOW } from "../../src/bulk/outcome-stream.js";
 import { createTestIO } from "../../src/io/test-io.js";
 import { parseJson } from "../../src/schema/json.js";
 
@@ -18,7 +13,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 describe("--json", () => {
   it("writes one line per outcome, ids exact, in the order outcomes are known", async () => {
     const io = createTestIO();
-    const stream = openOutcomeStream("json", io.stdout, () => undefined);
+    const stream = new OutcomeStream("json", io.stdout, () => undefined);
     expect(stream.taken(1)).toBeUndefined();
     stream.added(2, 3, 9223372036854775807n);
     stream.record({
@@ -59,7 +54,7 @@ describe("--json", () => {
 
   it("writes what it has at the end of the run without waiting for the turn", () => {
     const io = createTestIO();
-    const stream = openOutcomeStream("json", io.stdout, () => undefined);
+    const stream = new OutcomeStream("json", io.stdout, () => undefined);
     stream.added(1, 2, 5n);
     stream.end();
     expect(io.out()).toBe('{"row":1,"line":2,"outcome":"added","id":5}\n');
@@ -67,7 +62,7 @@ describe("--json", () => {
 
   it("writes at once past 64 KiB gathered in one turn (a long run of rows added before)", () => {
     const io = createTestIO();
-    const stream = openOutcomeStream("json", io.stdout, () => undefined);
+    const stream = new OutcomeStream("json", io.stdout, () => undefined);
     let row = 0;
     while (io.out() === "") stream.addedBefore(++row, row + 1, BigInt(row));
     expect(io.out().length).toBeGreaterThanOrEqual(64 * 1024);
@@ -90,8 +85,7 @@ async function drive(
 ): Promise<{ out: string; maxHeld: number }> {
   const io = createTestIO();
   const idBefore = (row: number) => (kinds[row - 1] === "before" ? 1000n + BigInt(row) : undefined);
-  const stream = openOutcomeStream("ids", io.stdout, idBefore, window) as OutcomeStream &
-    InOrderIds;
+  const stream = new OutcomeStream("ids", io.stdout, idBefore, window);
   let read = 0;
   const nextToSend = (): number | undefined => {
     while (read < kinds.length) {
@@ -170,7 +164,7 @@ describe("-q", () => {
 
   it("holds a row back while it is the window's width ahead of the first row not printed", async () => {
     const io = createTestIO();
-    const stream = openOutcomeStream("ids", io.stdout, () => undefined, 3);
+    const stream = new OutcomeStream("ids", io.stdout, () => undefined, 3);
     expect(stream.taken(1)).toBeUndefined();
     expect(stream.taken(2)).toBeUndefined();
     expect(stream.taken(3)).toBeUndefined();
@@ -189,7 +183,7 @@ describe("-q", () => {
 
   it("at its real width, lets 4,096 rows go past one still sending and holds the 4,097th", async () => {
     const io = createTestIO();
-    const stream = openOutcomeStream("ids", io.stdout, () => undefined);
+    const stream = new OutcomeStream("ids", io.stdout, () => undefined);
     for (let row = 1; row <= WINDOW; row++) expect(stream.taken(row), String(row)).toBeUndefined();
     for (let row = 2; row <= WINDOW; row++) stream.added(row, row + 1, BigInt(row));
     let released = false;
@@ -206,7 +200,7 @@ describe("-q", () => {
 
   it("prints the ids of rows added before, past the last row sent, once the run ends", () => {
     const io = createTestIO();
-    const stream = openOutcomeStream("ids", io.stdout, (row) =>
+    const stream = new OutcomeStream("ids", io.stdout, (row) =>
       row >= 2 ? BigInt(row * 10) : undefined,
     );
     stream.taken(1);
@@ -220,7 +214,7 @@ describe("-q", () => {
 
   it("stops at the last row the run reached: rows never read print nothing, even if added before", () => {
     const io = createTestIO();
-    const stream = openOutcomeStream("ids", io.stdout, (row) => BigInt(row));
+    const stream = new OutcomeStream("ids", io.stdout, (row) => BigInt(row));
     stream.taken(2);
     stream.settled(2);
     stream.end();

@@ -1,6 +1,8 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runBulkAdd } from "../../src/bulk/engine.js";
+import { digestOf } from "../../src/bulk/rows.js";
 import type { Transport, TransportRequest, TransportResponse } from "../../src/client/transport.js";
 import { DEFAULT_RETRY_POLICY } from "../../src/client/retry.js";
 import { EXIT, NetworkError } from "../../src/errors.js";
@@ -213,5 +215,32 @@ describe("what each answer means for the row and for the run", () => {
     );
     expect(report).toMatchObject({ failed: 1, exitCode: EXIT.NETWORK });
     expect(script.log).toHaveLength(1);
+  });
+});
+
+describe("the results file and the requests", () => {
+  it("has each row's sending line on disk before its request leaves, a turn's rows in one write", async () => {
+    const from = await writeInput(dir, "before.csv", csvOf(40, "early"));
+    const results = join(dir, "before.results");
+    const writes: number[] = [];
+    let missing = 0;
+    let ids = 0;
+    const transport: Transport = async (request) => {
+      // Read synchronously, as the request leaves: the row's `sending` line must be there.
+      const text = readFileSync(results, "utf8");
+      writes.push(text.split("\n").length);
+      const digest = digestOf(request.body!);
+      if (!text.includes(`"outcome":"sending","digest":"${digest}"`)) missing++;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return created(request, ++ids);
+    };
+    const report = await runBulkAdd(
+      options(from, { results, concurrency: 8 }),
+      deps(BASE, { transport }),
+    );
+    expect(report.added).toBe(40);
+    expect(missing).toBe(0);
+    // Rows sent together saw the same file: their lines were written together.
+    expect(new Set(writes).size).toBeLessThan(writes.length);
   });
 });

@@ -1,15 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { PacerGate, type GateTimers } from "../../src/bulk/gate.js";
-import { RatePacer, type Completion } from "../../src/bulk/pacer.js";
-import { ServerClock } from "../../src/bulk/server-clock.js";
+import { Pacer, realTimers, type Completion, type Timers } from "../../src/bulk/pacer.js";
 import { RateBucket, takeRequest, type BanPolicy } from "../../src/server/rate-limit.js";
 
 const MARGIN = 250;
 const MINUTE = 60_000;
 
-function pacerAt(concurrency: number, clock = new ServerClock()) {
-  return new RatePacer({ concurrency, marginMs: MARGIN, clock });
+function pacerAt(concurrency: number) {
+  return new Pacer({ concurrency, marginMs: MARGIN, timers: realTimers });
 }
 
 const answered = (remaining: number, resetAt: number): Completion => ({
@@ -18,7 +16,7 @@ const answered = (remaining: number, resetAt: number): Completion => ({
   counted: "yes",
 });
 
-describe("RatePacer", () => {
+describe("the pacer", () => {
   it("sends one request alone until a reading arrives, then as many as the reading allows", () => {
     const pacer = pacerAt(8);
     const first = pacer.issue();
@@ -77,11 +75,10 @@ describe("RatePacer", () => {
   });
 
   it("waits for the reset by the service's clock, known from the Date header", () => {
-    const clock = new ServerClock();
+    const pacer = pacerAt(4);
     // The service's clock is 40 s ahead: its answer, dated 12:00:58, arrives at local 12:00:18.
     const local = Date.UTC(2030, 0, 1, 12, 0, 18);
-    clock.observe(new Date(local + 40_000).toUTCString(), local);
-    const pacer = pacerAt(4, clock);
+    pacer.observeDate(new Date(local + 40_000).toUTCString(), local);
     const reset = Date.UTC(2030, 0, 1, 12, 1, 0);
     pacer.complete(pacer.issue(), answered(0, reset));
     const decision = pacer.decide(local);
@@ -119,7 +116,7 @@ describe("RatePacer", () => {
 /** A discrete-event world: virtual time, the service's real limiter, random latencies. */
 const WORLD_START = 1_000_000_000_000;
 
-class World implements GateTimers {
+class World implements Timers {
   private time = WORLD_START;
   private events: Array<{ at: number; order: number; run: () => void }> = [];
   private order = 0;
@@ -173,9 +170,7 @@ function random(seed: number): () => number {
 async function simulate(s: Scenario) {
   const world = new World();
   const rand = random(s.seed);
-  const clock = new ServerClock();
-  const pacer = new RatePacer({ concurrency: s.concurrency, marginMs: MARGIN, clock });
-  const gate = new PacerGate(pacer, world);
+  const pacer = new Pacer({ concurrency: s.concurrency, marginMs: MARGIN, timers: world });
   const bucket = new RateBucket();
   const limits = { perMinute: s.perMinute, perDay: s.perDay };
   const ban: BanPolicy = { banAfter: 1_000_000, banMs: 1 };
@@ -214,15 +209,15 @@ async function simulate(s: Scenario) {
     while (left > 0) {
       left--;
       for (;;) {
-        const issued = await gate.acquire();
+        const issued = await pacer.acquire();
         if (issued === undefined) return;
         const answer = await request();
-        clock.observe(answer.date, world.now());
+        pacer.observeDate(answer.date, world.now());
         const pause =
           answer.retryAfterMs === undefined
             ? undefined
             : world.now() + answer.retryAfterMs + MARGIN;
-        gate.complete(issued, answer.completion, pause);
+        pacer.complete(issued, answer.completion, pause);
         if (answer.retryAfterMs === undefined) break;
       }
       done++;
@@ -239,7 +234,7 @@ async function simulate(s: Scenario) {
   };
 }
 
-describe("RatePacer against the service's own limiter (simulated time)", () => {
+describe("the pacer against the service's own limiter (simulated time)", () => {
   it("never earns a 429, whatever the concurrency, latency or clock offset", async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -9,7 +9,6 @@ import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createPoolTransport, type PoolTransport } from "../../src/bulk/pool-transport.js";
-import { inTurns } from "../../src/bulk/turns.js";
 import type { TransportRequest } from "../../src/client/transport.js";
 import { NetworkError, TimeoutError, TlsError, UsageError } from "../../src/errors.js";
 import { REPO_ROOT } from "../server/cli-build.js";
@@ -246,72 +245,5 @@ describe("the bulk add's undici pool", () => {
       /^TLS connection to 127\.0\.0\.1:\d+ failed: .*certificate/,
     );
     expect((error as TlsError).hint).toContain("NODE_EXTRA_CA_CERTS");
-  });
-});
-
-describe("requests in turns", () => {
-  it("sends the requests of one turn together, after beforeWrite and before afterWrite", async () => {
-    const events: string[] = [];
-    const transport = inTurns(
-      async (request) => {
-        events.push(`send ${request.body}`);
-        return { status: 201, headers: {}, body: request.body! };
-      },
-      {
-        beforeWrite: () => void events.push("before"),
-        afterWrite: () => events.push("after"),
-      },
-    );
-    const request = (body: string) => ({ ...post("http://h/v1/pets"), body });
-    const first = [transport(request("1")), transport(request("2"))];
-    events.push("same turn");
-    await Promise.all(first);
-    await transport(request("3"));
-    expect(events).toEqual([
-      "same turn",
-      "before",
-      "send 1",
-      "send 2",
-      "after",
-      "before",
-      "send 3",
-      "after",
-    ]);
-  });
-
-  it("passes on a transport's failure, thrown or rejected", async () => {
-    const boom = new Error("boom");
-    const throwing = inTurns(() => {
-      throw boom;
-    }, {});
-    await expect(throwing(post("http://h/v1/pets"))).rejects.toBe(boom);
-    const rejecting = inTurns(() => Promise.reject(boom), {});
-    await expect(rejecting(post("http://h/v1/pets"))).rejects.toBe(boom);
-  });
-
-  it("sends none of a turn's requests when beforeWrite says its lines could not be written", async () => {
-    let sent = 0;
-    let writable = false;
-    const transport = inTurns(
-      async () => {
-        sent++;
-        return { status: 201, headers: {}, body: "{}" };
-      },
-      { beforeWrite: () => writable },
-    );
-    const refused = await Promise.allSettled([
-      transport(post("http://h/v1/pets")),
-      transport(post("http://h/v1/pets")),
-    ]);
-    for (const outcome of refused) {
-      expect(outcome.status).toBe("rejected");
-      const error = (outcome as PromiseRejectedResult).reason as NetworkError;
-      expect(error).toBeInstanceOf(NetworkError);
-      expect(error.sent).toBe(false);
-    }
-    expect(sent).toBe(0);
-    writable = true;
-    await transport(post("http://h/v1/pets"));
-    expect(sent).toBe(1);
   });
 });

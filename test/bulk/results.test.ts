@@ -65,10 +65,9 @@ describe("results file", () => {
     );
   });
 
-  it("in batched mode writes a turn's lines together: on flush(), at the end of the turn, or at close", async () => {
+  it("writes a turn's lines together: on flush(), at the end of the turn (written()), or at close", async () => {
     const path = join(dir, "batched.results");
     const writer = ResultsWriter.open({ path, header });
-    writer.batchLines();
     // Read synchronously: an asynchronous read would let the turn end (and the lines be written).
     // The room claimed after the last line (spaces) is not a line.
     const lines = () =>
@@ -81,7 +80,10 @@ describe("results file", () => {
     writer.flush();
     expect(lines()).toHaveLength(3);
     writer.record({ row: 1, line: 2, outcome: "added", digest: D1, id: 7n });
-    await new Promise((resolve) => setImmediate(resolve));
+    const turn = writer.written();
+    expect(writer.written()).toBe(turn);
+    expect(lines()).toHaveLength(3);
+    expect(await turn).toBe(true);
     expect(lines().slice(1)).toEqual([
       `{"row":1,"line":2,"outcome":"sending","digest":"${D1}"}`,
       `{"row":2,"line":3,"outcome":"sending","digest":"${D2}"}`,
@@ -234,6 +236,7 @@ describe("reading earlier runs (--resume)", () => {
     const writer = ResultsWriter.open({ path, header });
     expect(writer.reserveRow(1, 2)).toBe(true);
     writer.sending(1, 2, D1);
+    expect(writer.flush()).toBe(true);
     // What a run killed now (kill -9) leaves: its lines, then room (spaces, no line break).
     const killed = readFileSync(path, "utf8");
     const sending = `{"row":1,"line":2,"outcome":"sending","digest":"${D1}"}\n`;

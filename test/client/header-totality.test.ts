@@ -9,7 +9,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { runBulkAdd } from "../../src/bulk/engine.js";
-import type { GateTimers } from "../../src/bulk/gate.js";
+import type { Timers } from "../../src/bulk/pacer.js";
 import { deprecationFromHeaders } from "../../src/client/deprecation-headers.js";
 import { DEFAULT_RETRY_POLICY, withRetry } from "../../src/client/retry.js";
 import { createSender } from "../../src/client/send.js";
@@ -166,7 +166,7 @@ describe("a header of any value", () => {
         fc.asyncProperty(headers, async (answer) => {
           let now = NOW;
           // Every wait is over at once: the clock jumps to its end.
-          const timers: GateTimers = {
+          const timers: Timers = {
             now: () => now,
             setTimeout: (callback, ms) => setImmediate(() => ((now += ms), callback())),
             clearTimeout: (handle) => clearImmediate(handle as NodeJS.Immediate),

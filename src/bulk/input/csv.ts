@@ -33,54 +33,25 @@ const COLUMNS_HELP = "the columns are name, categoryId (or category_id) and stat
 /** In the order a tie goes. */
 const DELIMITERS = [",", ";", "\t"];
 
-/** Only delimiters, empty quotes and white space, whatever the delimiter. */
-const BLANK_LINE = /^[\s,;"]*$/;
-
-const QUOTE = 34;
-const LF = 10;
-const CR = 13;
-
 function columnOf(text: string): Column | undefined {
   const name = text.trim().toLowerCase();
   return Object.hasOwn(COLUMN_NAMES, name) ? COLUMN_NAMES[name] : undefined;
 }
 
-/**
- * Reads chunks until the header line is whole (or too long to be one): its text,
- * and the chunks read, for the parse proper to read again.
- */
-function headerLine(source: Iterator<string>): { line: string; read: string[] } {
-  const read: string[] = [];
-  let text = "";
-  let at = 0;
-  let lineStart = 0;
-  let inQuotes = false;
-  for (let next = source.next(); !next.done; next = source.next()) {
-    read.push(next.value);
-    text += next.value;
-    for (; at < text.length; at++) {
-      const c = text.charCodeAt(at);
-      if (c === QUOTE) inQuotes = !inQuotes;
-      else if (!inQuotes && (c === LF || c === CR)) {
-        const line = text.slice(lineStart, at);
-        if (!BLANK_LINE.test(line)) return { line, read };
-        lineStart = at + 1;
-      }
-    }
-    // Enough: what is read is kept for the parse proper (a header so far down goes to the comma).
-    if (text.length > MAX_RECORD_CHARS) break;
-  }
-  return { line: text.slice(lineStart), read };
+/** The first record that is not blank: the header. */
+function firstRecord(chunks: Iterable<string>, delimiter: string): RawRecord | undefined {
+  for (const record of rawRecords(chunks, delimiter)) if (!isBlank(record)) return record;
+  return undefined;
 }
 
-/** The delimiter that splits the header line into the most known columns. */
-function delimiterOf(line: string): string {
+/** The delimiter that splits the header into the most known columns (the chunks hold it whole). */
+function delimiterOf(chunks: string[]): string {
   let best = DELIMITERS[0]!;
   let most = -1;
   for (const delimiter of DELIMITERS) {
     let fields: string[];
     try {
-      fields = rawRecords([line], delimiter).next().value?.fields ?? [];
+      fields = firstRecord(chunks, delimiter)?.fields ?? [];
     } catch {
       continue; // not a record with this delimiter (a quote left open)
     }
@@ -94,7 +65,7 @@ function delimiterOf(line: string): string {
 }
 
 function* replay(read: string[], rest: Iterator<string>): Generator<string> {
-  while (read.length > 0) yield read.shift()!;
+  yield* read;
   for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
 }
 
@@ -156,10 +127,35 @@ export function* parseCsv(
 ): Generator<InputRecord> {
   const source = chunks[Symbol.iterator]();
   try {
-    const { line, read } = headerLine(source);
+    // Read until the header is whole (its line ends the same for every delimiter), or
+    // enough was read for one (a header so far down goes to the comma). What is wrong
+    // with the text is found by the reading proper; what is wrong with the input, now.
+    const read: string[] = [];
+    let chars = 0;
+    let failed: { error: unknown } | undefined;
+    function* recorded(): Generator<string> {
+      while (chars <= MAX_RECORD_CHARS) {
+        let next: IteratorResult<string>;
+        try {
+          next = source.next();
+        } catch (error) {
+          failed = { error };
+          throw error;
+        }
+        if (next.done === true) return;
+        read.push(next.value);
+        chars += next.value.length;
+        yield next.value;
+      }
+    }
+    try {
+      firstRecord(recorded(), ",");
+    } catch (error) {
+      if (failed !== undefined) throw error;
+    }
     let columns: Array<Column | undefined> | undefined;
     let row = 0;
-    for (const record of rawRecords(replay(read, source), delimiterOf(line))) {
+    for (const record of rawRecords(replay(read, source), delimiterOf(read))) {
       if (isBlank(record)) continue;
       if (columns === undefined) {
         columns = columnsOf(record, options.ignoreUnknownColumns === true);

@@ -36,8 +36,6 @@ export interface InputSource {
   /** How messages name the input: its path, or `stdin`. */
   readonly label: string;
   readonly format: InputFormat;
-  /** A fresh pass over the text. */
-  chunks(): Iterable<string>;
   /** A fresh pass over the records; an input without any is a usage error ("no rows"). */
   records(): Iterable<InputRecord>;
   /** Removes the copy of stdin, if one was made. */
@@ -116,7 +114,7 @@ export async function openInput(
       }
       if (!any) throw new UsageError(`${label} has no rows; nothing was sent`);
     }
-    return { label, format, chunks: () => decodedChunks(path), records, dispose };
+    return { label, format, records, dispose };
   } catch (error) {
     await dispose();
     throw error;

@@ -1,60 +1,52 @@
 /**
- * A file's text as strict UTF-8, in chunks of CHUNK_BYTES read synchronously (the
- * input is a regular file; stdin was copied to one), a leading byte-order mark
- * dropped. Each read is cut after its last whole character and the few bytes of
- * a character it splits go in front of the next read, so every piece is decoded
- * on its own and a bad byte is found at its place: its line is counted only then,
- * by reading the file again up to it (nothing is counted while all is well).
+ * A file's text as strict UTF-8: the platform's decoder (`TextDecoder` with `fatal`,
+ * which also drops a leading byte-order mark) on chunks of CHUNK_BYTES read
+ * synchronously (the input is a regular file; stdin was copied to one), a
+ * character split between two reads carried by the decoder (`stream`).
+ *
+ * The decoder's error does not say where the bad byte is, and a person needs its
+ * line. Only when a read was refused is the place found: by decoding ever
+ * shorter prefixes of that read (with the bytes the decoder carried into it),
+ * then the line counted by reading the file again up to it.
  */
 import { closeSync, openSync, readSync } from "node:fs";
 import { InputFormatError } from "./input-record.js";
 
 export const CHUNK_BYTES = 64 * 1024;
 
-/** Where the first ill-formed sequence starts (Unicode Table 3-7); -1 when all is well-formed. */
+const decodes = (bytes: Uint8Array, stream: boolean): boolean => {
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Where the first ill-formed sequence starts, as the strict decoder sees it; -1 when there is none. */
 export function firstInvalidByte(bytes: Uint8Array): number {
-  for (let i = 0; i < bytes.length;) {
-    const b = bytes[i]!;
-    if (b < 0x80) {
-      i++;
-      continue;
-    }
-    let length: number;
-    let low = 0x80;
-    let high = 0xbf;
-    if (b >= 0xc2 && b <= 0xdf) length = 2;
-    else if (b >= 0xe0 && b <= 0xef) {
-      length = 3;
-      if (b === 0xe0) low = 0xa0;
-      else if (b === 0xed) high = 0x9f;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      length = 4;
-      if (b === 0xf0) low = 0x90;
-      else if (b === 0xf4) high = 0x8f;
-    } else return i;
-    for (let k = 1; k < length; k++) {
-      const c = bytes[i + k];
-      if (c === undefined || c < (k === 1 ? low : 0x80) || c > (k === 1 ? high : 0xbf)) return i;
-    }
-    i += length;
+  if (decodes(bytes, false)) return -1;
+  const lead = (end: number) => {
+    let at = end;
+    while (at > 0 && (bytes[at]! & 0xc0) === 0x80) at--;
+    return at;
+  };
+  // All well-formed but cut short at the end: the last character's first byte.
+  if (decodes(bytes, true)) return lead(bytes.length - 1);
+  // The shortest prefix the decoder refuses ends with the byte it could not take.
+  let low = 0;
+  let high = bytes.length;
+  while (high - low > 1) {
+    const middle = (low + high) >>> 1;
+    if (decodes(bytes.subarray(0, middle), true)) low = middle;
+    else high = middle;
   }
-  return -1;
-}
-
-/** How many bytes at the end of `bytes` begin a character that goes on past it (0 to 3). */
-function splitTail(bytes: Uint8Array, end: number): number {
-  for (let back = 1; back <= 3 && back <= end; back++) {
-    const b = bytes[end - back]!;
-    if ((b & 0xc0) === 0x80) continue; // a continuation byte: look further back
-    const length = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
-    return length > back ? back : 0;
-  }
-  return 0;
-}
-
-/** Starts with the byte-order mark of UTF-16, little- or big-endian. */
-function isUtf16(bytes: Uint8Array): boolean {
-  return (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+  const refused = high - 1;
+  // That byte either stands alone, or cuts short a character begun before it.
+  const start = refused > 0 ? lead(refused - 1) : 0;
+  const first = bytes[start]!;
+  const length = first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : first >= 0xc0 ? 2 : 1;
+  return start < refused && refused - start < length ? start : refused;
 }
 
 /** 1-based line of the byte at `offset`: one more than the line feeds before it. */
@@ -71,47 +63,48 @@ function lineAt(fd: number, offset: number): number {
   return line;
 }
 
-function notUtf8(fd: number, offset: number, byte: number | undefined): InputFormatError {
-  const which = byte === undefined ? "" : ` (byte 0x${byte.toString(16).toUpperCase()})`;
+/** `bytes`, read at `offset` of the file, were refused by the decoder. */
+function notUtf8(fd: number, offset: number, bytes: Buffer): InputFormatError {
+  // UTF-16 (Excel's "Unicode Text") starts with its byte-order mark, little- or big-endian.
+  const [first, second] = bytes;
+  if (
+    offset === 0 &&
+    ((first === 0xff && second === 0xfe) || (first === 0xfe && second === 0xff))
+  ) {
+    return new InputFormatError(
+      'the input is UTF-16 text (as Excel\'s "Unicode Text"); save it as UTF-8 ("CSV UTF-8") and try again',
+      1,
+    );
+  }
+  const at = firstInvalidByte(bytes);
   return new InputFormatError(
-    `the input is not UTF-8 text${which}; save it as UTF-8 and try again`,
-    lineAt(fd, offset),
+    `the input is not UTF-8 text (byte 0x${bytes[at]!.toString(16).toUpperCase()}); save it as UTF-8 and try again`,
+    lineAt(fd, offset + at),
   );
 }
 
 export function* decodedChunks(path: string): Generator<string> {
-  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  const decoder = new TextDecoder("utf-8", { fatal: true });
   const fd = openSync(path, "r");
   try {
-    // Room for a character's first bytes carried over from the previous read.
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES + 3);
-    let carried = 0;
-    /** File offset of buffer[0]. */
-    let offset = 0;
-    for (;;) {
-      const bytesRead = readSync(fd, buffer, carried, CHUNK_BYTES, null);
-      const end = carried + bytesRead;
-      const tail = bytesRead === 0 ? 0 : splitTail(buffer, end);
-      const piece = buffer.subarray(0, end - tail);
-      let text;
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    /** The last bytes read that may begin a character the read split (the decoder carries them). */
+    let carried = Buffer.alloc(0);
+    for (let offset = 0; ;) {
+      const read = readSync(fd, buffer, 0, CHUNK_BYTES, offset);
+      const bytes = buffer.subarray(0, read);
+      let text: string;
       try {
-        text = decoder.decode(piece);
+        text = decoder.decode(bytes, { stream: read > 0 });
       } catch {
-        if (offset === 0 && isUtf16(piece)) {
-          throw new InputFormatError(
-            'the input is UTF-16 text (as Excel\'s "Unicode Text"); save it as UTF-8 ("CSV UTF-8") and try again',
-            1,
-          );
-        }
-        const at = firstInvalidByte(piece);
-        throw notUtf8(fd, offset + Math.max(at, 0), at === -1 ? undefined : piece[at]);
+        throw notUtf8(fd, offset - carried.length, Buffer.concat([carried, bytes]));
       }
-      if (offset === 0 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       if (text !== "") yield text;
-      if (bytesRead === 0) break;
-      buffer.copyWithin(0, end - tail, end);
-      offset += end - tail;
-      carried = tail;
+      if (read === 0) return;
+      offset += read;
+      // A character is at most 4 bytes: its first byte is among the last 3 read, or it is whole.
+      carried = Buffer.from(bytes.subarray(Math.max(0, read - 3)));
+      while (carried.length > 0 && (carried[0]! & 0xc0) === 0x80) carried = carried.subarray(1);
     }
   } finally {
     closeSync(fd);
