@@ -9,10 +9,10 @@
 // layout (oci-layout, index.json, blobs/sha256/...) plus the manifest.json of
 // `docker save`, so both `podman load` and every `docker load` (older ones read only
 // manifest.json) take it. Every byte is fixed by the inputs: entries sorted, times at
-// the Unix epoch, owner root. Why this way: docs/design.md, "The container image".
+// the Unix epoch, owner root. Why this way: docs/container.md, "Why it is built this way".
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pack } from "tar-stream";
@@ -80,7 +80,8 @@ function sharedLibraries(image, binary) {
 function debianPackage(file) {
   for (const path of [file, realpathSync(file)]) {
     try {
-      return execFileSync("dpkg-query", ["-S", path], { encoding: "utf8" }).split(":")[0];
+      const owner = execFileSync("dpkg-query", ["-S", path], { encoding: "utf8", stdio: "pipe" });
+      return owner.split(":")[0];
     } catch {
       // usrmerge: dpkg knows some libraries by their /lib name, others by their /usr one.
     }
@@ -92,6 +93,7 @@ function debianPackage(file) {
 function layerFiles(image) {
   const target = TARGETS.find((each) => each.name === image.target);
   const binary = join(root, "dist", target.output);
+  if (!existsSync(binary)) throw new Error(`${binary} is missing: npm run build:image builds it`);
   const files = new Map([
     ["petstore", { data: readFileSync(binary), mode: 0o755 }],
     ["THIRD_PARTY_LICENSES", { data: readFileSync(`${binary}.THIRD_PARTY_LICENSES`) }],
@@ -106,13 +108,17 @@ function layerFiles(image) {
   return files;
 }
 
+const platform = (image) => ({
+  architecture: image.arch,
+  os: "linux",
+  ...(image.variant && { variant: image.variant }),
+});
+
 /** The OCI image config: how a container of it runs. */
 function imageConfig(image, layerDigest) {
   return {
     created: EPOCH.toISOString(),
-    architecture: image.arch,
-    ...(image.variant && { variant: image.variant }),
-    os: "linux",
+    ...platform(image),
     config: {
       // Arguments given to `docker run IMAGE ...` follow these (a repeated flag wins).
       Entrypoint: ["/petstore", "serve", "--host", "0.0.0.0", "--file", `${DATA_DIR}/pets.json`],
@@ -144,11 +150,7 @@ async function buildImage(image) {
     manifests: [
       {
         ...descriptor("application/vnd.oci.image.manifest.v1+json", manifest),
-        platform: {
-          architecture: image.arch,
-          os: "linux",
-          ...(image.variant && { variant: image.variant }),
-        },
+        platform: platform(image),
         annotations: {
           "io.containerd.image.name": `docker.io/library/${IMAGE_NAME}`,
           "org.opencontainers.image.ref.name": version,
@@ -182,7 +184,8 @@ if (fileURLToPath(import.meta.url) === resolve(process.argv[1] ?? "")) {
     try {
       await buildImage(image);
     } catch (error) {
-      rmSync(join(root, "dist", image.output), { force: true });
+      const output = join(root, "dist", image.output);
+      for (const file of [output, `${output}.tmp`]) rmSync(file, { force: true });
       console.error(`build-image: dist/${image.output} failed: ${error.message}`);
       process.exitCode = 1;
     }
