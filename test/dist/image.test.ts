@@ -111,6 +111,15 @@ describe.each([
     expect(manifest.layers).toHaveLength(1);
   });
 
+  it("reads as the same image through either layout: docker-archive and oci-archive", () => {
+    const [docker] = json("manifest.json") as { Config: string }[];
+    for (const layout of ["docker-archive", "oci-archive"]) {
+      const pull = ["pull", "--quiet", `${layout}:${archive(image)}`];
+      const id = sandbox.podman(`layouts-${image.arch}`, pull, HANG_MS).trim();
+      expect(`blobs/sha256/${id}`, layout).toBe(docker!.Config);
+    }
+  });
+
   it("runs serve on 0.0.0.0:4010 with its file on the volume /data", () => {
     const [docker] = json("manifest.json") as { Config: string }[];
     const config = json(docker!.Config) as Record<string, never>;
