@@ -30,7 +30,7 @@ __petstore_flags() {
     "profile remove") REPLY="-h --help --no-color --debug" ;;
     "profile help") REPLY="" ;;
     "completion") REPLY="-h --help --no-color --debug" ;;
-    "serve") REPLY="--file --port --host --seed --key --keys-file --tls --tls-cert --tls-key --print-env --quiet --latency --fail-rate --fail-mode --fault-seed --ban-after --ban-seconds --max-connections --cors --no-cors --journal-size --admin-token -h --help --no-color --debug" ;;
+    "serve") REPLY="--file --port --host --seed --key --keys-file --tls --tls-cert --tls-key --print-env --quiet --latency --fail-rate --fail-mode --fault-seed --ban-after --ban-seconds --max-connections --cors --no-cors --journal-size --admin-token --health-check -h --help --no-color --debug" ;;
     "help") REPLY="" ;;
     *) REPLY="" ;;
   esac

@@ -223,6 +223,7 @@ complete -c petstore -n '__petstore_at "serve"' -l cors -r -d 'allow only these 
 complete -c petstore -n '__petstore_at "serve"' -l no-cors -d 'send no CORS headers: browser pages on other origins cannot call it'
 complete -c petstore -n '__petstore_at "serve"' -l journal-size -r -d 'requests kept for GET /__admin/requests; 0 turns the journal off'
 complete -c petstore -n '__petstore_at "serve"' -l admin-token -r -d 'require this bearer token on /__admin (needed off loopback)'
+complete -c petstore -n '__petstore_at "serve"' -l health-check -d 'do not serve: exit 0 when the fake at --host and --port answers GET /__admin/health'
 complete -c petstore -n '__petstore_at "serve"' -s h -l help -d 'show help'
 complete -c petstore -n '__petstore_at "serve"' -l no-color -d 'no colour on stdout or stderr (also NO_COLOR=1, TERM=dumb)'
 complete -c petstore -n '__petstore_at "serve"' -l debug -d 'show stack traces of errors'

@@ -62,6 +62,26 @@ export const SYSTEM_PACKAGES = [
     for: "the win-x64 binary and the npm package on Windows, under wine (test/dist/, test/platforms/)",
   },
   {
+    file: "/usr/bin/podman",
+    pkg: "podman",
+    for: "the container images, loaded and run (test/dist/image.test.ts)",
+  },
+  {
+    file: "/usr/sbin/runc",
+    pkg: "runc",
+    for: "running containers (crun cannot, on these machines)",
+  },
+  {
+    file: "/usr/bin/slirp4netns",
+    pkg: "slirp4netns",
+    for: "the containers' network: no bridge and no firewall rule on the machine",
+  },
+  {
+    file: "/usr/bin/qemu-aarch64-static",
+    pkg: "qemu-user-static",
+    for: "the arm64 image, run through binfmt_misc (static: it runs inside the container)",
+  },
+  {
     file: "/usr/bin/osslsigncode",
     pkg: "osslsigncode",
     for: "building the win-x64 binary (its base's signature is removed)",

@@ -155,8 +155,13 @@ export function serveCommand(program: Command, factory: Factory): void {
       String(DEFAULT_JOURNAL_SIZE),
     )
     .option("--admin-token <token>", "require this bearer token on /__admin (needed off loopback)")
-    .action(async (flags: Omit<ServeFlags, "key"> & { key?: string[] }) => {
-      await serve({ ...flags, key: flags.key ?? [] }, factory);
+    .option(
+      "--health-check",
+      "do not serve: exit 0 when the fake at --host and --port answers GET /__admin/health",
+    )
+    .action(async (flags: Omit<ServeFlags, "key"> & { key?: string[]; healthCheck?: boolean }) => {
+      const serveFlags = { ...flags, key: flags.key ?? [] };
+      await (flags.healthCheck === true ? healthCheck : serve)(serveFlags, factory);
     });
   addHelpSections(command, HELP_SECTIONS);
 }
@@ -204,6 +209,24 @@ async function serve(flags: ServeFlags, factory: Factory): Promise<void> {
   }
   await untilSignalled();
   await running.close();
+}
+
+/**
+ * `--health-check`: the container image's health check (it has no shell and no curl,
+ * so the binary is its own probe). The flags and the environment mean what they mean
+ * to the fake being checked, so the check finds it and brings its admin token.
+ */
+async function healthCheck(flags: ServeFlags, factory: Factory): Promise<void> {
+  const server = await import("../server/index.js");
+  let options;
+  try {
+    ({ options } = server.planServe(flags, factory.env));
+  } catch (error) {
+    throw asCommandError(error, server);
+  }
+  const origin = new URL(clientBaseUrl(options.host!, options.port!)).origin;
+  const { checkHealth } = await import("./health-check.js");
+  await checkHealth(`${origin}/__admin/health`, options.adminToken, factory.io);
 }
 
 /**

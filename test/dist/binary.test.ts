@@ -1,13 +1,4 @@
-import { execFileSync } from "node:child_process";
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-} from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +9,7 @@ import { COPIED_PACKAGES } from "../../scripts/home-assets.mjs";
 import { namesIn } from "../bulk/helpers.js";
 import { stopAndResume } from "../bulk/interrupt.js";
 import { NO_KEEPALIVE_SHIM, prepareWine, type Wine } from "../platforms/wine.js";
+import { ensureBinaries } from "./binaries.js";
 import { expectHomeServed } from "./home-files.js";
 import { launcher, type Launcher } from "./launchers.js";
 import { bundledPackages, listedEntries, listedPackages } from "./licences.js";
@@ -31,30 +23,6 @@ const KEY = "binary-key-0123";
 /** The npm package's CLI on this machine's Node: the Linux side the binaries talk to. */
 const LINUX_CLI = [process.execPath, BIN];
 
-/**
- * Builds, in one run of the build script, every binary older than the CLI bundle or
- * the build scripts (`npm test` rebuilds the bundle first, so once per test run).
- */
-function ensureBinaries(): void {
-  const inputs = [
-    join(REPO_ROOT, "dist", "cli.cjs"),
-    ...["build-binary.mjs", "binary-targets.mjs", "node-runtimes.mjs", "wine.mjs"].map((name) =>
-      join(REPO_ROOT, "scripts", name),
-    ),
-  ];
-  const newest = Math.max(...inputs.map((file) => statSync(file).mtimeMs));
-  const stale = TARGETS.filter((target) => {
-    const output = join(REPO_ROOT, "dist", target.output);
-    return !existsSync(output) || statSync(output).mtimeMs < newest;
-  });
-  if (stale.length === 0) return;
-  execFileSync(
-    process.execPath,
-    [join(REPO_ROOT, "scripts", "build-binary.mjs"), ...stale.map((target) => target.name)],
-    { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"] },
-  );
-}
-
 /** No node on the PATH and no node_modules anywhere near the working directory. */
 function bareEnv(work: string): NodeJS.ProcessEnv {
   const emptyPath = join(work, "no-node-here");
@@ -62,7 +30,7 @@ function bareEnv(work: string): NodeJS.ProcessEnv {
   return { PATH: emptyPath, HOME: work };
 }
 
-beforeAll(ensureBinaries, 1_200_000);
+beforeAll(() => ensureBinaries(TARGETS.map((target) => target.name)), 1_200_000);
 
 it("runs where no node can be found, so the binaries run on their own runtimes", () => {
   const work = mkdtempSync(join(tmpdir(), "petstore-binary-"));
