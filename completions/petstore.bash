@@ -15,18 +15,18 @@ __petstore_commands() {
 __petstore_flags() {
   case "$1" in
     "") REPLY="-V --version --no-color --debug -h --help" ;;
-    "list") REPLY="-s --status -L --limit -o --output --json -q --quiet -p --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
-    "get") REPLY="-o --output --json -q --quiet -p --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
-    "add") REPLY="-n --name -c --category-id -s --status --no-prompt --file --from --format --skip-invalid --ignore-unknown-columns --results --resume --retry-unknown --concurrency -o --output --json -q --quiet -p --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
+    "list") REPLY="-s --status -L --limit -o --output --json --jq -q --quiet -p --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
+    "get") REPLY="-o --output --json --jq -q --quiet -p --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
+    "add") REPLY="-n --name -c --category-id -s --status --no-prompt --file --from --format --skip-invalid --ignore-unknown-columns --results --resume --retry-unknown --concurrency -o --output --json --jq -q --quiet -p --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
     "auth") REPLY="-h --help --no-color --debug" ;;
     "auth login") REPLY="-p --profile --env --base-url --with-token --api-key-file --no-verify -h --help --no-color --debug" ;;
-    "auth status") REPLY="--json -p --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
+    "auth status") REPLY="--json --jq -p --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
     "auth logout") REPLY="-p --profile -h --help --no-color --debug" ;;
     "auth help") REPLY="" ;;
     "profile") REPLY="-h --help --no-color --debug" ;;
-    "profile list") REPLY="-o --output --json -h --help --no-color --debug" ;;
+    "profile list") REPLY="-o --output --json --jq -h --help --no-color --debug" ;;
     "profile use") REPLY="-h --help --no-color --debug" ;;
-    "profile show") REPLY="--env --base-url --json -h --help --no-color --debug" ;;
+    "profile show") REPLY="--env --base-url --json --jq -h --help --no-color --debug" ;;
     "profile remove") REPLY="-h --help --no-color --debug" ;;
     "profile help") REPLY="" ;;
     "completion") REPLY="-h --help --no-color --debug" ;;
@@ -40,18 +40,18 @@ __petstore_flags() {
 __petstore_value_flags() {
   case "$1" in
     "") REPLY="" ;;
-    "list") REPLY="-s --status -L --limit -o --output -p --profile --env --base-url --timeout --max-retries" ;;
-    "get") REPLY="-o --output -p --profile --env --base-url --timeout --max-retries" ;;
-    "add") REPLY="-n --name -c --category-id -s --status --file --from --format --results --resume --concurrency -o --output -p --profile --env --base-url --timeout --max-retries" ;;
+    "list") REPLY="-s --status -L --limit -o --output --jq -p --profile --env --base-url --timeout --max-retries" ;;
+    "get") REPLY="-o --output --jq -p --profile --env --base-url --timeout --max-retries" ;;
+    "add") REPLY="-n --name -c --category-id -s --status --file --from --format --results --resume --concurrency -o --output --jq -p --profile --env --base-url --timeout --max-retries" ;;
     "auth") REPLY="" ;;
     "auth login") REPLY="-p --profile --env --base-url --api-key-file" ;;
-    "auth status") REPLY="-p --profile --env --base-url --timeout --max-retries" ;;
+    "auth status") REPLY="--jq -p --profile --env --base-url --timeout --max-retries" ;;
     "auth logout") REPLY="-p --profile" ;;
     "auth help") REPLY="" ;;
     "profile") REPLY="" ;;
-    "profile list") REPLY="-o --output" ;;
+    "profile list") REPLY="-o --output --jq" ;;
     "profile use") REPLY="" ;;
-    "profile show") REPLY="--env --base-url" ;;
+    "profile show") REPLY="--env --base-url --jq" ;;
     "profile remove") REPLY="" ;;
     "profile help") REPLY="" ;;
     "completion") REPLY="" ;;

@@ -15,21 +15,21 @@ end
 function __petstore_value_flags
     switch "$argv[1]"
         case 'list'
-            printf '%s\n' -s --status -L --limit -o --output -p --profile --env --base-url --timeout --max-retries
+            printf '%s\n' -s --status -L --limit -o --output --jq -p --profile --env --base-url --timeout --max-retries
         case 'get'
-            printf '%s\n' -o --output -p --profile --env --base-url --timeout --max-retries
+            printf '%s\n' -o --output --jq -p --profile --env --base-url --timeout --max-retries
         case 'add'
-            printf '%s\n' -n --name -c --category-id -s --status --file --from --format --results --resume --concurrency -o --output -p --profile --env --base-url --timeout --max-retries
+            printf '%s\n' -n --name -c --category-id -s --status --file --from --format --results --resume --concurrency -o --output --jq -p --profile --env --base-url --timeout --max-retries
         case 'auth login'
             printf '%s\n' -p --profile --env --base-url --api-key-file
         case 'auth status'
-            printf '%s\n' -p --profile --env --base-url --timeout --max-retries
+            printf '%s\n' --jq -p --profile --env --base-url --timeout --max-retries
         case 'auth logout'
             printf '%s\n' -p --profile
         case 'profile list'
-            printf '%s\n' -o --output
+            printf '%s\n' -o --output --jq
         case 'profile show'
-            printf '%s\n' --env --base-url
+            printf '%s\n' --env --base-url --jq
         case 'serve'
             printf '%s\n' --file --port --host --seed --key --keys-file --tls-cert --tls-key --latency --fail-rate --fail-mode --fault-seed --ban-after --ban-seconds --max-connections --cors --journal-size --admin-token
     end
@@ -84,6 +84,7 @@ complete -c petstore -n '__petstore_at "list"' -s s -l status -r -f -a 'availabl
 complete -c petstore -n '__petstore_at "list"' -s L -l limit -r -d 'at most this many pets, 1 to 100 (20)'
 complete -c petstore -n '__petstore_at "list"' -s o -l output -r -f -a 'table tsv csv json ndjson' -d 'table, tsv, csv, json, ndjson (default: table on a terminal, else tsv)'
 complete -c petstore -n '__petstore_at "list"' -l json -d 'same as --output json'
+complete -c petstore -n '__petstore_at "list"' -l jq -r -d 'filter the JSON with jq (built in, no jq needed); strings print raw, as with jq -r'
 complete -c petstore -n '__petstore_at "list"' -s q -l quiet -d 'print only the ids'
 complete -c petstore -n '__petstore_at "list"' -s p -l profile -r -f -a '(petstore __complete profiles 2>/dev/null)' -d 'stored profile for this run (PETSTORE_PROFILE)'
 complete -c petstore -n '__petstore_at "list"' -l env -r -f -a 'production staging' -d 'production or staging for this run (PETSTORE_ENV)'
@@ -98,6 +99,7 @@ complete -c petstore -n '__petstore_at "list"' -l no-color -d 'no colour on stdo
 complete -c petstore -n '__petstore_at "list"' -l debug -d 'show stack traces of errors'
 complete -c petstore -n '__petstore_at "get"' -s o -l output -r -f -a 'table tsv csv json ndjson' -d 'table, tsv, csv, json, ndjson (default: table on a terminal, else tsv)'
 complete -c petstore -n '__petstore_at "get"' -l json -d 'same as --output json'
+complete -c petstore -n '__petstore_at "get"' -l jq -r -d 'filter the JSON with jq (built in, no jq needed); strings print raw, as with jq -r'
 complete -c petstore -n '__petstore_at "get"' -s q -l quiet -d 'print only the ids'
 complete -c petstore -n '__petstore_at "get"' -s p -l profile -r -f -a '(petstore __complete profiles 2>/dev/null)' -d 'stored profile for this run (PETSTORE_PROFILE)'
 complete -c petstore -n '__petstore_at "get"' -l env -r -f -a 'production staging' -d 'production or staging for this run (PETSTORE_ENV)'
@@ -125,6 +127,7 @@ complete -c petstore -n '__petstore_at "add"' -l retry-unknown -d 'with --resume
 complete -c petstore -n '__petstore_at "add"' -l concurrency -r -d 'requests in flight at most, 1 to 64 (16)'
 complete -c petstore -n '__petstore_at "add"' -s o -l output -r -f -a 'table tsv csv json ndjson' -d 'table, tsv, csv, json, ndjson (default: table on a terminal, else tsv); with --from, ndjson only'
 complete -c petstore -n '__petstore_at "add"' -l json -d 'same as --output json; with --from, one NDJSON line per row\'s outcome'
+complete -c petstore -n '__petstore_at "add"' -l jq -r -d 'filter the JSON with jq (built in, no jq needed); strings print raw, as with jq -r'
 complete -c petstore -n '__petstore_at "add"' -s q -l quiet -d 'print only the ids; with --from, one per added row, in input order'
 complete -c petstore -n '__petstore_at "add"' -s p -l profile -r -f -a '(petstore __complete profiles 2>/dev/null)' -d 'stored profile for this run (PETSTORE_PROFILE)'
 complete -c petstore -n '__petstore_at "add"' -l env -r -f -a 'production staging' -d 'production or staging for this run (PETSTORE_ENV)'
@@ -154,6 +157,7 @@ complete -c petstore -n '__petstore_at "auth login"' -s h -l help -d 'show help'
 complete -c petstore -n '__petstore_at "auth login"' -l no-color -d 'no colour on stdout or stderr (also NO_COLOR=1, TERM=dumb)'
 complete -c petstore -n '__petstore_at "auth login"' -l debug -d 'show stack traces of errors'
 complete -c petstore -n '__petstore_at "auth status"' -l json -d 'the same as JSON on stdout, the key redacted'
+complete -c petstore -n '__petstore_at "auth status"' -l jq -r -d 'filter the JSON with jq (built in, no jq needed); strings print raw, as with jq -r'
 complete -c petstore -n '__petstore_at "auth status"' -s p -l profile -r -f -a '(petstore __complete profiles 2>/dev/null)' -d 'stored profile for this run (PETSTORE_PROFILE)'
 complete -c petstore -n '__petstore_at "auth status"' -l env -r -f -a 'production staging' -d 'production or staging for this run (PETSTORE_ENV)'
 complete -c petstore -n '__petstore_at "auth status"' -l base-url -r -d 'service address for this run (PETSTORE_BASE_URL)'
@@ -179,6 +183,7 @@ complete -c petstore -n '__petstore_at "profile"' -l no-color -d 'no colour on s
 complete -c petstore -n '__petstore_at "profile"' -l debug -d 'show stack traces of errors'
 complete -c petstore -n '__petstore_at "profile list"' -s o -l output -r -f -a 'table tsv csv json ndjson' -d 'table, tsv, csv, json, ndjson (default: table on a terminal, else tsv)'
 complete -c petstore -n '__petstore_at "profile list"' -l json -d 'same as --output json'
+complete -c petstore -n '__petstore_at "profile list"' -l jq -r -d 'filter the JSON with jq (built in, no jq needed); strings print raw, as with jq -r'
 complete -c petstore -n '__petstore_at "profile list"' -s h -l help -d 'show help'
 complete -c petstore -n '__petstore_at "profile list"' -l no-color -d 'no colour on stdout or stderr (also NO_COLOR=1, TERM=dumb)'
 complete -c petstore -n '__petstore_at "profile list"' -l debug -d 'show stack traces of errors'
@@ -189,6 +194,7 @@ complete -c petstore -n '__petstore_at "profile use"' -a '(petstore __complete p
 complete -c petstore -n '__petstore_at "profile show"' -l env -r -f -a 'production staging' -d 'as for a request'
 complete -c petstore -n '__petstore_at "profile show"' -l base-url -r -d 'as for a request'
 complete -c petstore -n '__petstore_at "profile show"' -l json -d 'as JSON'
+complete -c petstore -n '__petstore_at "profile show"' -l jq -r -d 'filter the JSON with jq (built in, no jq needed); strings print raw, as with jq -r'
 complete -c petstore -n '__petstore_at "profile show"' -s h -l help -d 'show help'
 complete -c petstore -n '__petstore_at "profile show"' -l no-color -d 'no colour on stdout or stderr (also NO_COLOR=1, TERM=dumb)'
 complete -c petstore -n '__petstore_at "profile show"' -l debug -d 'show stack traces of errors'

@@ -12,7 +12,8 @@
 // blob goes in (injecting would break it); the binary is unsigned.
 //
 // The home page's files (dist/home/, made by `npm run build`) are embedded as SEA
-// assets named home/<file>, which the server reads with node:sea's getAsset.
+// assets named home/<file>, which the server reads with node:sea's getAsset; jq
+// (dist/jq.wasm) as the asset jq.wasm, which `--jq` reads the same way.
 //
 // Beside each binary, <binary>.THIRD_PARTY_LICENSES: Node's licence (the binary
 // embeds Node; the runtime package ships Node's LICENSE, which also covers the
@@ -29,6 +30,7 @@ import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -95,8 +97,8 @@ async function runTargetNode(target, node, args) {
   }
 }
 
-/** The home page's files as SEA assets; `npm run build` (build:binary runs it first) makes them. */
-function homeAssets() {
+/** The home page's files and jq as SEA assets; `npm run build` (build:binary runs it first) makes them. */
+function seaAssets() {
   const dir = join(root, "dist", "home");
   let names;
   try {
@@ -104,7 +106,9 @@ function homeAssets() {
   } catch (error) {
     throw new Error(`${dir} cannot be read (${error.code}); run \`npm run build\` first`);
   }
-  return names.map((name) => [`home/${name}`, join(dir, name)]);
+  const jq = join(root, "dist", "jq.wasm");
+  if (!existsSync(jq)) throw new Error(`${jq} is missing; run \`npm run build\` first`);
+  return [...names.map((name) => [`home/${name}`, join(dir, name)]), ["jq.wasm", jq]];
 }
 
 /** The one script every target's blob carries, and the packages it bundles. */
@@ -175,7 +179,7 @@ async function buildTarget(target, { script, packages }) {
       output: path(blob),
       disableExperimentalSEAWarning: true,
       useCodeCache: true,
-      assets: Object.fromEntries(homeAssets().map(([name, file]) => [name, path(file)])),
+      assets: Object.fromEntries(seaAssets().map(([name, file]) => [name, path(file)])),
     }),
   );
   await runTargetNode(target, node, ["--experimental-sea-config", path(config)]);

@@ -1,7 +1,8 @@
 /**
  * undici is for the bulk add only: it is bundled into dist/bulk.cjs and nowhere
  * else, and `list` (the start-up path of the one-shot commands) loads neither
- * that bundle nor the server, nor, without a proxy, the proxy agent.
+ * that bundle nor the server, nor, without a proxy, the proxy agent, nor, without
+ * `--jq`, jq.
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -65,6 +66,17 @@ describe("the bundles", () => {
     writeFileSync(from, '{"name":"Rex","categoryId":1}\n');
     const bulk = requiredFiles(["add", "--from", from, "--no-retry"], env);
     expect(bulk).toContain(join(DIST, "bulk.cjs"));
+  });
+
+  it("`list --json` does not load jq; `list --jq` loads dist/jq.cjs", async () => {
+    const port = await unusedPort();
+    const env = {
+      PETSTORE_BASE_URL: `http://127.0.0.1:${port}/v1`,
+      PETSTORE_API_KEY: "key-for-a-service-that-is-not-there",
+    };
+    const jq = join(DIST, "jq.cjs");
+    expect(requiredFiles(["list", "--json", "--no-retry"], env)).not.toContain(jq);
+    expect(requiredFiles(["list", "--jq", ".", "--no-retry"], env)).toContain(jq);
   });
 
   it("`list` behind a proxy loads the proxy agent from dist/vendor/, and no undici", async () => {

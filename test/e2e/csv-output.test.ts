@@ -4,7 +4,7 @@
  * spreadsheet (formulas), bidirectional controls that reorder what is shown, a C1
  * CSI, and integers at the edges of int64, negative included. Nothing but tab and
  * the CRLF line ends may reach the terminal as a control character, in CSV, TSV,
- * the table or JSON (whose values still read back the same).
+ * the table, JSON (whose values still read back the same) or what `--jq` prints.
  */
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -73,8 +73,8 @@ afterAll(async () => {
   dir?.remove();
 });
 
-function list(output: string) {
-  return spawnSync(CLI[0], [CLI[1], "list", "--output", output], {
+function list(output: string, ...more: string[]) {
+  return spawnSync(CLI[0], [CLI[1], "list", "--output", output, ...more], {
     cwd: dir.path,
     env: {
       PATH: process.env.PATH,
@@ -125,5 +125,20 @@ describe("bidirectional and C1 controls in every output", () => {
               .map((line) => JSON.parse(line) as { name: string });
       expect(values.map((pet) => pet.name)).toEqual(PETS.map(([, name]) => name));
     }
+  });
+
+  it("are escaped in the strings --jq prints as in CSV, and \\u escapes in its JSON", () => {
+    const names = list("json", "--jq", ".[].name");
+    expect(names.status, names.stderr).toBe(0);
+    expect(names.stdout).not.toMatch(BIDI_CONTROL);
+    expect(names.stdout.replace(/[\t\n]/g, "")).not.toMatch(TERMINAL_CONTROL);
+    expect(names.stdout).toContain("\\x1b[2J\\x1b[31mscreen wiped\n");
+    expect(names.stdout).toContain("\\u202etxt.exe\n");
+    expect(names.stdout).toContain("\t=1+1\n");
+    const json = list("json", "--jq", "map({name})");
+    expect(json.stdout).not.toMatch(BIDI_CONTROL);
+    expect(json.stdout.replace(/\n/g, "")).not.toMatch(TERMINAL_CONTROL);
+    const values = JSON.parse(json.stdout) as Array<{ name: string }>;
+    expect(values.map((pet) => pet.name)).toEqual(PETS.map(([, name]) => name));
   });
 });
