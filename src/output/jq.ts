@@ -13,6 +13,7 @@
  */
 import { existsSync } from "node:fs";
 import { getAsset, isSea } from "node:sea";
+import { setFlagsFromString } from "node:v8";
 import { loadJq, type JqLoadOptions } from "jq-wasm";
 import { UsageError } from "../errors.js";
 import type { OutputStream } from "../io.js";
@@ -59,6 +60,9 @@ export async function jqStdout(
   stderr: OutputStream,
   filter: string,
 ): Promise<OutputStream> {
+  // Liftoff's code only: V8 would compile jq's busy functions again, optimised, on other
+  // threads, CPU that a one-shot command never earns back (docs/benchmarks.md, "--jq").
+  setFlagsFromString("--liftoff-only");
   const jq = await loadJq(wasmSource());
   const compiled = jq.raw("", filter, ARGS);
   if (compiled.exitCode !== 0) {
