@@ -30,8 +30,12 @@ export async function useJqFilter(command: Command, factory: Factory): Promise<v
   if (jq === undefined) return;
   const other = quiet
     ? "-q/--quiet"
-    : output !== undefined && output !== "json" && `--output ${output}`;
-  if (other) throw new UsageError(`--jq filters the JSON output; it conflicts with ${other}`);
+    : output !== undefined && output !== "json"
+      ? `--output ${output}`
+      : undefined;
+  if (other !== undefined) {
+    throw new UsageError(`--jq filters the JSON output; it conflicts with ${other}`);
+  }
   command.setOptionValue("json", true);
   const { jqStdout } = await import("../output/jq.js");
   const { io } = factory;

@@ -44,6 +44,7 @@ const CSV_CONTROL = new RegExp(`[\u0000-\u0008\u000b-\u001f\u007f-\u009f${BIDI}]
 export function dataText(text: string): string {
   return text.replace(CSV_CONTROL, escapeControl);
 }
+
 /** A cell a spreadsheet would run as a formula (OWASP), or one that starts with the `'` that marks it. */
 const FORMULA_START = /^[=+\-@\t\r']/;
 const INTEGER = /^-?[0-9]+$/;
