@@ -9,10 +9,7 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serve, type Served } from "../dist/run.js";
-import { CLI } from "./cli.js";
-import { PRO_KEY, tempDir } from "./harness.js";
-import { HANG_MS } from "../limits.js";
+import { servePetsFile } from "./harness.js";
 
 const DEBIAN_JQ = "/usr/bin/jq";
 const INT64_MAX = "9223372036854775807";
@@ -67,44 +64,17 @@ const FILTERS = [
   "{count: length, first: .[0].name, last: .[-1].name}",
 ];
 
-let dir: ReturnType<typeof tempDir>;
-let served: Served;
+let fake: Awaited<ReturnType<typeof servePetsFile>>;
 
 beforeAll(async () => {
-  dir = tempDir();
-  const int64 = [
+  fake = await servePetsFile([
+    ...PETS.map((pet) => JSON.stringify(pet)),
     `{"id":13,"name":"Max","categoryId":${INT64_MAX},"status":"available"}`,
     `{"id":14,"name":"Min","categoryId":${INT64_MIN},"status":"sold"}`,
-  ];
-  const lines = [...PETS.map((pet) => JSON.stringify(pet)), ...int64];
-  writeFileSync(join(dir.path, "pets.json"), `[\n${lines.join(",\n")}\n]\n`);
-  served = await serve(
-    [...CLI],
-    ["--file", join(dir.path, "pets.json"), "--key", `${PRO_KEY}:pro`],
-    { cwd: dir.path, env: { PATH: process.env.PATH, HOME: dir.path } },
-  );
+  ]);
 });
 
-afterAll(async () => {
-  await served?.stop();
-  dir?.remove();
-});
-
-function petstore(args: string[], input = "") {
-  return spawnSync(CLI[0], [CLI[1], ...args], {
-    cwd: dir.path,
-    env: {
-      PATH: process.env.PATH,
-      HOME: dir.path,
-      PETSTORE_CONFIG_DIR: dir.path,
-      PETSTORE_BASE_URL: served.url,
-      PETSTORE_API_KEY: PRO_KEY,
-    },
-    input,
-    encoding: "utf8",
-    timeout: HANG_MS / 2,
-  });
-}
+afterAll(() => fake?.stop());
 
 function debianJq(filter: string, input: string) {
   return spawnSync(DEBIAN_JQ, ["-r", filter], { input, encoding: "utf8" });
@@ -112,7 +82,7 @@ function debianJq(filter: string, input: string) {
 
 /** The id of the last request the fake answered, from its control plane's journal. */
 async function lastRequest(): Promise<number | null> {
-  const answer = await fetch(served.url.replace(/\/v1$/, "/__admin/requests?limit=1"));
+  const answer = await fetch(fake.url.replace(/\/v1$/, "/__admin/requests?limit=1"));
   return ((await answer.json()) as { lastId: number | null }).lastId;
 }
 
@@ -122,13 +92,13 @@ describe("--jq prints what `jq -r` prints", () => {
   });
 
   it("for each filter, given the JSON `list --json` prints", () => {
-    const json = petstore(["list", "--limit", String(ORDINARY), "--json"]);
+    const json = fake.cli(["list", "--limit", String(ORDINARY), "--json"]);
     expect(json.status, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual(PETS);
     for (const filter of FILTERS) {
       const expected = debianJq(filter, json.stdout);
       expect(expected.status, `${filter}: ${expected.stderr}`).toBe(0);
-      const run = petstore(["list", "--limit", String(ORDINARY), "--jq", filter]);
+      const run = fake.cli(["list", "--limit", String(ORDINARY), "--jq", filter]);
       expect({ filter, stderr: run.stderr, status: run.status }).toEqual({
         filter,
         stderr: "",
@@ -144,8 +114,8 @@ describe("--jq prints what `jq -r` prints", () => {
       [["profile", "show"], ".sources | to_entries[] | [.key, .value] | @tsv"],
       [["auth", "status"], "[.key, .rateLimit.limit] | @csv"],
     ] as const) {
-      const json = petstore([...args, "--json"]);
-      const run = petstore([...args, "--jq", filter]);
+      const json = fake.cli([...args, "--json"]);
+      const run = fake.cli([...args, "--jq", filter]);
       expect(run.status, run.stderr).toBe(0);
       expect(run.stdout).toBe(debianJq(filter, json.stdout).stdout);
       expect(run.stdout).not.toBe("");
@@ -155,7 +125,7 @@ describe("--jq prints what `jq -r` prints", () => {
 
 describe("--jq and int64", () => {
   it("keeps the categories at the int64 edges exact, as values and inside arrays and objects", () => {
-    const run = petstore([
+    const run = fake.cli([
       "list",
       "--jq",
       '.[] | select(.id > 12) | .categoryId, [.categoryId], {name, categoryId}, "\\(.categoryId)"',
@@ -168,7 +138,7 @@ describe("--jq and int64", () => {
   });
 
   it("for a pet just added, whose answer is filtered", () => {
-    const run = petstore([
+    const run = fake.cli([
       "add",
       "--name",
       "Huge",
@@ -184,12 +154,12 @@ describe("--jq and int64", () => {
 
 describe("add --from --json --jq", () => {
   it("filters each row's outcome line, as jq does a stream of JSON texts", () => {
-    const rows = join(dir.path, "rows.ndjson");
+    const rows = join(fake.dir, "rows.ndjson");
     writeFileSync(
       rows,
       `{"name":"A","categoryId":1}\n{"name":"","categoryId":1}\n{"name":"C","categoryId":${INT64_MAX}}\n`,
     );
-    const run = petstore([
+    const run = fake.cli([
       "add",
       "--from",
       rows,
@@ -209,7 +179,7 @@ describe("a filter that does not compile", () => {
   it("is a usage error (exit 2) with jq's own message, and nothing is sent", async () => {
     const before = await lastRequest();
     for (const args of [["list"], ["auth", "status"], ["add", "--name", "Never", "-c", "1"]]) {
-      const run = petstore([...args, "--jq", ".[] | map("]);
+      const run = fake.cli([...args, "--jq", ".[] | map("]);
       expect(run.status).toBe(2);
       expect(run.stdout).toBe("");
       expect(run.stderr).toContain(
@@ -223,7 +193,7 @@ describe("a filter that does not compile", () => {
 
 describe("a filter that fails on the data", () => {
   it("prints what it printed before the error, then jq's error, and exits 1", () => {
-    const run = petstore([
+    const run = fake.cli([
       "list",
       "--jq",
       '.[] | .name, (.name | select(. == "Tom & Jerry") | tonumber)',
@@ -236,24 +206,24 @@ describe("a filter that fails on the data", () => {
   });
 
   it("after add, says the pet was added and which it is", () => {
-    const run = petstore(["add", "--name", "Added anyway", "-c", "1", "--jq", ".name | tonumber"]);
+    const run = fake.cli(["add", "--name", "Added anyway", "-c", "1", "--jq", ".name | tonumber"]);
     expect(run.status).toBe(1);
     const id = /pet (\d+) was added, but the --jq filter failed: jq: error/.exec(run.stderr)?.[1];
     expect(id, run.stderr).toBeDefined();
     expect(run.stderr).toContain(`hint: it is pet ${id}; do not add it again`);
-    expect(petstore(["get", id!, "--jq", ".name"]).stdout).toBe("Added anyway\n");
+    expect(fake.cli(["get", id!, "--jq", ".name"]).stdout).toBe("Added anyway\n");
   });
 });
 
 describe("--jq with other output flags", () => {
   it("implies --json, goes with it, and conflicts with -q and other formats", () => {
-    expect(petstore(["list", "--json", "--jq", ".[0].id"]).stdout).toBe("1\n");
-    expect(petstore(["list", "-o", "json", "--jq", ".[0].id"]).stdout).toBe("1\n");
+    expect(fake.cli(["list", "--json", "--jq", ".[0].id"]).stdout).toBe("1\n");
+    expect(fake.cli(["list", "-o", "json", "--jq", ".[0].id"]).stdout).toBe("1\n");
     for (const [flags, named] of [
       [["-q"], "-q/--quiet"],
       [["-o", "csv"], "--output csv"],
     ] as const) {
-      const run = petstore(["list", ...flags, "--jq", "."]);
+      const run = fake.cli(["list", ...flags, "--jq", "."]);
       expect(run.status).toBe(2);
       expect(run.stderr).toContain(`--jq filters the JSON output; it conflicts with ${named}`);
     }
