@@ -15,6 +15,9 @@
 //   and @clack/prompts), required only when a field is asked for.
 // - dist/config.cjs: writing the config file (src/profiles/config-write.ts), required
 //   only by the commands that write it.
+// - dist/keyring.cjs: the system keyring (src/profiles/keyring.ts), required only to
+//   read or write a key there; it loads the native binding, which npm installs as an
+//   optional dependency (@napi-rs/keyring-<platform>), from node_modules.
 // - dist/tls.cjs: making certificates (src/server/tls/make-certificates.ts and
 //   @peculiar/x509), required only by `serve --tls`.
 // - dist/vendor/*.cjs: chalk, cli-table3, ora and https-proxy-agent (the one-shot
@@ -101,6 +104,10 @@ function separateFiles({ program }) {
         path: "./config.cjs",
         external: true,
       }));
+      builder.onResolve({ filter: /(^|\/)keyring\.js$/ }, () => ({
+        path: "./keyring.cjs",
+        external: true,
+      }));
       builder.onResolve({ filter: /(^|\/)make-certificates\.js$/ }, () => ({
         path: "./tls.cjs",
         external: true,
@@ -183,6 +190,11 @@ const results = await Promise.all([
   build({
     ...commonJs,
     entryPoints: { config: "src/profiles/config-write.ts" },
+    plugins: [separateFiles({ program: false })],
+  }),
+  build({
+    ...commonJs,
+    entryPoints: { keyring: "src/profiles/keyring.ts" },
     plugins: [separateFiles({ program: false })],
   }),
   build({

@@ -75,6 +75,8 @@ export interface Factory {
    * base URL and the key (and name no profile), it is a warning.
    */
   settings(flags: SettingsFlags, options?: SettingsOptions): ResolvedSettings;
+  /** `settings`, with the profile's key read from the system keyring when it is kept there. */
+  keyedSettings(flags: SettingsFlags, options?: SettingsOptions): Promise<ResolvedSettings>;
   /** `options` as for `settings` (auth login checks a key for a profile that may not exist yet). */
   client(request: RequestOptions, options?: SettingsOptions): Promise<ConnectedClient>;
   /**
@@ -141,8 +143,14 @@ export function createFactory(deps: FactoryDeps): Factory {
       }
       return settings;
     },
+    async keyedSettings(flags, options) {
+      const settings = factory.settings(flags, options);
+      if (settings.keyring === undefined) return settings;
+      const { readKeyringKey } = await import("../profiles/keyring.js");
+      return { ...settings, apiKey: await readKeyringKey(env, settings.profile, settings.keyring) };
+    },
     async client(request, settingsOptions) {
-      const settings = factory.settings(request.settings, settingsOptions);
+      const settings = await factory.keyedSettings(request.settings, settingsOptions);
       const { createClient } = await import("../client/client.js");
       const { routeTo } = await import("./proxy-route.js");
       const route = routeTo(settings.baseUrl, env, request.verbose ? io.stderr : undefined);

@@ -246,6 +246,11 @@ const AUTH_COMMAND: CommandSpec = {
           flags: "--no-verify",
           description: "store the key without checking it (GET /pets?limit=1) first",
         },
+        {
+          flags: "--insecure-storage",
+          description:
+            "keep the key in the config file, not the system keyring (PETSTORE_INSECURE_STORAGE=1)",
+        },
       ],
       examples: [
         "petstore auth login",

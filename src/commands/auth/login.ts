@@ -6,7 +6,8 @@
  * key with one `GET /pets?limit=1` (unless `--no-verify`): a key the service
  * rejects, or one that cannot be checked, is not stored (as gh does). The base
  * URL is stored with the key when given (`--base-url`), and when the key was
- * checked against PETSTORE_BASE_URL.
+ * checked against PETSTORE_BASE_URL. The key goes to the system keyring, or to the
+ * config file (profiles/key-store.ts), and the last line says which.
  */
 import {
   isEnvironmentName,
@@ -18,6 +19,7 @@ import { UsageError } from "../../errors.js";
 import type { Factory } from "../factory.js";
 import { checkConfigDir, type ProfileConfig } from "../../profiles/config-file.js";
 import type { SettingsFlags } from "../../profiles/resolve.js";
+import { dropOldKeyringKey, insecureStorage, placeKey } from "../../profiles/key-store.js";
 import { storedProfile } from "../profile/stored.js";
 import type { OptionValues } from "../fast-parse.js";
 import { booleanOption, stringOption } from "../option-values.js";
@@ -37,10 +39,16 @@ export interface LoginOptions {
   keySource: KeySource;
   /** false with --no-verify: store the key without asking the service. */
   verify?: boolean;
+  /** --insecure-storage: the config file, not the system keyring. */
+  insecureStorage?: boolean;
 }
 
 export function loginOptionsFrom(values: OptionValues, stdinIsTTY: boolean): LoginOptions {
-  const options: LoginOptions = { keySource: { kind: "prompt" }, verify: values.verify !== false };
+  const options: LoginOptions = {
+    keySource: { kind: "prompt" },
+    verify: values.verify !== false,
+    insecureStorage: booleanOption(values, "insecureStorage"),
+  };
   const profile = stringOption(values, "profile");
   if (profile !== undefined) options.profile = profile;
   const env = stringOption(values, "env");
@@ -84,6 +92,7 @@ const NEW_PROFILE = { allowNewProfile: true, replacingConfig: true };
 export async function loginRun(options: LoginOptions, factory: Factory): Promise<void> {
   const flags = loginFlags(options);
   const settings = factory.settings(flags, NEW_PROFILE);
+  const toFile = insecureStorage(options.insecureStorage === true, factory.env);
   const { profile } = settings;
   // No place for the file (no HOME, a file or /proc in the way), or a proxy variable that
   // cannot be used for the check: say so before asking for the key.
@@ -106,9 +115,13 @@ export async function loginRun(options: LoginOptions, factory: Factory): Promise
   // The address the key was checked against is kept with it (as gh keeps the host it logged
   // in to): else a new shell, without PETSTORE_BASE_URL, would use the key at the default one.
   const baseUrl = options.baseUrl ?? (fromVariable && verify ? settings.baseUrl : undefined);
+  const placement = await placeKey(factory.env, profile, apiKey, toFile);
+  let previous: string | undefined;
   const update = await factory.updateConfig(
     (config) => {
-      const stored: ProfileConfig = { ...storedProfile(config, profile), apiKey };
+      const { apiKey: _file, keyring, ...rest } = storedProfile(config, profile) ?? {};
+      previous = keyring;
+      const stored: ProfileConfig = { ...rest, ...placement.fields };
       if (options.env !== undefined) stored.env = options.env;
       if (baseUrl !== undefined) {
         stored.baseUrls = { ...stored.baseUrls, [stored.env ?? "production"]: baseUrl };
@@ -129,7 +142,12 @@ export async function loginRun(options: LoginOptions, factory: Factory): Promise
       ? " It was not checked (--no-verify): `petstore auth status` checks it."
       : "";
   const what = baseUrl === undefined ? "the API key" : `the API key and the base URL ${baseUrl}`;
-  stderr.write(`Stored ${what} in profile ${profile} (${env}) in ${update.path}.${checked}\n`);
+  const where = placement.describe(update.path);
+  stderr.write(`Stored ${what} in profile ${profile} (${env}) in ${where}.${checked}\n`);
+  if (previous !== undefined && previous !== placement.fields.keyring) {
+    const left = await dropOldKeyringKey(factory.env, profile, previous);
+    if (left !== undefined) stderr.write(`warning: ${left}\n`);
+  }
 }
 
 export const run: CommandRunner = (parsed, factory) =>

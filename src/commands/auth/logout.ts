@@ -1,6 +1,10 @@
-/** `petstore auth logout`: removes the stored key of a profile; its other settings stay. */
+/**
+ * `petstore auth logout`: removes the stored key of a profile, from the system keyring
+ * or the config file; its other settings stay.
+ */
 import type { Factory } from "../factory.js";
 import type { CommandRunner } from "../runner.js";
+import { removeKeyringKey } from "../../profiles/key-store.js";
 import { stringOption } from "../option-values.js";
 import { storedProfile } from "../profile/stored.js";
 
@@ -13,12 +17,14 @@ export async function logoutRun(options: LogoutOptions, factory: Factory): Promi
   // The stored config first: it is needed, even when flags and environment give the rest.
   const config = factory.config();
   const { profile } = factory.settings(flags, { allowNewProfile: true });
-  if (storedProfile(config, profile)?.apiKey === undefined) {
+  const stored = storedProfile(config, profile);
+  if (stored?.apiKey === undefined && stored?.keyring === undefined) {
     factory.io.stderr.write(`profile ${profile} has no stored key; nothing to remove\n`);
     return;
   }
+  if (stored.keyring !== undefined) await removeKeyringKey(factory.env, profile, stored.keyring);
   await factory.updateConfig((config) => {
-    const { apiKey: _removed, ...rest } = storedProfile(config, profile) ?? {};
+    const { apiKey: _file, keyring: _keyring, ...rest } = storedProfile(config, profile) ?? {};
     config.profiles[profile] = rest;
   });
   factory.io.stderr.write(`Removed the API key of profile ${profile}.\n`);
