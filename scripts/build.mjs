@@ -229,7 +229,10 @@ await writeThirdPartyLicenses({
   copied: COPIED_PACKAGES,
   heading:
     `petstore-cli ${version} bundles the third-party packages below into dist/. Each entry\n` +
-    "gives the package's name, version and declared licence, then the licence files it ships.",
+    "gives the package's name, version and declared licence, then the licence files it ships.\n" +
+    "The system keyring's native binding is not in dist/: npm installs the one for your platform\n" +
+    "(@napi-rs/keyring-<platform>, an optional dependency, MIT) with its own licence files; its\n" +
+    "LICENSE.third-party.md lists the Rust crates (on Linux, and libdbus) built into it.",
 }).catch(async (error) => {
   await rm(new URL(`${staging}/`, root), { recursive: true, force: true });
   console.error(`build: ${error.message}`);
