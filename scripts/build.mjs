@@ -232,7 +232,7 @@ await writeThirdPartyLicenses({
     "gives the package's name, version and declared licence, then the licence files it ships.\n" +
     "The system keyring's native binding is not in dist/: npm installs the one for your platform\n" +
     "(@napi-rs/keyring-<platform>, an optional dependency, MIT) with its own licence files; its\n" +
-    "LICENSE.third-party.md lists the Rust crates (on Linux, and libdbus) built into it.",
+    "LICENSE.third-party.md lists the Rust crates built into it (and, on Linux, libdbus).",
 }).catch(async (error) => {
   await rm(new URL(`${staging}/`, root), { recursive: true, force: true });
   console.error(`build: ${error.message}`);

@@ -69,17 +69,17 @@ export const SYSTEM_PACKAGES = [
   {
     file: "/usr/bin/dbus-daemon",
     pkg: "dbus-daemon",
-    for: "the tests' own D-Bus session for GNOME Keyring (test/keyring/secret-service.ts)",
+    for: "the tests' own D-Bus session for GNOME Keyring (scripts/secret-service.mjs)",
   },
   {
     file: "/usr/bin/dbus-send",
     pkg: "dbus-bin",
-    for: "waiting for GNOME Keyring on that session (test/keyring/secret-service.ts)",
+    for: "waiting for GNOME Keyring on that session (scripts/secret-service.mjs)",
   },
   {
     file: "/usr/bin/secret-tool",
     pkg: "libsecret-tools",
-    for: "reading the keyring as another program does (test/keyring/secret-service.ts)",
+    for: "reading the keyring as another program does (scripts/secret-service.mjs)",
   },
   {
     file: "/usr/bin/x86_64-w64-mingw32-gcc-win32",

@@ -12,7 +12,6 @@
  *   it is kept, under a name made of its content's hash, in the user's own %TEMP%,
  *   and loaded again only when its bytes are the binary's.
  */
-import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -66,6 +65,7 @@ function fromAsset(): Binding {
       rmSync(dir, { recursive: true, force: true });
     }
   }
+  const { createHash } = process.getBuiltinModule("node:crypto");
   const hash = createHash("sha256").update(bytes).digest("hex").slice(0, 16);
   const file = join(tmpdir(), `petstore-keyring-${hash}.node`);
   if (!existsSync(file) || !readFileSync(file).equals(bytes)) {

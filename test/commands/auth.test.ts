@@ -8,7 +8,7 @@ import { BASE_URL, cliForEachTest } from "./run-cli.js";
 
 const KEY = "psk_live_abcdefghijklmnop1234";
 const NO_KEY_ENV = { PETSTORE_API_KEY: undefined, PETSTORE_BASE_URL: undefined };
-/** Why these runs keep keys in the file: they are given no D-Bus session (test/keyring/ has one). */
+/** Why these runs keep keys in the file: they are given no D-Bus session (test/e2e/keyring.test.ts has one). */
 const NO_BUS = "no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set)";
 
 const cli = cliForEachTest();

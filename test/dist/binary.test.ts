@@ -18,7 +18,7 @@ import { COPIED_PACKAGES } from "../../scripts/home-assets.mjs";
 import { namesIn } from "../bulk/helpers.js";
 import { stopAndResume } from "../bulk/interrupt.js";
 import { keyringAccount } from "../../src/profiles/keyring-name.js";
-import { startSecretService } from "../keyring/secret-service.js";
+import { startSecretService } from "../../scripts/secret-service.mjs";
 import {
   installProcessPrng,
   NO_KEEPALIVE_SHIM,

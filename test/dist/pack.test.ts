@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyringAccount } from "../../src/profiles/keyring-name.js";
 import { parseJson } from "../../src/schema/json.js";
-import { startSecretService } from "../keyring/secret-service.js";
+import { startSecretService } from "../../scripts/secret-service.mjs";
 import { REPO_ROOT } from "../server/cli-build.js";
 import { expectHomeServed } from "./home-files.js";
 import { run, serve } from "./run.js";

@@ -1,7 +1,7 @@
 /**
  * The key in the system keyring, through the real CLI (the packed npm package, which
  * loads the binding npm installed for this platform): GNOME Keyring on a D-Bus session
- * of this file's own (test/keyring/secret-service.ts), and every way it can be missing,
+ * of this file's own (scripts/secret-service.mjs), and every way it can be missing,
  * locked, hung or emptied. Whatever happens, the key is either where the CLI says it
  * is or refused with a message naming the keyring; never lost, never in the file
  * without a word.
@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { KEYRING_TIMEOUT_MS } from "../../src/profiles/keyring.js";
 import { keyringAccount } from "../../src/profiles/keyring-name.js";
 import type { RunningServer } from "../../src/server/server.js";
-import { startSecretService, type SecretService } from "../keyring/secret-service.js";
+import { startSecretService, type SecretService } from "../../scripts/secret-service.mjs";
 import { PRO_KEY, runCli, startFake, tempDir } from "./harness.js";
 
 const KEYRING = "the Secret Service keyring";

@@ -1,39 +1,25 @@
-/**
- * A Secret Service of a test's own: a private D-Bus session bus (dbus-daemon) and GNOME
- * Keyring on it, both children of the test, with every file in the test's directory
- * (the keyrings in `<dir>/home/.local/share/keyrings`). The bus starts no service by
- * itself (no service directories), so nothing answers on it but what the test starts:
- * no keyring at all, an unlocked one, or a locked one, whose unlock prompt finds no
- * prompter and is dismissed at once, as on a machine with no display. `lookup` is
- * libsecret's `secret-tool`, a reader that is not petstore.
- */
-import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+// A Secret Service of a test's (or the bench's) own: a private D-Bus session bus
+// (dbus-daemon) and GNOME Keyring on it, both children of the caller, with every file in
+// its directory (the keyrings in `<dir>/home/.local/share/keyrings`). The bus starts no
+// service by itself (no service directories), so nothing answers on it but what the
+// caller starts: no keyring at all, an unlocked one, or a locked one, whose unlock
+// prompt finds no prompter and is dismissed at once, as on a machine with no display.
+// `lookup` and `clear` are libsecret's `secret-tool`, a client that is not petstore.
+// Used by test/e2e/keyring.test.ts, test/dist/ and bench/phases/keyring-read.mjs; the
+// packages it needs are in scripts/system-packages.mjs.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { KEYRING_SERVICE } from "../../src/profiles/keyring-name.js";
-import { HANG_MS } from "../limits.js";
 
+/** The service petstore keeps keys under (src/profiles/keyring-name.ts). */
+const KEYRING_SERVICE = "petstore-cli";
 /** The login keyring's password: what a desktop session would unlock it with. */
 const PASSWORD = "test-login-password";
+/** GNOME Keyring comes up in a fraction of a second: a hang detector for a loaded machine. */
+const START_LIMIT_MS = 60_000;
 
-export interface SecretService {
-  /** DBUS_SESSION_BUS_ADDRESS of the bus. */
-  readonly address: string;
-  /** The variables a client on this bus needs. */
-  readonly env: { DBUS_SESSION_BUS_ADDRESS: string };
-  /** Starts GNOME Keyring on the bus, its login keyring unlocked or (from an earlier start) locked. */
-  startKeyring(state: "unlocked" | "locked"): Promise<void>;
-  stopKeyring(): Promise<void>;
-  /** The key stored for `account`, as secret-tool reads it; undefined when there is none. */
-  lookup(account: string): string | undefined;
-  /** Removes it, as another program may. */
-  clear(account: string): void;
-  /** Ends the keyring and the bus. */
-  close(): Promise<void>;
-}
-
-function stop(child: ChildProcess | undefined): Promise<void> {
+function stop(child) {
   if (child === undefined || child.exitCode !== null || child.signalCode !== null) {
     return Promise.resolve();
   }
@@ -43,7 +29,7 @@ function stop(child: ChildProcess | undefined): Promise<void> {
   });
 }
 
-function ownerOfSecrets(env: NodeJS.ProcessEnv): boolean {
+function ownerOfSecrets(env) {
   const asked = spawnSync(
     "dbus-send",
     [
@@ -60,7 +46,7 @@ function ownerOfSecrets(env: NodeJS.ProcessEnv): boolean {
 }
 
 /** Starts the bus in `dir`, with no keyring on it yet. */
-export async function startSecretService(dir: string): Promise<SecretService> {
+export async function startSecretService(dir) {
   const home = join(dir, "home");
   mkdirSync(home, { recursive: true });
   const config = join(dir, "bus.conf");
@@ -83,11 +69,11 @@ export async function startSecretService(dir: string): Promise<SecretService> {
   const bus = spawn("dbus-daemon", [`--config-file=${config}`, "--nofork", "--print-address=1"], {
     stdio: ["ignore", "pipe", "ignore"],
   });
-  const address = await new Promise<string>((resolve, reject) => {
+  const address = await new Promise((resolve, reject) => {
     let out = "";
-    bus.stdout.on("data", (chunk: Buffer) => {
+    bus.stdout.on("data", (chunk) => {
       out += chunk.toString();
-      if (out.includes("\n")) resolve(out.split("\n")[0]!);
+      if (out.includes("\n")) resolve(out.split("\n")[0]);
     });
     bus.once("error", reject);
     bus.once("exit", (code) =>
@@ -96,7 +82,7 @@ export async function startSecretService(dir: string): Promise<SecretService> {
   });
   const env = { DBUS_SESSION_BUS_ADDRESS: address };
   const childEnv = { PATH: process.env.PATH, HOME: home, ...env };
-  let keyring: ChildProcess | undefined;
+  let keyring;
 
   return {
     address,
@@ -107,8 +93,8 @@ export async function startSecretService(dir: string): Promise<SecretService> {
         env: childEnv,
         stdio: ["pipe", "ignore", "ignore"],
       });
-      keyring.stdin!.end(state === "unlocked" ? PASSWORD : "");
-      const deadline = Date.now() + HANG_MS;
+      keyring.stdin.end(state === "unlocked" ? PASSWORD : "");
+      const deadline = Date.now() + START_LIMIT_MS;
       while (!ownerOfSecrets(childEnv)) {
         if (keyring.exitCode !== null) throw new Error("gnome-keyring-daemon exited at start");
         if (Date.now() > deadline) throw new Error("gnome-keyring-daemon did not come up");
