@@ -68,10 +68,14 @@ export async function run(ctx) {
   try {
     await secrets.startKeyring("unlocked");
     const bin = join(repoRoot, "bin", "petstore.js");
+    // A desktop session's: the binary keeps its binding in XDG_RUNTIME_DIR between runs.
+    const runtimeDir = join(tmp, "keyring-runtime");
+    await mkdir(runtimeDir, { mode: 0o700 });
     const base = {
       PATH: process.env.PATH,
       NO_COLOR: "1",
       PETSTORE_BASE_URL: server.baseUrl,
+      XDG_RUNTIME_DIR: runtimeDir,
       ...secrets.env,
     };
     const keyFile = join(tmp, "keyring-key.txt");

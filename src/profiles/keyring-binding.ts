@@ -7,12 +7,13 @@
  *   builds, which would have to be left out of the bundle one by one.
  * - Inside a standalone binary, where `require` finds no package: the binary carries
  *   its platform's `.node` as the SEA asset `keyring.node` (scripts/build-binary.mjs),
- *   written to a private file that `process.dlopen` loads. On Linux and macOS the file
- *   is removed at once (the mapping stays); Windows cannot remove a loaded DLL, so there
- *   it is kept, under a name made of its content's hash, in the user's own %TEMP%,
- *   and loaded again only when its bytes are the binary's.
+ *   written to a file only this user can write that `process.dlopen` loads. Kept between
+ *   runs where the user has a private directory (writing 3 MB each time cost a few ms:
+ *   docs/benchmarks.md), and loaded again only while its bytes are the binary's; else
+ *   written to a new private temporary directory and removed once loaded (the mapping
+ *   stays). Windows could not remove it anyway: a loaded DLL cannot be deleted.
  */
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -53,31 +54,48 @@ function dlopen(file: string): Binding {
   return addon.exports;
 }
 
+function sameBytes(file: string, bytes: Buffer): boolean {
+  try {
+    return readFileSync(file).equals(bytes);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where the binding may be kept between runs: a directory only this user can write to.
+ * %TEMP% on Windows (inside the user's profile); $XDG_RUNTIME_DIR on Linux (the user's
+ * own, 0700, set in every desktop session, where Secret Services run).
+ */
+function keptIn(): string | undefined {
+  return process.platform === "win32" ? tmpdir() : process.env.XDG_RUNTIME_DIR || undefined;
+}
+
 function fromAsset(): Binding {
   const bytes = Buffer.from(getRawAsset(KEYRING_ASSET) as ArrayBuffer);
-  if (process.platform !== "win32") {
-    const dir = mkdtempSync(join(tmpdir(), "petstore-keyring-"));
+  const dir = keptIn();
+  if (dir === undefined) {
+    const temporary = mkdtempSync(join(tmpdir(), "petstore-keyring-"));
     try {
-      const file = join(dir, KEYRING_ASSET);
+      const file = join(temporary, KEYRING_ASSET);
       writeFileSync(file, bytes, { mode: 0o700 });
       return dlopen(file);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(temporary, { recursive: true, force: true });
     }
   }
-  const { createHash } = process.getBuiltinModule("node:crypto");
-  const hash = createHash("sha256").update(bytes).digest("hex").slice(0, 16);
-  const file = join(tmpdir(), `petstore-keyring-${hash}.node`);
-  if (!existsSync(file) || !readFileSync(file).equals(bytes)) {
+  // Loaded only while its bytes are this binary's, whoever wrote it.
+  const file = join(dir, `petstore-keyring-${bytes.length}.node`);
+  if (!sameBytes(file, bytes)) {
     // Written whole under another name first: a process loading it meanwhile never sees half.
     const partial = `${file}.${process.pid}`;
-    writeFileSync(partial, bytes);
+    writeFileSync(partial, bytes, { mode: 0o700 });
     try {
       renameSync(partial, file);
     } catch (error) {
-      // A process has it loaded: it can only hold the same bytes, or the check above fails again.
+      // Windows: a process has it loaded. Usable only if it holds these bytes.
       rmSync(partial, { force: true });
-      if (!readFileSync(file).equals(bytes)) throw error;
+      if (!sameBytes(file, bytes)) throw error;
     }
   }
   return dlopen(file);

@@ -4,12 +4,13 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJson } from "../../src/schema/json.js";
 import { BIN, REPO_ROOT } from "../server/cli-build.js";
@@ -233,10 +234,15 @@ describe.each(TARGETS)("the standalone binary for $name", (target) => {
         await secrets?.startKeyring("unlocked");
         if (wine) installProcessPrng(wine, work);
         const configDir = join(work, "keyring-config");
+        // On Linux the binding is written to a temporary directory and removed once loaded
+        // (TMPDIR), or kept between runs in the user's own XDG_RUNTIME_DIR (below). Not under
+        // wine: there TMPDIR would start a second wineserver on the same prefix.
+        const temporary = join(work, "keyring-tmp");
+        mkdirSync(temporary, { recursive: true });
         const options = client({
           PETSTORE_API_KEY: undefined,
           PETSTORE_CONFIG_DIR: bin.path(configDir),
-          ...secrets?.env,
+          ...(secrets && { TMPDIR: temporary, ...secrets.env }),
         });
         const account = keyringAccount("default", bin.path(configDir));
         const keyring =
@@ -252,14 +258,28 @@ describe.each(TARGETS)("the standalone binary for $name", (target) => {
         expect(parseJson(stored)).toMatchObject({ profiles: { default: { keyring: account } } });
         if (secrets) expect(secrets.lookup(account)).toBe(KEY);
         else {
-          // Wine's Credential Manager keeps it in the prefix's registry, written once wineserver ends.
-          await wine!.untilServerEnds();
-          const registry = readFileSync(join(wine!.prefix, "user.reg"), "utf8");
-          expect(registry).toContain(`"UserName"="${account.replaceAll("\\", "\\\\")}"`);
+          // Wine's Credential Manager keeps it in the prefix's registry: read there by `reg`.
+          const registry = await wine!.run("reg", [
+            "query",
+            "HKCU\\Software\\Wine\\Credential Manager",
+            "/s",
+          ]);
+          expect(registry.stdout).toContain(`UserName    REG_SZ    ${account}`);
         }
 
-        const list = bin.run(["list", "--limit", "1", "-q"], options);
+        if (secrets) expect(readdirSync(temporary)).toEqual([]);
+        const runtime = join(work, "keyring-runtime");
+        mkdirSync(runtime, { mode: 0o700, recursive: true });
+        const list = bin.run(["list", "--limit", "1", "-q"], {
+          ...options,
+          env: { ...options.env, XDG_RUNTIME_DIR: runtime },
+        });
         expect(list).toMatchObject({ status: 0, stdout: "1\n" });
+        // Kept in the user's own directory: XDG_RUNTIME_DIR, or %TEMP% on Windows.
+        const kept = wine ? join(dirname(dirname(wine.appData)), "Temp") : runtime;
+        expect(readdirSync(kept)).toContainEqual(
+          expect.stringMatching(/^petstore-keyring-\d+\.node$/),
+        );
         const status = bin.run(["auth", "status"], options);
         expect(status.stdout).toContain(`(from profile default, in ${keyring})`);
 
