@@ -35,7 +35,10 @@ import {
 export { configDir, configPath } from "./config-dir.js";
 
 export interface ProfileConfig {
+  /** The key itself, in this file. */
   apiKey?: string;
+  /** The account of the key in the system keyring (key-store.ts). */
+  keyring?: string;
   env?: EnvironmentName;
   baseUrls?: Partial<Record<EnvironmentName, string>>;
 }
@@ -76,6 +79,7 @@ const makeStoredConfigSchema = () =>
         z.string().check(z.regex(PROFILE_NAME)),
         z.object({
           apiKey: z.optional(z.string()),
+          keyring: z.optional(z.string().check(z.minLength(1))),
           env: z.optional(z.enum(ENVIRONMENT_NAMES)),
           baseUrls: z.optional(
             z.object({ production: z.optional(z.string()), staging: z.optional(z.string()) }),
