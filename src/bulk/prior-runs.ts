@@ -12,7 +12,7 @@
  * never as not sent. A complete line that is not a results line refuses the file:
  * resuming only ever appends, it never cuts a complete line.
  */
-import { nonRegularKind } from "../schema/file-kind.js";
+import { nonRegularKind } from "../files/file-kind.js";
 import { constants } from "node:fs";
 import { open, stat, type FileHandle } from "node:fs/promises";
 import { UsageError } from "../errors.js";

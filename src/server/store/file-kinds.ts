@@ -3,12 +3,12 @@
  * exist yet); a symlinked data file is followed once, at start-up, to the real file,
  * which is then locked, logged ahead and rewritten in its own directory. The files the
  * store writes next to it (the write-ahead log and the temporary files of a rewrite) are
- * never followed through a symlink (schema/file-safety.ts: O_NOFOLLOW, or its
+ * never followed through a symlink (files/file-safety.ts: O_NOFOLLOW, or its
  * stand-in on Windows), created with O_EXCL, and refused when they are not a
  * regular file of ours (where owners can be known) with a single name.
  */
-import { nonRegularKind } from "../../schema/file-kind.js";
-import { openNoFollow, ownershipProblem } from "../../schema/file-safety.js";
+import { nonRegularKind } from "../../files/file-kind.js";
+import { openNoFollow, ownershipProblem } from "../../files/file-safety.js";
 import { constants, type BigIntStats, type Stats } from "node:fs";
 import { lstat, readlink, realpath, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";

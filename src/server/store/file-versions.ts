@@ -7,7 +7,7 @@
 import { constants, type BigIntStats } from "node:fs";
 import { copyFile, lstat, rename, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { syncDirectory } from "../../schema/file-safety.js";
+import { syncDirectory } from "../../files/file-safety.js";
 import { isMissing, writeAllAt } from "./durable.js";
 import { clearLeftover, createExclusive, openDataFile, reopenOwn } from "./file-kinds.js";
 import {

@@ -1,11 +1,11 @@
 /**
  * One process serves a file at a time: `<file>.lock` holds the pid of the process
- * serving it (src/schema/file-lock.ts: it appears with its content in one step; a
+ * serving it (src/files/file-lock.ts: it appears with its content in one step; a
  * lock whose process is gone, or that names this process without being its own,
  * is taken over; a lock that is a symlink is refused, never followed). This
  * builds the messages `serve` shows.
  */
-import { acquireFileLock } from "../../schema/file-lock.js";
+import { acquireFileLock, describeRefusal } from "../../files/file-lock.js";
 import { StoreError } from "./types.js";
 
 /** Takes the lock of `file` (named `name` in messages); resolves to its release. */
@@ -29,28 +29,12 @@ export async function acquireLock(
     const { lock } = attempt;
     return async () => lock.release();
   }
-  switch (attempt.reason) {
-    case "held": {
-      const holder = attempt.pid;
-      const who = holder === process.pid ? `this process (${holder})` : `process ${holder}`;
-      throw new StoreError(
-        "locked",
-        `${name} is already being served by ${who} (lock file ${lockFile}). ` +
-          `Stop that server or serve another file; if no server is running, delete ${lockFile}.`,
-      );
-    }
-    case "symlink":
-    case "not-a-file":
-      throw new StoreError(
-        "locked",
-        `Cannot serve ${name}: its lock file ${lockFile} is ${attempt.reason === "symlink" ? "a symbolic link, which is never followed" : "not a regular file"}. ` +
-          `If no server is running, delete ${lockFile}.`,
-      );
-    case "busy":
-      throw new StoreError(
-        "locked",
-        `Cannot serve ${name}: a take-over of its stale lock file ${lockFile} did not finish (${attempt.breaker}). ` +
-          `If no server is running, delete ${lockFile} and ${attempt.breaker}.`,
-      );
-  }
+  const { problem, hint } = describeRefusal(lockFile, attempt, {
+    cannot: `Cannot serve ${name}`,
+    ifIdle: "If no server is running",
+    held: (pid) =>
+      `${name} is already being served by ${pid === process.pid ? `this process (${pid})` : `process ${pid}`} ` +
+      `(lock file ${lockFile}). Stop that server or serve another file`,
+  });
+  throw new StoreError("locked", `${problem}. ${hint}.`);
 }

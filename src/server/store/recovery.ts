@@ -10,7 +10,7 @@
  * again from the pets it gets.
  */
 import { unlink, type FileHandle } from "node:fs/promises";
-import { syncDirectory } from "../../schema/file-safety.js";
+import { syncDirectory } from "../../files/file-safety.js";
 import { ignoreMissing } from "./durable.js";
 import { parseWal, parsePetFile } from "./file-format.js";
 import { clearLeftover, openWal, reopenOwn } from "./file-kinds.js";

@@ -20,7 +20,7 @@
 import { rename, unlink, type FileHandle } from "node:fs/promises";
 import { idsMarkLine } from "./file-format.js";
 import type { NewPet, Pet } from "../../schema/pet.js";
-import { syncDirectory } from "../../schema/file-safety.js";
+import { syncDirectory } from "../../files/file-safety.js";
 import { writeAllAt } from "./durable.js";
 import { clearLeftover, createExclusive } from "./file-kinds.js";
 import { idAfter, petFromNew, toStoredPet, type StoredPet } from "./pet-index.js";

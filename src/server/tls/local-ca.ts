@@ -8,7 +8,7 @@
  * that serve did not make is never replaced. Without a data file the CA lives in
  * memory only.
  *
- * "Private" is what the platform can tell (schema/file-safety.ts): on POSIX, a
+ * "Private" is what the platform can tell (files/file-safety.ts): on POSIX, a
  * key of this user that no one else may read (mode 0600); on Windows, where
  * modes read 0666 and ACLs cannot be read, a key that is a regular file of one
  * name, not a link; whether others may read it depends on the folder's ACL, so
@@ -26,7 +26,7 @@ import {
   THIS_PLATFORM,
   unknownReaders,
   type FilePlatform,
-} from "../../schema/file-safety.js";
+} from "../../files/file-safety.js";
 import type { PemPair, Subject } from "./make-certificates.js";
 import { readCompanion, writeCompanion, type CompanionText } from "./pem-files.js";
 
