@@ -67,6 +67,11 @@ function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
+/** Whether `error` says the file is not there. */
+export function isMissing(error: unknown): boolean {
+  return errorCode(error) === "ENOENT";
+}
+
 /** `flags` plus not following a link and not blocking on a FIFO, where the platform has them. */
 export function noFollowFlags(flags: number, platform: FilePlatform = THIS_PLATFORM): number {
   if (platform.os === "win32") return flags;
@@ -110,7 +115,7 @@ export function lstatIfThere(file: string): BigIntStats | undefined {
   try {
     return lstatSync(file, { bigint: true });
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return undefined;
+    if (isMissing(error)) return undefined;
     throw error;
   }
 }
@@ -142,11 +147,11 @@ export function openNoFollowSync(
   }
 }
 
-async function lstatIfThereAsync(file: string): Promise<BigIntStats | undefined> {
+export async function lstatIfThereAsync(file: string): Promise<BigIntStats | undefined> {
   try {
     return await lstat(file, { bigint: true });
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return undefined;
+    if (isMissing(error)) return undefined;
     throw error;
   }
 }

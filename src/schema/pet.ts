@@ -94,8 +94,13 @@ export const ListQuery = z.strictObject({
 });
 export type ListQuery = { limit: number; status?: PetStatus };
 
-/** Canonical JSON of one pet, fields in spec order; int64 values as exact digits. */
-export function petToJson(pet: Pet): string {
+/**
+ * Canonical JSON of one pet, fields in spec order; int64 values as exact digits. The
+ * fake's store keeps the integers a file held as safe numbers as numbers.
+ */
+export function petToJson(
+  pet: Omit<Pet, "id" | "categoryId"> & { id: bigint | number; categoryId: bigint | number },
+): string {
   let json = `{"id":${pet.id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId}`;
   if (pet.status !== undefined) json += `,"status":"${pet.status}"`;
   return json + "}";

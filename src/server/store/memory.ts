@@ -3,43 +3,39 @@
  * durability. For tests of the HTTP layer and for `serve` without a file. As in
  * the file store, an id is never given out twice: a reset does not rewind them.
  */
-import type { Pet } from "../../schema/pet.js";
-import {
-  PetIndex,
-  idAfter,
-  newPetProblem,
-  petFromNew,
-  sortPets,
-  toStoredPet,
-} from "./pet-index.js";
+import { petToJson, type Pet } from "../../schema/pet.js";
+import { PetIndex, checkNewPet, idAfter, petFromNew, sortPets } from "./pets.js";
 import { StoreError, type PetStore } from "./types.js";
 
 export function createMemoryStore(pets: Pet[] = []): PetStore {
-  const stored = pets.map(toStoredPet);
-  const duplicate = sortPets(stored);
+  const opening = pets.slice();
+  const duplicate = sortPets(opening);
   if (duplicate) {
     throw new StoreError(
       "invalid",
-      `Pets at index ${duplicate.first} and ${duplicate.second} share the id ${stored[duplicate.first]!.id}; each pet needs its own id.`,
+      `Pets at index ${duplicate[0]} and ${duplicate[1]} share the id ${pets[duplicate[0]]!.id}; each pet needs its own id.`,
     );
   }
   // A create appends to an index's array: each index gets its own copy.
-  let index = new PetIndex(stored.slice());
-  /** The largest id used. */
+  let index = new PetIndex(opening.slice());
   let usedUpTo = index.maxId;
   let closed = false;
+  const refuseClosed = () => {
+    if (closed) throw new StoreError("io", "The pet store is closed.");
+  };
   return {
     listJson: (options) => index.list(options),
-    getJson: (id) => index.get(id),
-    async create(newPet) {
-      const problem = newPetProblem(newPet);
-      if (problem) throw problem;
-      if (closed) throw new StoreError("io", "The pet store is closed.");
+    getJson: (id) => {
+      const pet = index.get(id);
+      return pet && petToJson(pet);
+    },
+    async create(body) {
+      const newPet = checkNewPet(body);
+      refuseClosed();
       const pet = petFromNew(newPet, idAfter(usedUpTo));
-      const entry = toStoredPet(pet);
-      index.append(entry);
+      index.append(pet);
       usedUpTo = pet.id;
-      return { pet, json: entry.json };
+      return { pet, json: petToJson(pet) };
     },
     get size() {
       return index.size;
@@ -48,8 +44,8 @@ export function createMemoryStore(pets: Pet[] = []): PetStore {
       return index.revision;
     },
     async reset() {
-      if (closed) throw new StoreError("io", "The pet store is closed.");
-      index = new PetIndex(stored.slice());
+      refuseClosed();
+      index = new PetIndex(opening.slice());
     },
     async close() {
       closed = true;

@@ -19,8 +19,8 @@ import { createPrivateKey, X509Certificate, type KeyObject } from "node:crypto";
 import { lstat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { ServerConfigError } from "../config-error.js";
-import { isMissing } from "../store/durable.js";
 import {
+  isMissing,
   ownershipProblem,
   syncDirectory,
   THIS_PLATFORM,

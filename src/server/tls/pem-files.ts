@@ -18,10 +18,9 @@ import {
 } from "node:fs";
 import { lstat, type FileHandle } from "node:fs/promises";
 import { ServerConfigError } from "../config-error.js";
-import { isMissing } from "../store/durable.js";
 import { writeFileAtomic } from "../../files/atomic-write.js";
 import { nonRegularKind } from "../../files/file-kind.js";
-import { openNoFollow } from "../../files/file-safety.js";
+import { isMissing, openNoFollow } from "../../files/file-safety.js";
 import { clearLeftover, companionProblem, refuseCompanion } from "../store/file-kinds.js";
 import { asStoreError } from "../store/store-errors.js";
 

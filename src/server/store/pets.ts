@@ -1,0 +1,139 @@
+/**
+ * The pets a store serves, in memory: sorted by id, plus one id-sorted array per
+ * status. A list formats the first `limit` pets of one array; a get is a binary
+ * search. No Map: at a million pets a sorted array is smaller, loads faster and
+ * looks up faster than a Map keyed by id. Shared by the memory twin and the file store.
+ */
+import {
+  DEFAULT_PET_STATUS,
+  INT64_MAX,
+  petToJson,
+  type NewPet,
+  type Pet,
+  type PetStatus,
+} from "../../schema/pet.js";
+import { formatProblems, validateNewPet } from "../../schema/validate.js";
+import { StoreError, type ListOptions } from "./types.js";
+
+/**
+ * A pet as the store keeps it. The integers of a file read by `JSON.parse` stay
+ * numbers (all of them safe, see pet-file.ts), so a million pets load without a
+ * BigInt each; those of the lossless parser and of created pets are bigints.
+ * `<` and `>` compare the two exactly.
+ */
+export type StoredPet = Readonly<
+  Omit<Pet, "id" | "categoryId"> & { id: bigint | number; categoryId: bigint | number }
+>;
+
+/** The one validation of a new pet (a parsed request body): its problems are the client's message. */
+export function checkNewPet(body: unknown): NewPet {
+  const checked = validateNewPet(body);
+  if (!checked.ok) throw new StoreError("invalid", formatProblems(checked.problems));
+  return checked.value;
+}
+
+/** The pet a create stores: the given fields, the assigned id, status defaulted. */
+export function petFromNew(newPet: NewPet, id: bigint): Pet {
+  const { name, categoryId, status = DEFAULT_PET_STATUS } = newPet;
+  return { id, name, categoryId, status };
+}
+
+/**
+ * The id a create gets when `max` is the largest id used so far: max + 1, at
+ * least 1. Ids are never given out twice, so running out is for good.
+ */
+export function idAfter(max: bigint | undefined): bigint {
+  if (max === undefined || max < 1n) return 1n;
+  if (max >= INT64_MAX) {
+    throw new StoreError(
+      "id_space_exhausted",
+      `No id is left for a new pet: id ${max}, the int64 maximum, has been used, and an id ` +
+        "is never given out twice.",
+    );
+  }
+  return max + 1n;
+}
+
+/** The larger of two ids, either of which may be missing. */
+export function maxId(a: bigint | undefined, b: bigint | number | undefined): bigint | undefined {
+  return b !== undefined && (a === undefined || b > a) ? BigInt(b) : a;
+}
+
+/**
+ * Sorts by id in place (skipped when already sorted, the usual case); returns the
+ * first two positions, in the given order, that share an id, leaving `pets` unsorted.
+ */
+export function sortPets(pets: StoredPet[]): [number, number] | undefined {
+  let sorted = true;
+  for (let i = 1; i < pets.length && sorted; i++) sorted = pets[i - 1]!.id < pets[i]!.id;
+  if (sorted) return undefined;
+  const order = pets.map((_, i) => i);
+  order.sort((a, b) => {
+    const [x, y] = [pets[a]!.id, pets[b]!.id];
+    return x < y ? -1 : x > y ? 1 : a - b;
+  });
+  for (let i = 1; i < order.length; i++) {
+    if (!(pets[order[i - 1]!]!.id < pets[order[i]!]!.id)) return [order[i - 1]!, order[i]!];
+  }
+  const copy = order.map((i) => pets[i]!);
+  copy.forEach((pet, i) => (pets[i] = pet));
+  return undefined;
+}
+
+/** Shared by every index, so a revision is never seen twice even when a store swaps indexes. */
+let lastRevision = 0;
+
+export class PetIndex {
+  private readonly byStatus: Record<PetStatus, StoredPet[]> = {
+    available: [],
+    pending: [],
+    sold: [],
+  };
+  /** Changes whenever the pets change, including when a store replaces its index. */
+  revision = ++lastRevision;
+
+  /** `pets`, by id with no id twice (see `sortPets`), become the index's own: not to be changed. */
+  constructor(readonly pets: StoredPet[] = []) {
+    for (const pet of pets) if (pet.status !== undefined) this.byStatus[pet.status].push(pet);
+  }
+
+  get size(): number {
+    return this.pets.length;
+  }
+
+  get maxId(): bigint | undefined {
+    return maxId(undefined, this.pets[this.pets.length - 1]?.id);
+  }
+
+  list({ limit, status }: ListOptions): string {
+    const source = status === undefined ? this.pets : this.byStatus[status];
+    return `[${source.slice(0, limit).map(petToJson).join(",")}]`;
+  }
+
+  get(id: bigint | number): StoredPet | undefined {
+    let [low, high] = [0, this.pets.length - 1];
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const pet = this.pets[middle]!;
+      if (pet.id < id) low = middle + 1;
+      else if (pet.id > id) high = middle - 1;
+      else return pet;
+    }
+    return undefined;
+  }
+
+  /** Adds a pet whose id is above every stored id (what a create assigns). */
+  append(pet: StoredPet): void {
+    this.pets.push(pet);
+    if (pet.status !== undefined) this.byStatus[pet.status].push(pet);
+    this.revision = ++lastRevision;
+  }
+}
+
+/** `pets` with `more` added, sorted by id (`pets` itself when there are none). */
+export function withPets(pets: StoredPet[], more: readonly StoredPet[]): StoredPet[] {
+  if (more.length === 0) return pets;
+  const all = pets.concat(more);
+  sortPets(all);
+  return all;
+}
