@@ -179,6 +179,31 @@ export async function openNoFollow(
   }
 }
 
+/**
+ * What is at `file` (its own stat: a link there is not followed), with its text when
+ * it is a regular file; undefined when there is nothing. Never reads through a link,
+ * nor blocks on a FIFO put in its place.
+ */
+export async function readNoFollow(
+  file: string,
+  platform: FilePlatform = THIS_PLATFORM,
+): Promise<{ stat: BigIntStats; text?: string } | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await openNoFollow(file, constants.O_RDONLY, undefined, platform);
+  } catch (error) {
+    if (errorCode(error) !== "ELOOP") return isMissing(error) ? undefined : Promise.reject(error);
+    const stat = await lstatIfThereAsync(file);
+    return stat && { stat };
+  }
+  try {
+    const stat = await handle.stat({ bigint: true });
+    return stat.isFile() ? { stat, text: await handle.readFile("utf8") } : { stat };
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Who may use a file, as far as the platform lets it be known. */
 export type OwnershipProblem =
   | { kind: "owner"; uid: number; mine: number }

@@ -53,6 +53,9 @@ export const NewPet = z.strictObject({
 });
 export type NewPet = z.output<typeof NewPet>;
 
+/** A pet of the fake's data file: its id as written (plain digits), or none yet. */
+export const StoredPet = z.strictObject({ ...NewPet.shape, id: z.optional(Int64) });
+
 export const Pet = z.strictObject({
   id: Int64,
   name: PetName,

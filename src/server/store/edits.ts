@@ -22,7 +22,7 @@ import { lstatIfThereAsync } from "../../files/file-safety.js";
 import { petToJson } from "../../schema/pet.js";
 import { dataFileProblem, readText } from "./file-kinds.js";
 import { parsePetFile, type PetFile } from "./pet-file.js";
-import { PetIndex, idAfter, maxId, withPets, type StoredPet } from "./pets.js";
+import { PetIndex, idAfter, maxId, withPets, type StoredPet } from "./memory.js";
 import { StoreError } from "./types.js";
 
 /** What tells one version of the file from another. */
@@ -37,7 +37,7 @@ export interface Edit {
 }
 
 export class EditWatcher {
-  /** The version of the file that was refused: it is not looked at (nor written) until it changes. */
+  /** The version of the file that was refused: not looked at (nor written) until it changes. */
   private refusedKey: string | undefined;
   /** The version seen at the last check, when it was not the store's: still settling. */
   private settling: string | undefined;
@@ -50,11 +50,10 @@ export class EditWatcher {
   ) {}
 
   /**
-   * The file compared with `known`, the version the store last wrote or took:
-   * `same`; `deleted`; a settled, valid edit; or `wait` (still settling, or refused:
-   * the file is not the store's to write). `served`: the number of pets served, for
-   * messages. `last`: the check before closing, which takes a whole, valid edit
-   * without waiting for it to settle.
+   * The file against `known`, the version the store last wrote or took: the `same`,
+   * `deleted`, a settled valid edit, or `wait` (still settling, or refused: not the
+   * store's to write). `served`: how many pets are served, for messages. `last`: the
+   * check before closing, which takes a whole, valid edit without waiting for it to settle.
    */
   async check(
     known: string,
@@ -63,72 +62,47 @@ export class EditWatcher {
   ): Promise<"same" | "deleted" | "wait" | Edit> {
     const current = await lstatIfThereAsync(this.file);
     const key = statKey(current);
-    if (key === known) {
-      this.settling = undefined;
-      return "same";
+    if (key === known || (!last && key !== this.settling) || key === this.refusedKey) {
+      this.settling = key === known ? undefined : key;
+      return key === known ? "same" : "wait";
     }
-    if (!last && key !== this.settling) {
-      this.settling = key;
-      return "wait";
-    }
-    const { name, walName } = this;
     if (current === undefined) {
-      this.say(`${name} was deleted; writing it again with the ${served} pets served.`);
+      this.say(`${this.name} was deleted; writing it again with the ${served} pets served.`);
       return "deleted";
     }
-    if (key === this.refusedKey) return "wait";
-    const stillServing = `the ${served} pets from before`;
     if (current.isFile() && current.size === 0n) {
-      return this.refuse(
-        key,
-        `${name} is empty: a file being written starts so, and an empty file is never taken ` +
-          `as an edit. Still serving ${stillServing}; ${name} will not be written until it ` +
-          `changes, and acknowledged pets stay safe in ${walName}.`,
-      );
-    }
-    let read: Awaited<ReturnType<typeof readText>>;
-    try {
-      read = await readText(this.file, dataFileProblem(name));
-    } catch (error) {
-      if (!(error instanceof StoreError && error.code === "unsafe_file")) throw error;
-      return this.refuse(
-        key,
-        `${error.message} Not reading or writing it; still serving ${stillServing}, and ` +
-          `acknowledged pets stay safe in ${walName}.`,
-      );
-    }
-    // Changed again meanwhile, or while being read: still being written.
-    if (
-      read === undefined ||
-      statKey(read.stat) !== key ||
-      statKey(await lstatIfThereAsync(this.file)) !== key
-    ) {
-      return "wait";
+      const why =
+        "it is empty: a file being written starts so, and an empty file is never taken as an edit.";
+      return this.refuse(key, why, served);
     }
     try {
-      return { stat: read.stat, parsed: parsePetFile(read.text, name) };
+      const read = await readText(this.file, dataFileProblem(this.name));
+      // Changed again meanwhile, or while being read: still being written.
+      if (read === undefined || statKey(read.stat) !== key) return "wait";
+      if (statKey(await lstatIfThereAsync(this.file)) !== key) return "wait";
+      return { stat: read.stat, parsed: parsePetFile(read.text, this.name) };
     } catch (error) {
       if (!(error instanceof StoreError)) throw error;
+      const unsafe = error.code === "unsafe_file";
       return this.refuse(
         key,
-        this.editRefused(`the edit cannot be used: ${error.message}`, served),
+        unsafe ? error.message : `the edit cannot be used: ${error.message}`,
+        served,
       );
     }
   }
 
-  /** The words for an edit refused because of `why`. */
-  editRefused(why: string, served: number): string {
-    return (
-      `${this.name} was edited, but ${why} Still serving the ${served} pets from before; ` +
-      `${this.name} will not be written until it is fixed, and acknowledged pets stay safe in ${this.walName}.`
-    );
-  }
-
-  /** Refuses the version `key` of the file, saying so once. */
-  refuse(key: string, message: string): "wait" {
+  /**
+   * Refuses the version `key` of the file because of `why`, saying so once: it is not
+   * looked at, nor written, until it changes.
+   */
+  refuse(key: string, why: string, served: number): "wait" {
     this.refusedKey = key;
-    this.settling = undefined;
-    this.say(message);
+    this.say(
+      `${this.name} was edited, but ${why} Still serving the ${served} pets from before; ` +
+        `${this.name} will not be written until it changes, and acknowledged pets stay safe ` +
+        `in ${this.walName}.`,
+    );
     return "wait";
   }
 }
@@ -159,72 +133,61 @@ export function describeNumbered(numbered: readonly StoredPet[], name: string): 
 export interface Merged {
   /** The pets to serve: the edit's, with those kept. */
   index: PetIndex;
-  /** The pets served that the edit lacks and that are kept, by id: they go into the write-ahead log. */
+  /** The pets served that the edit lacks and that are kept, by id: they go into the log. */
   unflushed: StoredPet[];
-  /** Of `unflushed`: those that had reached the file (newer than every pet the edit holds from it). */
-  newer: StoredPet[];
-  /** How many pets the edit deleted. */
-  deleted: number;
+  /** Some of them had reached the file (are newer than every pet the edit holds from it). */
+  newer: boolean;
+  /** What the merge did, for the log. */
+  said: string;
 }
 
 /**
  * Merges `edited` (the edit's pets, ids given) into `served`, of which `unflushed`
- * (sorted by id) are not in the file; or the first acknowledged pet whose id the edit
- * gives another pet (`there`, its JSON).
+ * (sorted by id) are not in the file; or why not: the edit gives the id of an
+ * acknowledged pet to another pet.
  */
 export function mergeEdit(
   served: PetIndex,
   unflushed: StoredPet[],
   edited: PetIndex,
-): Merged | { there: string; pet: StoredPet } {
+): Merged | string {
   const pending = new PetIndex(unflushed);
   for (const pet of unflushed) {
     const there = edited.get(pet.id);
     if (there !== undefined && petToJson(there) !== petToJson(pet)) {
-      return { there: petToJson(there), pet };
+      return (
+        `it holds ${petToJson(there)} where the pet ${petToJson(pet)} was acknowledged with ` +
+        "the same id and is not in the file yet. Give the edited pet another id."
+      );
     }
   }
   let known: bigint | number | undefined;
   for (const pet of edited.pets) {
-    if (pending.get(pet.id) === undefined && served.get(pet.id) !== undefined) known = pet.id;
+    if (!pending.get(pet.id) && served.get(pet.id)) known = pet.id;
   }
   const kept: StoredPet[] = [];
-  const newer: StoredPet[] = [];
+  const newer: Array<bigint | number> = [];
   let deleted = 0;
   for (const pet of served.pets) {
-    if (edited.get(pet.id) !== undefined) continue;
-    if (pending.get(pet.id) !== undefined) {
-      kept.push(pet);
-    } else if (known === undefined || pet.id > known) {
-      kept.push(pet);
-      newer.push(pet);
-    } else {
+    if (edited.get(pet.id)) continue;
+    const isPending = pending.get(pet.id) !== undefined;
+    if (!isPending && known !== undefined && pet.id <= known) {
       deleted++;
+      continue;
     }
+    kept.push(pet);
+    if (!isPending) newer.push(pet.id);
   }
-  return {
-    index: new PetIndex(withPets(edited.pets.slice(), kept)),
-    unflushed: kept,
-    newer,
-    deleted,
-  };
-}
-
-/** For the log: what an adopted edit did. */
-export function describeMerge(name: string, before: number, merged: Merged): string {
-  let line = `Picked up an edit of ${name}: serving ${merged.index.size} pets (${before} before)`;
-  if (merged.deleted > 0) line += `; it deleted ${merged.deleted}`;
-  if (merged.unflushed.length > 0) {
-    line += `; kept ${merged.unflushed.length} pets it lacks, which are added to it`;
-  }
-  line += ".";
-  if (merged.newer.length > 0) {
-    const ids = merged.newer.map((pet) => pet.id);
-    const shown = ids.length <= 5 ? ids.join(", ") : `${ids.slice(0, 5).join(", ")}...`;
-    line +=
-      ` Kept ${ids.length === 1 ? "pet" : "pets"} ${shown}, newer than every pet the edit ` +
+  const index = new PetIndex(withPets(edited.pets.slice(), kept));
+  let said = deleted > 0 ? `; it deleted ${deleted}` : "";
+  if (kept.length > 0) said += `; kept ${kept.length} pets it lacks, which are added to it`;
+  said += ".";
+  if (newer.length > 0) {
+    const shown = newer.length <= 5 ? newer.join(", ") : `${newer.slice(0, 5).join(", ")}...`;
+    said +=
+      ` Kept ${newer.length === 1 ? "pet" : "pets"} ${shown}, newer than every pet the edit ` +
       "holds from the file: the edit may come from a copy read before they were added. To " +
       "delete them, stop serve, edit the file and start it again.";
   }
-  return line;
+  return { index, unflushed: kept, newer: newer.length > 0, said };
 }

@@ -5,17 +5,19 @@
  * store writes next to it (the write-ahead log and the temporary files of a rewrite) are
  * never followed through a symlink (files/file-safety.ts: O_NOFOLLOW, or its stand-in
  * on Windows), created anew, and refused when they are not a regular file of ours
- * (where owners can be known) with a single name.
+ * (where owners can be known) with a single name. One process serves a file at a
+ * time: `<file>.lock` holds the pid of the process serving it (files/file-lock.ts).
  */
-import { constants, type BigIntStats, type Stats } from "node:fs";
-import { lstat, readlink, realpath, unlink, type FileHandle } from "node:fs/promises";
+import type { BigIntStats, Stats } from "node:fs";
+import { lstat, readlink, realpath, unlink } from "node:fs/promises";
 import path from "node:path";
 import { nonRegularKind } from "../../files/file-kind.js";
+import { acquireFileLock, describeRefusal } from "../../files/file-lock.js";
 import {
   isMissing,
   lstatIfThereAsync,
-  openNoFollow,
   ownershipProblem,
+  readNoFollow,
 } from "../../files/file-safety.js";
 import { StoreError } from "./types.js";
 
@@ -108,40 +110,59 @@ export async function clearLeftover(file: string): Promise<void> {
 }
 
 /** Why the data file (`name` in messages) cannot be read now, or undefined. */
-export const dataFileProblem = (name: string) => (info: Stats | BigIntStats) => {
+export const dataFileProblem = (name: string) => (info: BigIntStats) => {
   const kind = nonRegularKind(info);
   return kind && `${name} is now ${kind}, not a regular file.`;
 };
 
 /** Why a file serve writes itself cannot be read, or undefined. */
-export const companionRefusal = (file: string) => (info: Stats | BigIntStats) => {
+export const companionRefusal = (file: string) => (info: BigIntStats) => {
   const problem = companionProblem(file, info);
   return problem && refusal(problem);
 };
 
 /**
  * The text of `file` with the stat of the same open file; undefined when missing.
- * Never opened through a symlink nor blocking on a FIFO put in its place; refused
- * (`unsafe_file`) when `problemOf` what was found says why.
+ * Never read through a symlink nor blocking on a FIFO put in its place; refused
+ * (`unsafe_file`) when `problemOf` what is there says why.
  */
 export async function readText(
   file: string,
-  problemOf: (info: Stats | BigIntStats) => string | undefined,
+  problemOf: (info: BigIntStats) => string | undefined,
 ): Promise<{ text: string; stat: BigIntStats } | undefined> {
-  let handle: FileHandle;
-  try {
-    handle = await openNoFollow(file, constants.O_RDONLY);
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    if ((error as NodeJS.ErrnoException).code !== "ELOOP") throw error;
-    throw new StoreError("unsafe_file", problemOf(await lstat(file))!);
+  const read = await readNoFollow(file);
+  const problem = read && problemOf(read.stat);
+  if (problem) throw new StoreError("unsafe_file", problem);
+  return read as { text: string; stat: BigIntStats } | undefined;
+}
+
+/** Takes the lock of `file` (named `name` in messages); resolves to its release. */
+export async function acquireLock(
+  file: string,
+  name: string,
+  log: (line: string) => void,
+): Promise<() => Promise<void>> {
+  const lockFile = `${file}.lock`;
+  const attempt = acquireFileLock(lockFile, {
+    onStale: (holder) =>
+      log(
+        holder === undefined
+          ? `Removing the unreadable lock file ${lockFile}.`
+          : holder === process.pid
+            ? `Taking over ${lockFile}: it names this process (${holder}), which was given the pid of the stopped server that left it.`
+            : `Taking over ${lockFile}: process ${holder}, which held it, is no longer running.`,
+      ),
+  });
+  if (attempt.acquired) {
+    const { lock } = attempt;
+    return async () => lock.release();
   }
-  try {
-    const stat = await handle.stat({ bigint: true });
-    const problem = problemOf(stat);
-    if (problem !== undefined) throw new StoreError("unsafe_file", problem);
-    return { text: await handle.readFile("utf8"), stat };
-  } finally {
-    await handle.close();
-  }
+  const { problem, hint } = describeRefusal(lockFile, attempt, {
+    cannot: `Cannot serve ${name}`,
+    ifIdle: "If no server is running",
+    held: (pid) =>
+      `${name} is already being served by ${pid === process.pid ? `this process (${pid})` : `process ${pid}`} ` +
+      `(lock file ${lockFile}). Stop that server or serve another file`,
+  });
+  throw new StoreError("locked", `${problem}. ${hint}.`);
 }

@@ -24,14 +24,8 @@ import {
   PET_STATUSES,
   petToJson,
 } from "../../schema/pet.js";
-import {
-  describeValue,
-  formatProblems,
-  jsonKindOf,
-  validateNewPet,
-  type Problem,
-} from "../../schema/validate.js";
-import { sortPets, type StoredPet } from "./pets.js";
+import { formatProblems, jsonKindOf, validateStoredPet } from "../../schema/validate.js";
+import { sortPets, type StoredPet } from "./memory.js";
 import { StoreError } from "./types.js";
 
 /** A pet of the file without an `id`. */
@@ -84,37 +78,12 @@ function quickRead(text: string): Entry[] | undefined {
   return colons === keys ? (document as Entry[]) : undefined;
 }
 
-const PET_FIELDS = ["id", "name", "categoryId", "status"];
-
-/** A value of the lossless parser as a pet (unnumbered without an `id`, when allowed), or its problems. */
-function validateEntry(value: JsonValue, idOptional: boolean): Entry | Problem[] {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    const problem = `must be a JSON object with id, name and categoryId; got ${describeValue(value)}`;
-    return [{ field: "pet", problem }];
-  }
-  const problems: Problem[] = [];
-  const { id, ...rest } = value;
-  if (id === undefined) {
-    if (!idOptional) problems.push({ field: "id", problem: "is required" });
-  } else if (typeof id !== "bigint" || id < INT64_MIN || id > INT64_MAX) {
-    const problem = `must be an integer from ${INT64_MIN} to ${INT64_MAX}; got ${describeValue(id)}`;
-    problems.push({ field: "id", problem });
-  }
-  for (const key of Object.keys(rest).filter((key) => !PET_FIELDS.includes(key))) {
-    problems.push({ field: key, problem: `unknown field; allowed: ${PET_FIELDS.join(", ")}` });
-    delete rest[key];
-  }
-  const checked = validateNewPet(rest);
-  if (!checked.ok) problems.push(...checked.problems);
-  if (problems.length > 0 || !checked.ok) return problems;
-  return id === undefined ? checked.value : { id: id as bigint, ...checked.value };
-}
-
 /** The pets of `text`, with the line of each for messages; throws `corrupt` or `invalid`. */
 function slowRead(text: string, name: string): { entries: Entry[]; lineOf: (i: number) => number } {
+  const starts: number[] = [];
   let document: JsonValue;
   try {
-    document = parseJson(text);
+    document = parseJson(text, starts);
   } catch (error) {
     if (!(error instanceof JsonSyntaxError)) throw error;
     throw new StoreError("corrupt", `${name} is not valid JSON: ${error.message}.`);
@@ -125,17 +94,13 @@ function slowRead(text: string, name: string): { entries: Entry[]; lineOf: (i: n
       `${name} must hold a JSON array of pets; it holds ${jsonKindOf(document)}.`,
     );
   }
-  let starts: number[] | undefined;
-  const lineOf = (index: number) => {
-    starts ??= elementStarts(text);
-    return lineAndColumn(text, starts[index] ?? 0).line;
-  };
+  const lineOf = (index: number) => lineAndColumn(text, starts[index] ?? 0).line;
   const entries = document.map((value, index) => {
-    const entry = validateEntry(value, true);
-    if (!Array.isArray(entry)) return entry;
+    const checked = validateStoredPet(value);
+    if (checked.ok) return checked.value;
     throw new StoreError(
       "invalid",
-      `${name}: the pet at index ${index} (line ${lineOf(index)}) is not valid: ${formatProblems(entry)}.`,
+      `${name}: the pet at index ${index} (line ${lineOf(index)}) is not valid: ${formatProblems(checked.problems)}.`,
     );
   });
   return { entries, lineOf };
@@ -177,36 +142,12 @@ export function parsePetFile(text: string, name: string): PetFile {
   );
 }
 
-/** Character offsets where the elements of a valid top-level JSON array start. */
-function elementStarts(text: string): number[] {
-  const starts: number[] = [];
-  let depth = 0;
-  let inString = false;
-  let expectElement = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++;
-      else if (c === 34) inString = false;
-      continue;
-    }
-    if (c === 32 || c === 10 || c === 13 || c === 9) continue;
-    if (expectElement && depth === 1) {
-      starts.push(i);
-      expectElement = false;
-    }
-    if (c === 34) inString = true;
-    else if (c === 91 || c === 123) {
-      if (++depth === 1) expectElement = true;
-    } else if (c === 93 || c === 125) depth--;
-    else if (c === 44 && depth === 1) expectElement = true;
-  }
-  return starts;
-}
-
 /** The file's text for `pets`, in pieces so that a million pets never make one 70 MB string. */
 export function* fileText(pets: readonly StoredPet[], chunkSize = 10_000): Generator<string> {
-  if (pets.length === 0) return yield "[]\n";
+  if (pets.length === 0) {
+    yield "[]\n";
+    return;
+  }
   for (let start = 0; start < pets.length; start += chunkSize) {
     const lines = pets.slice(start, start + chunkSize).map(petToJson);
     yield (start === 0 ? "[\n" : ",\n") + lines.join(",\n");
