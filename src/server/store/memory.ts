@@ -87,18 +87,13 @@ export function sortPets(pets: StoredPet[]): [number, number] | undefined {
 let lastRevision = 0;
 
 export class PetIndex {
-  private readonly byStatus: Record<PetStatus, StoredPet[]> = {
-    available: [],
-    pending: [],
-    sold: [],
-  };
+  /** Made at the first list by status: not a cost of every start-up. */
+  private byStatus: Record<PetStatus, StoredPet[]> | undefined;
   /** Changes whenever the pets change, including when a store replaces its index. */
   revision = ++lastRevision;
 
   /** `pets`, by id with no id twice (see `sortPets`), become the index's own: not to be changed. */
-  constructor(readonly pets: StoredPet[] = []) {
-    for (const pet of pets) if (pet.status !== undefined) this.byStatus[pet.status].push(pet);
-  }
+  constructor(readonly pets: StoredPet[] = []) {}
 
   get size(): number {
     return this.pets.length;
@@ -109,7 +104,11 @@ export class PetIndex {
   }
 
   list({ limit, status }: ListOptions): string {
-    const source = status === undefined ? this.pets : this.byStatus[status];
+    if (status !== undefined && this.byStatus === undefined) {
+      this.byStatus = { available: [], pending: [], sold: [] };
+      for (const pet of this.pets) if (pet.status) this.byStatus[pet.status].push(pet);
+    }
+    const source = status === undefined ? this.pets : this.byStatus![status];
     return `[${source.slice(0, limit).map(petToJson).join(",")}]`;
   }
 
@@ -128,7 +127,7 @@ export class PetIndex {
   /** Adds a pet whose id is above every stored id (what a create assigns). */
   append(pet: StoredPet): void {
     this.pets.push(pet);
-    if (pet.status !== undefined) this.byStatus[pet.status].push(pet);
+    if (pet.status !== undefined) this.byStatus?.[pet.status].push(pet);
     this.revision = ++lastRevision;
   }
 }

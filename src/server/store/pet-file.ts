@@ -108,17 +108,14 @@ function slowRead(text: string, name: string): { entries: Entry[]; lineOf: (i: n
 
 /** The entries as pets sorted by id and unnumbered pets; the two indexes sharing an id, if any. */
 function split(entries: Entry[]): PetFile | { duplicate: [number, number] } {
-  const pets: StoredPet[] = [];
-  const indexes: number[] = [];
-  const unnumbered: UnnumberedPet[] = [];
-  entries.forEach((entry, index) => {
-    if (!("id" in entry)) return unnumbered.push(entry);
-    pets.push(entry);
-    indexes.push(index);
-  });
+  const isNumbered = (entry: Entry): entry is StoredPet => "id" in entry;
+  const unnumbered = entries.filter((entry) => !isNumbered(entry));
+  // Usually every pet has its id: then the parsed array itself is sorted.
+  const pets = unnumbered.length === 0 ? (entries as StoredPet[]) : entries.filter(isNumbered);
   const duplicate = sortPets(pets);
-  if (duplicate) return { duplicate: [indexes[duplicate[0]]!, indexes[duplicate[1]]!] };
-  return { pets, unnumbered };
+  if (duplicate === undefined) return { pets, unnumbered };
+  const indexes = entries.flatMap((entry, index) => (isNumbered(entry) ? [index] : []));
+  return { duplicate: [indexes[duplicate[0]]!, indexes[duplicate[1]]!] };
 }
 
 /**
