@@ -107,50 +107,48 @@ export class EditWatcher {
   }
 }
 
-/**
- * The unnumbered pets of a file with the next ids above `above` (the ids used)
- * and above the file's own pets, in file order; throws `id_space_exhausted` when
- * int64 runs out.
- */
-export function numberPets(parsed: PetFile, above: bigint | undefined): StoredPet[] {
-  let max = maxId(above, parsed.pets[parsed.pets.length - 1]?.id);
-  return parsed.unnumbered.map((pet) => {
-    const id = idAfter(max);
-    max = id;
-    return { id, ...pet };
-  });
-}
-
-/** For the log: what `numberPets` gave `numbered` pets of `name`. */
-export function describeNumbered(numbered: readonly StoredPet[], name: string): string {
-  const [first, last] = [numbered[0]!.id, numbered[numbered.length - 1]!.id];
-  return numbered.length === 1
-    ? `Gave 1 pet without an id in ${name} the id ${first}, and wrote it into the file.`
-    : `Gave ${numbered.length} pets without an id in ${name} the ids ${first} to ${last}, ` +
-        "and wrote them into the file.";
-}
-
 export interface Merged {
-  /** The pets to serve: the edit's, with those kept. */
+  /** The pets to serve: the file's, with those kept. */
   index: PetIndex;
-  /** The pets served that the edit lacks and that are kept, by id: they go into the log. */
+  /** The pets served that the file lacks and that are kept, by id: they go into the log. */
   unflushed: StoredPet[];
   /** Some of them had reached the file (are newer than every pet the edit holds from it). */
   newer: boolean;
-  /** What the merge did, for the log. */
+  /** The pets the file held without an id: they need a new file. */
+  numbered: number;
+  /** The largest id used, the file's counted. */
+  idsUsedUpTo: bigint | undefined;
+  /** What was done, for the log: the ids given, and what the merge did. */
+  gave: string | undefined;
   said: string;
 }
 
 /**
- * Merges `edited` (the edit's pets, ids given) into `served`, of which `unflushed`
- * (sorted by id) are not in the file; or why not: the edit gives the id of an
- * acknowledged pet to another pet.
+ * Merges the pets of the file `name` (`parsed`, those without an id given the next ids above
+ * `ids`, the ids used, and above its own) into `served`, of which `unflushed` (sorted
+ * by id) are not in the file; or why not, when the file gives the id of an
+ * acknowledged pet to another pet or no id is left.
  */
 export function mergeEdit(
   served: PetIndex,
   unflushed: StoredPet[],
-  edited: PetIndex,
+  parsed: PetFile,
+  ids: bigint | undefined,
+  name: string,
 ): Merged | string {
+  let max = maxId(ids, parsed.pets[parsed.pets.length - 1]?.id);
+  const numbered: StoredPet[] = [];
+  try {
+    for (const pet of parsed.unnumbered) {
+      const id = idAfter(max);
+      max = id;
+      numbered.push({ id, ...pet });
+    }
+  } catch (error) {
+    if (!(error instanceof StoreError)) throw error;
+    return `the edit cannot be used: ${error.message}`;
+  }
+  const edited = new PetIndex(parsed.pets.concat(numbered));
   const pending = new PetIndex(unflushed);
   for (const pet of unflushed) {
     const there = edited.get(pet.id);
@@ -178,7 +176,14 @@ export function mergeEdit(
     kept.push(pet);
     if (!isPending) newer.push(pet.id);
   }
-  const index = new PetIndex(withPets(edited.pets.slice(), kept));
+  const [first, last] = [numbered[0]?.id, numbered[numbered.length - 1]?.id];
+  const gave =
+    numbered.length === 0
+      ? undefined
+      : numbered.length === 1
+        ? `Gave 1 pet without an id in ${name} the id ${first}, and wrote it into the file.`
+        : `Gave ${numbered.length} pets without an id in ${name} the ids ${first} to ${last}, ` +
+          "and wrote them into the file.";
   let said = deleted > 0 ? `; it deleted ${deleted}` : "";
   if (kept.length > 0) said += `; kept ${kept.length} pets it lacks, which are added to it`;
   said += ".";
@@ -189,5 +194,15 @@ export function mergeEdit(
       "holds from the file: the edit may come from a copy read before they were added. To " +
       "delete them, stop serve, edit the file and start it again.";
   }
-  return { index, unflushed: kept, newer: newer.length > 0, said };
+  const index = new PetIndex(withPets(edited.pets.slice(), kept));
+  const idsUsedUpTo = maxId(ids, edited.maxId);
+  return {
+    index,
+    unflushed: kept,
+    newer: newer.length > 0,
+    numbered: numbered.length,
+    idsUsedUpTo,
+    gave,
+    said,
+  };
 }

@@ -25,14 +25,7 @@ import path from "node:path";
 import { createFlushed } from "../../files/atomic-write.js";
 import { lstatIfThereAsync, openNoFollow, syncDirectory } from "../../files/file-safety.js";
 import { petToJson, type NewPet } from "../../schema/pet.js";
-import {
-  EditWatcher,
-  describeNumbered,
-  mergeEdit,
-  numberPets,
-  statKey,
-  type Edit,
-} from "./edits.js";
+import { EditWatcher, mergeEdit, statKey, type Edit, type Merged } from "./edits.js";
 import {
   acquireLock,
   clearLeftover,
@@ -43,15 +36,7 @@ import {
   resolveDataFile,
 } from "./file-kinds.js";
 import { fileText, markLine, parseLog, parsePetFile } from "./pet-file.js";
-import {
-  MemoryStore,
-  PetIndex,
-  idAfter,
-  maxId,
-  petFromNew,
-  withPets,
-  type StoredPet,
-} from "./memory.js";
+import { MemoryStore, PetIndex, idAfter, maxId, petFromNew, type StoredPet } from "./memory.js";
 import { demoPets } from "./seed.js";
 import { asStoreError, describeError, notStored } from "./store-errors.js";
 import { StoreError, type CreatedPet } from "./types.js";
@@ -146,7 +131,11 @@ export class FileStore extends MemoryStore {
     this.edits = new EditWatcher(file, name, this.wal, say);
   }
 
-  /** Reads the file and the log, brings the file up to date, and starts a log of no pets. */
+  /**
+   * Reads the file and the log, brings the file up to date, and starts a log of no
+   * pets. The pets of the log are acknowledged: the file is taken as an edit of them
+   * (`mergeEdit`), so those it lacks are kept and written into it.
+   */
   async open(seed: number | undefined): Promise<void> {
     const { file, name, wal } = this;
     // Leftovers of a write cut short; the file and the log themselves are whole.
@@ -156,63 +145,54 @@ export class FileStore extends MemoryStore {
     this.created.wal = logged === undefined;
     const existing = await readText(file, dataFileProblem(name));
     const log = parseLog(logged?.text ?? "");
-    // A new file (missing or 0 bytes) is a new store: the mark of an earlier one does not count.
-    const fresh = existing === undefined || existing.stat.size === 0n;
-    let ids = fresh ? undefined : log.idsUsedUpTo;
-    for (const pet of log.pets) ids = maxId(ids, pet.id);
-    let pets: StoredPet[] = [];
-    let numbered: StoredPet[] = [];
-    if (existing !== undefined && !fresh) {
-      const parsed = parsePetFile(existing.text, name);
-      numbered = numberPets(parsed, ids);
-      pets = parsed.pets.concat(numbered);
-      if (seed !== undefined) {
-        this.say(`${name} already exists (${pets.length} pets): --seed ${seed} is ignored.`);
-      }
-    } else if (seed !== undefined && seed > 0 && log.pets.length === 0) {
-      pets = demoPets(seed);
-    }
     if (log.tornBytes > 0) {
       this.say(
         `Ignoring the last ${log.tornBytes} bytes of ${wal}: ` +
           "an entry cut short by a crash, never acknowledged.",
       );
     }
-    const lacked = this.lackedBy(new PetIndex(pets), log.pets);
-    this.opening = withPets(pets, lacked);
-    this.index = new PetIndex(this.opening.slice());
-    this.idsUsedUpTo = maxId(ids, this.index.maxId);
+    // A new file (missing or 0 bytes) is a new store: the mark of an earlier one does not count.
+    const fresh = !existing?.stat.size;
+    let ids = fresh ? undefined : log.idsUsedUpTo;
+    for (const pet of log.pets) ids = maxId(ids, pet.id);
+    this.index = new PetIndex(log.pets.slice());
+    this.unflushed = log.pets;
+    if (!fresh) {
+      const merged = mergeEdit(this.index, log.pets, parsePetFile(existing.text, name), ids, name);
+      if (typeof merged === "string") {
+        const remedy = `Or remove ${wal} to drop the acknowledged pets it holds.`;
+        throw new StoreError("invalid", `${name}: ${merged} ${remedy}`);
+      }
+      this.take(merged);
+      if (seed !== undefined) {
+        this.say(`${name} already exists (${this.size} pets): --seed ${seed} is ignored.`);
+      }
+    } else if (seed !== undefined && seed > 0 && log.pets.length === 0) {
+      this.index = new PetIndex(demoPets(seed));
+    }
+    this.opening = this.index.pets.slice();
+    this.idsUsedUpTo = maxId(this.idsUsedUpTo ?? ids, this.index.maxId);
     this.fileKey = statKey(existing?.stat);
     this.fileSize = Number(existing?.stat.size ?? 0);
-    if (fresh && lacked.length === 0) this.created.file = existing ? "empty" : "missing";
-    if (fresh || lacked.length > 0 || numbered.length > 0) {
+    const recovered = this.unflushed.length;
+    if (fresh && recovered === 0) this.created.file = existing ? "empty" : "missing";
+    if (fresh || recovered > 0 || this.rewrite) {
       await this.writeFile(this.index.pets);
-      if (fresh) this.say(`Created ${name} with ${this.index.size} pets.`);
-      if (numbered.length > 0) this.say(describeNumbered(numbered, name));
-      if (lacked.length > 0) {
-        this.say(`Recovered ${lacked.length} acknowledged pets from ${wal} into ${name}.`);
-      }
+      if (fresh) this.say(`Created ${name} with ${this.size} pets.`);
+      if (recovered > 0)
+        this.say(`Recovered ${recovered} acknowledged pets from ${wal} into ${name}.`);
     }
     await this.replaceLog([]);
     this.schedule();
   }
 
-  /** The `logged` pets that `file` lacks; refuses one whose id the file holds as another pet. */
-  private lackedBy(file: PetIndex, logged: readonly StoredPet[]): StoredPet[] {
-    const lacked = new Map<string, StoredPet>();
-    for (const pet of logged) {
-      const there = file.get(pet.id) ?? lacked.get(String(pet.id));
-      if (there === undefined) lacked.set(String(pet.id), pet);
-      else if (petToJson(there) !== petToJson(pet)) {
-        throw new StoreError(
-          "invalid",
-          `${this.name} holds ${petToJson(there)}, but ${this.wal} holds the acknowledged pet ` +
-            `${petToJson(pet)} with the same id. Give the pet in ${this.name} another id, or ` +
-            `remove ${this.wal} to drop the acknowledged pets it holds.`,
-        );
-      }
-    }
-    return [...lacked.values()];
+  /** Serves the pets of `merged`. */
+  private take(merged: Merged): void {
+    this.index = merged.index;
+    this.unflushed = merged.unflushed;
+    this.idsUsedUpTo = merged.idsUsedUpTo;
+    this.rewrite = merged.numbered > 0;
+    if (merged.gave !== undefined) this.say(merged.gave);
   }
 
   protected override add(newPet: NewPet): Promise<CreatedPet> {
@@ -350,31 +330,20 @@ export class FileStore extends MemoryStore {
   /** Serves `edit` merged with the pets served; false when it is refused. */
   private async adopt(edit: Edit): Promise<boolean> {
     const served = this.index.size;
-    const refuse = (why: string) => this.edits.refuse(statKey(edit.stat), why, served) && false;
-    let numbered: StoredPet[];
-    try {
-      // Above every id used, so no id a client has seen is given to another pet.
-      numbered = numberPets(edit.parsed, this.idsUsedUpTo);
-    } catch (error) {
-      if (!(error instanceof StoreError)) throw error;
-      return refuse(`the edit cannot be used: ${error.message}`);
-    }
-    const edited = new PetIndex(edit.parsed.pets.concat(numbered));
-    const merged = mergeEdit(this.index, this.unflushed, edited);
-    if (typeof merged === "string") return refuse(merged);
-    const ids = maxId(this.idsUsedUpTo, edited.maxId);
+    const ids = this.idsUsedUpTo;
+    const merged = mergeEdit(this.index, this.unflushed, edit.parsed, ids, this.name);
+    if (typeof merged === "string")
+      return this.edits.refuse(statKey(edit.stat), merged, served) && false;
     // Kept pets that had reached the file are only in memory now: into the log with
     // them (and with the new mark of the ids used) before serving.
-    if (merged.newer || ids !== this.idsUsedUpTo) await this.replaceLog(merged.unflushed, ids);
-    this.index = merged.index;
-    this.unflushed = merged.unflushed;
+    if (merged.newer || merged.idsUsedUpTo !== ids) {
+      await this.replaceLog(merged.unflushed, merged.idsUsedUpTo);
+    }
+    this.take(merged);
     this.fileKey = statKey(edit.stat);
     this.fileSize = Number(edit.stat.size);
-    this.rewrite = numbered.length > 0;
-    if (numbered.length > 0) this.say(describeNumbered(numbered, this.name));
-    this.say(
-      `Picked up an edit of ${this.name}: serving ${merged.index.size} pets (${served} before)${merged.said}`,
-    );
+    const { name, size } = this;
+    this.say(`Picked up an edit of ${name}: serving ${size} pets (${served} before)${merged.said}`);
     return true;
   }
 

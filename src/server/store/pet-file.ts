@@ -192,7 +192,8 @@ export function parseLog(text: string): LogRead {
     } catch {
       // Not a pet: where the write was cut short.
     }
-    if (pet === undefined) break;
+    // The log's ids only grow: anything else was not written whole.
+    if (pet === undefined || !(pets.length === 0 || pet.id > pets[pets.length - 1]!.id)) break;
     pets.push(pet);
     position = end + 1;
   }
