@@ -22,7 +22,7 @@ import { lstatIfThereAsync } from "../../files/file-safety.js";
 import { petToJson } from "../../schema/pet.js";
 import { dataFileProblem, readText } from "./file-kinds.js";
 import { parsePetFile, type PetFile } from "./pet-file.js";
-import { PetIndex, idAfter, maxId, withPets, type StoredPet } from "./memory.js";
+import { PetIndex, idAfter, maxId, sortPets, type StoredPet } from "./memory.js";
 import { StoreError } from "./types.js";
 
 /** What tells one version of the file from another. */
@@ -194,10 +194,11 @@ export function mergeEdit(
       "holds from the file: the edit may come from a copy read before they were added. To " +
       "delete them, stop serve, edit the file and start it again.";
   }
-  const index = new PetIndex(withPets(edited.pets.slice(), kept));
+  const all = edited.pets.concat(kept);
+  sortPets(all);
   const idsUsedUpTo = maxId(ids, edited.maxId);
   return {
-    index,
+    index: new PetIndex(all),
     unflushed: kept,
     newer: newer.length > 0,
     numbered: numbered.length,

@@ -21,13 +21,6 @@ import {
 } from "../../files/file-safety.js";
 import { StoreError } from "./types.js";
 
-export function missingDirectory(given: string, directory: string): StoreError {
-  return new StoreError(
-    "io",
-    `Cannot serve ${given}: the directory ${directory} does not exist. Create it or choose another file.`,
-  );
-}
-
 /**
  * The absolute path the store works on for the data file `given`: symlinks (of
  * the file and of its directories) resolved, so two names of the same file share
@@ -40,7 +33,12 @@ export async function resolveDataFile(given: string): Promise<string> {
   if (info === undefined) {
     const directory = path.dirname(absolute);
     const real = await realpath(directory).catch((error: unknown) => {
-      throw isMissing(error) ? missingDirectory(given, directory) : error;
+      if (!isMissing(error)) throw error;
+      const remedy = "Create it or choose another file.";
+      throw new StoreError(
+        "io",
+        `Cannot serve ${given}: the directory ${directory} does not exist. ${remedy}`,
+      );
     });
     return path.join(real, path.basename(absolute));
   }

@@ -31,7 +31,6 @@ import {
   clearLeftover,
   companionRefusal,
   dataFileProblem,
-  missingDirectory,
   readText,
   resolveDataFile,
 } from "./file-kinds.js";
@@ -63,10 +62,7 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
     throw asStoreError(error, `Cannot serve ${name}`);
   });
   const release = await acquireLock(file, name, say).catch((error: unknown) => {
-    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
-    throw missing
-      ? missingDirectory(name, path.dirname(file))
-      : asStoreError(error, `Cannot lock ${name}`);
+    throw asStoreError(error, `Cannot lock ${name}`);
   });
   const store = new FileStore(file, name, say, options.flushIntervalMs ?? 1000, release);
   try {

@@ -132,14 +132,6 @@ export class PetIndex {
   }
 }
 
-/** `pets` with `more` added, sorted by id (`pets` itself when there are none). */
-export function withPets(pets: StoredPet[], more: readonly StoredPet[]): StoredPet[] {
-  if (more.length === 0) return pets;
-  const all = pets.concat(more);
-  sortPets(all);
-  return all;
-}
-
 export class MemoryStore implements PetStore {
   protected index: PetIndex;
   /** The pets served right after opening, for `reset`. */
