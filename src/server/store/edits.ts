@@ -148,7 +148,7 @@ export function mergeEdit(
     if (!(error instanceof StoreError)) throw error;
     return `the edit cannot be used: ${error.message}`;
   }
-  const edited = new PetIndex(parsed.pets.concat(numbered));
+  const edited = new PetIndex(numbered.length > 0 ? parsed.pets.concat(numbered) : parsed.pets);
   const pending = new PetIndex(unflushed);
   for (const pet of unflushed) {
     const there = edited.get(pet.id);
@@ -160,8 +160,12 @@ export function mergeEdit(
     }
   }
   let known: bigint | number | undefined;
-  for (const pet of edited.pets) {
-    if (!pending.get(pet.id) && served.get(pet.id)) known = pet.id;
+  for (let i = edited.size - 1; i >= 0 && served.size > unflushed.length; i--) {
+    const { id } = edited.pets[i]!;
+    if (!pending.get(id) && served.get(id)) {
+      known = id;
+      break;
+    }
   }
   const kept: StoredPet[] = [];
   const newer: Array<bigint | number> = [];
@@ -194,8 +198,8 @@ export function mergeEdit(
       "holds from the file: the edit may come from a copy read before they were added. To " +
       "delete them, stop serve, edit the file and start it again.";
   }
-  const all = edited.pets.concat(kept);
-  sortPets(all);
+  const all = kept.length > 0 ? edited.pets.concat(kept) : edited.pets;
+  if (kept.length > 0) sortPets(all);
   const idsUsedUpTo = maxId(ids, edited.maxId);
   return {
     index: new PetIndex(all),

@@ -166,7 +166,7 @@ export class FileStore extends MemoryStore {
     } else if (seed !== undefined && seed > 0 && log.pets.length === 0) {
       this.index = new PetIndex(demoPets(seed));
     }
-    this.opening = this.index.pets.slice();
+    this.opening = { pets: this.index.pets, count: this.index.size };
     this.idsUsedUpTo = maxId(this.idsUsedUpTo ?? ids, this.index.maxId);
     this.fileKey = statKey(existing?.stat);
     this.fileSize = Number(existing?.stat.size ?? 0);
@@ -210,8 +210,9 @@ export class FileStore extends MemoryStore {
       // The log forgets its pets only once the file holds them.
       if (this.unflushed.length > 0) await this.writeFile(this.index.pets);
       await this.replaceLog([]);
-      await this.writeFile(this.opening);
-      this.index = new PetIndex(this.opening.slice());
+      const opening = this.openingPets();
+      await this.writeFile(opening);
+      this.index = new PetIndex(opening);
       this.rewrite = false;
     };
     return this.serially(() =>

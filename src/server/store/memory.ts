@@ -134,18 +134,24 @@ export class PetIndex {
 
 export class MemoryStore implements PetStore {
   protected index: PetIndex;
-  /** The pets served right after opening, for `reset`. */
-  protected opening: StoredPet[];
+  /**
+   * The pets served right after opening, for `reset`: the first `count` of an index's
+   * array (creates only append to it), copied only when a reset needs them.
+   */
+  protected opening: { pets: readonly StoredPet[]; count: number };
   /** The largest id ever given or served: new ids go above it. */
   protected idsUsedUpTo: bigint | undefined;
   protected closed = false;
 
-  /** `pets`: sorted by id, no id twice. */
+  /** `pets`: sorted by id, no id twice; the store's own from now on. */
   constructor(pets: StoredPet[] = []) {
-    this.opening = pets;
-    // A create appends to an index's array: each index gets its own copy.
-    this.index = new PetIndex(pets.slice());
+    this.index = new PetIndex(pets);
+    this.opening = { pets, count: pets.length };
     this.idsUsedUpTo = this.index.maxId;
+  }
+
+  protected openingPets(): StoredPet[] {
+    return this.opening.pets.slice(0, this.opening.count);
   }
 
   get size(): number {
@@ -181,7 +187,7 @@ export class MemoryStore implements PetStore {
 
   async reset(): Promise<void> {
     this.refuseIfClosed();
-    this.index = new PetIndex(this.opening.slice());
+    this.index = new PetIndex(this.openingPets());
   }
 
   async close(): Promise<void> {

@@ -52,13 +52,14 @@ function quickKeys(value: unknown): number {
     Number.isSafeInteger(categoryId) &&
     typeof name === "string" &&
     name.length <= NAME_MAX_LENGTH &&
-    name.trim() !== "" &&
+    // Not blank: a printable ASCII first character says so without trimming.
+    ((name.charCodeAt(0) > 32 && name.charCodeAt(0) < 127) || name.trim() !== "") &&
     !name.includes(":") &&
     (status === undefined || PET_STATUSES.includes(status as never));
   return valid ? 2 + (id === undefined ? 0 : 1) + (status === undefined ? 0 : 1) : 0;
 }
 
-function quickRead(text: string): Entry[] | undefined {
+function quickRead(text: string): PetFile | undefined {
   if (INEXACT.test(text)) return undefined;
   let document: unknown;
   try {
@@ -68,18 +69,34 @@ function quickRead(text: string): Entry[] | undefined {
   }
   if (!Array.isArray(document)) return undefined;
   let keys = 0;
-  for (const value of document) {
+  const unnumbered: UnnumberedPet[] = [];
+  // Indexed, not for-of: an iterator result per pet would cost a million allocations.
+  for (let i = 0; i < document.length; i++) {
+    const value = document[i] as Entry;
     const count = quickKeys(value);
     if (count === 0) return undefined;
     keys += count;
+    if (!("id" in value)) unnumbered.push(value);
   }
   let colons = 0;
   for (let at = text.indexOf(":"); at >= 0; at = text.indexOf(":", at + 1)) colons++;
-  return colons === keys ? (document as Entry[]) : undefined;
+  if (colons !== keys) return undefined;
+  // Usually every pet has its id: then the parsed array itself is sorted.
+  const pets = unnumbered.length === 0 ? document : document.filter((entry) => "id" in entry);
+  return sortPets(pets) ? undefined : { pets, unnumbered };
 }
 
-/** The pets of `text`, with the line of each for messages; throws `corrupt` or `invalid`. */
-function slowRead(text: string, name: string): { entries: Entry[]; lineOf: (i: number) => number } {
+/**
+ * Reads a pet file. `name` is how messages call it. Throws StoreError `corrupt`
+ * (not JSON: line and column) or `invalid` (not an array of valid pets with unique
+ * ids: index, line and field); the caller adds what to do about it.
+ */
+export function parsePetFile(text: string, name: string): PetFile {
+  return quickRead(text) ?? slowRead(text, name);
+}
+
+/** `parsePetFile` by the lossless parser, which words what is wrong. */
+function slowRead(text: string, name: string): PetFile {
   const starts: number[] = [];
   let document: JsonValue;
   try {
@@ -94,48 +111,31 @@ function slowRead(text: string, name: string): { entries: Entry[]; lineOf: (i: n
       `${name} must hold a JSON array of pets; it holds ${jsonKindOf(document)}.`,
     );
   }
-  const lineOf = (index: number) => lineAndColumn(text, starts[index] ?? 0).line;
-  const entries = document.map((value, index) => {
+  const at = (index: number) =>
+    `index ${index} (line ${lineAndColumn(text, starts[index] ?? 0).line})`;
+  const pets: StoredPet[] = [];
+  const indexes: number[] = [];
+  const unnumbered: UnnumberedPet[] = [];
+  document.forEach((value, index) => {
     const checked = validateStoredPet(value);
-    if (checked.ok) return checked.value;
-    throw new StoreError(
-      "invalid",
-      `${name}: the pet at index ${index} (line ${lineOf(index)}) is not valid: ${formatProblems(checked.problems)}.`,
-    );
+    if (!checked.ok) {
+      const problems = formatProblems(checked.problems);
+      throw new StoreError(
+        "invalid",
+        `${name}: the pet at ${at(index)} is not valid: ${problems}.`,
+      );
+    }
+    if (checked.value.id === undefined) return unnumbered.push(checked.value);
+    pets.push(checked.value as StoredPet);
+    indexes.push(index);
   });
-  return { entries, lineOf };
-}
-
-/** The entries as pets sorted by id and unnumbered pets; the two indexes sharing an id, if any. */
-function split(entries: Entry[]): PetFile | { duplicate: [number, number] } {
-  const isNumbered = (entry: Entry): entry is StoredPet => "id" in entry;
-  const unnumbered = entries.filter((entry) => !isNumbered(entry));
-  // Usually every pet has its id: then the parsed array itself is sorted.
-  const pets = unnumbered.length === 0 ? (entries as StoredPet[]) : entries.filter(isNumbered);
   const duplicate = sortPets(pets);
   if (duplicate === undefined) return { pets, unnumbered };
-  const indexes = entries.flatMap((entry, index) => (isNumbered(entry) ? [index] : []));
-  return { duplicate: [indexes[duplicate[0]]!, indexes[duplicate[1]]!] };
-}
-
-/**
- * Reads a pet file. `name` is how messages call it. Throws StoreError `corrupt`
- * (not JSON: line and column) or `invalid` (not an array of valid pets with unique
- * ids: index, line and field); the caller adds what to do about it.
- */
-export function parsePetFile(text: string, name: string): PetFile {
-  const quick = quickRead(text);
-  const read = quick && split(quick);
-  if (read && !("duplicate" in read)) return read;
-  const { entries, lineOf } = slowRead(text, name);
-  const slow = split(entries);
-  if (!("duplicate" in slow)) return slow;
-  const [first, second] = slow.duplicate;
+  const [first, second] = [indexes[duplicate[0]]!, indexes[duplicate[1]]!];
   throw new StoreError(
     "invalid",
-    `${name}: the pets at index ${first} (line ${lineOf(first)}) and index ${second} ` +
-      `(line ${lineOf(second)}) both have id ${(entries[first] as StoredPet).id}; ` +
-      "each pet needs its own id.",
+    `${name}: the pets at ${at(first)} and ${at(second)} both have id ` +
+      `${pets[duplicate[0]]!.id}; each pet needs its own id.`,
   );
 }
 

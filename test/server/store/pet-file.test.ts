@@ -99,6 +99,8 @@ describe("pet file format", () => {
     ['[{"id":1,"name":"A","categoryId":1,"status":null}]', /status must be one of/],
     ['[{"id":1,"name":"201 emoji","categoryId":1}]', /name must be a non-blank/],
     ['[{"id":1,"name":" ","categoryId":1}]', /name must be a non-blank/],
+    ['[{"id":1,"name":"\u00a0\u2028","categoryId":1}]', /name must be a non-blank/],
+    ['[{"id":1,"name":" A","categoryId":1}]', ['{"id":1,"name":" A","categoryId":1}']],
     ['[{"id":1,"name":"A","categoryId":"1"}]', /got the string "1"/],
     ["\ufeff[]", /not valid JSON: Unexpected '\ufeff'/],
   ] as const)("reads %s as before", (label, expected) => {
