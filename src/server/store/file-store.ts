@@ -41,9 +41,9 @@ import { asStoreError, describeError, notStored } from "./store-errors.js";
 import { StoreError, type CreatedPet } from "./types.js";
 
 /** A file up to this size is written within a tick of each create. */
-const REWRITE_FREE = 4 * 1024 * 1024;
+const REWRITE_FREE = 1024 * 1024;
 /** A larger one once the pets it lacks make this fraction of it. */
-const REWRITE_SHARE = 8;
+const REWRITE_SHARE = 4;
 
 export interface FileStoreOptions {
   /** The JSON file of pets; created when missing. */

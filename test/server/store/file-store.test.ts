@@ -169,6 +169,34 @@ describe("file store", () => {
       expect(existsSync(`${file}.journal`)).toBe(true);
     });
 
+    it("over 1 MiB, is written again once the pets it lacks make a quarter of it, and at close", async () => {
+      const many = Array.from({ length: 20_000 }, (_, i) =>
+        pet(BigInt(i + 1), `Pet number ${i + 1}`),
+      );
+      await writeFile(file, canonicalFile(many));
+      const size = (await readFile(file)).length;
+      expect(size).toBeGreaterThan(1024 * 1024);
+      const store = await openStore({ flushIntervalMs: 10 });
+      const first = await store.create({ name: "Waits in the log", categoryId: 1n });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await readFile(file)).length).toBe(size);
+      expect(await readFile(`${file}.journal`, "utf8")).toContain(first.json);
+      // A quarter of the file in new pets (each line under 70 bytes): written within a tick or two.
+      await Promise.all(
+        Array.from({ length: Math.ceil(size / 4 / 60) }, (_, i) =>
+          store.create({ name: `Bulk ${i}`, categoryId: 1n }),
+        ),
+      );
+      await vi.waitFor(async () => expect(await fileText()).toContain(first.json), {
+        timeout: HANG_MS / 2,
+        interval: 20,
+      });
+      const last = await store.create({ name: "Last", categoryId: 1n });
+      await store.close();
+      expect(await fileText()).toContain(last.json);
+      expect((await filePets()).length).toBe(store.size);
+    });
+
     it("is exactly up to date after close; the write-ahead log keeps only the mark of the ids used", async () => {
       const store = await openStore({ flushIntervalMs: 60_000 });
       const created = await Promise.all(
