@@ -26,7 +26,10 @@ import { StoreError, type CreatedPet, type ListOptions, type PetStore } from "./
  */
 export type StoredPet = Readonly<
   Omit<Pet, "id" | "categoryId"> & { id: bigint | number; categoryId: bigint | number }
->;
+> & {
+  /** Its canonical JSON, kept once a read by id asked for it. */
+  json?: string;
+};
 
 /** The one validation of a new pet (a parsed request body): its problems are the client's message. */
 export function checkNewPet(body: unknown): NewPet {
@@ -168,7 +171,7 @@ export class MemoryStore implements PetStore {
 
   getJson(id: bigint): string | undefined {
     const pet = this.index.get(id);
-    return pet && petToJson(pet);
+    return pet && (pet.json ??= petToJson(pet));
   }
 
   async create(body: unknown): Promise<CreatedPet> {
@@ -200,7 +203,7 @@ export class MemoryStore implements PetStore {
 }
 
 export function createMemoryStore(pets: Pet[] = []): PetStore {
-  const sorted = pets.slice();
+  const sorted = pets.map((pet): StoredPet => ({ ...pet }));
   const duplicate = sortPets(sorted);
   if (duplicate) {
     throw new StoreError(
