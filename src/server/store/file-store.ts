@@ -372,12 +372,16 @@ export class FileStore extends MemoryStore {
     const text = markLine(ids) + lines;
     await clearLeftover(temp);
     const handle = await createFlushed(temp, [text]);
+    // Closed first: Windows renames nothing over an open file.
+    const old = this.log;
+    await old?.handle.close().catch(() => {});
     await rename(temp, this.wal).catch(async (error: unknown) => {
       await handle.close();
+      if (old)
+        this.log = { handle: await openNoFollow(this.wal, constants.O_WRONLY), size: old.size };
       throw error;
     });
     // The log's name is the new file's now: appends go there.
-    await this.log?.handle.close().catch(() => {});
     this.log = { handle, size: Buffer.byteLength(text) };
     this.unflushed = keep;
     this.unflushedBytes = Buffer.byteLength(lines);
