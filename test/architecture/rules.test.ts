@@ -27,7 +27,7 @@ const VIOLATIONS: Record<string, [string, string]> = {
   "profiles-below-the-client": ["src/profiles/key-text.ts", 'import "../client/http-date.js";'],
   "bulk-below-the-commands": ["src/bulk/pacer.ts", 'import "../commands/version.js";'],
   "output-is-presentation-only": ["src/output/csv.ts", 'import "../profiles/key-text.js";'],
-  "completion-reads-the-tree-only": ["src/completion/shells.ts", 'import "../errors.js";'],
+  "completion-reads-the-tree-only": ["src/completion/scripts.ts", 'import "../errors.js";'],
   "schema-is-a-leaf": ["src/schema/index.ts", 'import "../errors.js";'],
   // schema-is-a-leaf aside, a static cycle: io.ts -> commands/version.ts -> io.ts
   "no-module-cycle": ["src/commands/version.ts", 'import "../io.js";'],
