@@ -1,24 +1,17 @@
 /**
- * The few styles the CLI uses. chalk is imported only when the stream actually
- * gets colour, so piped output and `--no-color` never pay for loading it; and its
- * level is set from our own per-stream decision (io.ts), not chalk's detection,
- * which looks at stdout only.
+ * The few styles the CLI uses, written by Node's own `util.styleText` (the codes
+ * chalk wrote, with no package to load). Whether a stream gets colour is our own
+ * per-stream decision (io.ts), so Node's check of stdout (`validateStream`, Node
+ * 22 and later) is turned off.
  */
+import { styleText } from "node:util";
 import type { IO, StreamName } from "../io.js";
 
-export interface Palette {
-  readonly enabled: boolean;
-  bold(text: string): string;
-  dim(text: string): string;
-  red(text: string): string;
-  green(text: string): string;
-  yellow(text: string): string;
-}
+export type Style = "bold" | "dim" | "red" | "green" | "yellow";
+export type Palette = Record<Style, (text: string) => string>;
 
 const plain = (text: string) => text;
-
 export const PLAIN_PALETTE: Palette = {
-  enabled: false,
   bold: plain,
   dim: plain,
   red: plain,
@@ -26,16 +19,18 @@ export const PLAIN_PALETTE: Palette = {
   yellow: plain,
 };
 
-export async function loadPalette(io: IO, stream: StreamName): Promise<Palette> {
-  if (!io.colorEnabled(stream)) return PLAIN_PALETTE;
-  const { Chalk } = await import("chalk");
-  const chalk = new Chalk({ level: 1 });
-  return {
-    enabled: true,
-    bold: (text) => chalk.bold(text),
-    dim: (text) => chalk.dim(text),
-    red: (text) => chalk.red(text),
-    green: (text) => chalk.green(text),
-    yellow: (text) => chalk.yellow(text),
-  };
+const styled =
+  (style: Style) =>
+  (text: string): string =>
+    styleText(style, text, { validateStream: false });
+const COLOURED: Palette = {
+  bold: styled("bold"),
+  dim: styled("dim"),
+  red: styled("red"),
+  green: styled("green"),
+  yellow: styled("yellow"),
+};
+
+export function paletteFor(io: IO, stream: StreamName): Palette {
+  return io.colorEnabled(stream) ? COLOURED : PLAIN_PALETTE;
 }
