@@ -117,6 +117,24 @@ export function fileProblem(
   return ownerAndModeProblem("config file", path, stats, "600");
 }
 
+/**
+ * The warning for the config file at `path` that holds keys, when others may read
+ * it (as ssh refuses a private key open to its group or others; here the run goes
+ * on, one others may write being refused already); `stats` are those of the file
+ * as it was opened and read. Windows cannot tell who may read a file.
+ */
+export function exposureWarning(
+  path: string,
+  stats: Stats | undefined,
+  holdsKeys: boolean,
+): string | undefined {
+  if (!holdsKeys || stats === undefined) return undefined;
+  const problem = ownershipProblem(stats, { rootMayOwn: true, othersMay: "nothing" });
+  // Only the read bits expose the keys.
+  if (problem?.kind !== "readable-by-others" || (problem.mode & 0o044) === 0) return undefined;
+  return `the config file ${path} can be read by other users (mode ${octal(problem.mode & 0o777)}), and it holds API keys; \`chmod 600 ${path}\` makes it private`;
+}
+
 /** An error of the file system while reading or writing the config, without any content. */
 export function accessProblem(path: string, error: unknown): ConfigFileError {
   const code = (error as NodeJS.ErrnoException).code ?? String(error);
