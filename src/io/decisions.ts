@@ -44,7 +44,7 @@ export function decideSpinner(options: {
 export function withDecisions(
   streams: { stdout: OutputStream; stderr: OutputStream; stdin: InputStream },
   env: NodeJS.ProcessEnv,
-  makeSpinner: (text: string) => Spinner,
+  makeSpinner: (text: string, color: boolean) => Spinner,
 ): IO {
   let noColorFlag = false;
   const io: IO = {
@@ -55,15 +55,10 @@ export function withDecisions(
     colorEnabled(stream) {
       return decideColor({ isTTY: streams[stream].isTTY, env, noColorFlag });
     },
-    spinnerEnabled() {
-      return decideSpinner({
-        stderrIsTTY: streams.stderr.isTTY,
-        stderrColumns: streams.stderr.columns,
-        env,
-      });
-    },
     startSpinner(text) {
-      return io.spinnerEnabled() ? makeSpinner(text) : undefined;
+      const { isTTY, columns } = streams.stderr;
+      const enabled = decideSpinner({ stderrIsTTY: isTTY, stderrColumns: columns, env });
+      return enabled ? makeSpinner(text, io.colorEnabled("stderr")) : undefined;
     },
   };
   return io;

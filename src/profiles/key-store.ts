@@ -7,8 +7,8 @@
  * `profile remove` take it away from wherever it is. Reading it is the factory's
  * (keyring.ts, readKeyringKey).
  */
-import { envFlag } from "../env-flag.js";
-import { EXIT, PetstoreError, UsageError } from "../errors.js";
+import { envSwitch } from "../env-flag.js";
+import { EXIT, PetstoreError } from "../errors.js";
 import { configDir } from "./config-dir.js";
 import type { ProfileConfig } from "./config-file.js";
 import { keyringAccount, keyringName } from "./keyring-name.js";
@@ -16,13 +16,8 @@ import { keyringAccount, keyringName } from "./keyring-name.js";
 /** Why the key goes to the file on purpose, when it does. */
 export function insecureStorage(flag: boolean, env: NodeJS.ProcessEnv): string | undefined {
   if (flag) return "--insecure-storage asks for the file";
-  const value = envFlag(env, "PETSTORE_INSECURE_STORAGE");
-  if (value === undefined) {
-    throw new UsageError(
-      `PETSTORE_INSECURE_STORAGE must be 1 or 0; got ${JSON.stringify(env.PETSTORE_INSECURE_STORAGE)}`,
-    );
-  }
-  return value ? "PETSTORE_INSECURE_STORAGE=1 asks for the file" : undefined;
+  const name = "PETSTORE_INSECURE_STORAGE";
+  return envSwitch(env, name) ? `${name}=1 asks for the file` : undefined;
 }
 
 export interface KeyPlacement {
