@@ -11,7 +11,7 @@ import { envSwitch } from "../env-flag.js";
 import { EXIT, PetstoreError } from "../errors.js";
 import { configDir } from "./config-dir.js";
 import type { ProfileConfig } from "./config-file.js";
-import { keyringAccount, keyringName } from "./keyring-name.js";
+import { KEYRING_SERVICE, keyringAccount, keyringName } from "./keyring-name.js";
 
 /** Why the key goes to the file on purpose, when it does. */
 export function insecureStorage(flag: boolean, env: NodeJS.ProcessEnv): string | undefined {
@@ -43,9 +43,9 @@ export async function placeKey(
     const account = keyringAccount(profile, configDir(env));
     const { openKeyring } = await import("./keyring.js");
     try {
-      const keyring = await openKeyring(env);
+      const keyring = await openKeyring(env, account);
       try {
-        keyring.write(account, key);
+        keyring.write(key);
         return { fields: { keyring: account }, describe: () => keyring.name };
       } catch (error) {
         why = `${keyring.name} refused it: ${(error as Error).message}`;
@@ -63,7 +63,8 @@ export async function placeKey(
 /** Why no keyring could take a key here (for `auth status`), or null when one answers. */
 export async function keyringProblem(env: NodeJS.ProcessEnv): Promise<string | null> {
   const { openKeyring } = await import("./keyring.js");
-  return openKeyring(env).then(
+  // Any account: opening its entry is what asks the Secret Service (nothing is stored).
+  return openKeyring(env, KEYRING_SERVICE).then(
     () => null,
     (error: Error) => error.message,
   );
@@ -71,7 +72,7 @@ export async function keyringProblem(env: NodeJS.ProcessEnv): Promise<string | n
 
 async function removeFromKeyring(env: NodeJS.ProcessEnv, account: string): Promise<void> {
   const { openKeyring } = await import("./keyring.js");
-  (await openKeyring(env)).remove(account);
+  (await openKeyring(env, account)).remove();
 }
 
 const keyringOf = (profile: string) =>

@@ -19,7 +19,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getRawAsset, isSea } from "node:sea";
 
-export type Entry = import("@napi-rs/keyring").Entry;
 export type Binding = Pick<typeof import("@napi-rs/keyring"), "Entry">;
 
 /** The SEA asset's name, as scripts/build-binary.mjs embeds it. */
