@@ -52,18 +52,11 @@ interface Candidate {
   origin: string;
 }
 
-interface Picked {
-  source: Exclude<Source, "none">;
-  value: string;
-  origin: string;
-}
+type Picked = Candidate & { value: string };
 
 /** The first candidate with a value; an empty variable counts as unset. */
 function pick(candidates: Candidate[]): Picked | undefined {
-  for (const { source, value, origin } of candidates) {
-    if (value !== undefined && value !== "") return { source, value, origin };
-  }
-  return undefined;
+  return candidates.find((c): c is Picked => c.value !== undefined && c.value !== "");
 }
 
 /** Bearer tokens are visible ASCII (RFC 6750 allows less); whitespace around one is a copy-paste slip. */
