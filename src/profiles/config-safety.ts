@@ -30,10 +30,6 @@ export class ConfigFileError extends UsageError {
 
 const ANOTHER_DIRECTORY = "PETSTORE_CONFIG_DIR chooses another directory";
 
-function fileType(stats: Stats): string {
-  return nonRegularKind(stats) ?? "a regular file";
-}
-
 function octal(mode: number): string {
   return (mode & 0o7777).toString(8).padStart(4, "0");
 }
@@ -109,7 +105,7 @@ export function fileProblem(
   }
   if (!stats.isFile()) {
     return new ConfigFileError(
-      `the config file ${path} is ${fileType(stats)}, not a regular file`,
+      `the config file ${path} is ${nonRegularKind(stats)}, not a regular file`,
       `remove it (\`petstore auth login\` then writes a new one), or ${ANOTHER_DIRECTORY}`,
       "unsafe",
     );
