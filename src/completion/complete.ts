@@ -48,24 +48,13 @@ function values(
 ): string[] {
   const hint = target && hintFor(target);
   const description = target && "long" in target ? target.description : "";
-  switch (hint?.kind) {
-    case "words":
-      return candidates(
-        hint.words.map((word) => [word, description]),
-        typed,
-        prefix,
-      );
-    case "profiles":
-      return candidates(
-        profiles().map((name) => [name, description]),
-        typed,
-        prefix,
-      );
-    case "files":
-      return [FILES];
-    default:
-      return [];
-  }
+  if (hint?.kind === "files") return [FILES];
+  const found = hint?.kind === "words" ? hint.words : hint?.kind === "profiles" ? profiles() : [];
+  return candidates(
+    found.map((word) => [word, description]),
+    typed,
+    prefix,
+  );
 }
 
 /**
