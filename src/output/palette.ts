@@ -7,29 +7,18 @@
 import { styleText } from "node:util";
 import type { IO, StreamName } from "../io.js";
 
-export type Style = "bold" | "dim" | "red" | "green" | "yellow";
+const STYLES = ["bold", "dim", "red", "green", "yellow"] as const;
+export type Style = (typeof STYLES)[number];
 export type Palette = Record<Style, (text: string) => string>;
 
-const plain = (text: string) => text;
-export const PLAIN_PALETTE: Palette = {
-  bold: plain,
-  dim: plain,
-  red: plain,
-  green: plain,
-  yellow: plain,
-};
+function palette(coloured: boolean): Palette {
+  const paint = (style: Style) => (text: string) =>
+    coloured ? styleText(style, text, { validateStream: false }) : text;
+  return Object.fromEntries(STYLES.map((style) => [style, paint(style)])) as Palette;
+}
 
-const styled =
-  (style: Style) =>
-  (text: string): string =>
-    styleText(style, text, { validateStream: false });
-const COLOURED: Palette = {
-  bold: styled("bold"),
-  dim: styled("dim"),
-  red: styled("red"),
-  green: styled("green"),
-  yellow: styled("yellow"),
-};
+export const PLAIN_PALETTE = palette(false);
+const COLOURED = palette(true);
 
 export function paletteFor(io: IO, stream: StreamName): Palette {
   return io.colorEnabled(stream) ? COLOURED : PLAIN_PALETTE;
