@@ -29,13 +29,11 @@ export function decideColor(options: {
  * Spinners redraw a line with escape codes: a terminal only, never a CI log or a
  * dumb terminal, nor one that reports no width (ora cannot count its lines there).
  */
-export function decideSpinner(options: {
-  stderrIsTTY: boolean;
-  stderrColumns: number | undefined;
-  env: NodeJS.ProcessEnv;
-}): boolean {
-  const { stderrIsTTY, stderrColumns, env } = options;
-  if (!stderrIsTTY || !stderrColumns || env.TERM === "dumb") return false;
+export function decideSpinner(
+  stderr: Pick<OutputStream, "isTTY" | "columns">,
+  env: NodeJS.ProcessEnv,
+): boolean {
+  if (!stderr.isTTY || !stderr.columns || env.TERM === "dumb") return false;
   // CI=true, CI=1, CI=github...: any value but an "off" one means a CI log.
   return envFlag(env, "CI") === false;
 }
@@ -56,9 +54,8 @@ export function withDecisions(
       return decideColor({ isTTY: streams[stream].isTTY, env, noColorFlag });
     },
     startSpinner(text) {
-      const { isTTY, columns } = streams.stderr;
-      const enabled = decideSpinner({ stderrIsTTY: isTTY, stderrColumns: columns, env });
-      return enabled ? makeSpinner(text, io.colorEnabled("stderr")) : undefined;
+      if (!decideSpinner(streams.stderr, env)) return undefined;
+      return makeSpinner(text, io.colorEnabled("stderr"));
     },
   };
   return io;

@@ -18,7 +18,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod/mini";
-import { ENVIRONMENT_NAMES, type EnvironmentName } from "./environments.js";
+import { ENVIRONMENT_NAMES } from "./environments.js";
 import { openNoFollowSync } from "../schema/file-safety.js";
 import { JsonSyntaxError, parseJson } from "../schema/json.js";
 import { CONFIG_FILE_NAME, configDir } from "./config-dir.js";
@@ -34,19 +34,9 @@ import {
 
 export { configDir, configPath } from "./config-dir.js";
 
-export interface ProfileConfig {
-  /** The key itself, in this file. */
-  apiKey?: string;
-  /** The account of the key in the system keyring (key-store.ts). */
-  keyring?: string;
-  env?: EnvironmentName;
-  baseUrls?: Partial<Record<EnvironmentName, string>>;
-}
-
-export interface StoredConfig {
-  currentProfile?: string;
-  profiles: Record<string, ProfileConfig>;
-}
+/** The config as its schema reads it. */
+export type StoredConfig = z.output<ReturnType<typeof makeStoredConfigSchema>>;
+export type ProfileConfig = StoredConfig["profiles"][string];
 
 /** The profile of that name; never mistakes `constructor` or `toString` for one. */
 export function storedProfile(config: StoredConfig, name: string): ProfileConfig | undefined {
@@ -78,7 +68,9 @@ const makeStoredConfigSchema = () =>
       z.record(
         z.string().check(z.regex(PROFILE_NAME)),
         z.object({
+          /** The key itself, in this file. */
           apiKey: z.optional(z.string()),
+          /** The account of the key in the system keyring (key-store.ts). */
           keyring: z.optional(z.string().check(z.minLength(1))),
           env: z.optional(z.enum(ENVIRONMENT_NAMES)),
           baseUrls: z.optional(
