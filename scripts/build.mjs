@@ -20,7 +20,7 @@
 //   optional dependency (@napi-rs/keyring-<platform>), from node_modules.
 // - dist/tls.cjs: making certificates (src/server/tls/make-certificates.ts and
 //   @peculiar/x509), required only by `serve --tls`.
-// - dist/vendor/*.cjs: cli-table3, ora and https-proxy-agent (the one-shot
+// - dist/vendor/*.cjs: chalk, cli-table3, ora and https-proxy-agent (the one-shot
 //   commands' CONNECT tunnel behind a proxy), required on first use by either
 //   bundle, so each is loaded once and only when a command needs it.
 // - dist/cli.cjs.cache: the code cache, made by running the hot commands once
@@ -59,6 +59,7 @@ const { version } = JSON.parse(await readFile(new URL("package.json", root), "ut
  * whole `module.exports`: for ora, that must be the default export.
  */
 const VENDORED = {
+  chalk: "module.exports = require('chalk');",
   "cli-table3": "module.exports = require('cli-table3');",
   // ESM only (its exports map has no "require" condition).
   "https-proxy-agent": "export { HttpsProxyAgent } from 'https-proxy-agent';",

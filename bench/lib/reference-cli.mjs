@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 
 const REFERENCE_POOL = fileURLToPath(new URL("./reference-https-pool.mjs", import.meta.url));
 /** Packages the bundles load from dist/vendor/ (scripts/build.mjs, VENDORED). */
-const VENDORED = ["cli-table3", "ora"];
+const VENDORED = ["chalk", "cli-table3", "ora"];
 
 /** Builds the reference CLI into `dir`; returns its bin/petstore.js. Needs `npm run build` first. */
 export async function buildReferenceCli(repoRoot, dir) {

@@ -70,29 +70,23 @@ export async function keyringProblem(env: NodeJS.ProcessEnv): Promise<string | n
   );
 }
 
-async function removeFromKeyring(env: NodeJS.ProcessEnv, account: string): Promise<void> {
-  const { openKeyring } = await import("./keyring.js");
-  (await openKeyring(env, account)).remove();
-}
-
-const keyringOf = (profile: string) =>
-  `profile ${profile} from ${keyringName() ?? "the system keyring"}`;
-
 /**
- * Removes the key kept in the keyring as `account`, for logout and profile remove;
- * throws (exit 3, naming the keyring) when the keyring cannot be used, so that the
- * profile is not changed and says where the key still is.
+ * Removes `which` key (the profile's key, kept in the keyring as `account`), for
+ * logout and profile remove; throws (exit 3, naming the keyring) when the keyring
+ * cannot be used, so that the profile is not changed and says where the key still is.
  */
 export async function removeKeyringKey(
   env: NodeJS.ProcessEnv,
   profile: string,
   account: string,
+  which = "the API key",
 ): Promise<void> {
   try {
-    await removeFromKeyring(env, account);
+    const { openKeyring } = await import("./keyring.js");
+    (await openKeyring(env, account)).remove();
   } catch (error) {
     throw new PetstoreError(
-      `cannot remove the API key of ${keyringOf(profile)}: ${(error as Error).message}`,
+      `cannot remove ${which} of profile ${profile} from ${keyringName() ?? "the system keyring"}: ${(error as Error).message}`,
       EXIT.AUTH,
       "unlock or start it and run again; the profile is unchanged",
     );
@@ -108,10 +102,8 @@ export async function dropOldKeyringKey(
   profile: string,
   account: string,
 ): Promise<string | undefined> {
-  try {
-    await removeFromKeyring(env, account);
-    return undefined;
-  } catch (error) {
-    return `cannot remove the previous API key of ${keyringOf(profile)}: ${(error as Error).message}`;
-  }
+  return removeKeyringKey(env, profile, account, "the previous API key").then(
+    () => undefined,
+    (error: Error) => error.message,
+  );
 }
