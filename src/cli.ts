@@ -9,7 +9,7 @@ import { VERSION } from "./commands/version.js";
 import { DeclinedError, EXIT, PetstoreError } from "./errors.js";
 import { createFactory, type FactoryDeps } from "./commands/factory.js";
 import { createProcessIO, type IO } from "./io.js";
-import { paletteFor } from "./output/palette.js";
+import { loadPalette } from "./output/palette.js";
 import { stdoutWriteError } from "./output/write-failure.js";
 
 export type MainDeps = Partial<FactoryDeps>;
@@ -33,7 +33,7 @@ async function reportError(error: unknown, io: IO, debug: boolean): Promise<numb
   const commander = commanderExit(error);
   // commander has printed its message (or the help) already.
   if (commander !== undefined) return commander;
-  const palette = paletteFor(io, "stderr");
+  const palette = await loadPalette(io, "stderr");
   if (error instanceof DeclinedError) {
     io.stderr.write(`${error.message}\n`);
     return error.exitCode;

@@ -4,8 +4,8 @@
  * streams directly, so tests run them against `createTestIO()` buffers with any
  * combination of TTY flags (the GitHub CLI's IOStreams).
  *
- * Nothing heavy is imported here: ora loads only for a spinner on a terminal
- * (`startSpinner`).
+ * Nothing heavy is imported here: chalk and ora load only when a stream is a
+ * coloured terminal (see output/palette.ts and `startSpinner`).
  */
 
 import { withDecisions } from "./io/decisions.js";

@@ -8,7 +8,7 @@
  */
 import type { Deprecation } from "../client/types.js";
 import { envFlag } from "../env-flag.js";
-import { paletteFor } from "../output/palette.js";
+import { loadPalette } from "../output/palette.js";
 import { lastShown, rememberShown } from "../profiles/state-file.js";
 import type { ResolvedSettings } from "../profiles/resolve.js";
 import { SUNSET_DATE } from "../schema/deprecation.js";
@@ -95,7 +95,7 @@ export async function warnDeprecated(
   if (deprecationSilenced(env)) return;
   const shown = lastShown(env, NOTICE, profile);
   if (shown !== undefined && shown <= now && now - shown < DAY_MS) return;
-  const palette = paletteFor(io, "stderr");
+  const palette = await loadPalette(io, "stderr");
   const width = textWidth(io.stderr, env);
   const text = deprecationLines(deprecation, now, settings.baseUrl, width).join("\n");
   io.stderr.write(`${palette.yellow(LABEL)}${text.slice(LABEL.length)}\n`);

@@ -9,7 +9,7 @@ import type { IO } from "../io.js";
 import { parseJson, stringifyJson } from "../schema/json.js";
 import { renderCsv, renderTsv, type Column } from "./columns.js";
 import type { OutputFormat } from "./output-format.js";
-import { paletteFor } from "./palette.js";
+import { loadPalette } from "./palette.js";
 import { escapeJsonControls } from "./text-escape.js";
 
 export interface RowsToWrite<Row> {
@@ -50,7 +50,7 @@ export async function writeRows<Row>(
       return;
     case "table": {
       const { renderTable } = await import("./table.js");
-      const palette = paletteFor(io, "stdout");
+      const palette = await loadPalette(io, "stdout");
       stdout.write(await renderTable(rows, columns, { palette, width: stdout.columns }));
       return;
     }

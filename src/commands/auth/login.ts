@@ -26,7 +26,7 @@ import { dropOldKeyringKey, insecureStorage, placeKey } from "../../profiles/key
 import { KEY_HINT, type KeySource, readKey } from "./read-key.js";
 import { verifyKey } from "./verify-key.js";
 import { routeTo } from "../proxy-route.js";
-import { paletteFor } from "../../output/palette.js";
+import { loadPalette } from "../../output/palette.js";
 import { formatLines, settingsLines } from "../settings-summary.js";
 
 export interface LoginFlags {
@@ -122,7 +122,7 @@ export async function loginRun(flags: LoginFlags, factory: Factory): Promise<voi
   await checkConfigDir(factory.env);
   if (verify) routeTo(settings.baseUrl, factory.env, undefined);
   const { stderr } = factory.io;
-  const palette = paletteFor(factory.io, "stderr");
+  const palette = await loadPalette(factory.io, "stderr");
   stderr.write(formatLines(settingsLines(settings, palette).slice(0, 3)));
   const fromVariable = settings.sources.baseUrl === "environment";
   if (fromVariable && !verify) {

@@ -12,7 +12,7 @@ import { isoTime, windowOf } from "../../client/wait-text.js";
 import type { Factory } from "../factory.js";
 import { keyringProblem } from "../../profiles/key-store.js";
 import { keyringName } from "../../profiles/keyring-name.js";
-import { paletteFor, type Palette } from "../../output/palette.js";
+import { loadPalette, type Palette } from "../../output/palette.js";
 import { escapeJsonControls } from "../../output/text-escape.js";
 import { stringifyJson } from "../../schema/json.js";
 import type { Command } from "commander";
@@ -119,7 +119,7 @@ export async function statusRun(flags: StatusFlags, factory: Factory): Promise<v
     if (noKeyring !== undefined) report.keyringProblem = noKeyring;
     io.stdout.write(escapeJsonControls(stringifyJson(report, io.stdout.isTTY ? 2 : 0)) + "\n");
   } else {
-    const palette = paletteFor(io, "stdout");
+    const palette = await loadPalette(io, "stdout");
     const lines = settingsLines(settings, palette);
     const proxy = route && describeRoute(route, new URL(settings.baseUrl));
     if (proxy !== undefined) lines.push(["Proxy", proxy]);

@@ -3,7 +3,7 @@
  * profile, and where each comes from. No request is made (`auth status` does).
  */
 import type { Factory } from "../factory.js";
-import { paletteFor } from "../../output/palette.js";
+import { loadPalette } from "../../output/palette.js";
 import { escapeJsonControls } from "../../output/text-escape.js";
 import { stringifyJson } from "../../schema/json.js";
 import type { Command } from "commander";
@@ -46,5 +46,5 @@ export async function profileShowRun(
     io.stdout.write(escapeJsonControls(json) + "\n");
     return;
   }
-  io.stdout.write(formatLines(settingsLines(settings, paletteFor(io, "stdout"))));
+  io.stdout.write(formatLines(settingsLines(settings, await loadPalette(io, "stdout"))));
 }
