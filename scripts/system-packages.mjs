@@ -27,6 +27,16 @@ export const SYSTEM_PACKAGES = [
     for: "Debian's jq, which `--jq` is compared with (test/e2e/jq.test.ts)",
   },
   {
+    file: "/bin/zsh",
+    pkg: "zsh",
+    for: "the zsh completion script (test/completion/shells.test.ts)",
+  },
+  {
+    file: "/usr/bin/fish",
+    pkg: "fish",
+    for: "the fish completion script (test/completion/shells.test.ts)",
+  },
+  {
     file: "/usr/sbin/squid",
     pkg: "squid",
     for: "the proxy tests against a real proxy (test/e2e/squid.test.ts)",
