@@ -109,11 +109,11 @@ export async function existingCa(
     const mode = exposed.mode.toString(8).padStart(4, "0");
     return why(`its key ${paths.key} could be read by other users (mode ${mode})`);
   }
+  // The certificate is serve's, so a key that is its own is an ECDSA P-256 key.
   const privateKey = attempt(() => createPrivateKey(key.text));
-  if (privateKey?.asymmetricKeyDetails?.namedCurve !== "prime256v1") {
-    return why(`its key ${paths.key} is not an ECDSA P-256 private key`);
+  if (!privateKey || !certificate.checkPrivateKey(privateKey)) {
+    return why(`its key ${paths.key} is not its own`);
   }
-  if (!certificate.checkPrivateKey(privateKey)) return why(`its key ${paths.key} is not its own`);
   if (now < new Date(certificate.validFrom)) {
     return why(`it is not valid before ${day(new Date(certificate.validFrom))}`);
   }

@@ -9,7 +9,7 @@ import { createPrivateKey, X509Certificate } from "node:crypto";
 import type { Server as HttpsServer } from "node:https";
 import { createSecureContext, type TLSSocket } from "node:tls";
 import { ServerConfigError } from "../config-error.js";
-import { BACKDATE_MS, caPaths, CA_SUBJECT, existingCa, localCa, saveCa } from "./local-ca.js";
+import { BACKDATE_MS, caPaths, CA_SUBJECT, localCa, saveCa } from "./local-ca.js";
 
 export type TlsOption = true | { cert: string | Buffer; key: string | Buffer };
 
@@ -93,18 +93,6 @@ export function checkTlsOption(
     given,
     certificate: checkPair(given.cert, given.key, { cert: "tls.cert", key: "tls.key" }),
   };
-}
-
-/**
- * Before the data file is opened: refuses CA files next to `file` that serve
- * must not replace, so a refused start leaves nothing behind. The CA itself is
- * made or read again once the store's lock is held (setUpTls).
- */
-export async function precheckTls(
-  option: ReturnType<typeof checkTlsOption>,
-  file: string | undefined,
-): Promise<void> {
-  if (option === true && file !== undefined) await existingCa(caPaths(file), new Date());
 }
 
 /** The names the made certificate is for: loopback, and `host` unless it is a wildcard. */
