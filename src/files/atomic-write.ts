@@ -18,7 +18,7 @@ import {
   openSync,
   renameSync,
   unlinkSync,
-  writeSync,
+  writeFileSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { openNoFollowSync, THIS_PLATFORM, type FilePlatform } from "./file-safety.js";
@@ -58,10 +58,7 @@ export function writeFileAtomicSync(
     try {
       // The umask may have taken bits away; it never adds any, but be exact.
       fchmodSync(fd, mode);
-      const bytes = Buffer.from(data, "utf8");
-      for (let offset = 0; offset < bytes.length;) {
-        offset += writeSync(fd, bytes, offset, bytes.length - offset);
-      }
+      writeFileSync(fd, data);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
