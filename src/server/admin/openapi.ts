@@ -9,7 +9,7 @@
 import { STATUS_CODES } from "node:http";
 import * as z from "zod/mini";
 import { ADMIN_SCHEMAS, ErrorAnswer } from "./bodies.js";
-import type { AdminRoute } from "./operations.js";
+import type { AdminRoute } from "./routes.js";
 
 type Json = Record<string, unknown>;
 
@@ -53,7 +53,7 @@ function operation(route: AdminRoute): Json {
     operationId: route.operationId,
     summary: route.summary,
     parameters: route.parameters,
-    requestBody: body && { required: body.optional !== true, content: content(body.schema) },
+    requestBody: body && { required: !body.safeParse(undefined).success, content: content(body) },
     responses,
   };
 }
