@@ -21,7 +21,7 @@ import { createAdminRoutes, health, isAdminPath, keyEntry, type Fake } from "./a
 import { createCors } from "./cors.js";
 import { faultInjector, type FaultSettings } from "./faults.js";
 import { createHomeRoute, isHomePath } from "./home/route.js";
-import { Keyring, unauthorizedReply, type Identity } from "./keyring.js";
+import { Keyring, unauthorizedReply, type Identity } from "./auth.js";
 import type { ApiKeySpec } from "./keys.js";
 import { createOpenApiRoute } from "./openapi-route.js";
 import { PageCache } from "./page-cache.js";
@@ -201,14 +201,21 @@ export function createApp(store: PetStore, options: AppOptions) {
   }
 
   /** The operation; `resetAfter`: its connection is closed instead of answered. */
-  function operate(exchange: Exchange, route: Route, path: string, query: string, resetAfter: boolean) {
+  function operate(
+    exchange: Exchange,
+    route: Route,
+    path: string,
+    query: string,
+    resetAfter: boolean,
+  ) {
     const { req, res, entry } = exchange;
     const finishWith = (reply: Reply | undefined) => {
       if (reply === undefined) return;
       if (resetAfter) drop(exchange);
       else answer(exchange, reply);
     };
-    const failed = (error: unknown) => finishWith(responder.failed(`${req.method} request`, res, error));
+    const failed = (error: unknown) =>
+      finishWith(responder.failed(`${req.method} request`, res, error));
     if (route === Route.Pets && req.method === "POST") {
       const keep = entry && ((bytes: Buffer) => journal.keepBody(entry, bytes));
       createPet(store, req, keep).then(finishWith, failed);
@@ -216,7 +223,9 @@ export function createApp(store: PetStore, options: AppOptions) {
     }
     try {
       finishWith(
-        route === Route.Pets ? listPets(pages, query) : getPet(store, path.slice(PET_PREFIX.length)),
+        route === Route.Pets
+          ? listPets(pages, query)
+          : getPet(store, path.slice(PET_PREFIX.length)),
       );
     } catch (error) {
       failed(error);
@@ -253,7 +262,13 @@ export function createApp(store: PetStore, options: AppOptions) {
     exchange.headers =
       route === Route.Pet ? [...limit.headers, ...DEPRECATION_HEADERS] : limit.headers;
     if (journal.capacity > 0) {
-      exchange.entry = new JournalEntry(nowMs, req.method ?? "-", url, path.length, planOf(identity));
+      exchange.entry = new JournalEntry(
+        nowMs,
+        req.method ?? "-",
+        url,
+        path.length,
+        planOf(identity),
+      );
     }
     const refused = limit.refusal ?? refusalOf(req, identity, route, path, unmetExpectation);
     if (refused !== undefined) return answer(exchange, refused);
@@ -262,7 +277,8 @@ export function createApp(store: PetStore, options: AppOptions) {
     const plan = faults();
     const proceed = () => {
       if (closed || plan.failure === "reset") return drop(exchange);
-      if (plan.failure !== "503") return operate(exchange, route, path, query, plan.failure === "reset-after");
+      if (plan.failure !== "503")
+        return operate(exchange, route, path, query, plan.failure === "reset-after");
       const message = "injected fault (--fail-rate): the service is unavailable; retry later";
       answer(exchange, errorReply("fault_injected", message, ["Retry-After", "1"]));
     };
@@ -307,7 +323,12 @@ export function createApp(store: PetStore, options: AppOptions) {
     const nowMs = clock.now();
     const limit = keyring.limit(keyring.identify(headers?.authorization), address, nowMs, false);
     const reply = clientErrorReply(error.code);
-    responder.writeOnSocket(socket, reply, [...limit.headers, ...cors.headers(headers?.origin)], nowMs);
+    responder.writeOnSocket(
+      socket,
+      reply,
+      [...limit.headers, ...cors.headers(headers?.origin)],
+      nowMs,
+    );
     responder.answeredMalformed(reply.status, error.code ?? error.message);
   }
 

@@ -89,7 +89,10 @@ export const START_OPTIONS = strict(
     file: z.optional(text("must be a path (a non-empty string)")),
     /** A store to serve instead of `file`; `close()` closes it. */
     store: z.optional(
-      withMethod<PetStore>("listJson", "must be a PetStore (listJson, getJson, create, reset, close)"),
+      withMethod<PetStore>(
+        "listJson",
+        "must be a PetStore (listJson, getJson, create, reset, close)",
+      ),
     ),
     /** Number of demo pets to start with when the file is new (or in memory). */
     seed: z.optional(integer(0, MAX_SEED_PETS)),
@@ -176,7 +179,9 @@ export const START_OPTIONS = strict(
   "the options must be an object",
 ).check(
   z.superRefine((options, context) => {
-    const clash = (["file", "store", "seed"] as const).filter((name) => options[name] !== undefined);
+    const clash = (["file", "store", "seed"] as const).filter(
+      (name) => options[name] !== undefined,
+    );
     if (options.pets !== undefined && clash.length > 0) {
       const message = `pets start an in-memory store and cannot be given with ${clash.join(" or ")}`;
       context.issues.push({ code: "custom", message, input: options });
@@ -185,7 +190,9 @@ export const START_OPTIONS = strict(
 );
 
 /** Arrays the library takes may be readonly (as `running.keys` is). */
-type ReadonlyArrays<T> = { [K in keyof T]: T[K] extends Array<infer E> | undefined ? readonly E[] : T[K] };
+type ReadonlyArrays<T> = {
+  [K in keyof T]: T[K] extends Array<infer E> | undefined ? readonly E[] : T[K];
+};
 
 export type StartServerOptions = ReadonlyArrays<z.input<typeof START_OPTIONS>>;
 export type ServerOptions = z.output<typeof START_OPTIONS>;

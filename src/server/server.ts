@@ -60,7 +60,10 @@ const filterText = (filter: unknown) =>
     : Object.fromEntries(
         Object.entries(filter)
           .filter(([, value]) => value !== undefined)
-          .map(([name, value]) => [name, value instanceof Date ? String(value.getTime()) : String(value)]),
+          .map(([name, value]) => [
+            name,
+            value instanceof Date ? String(value.getTime()) : String(value),
+          ]),
       );
 
 export async function startServer(input: StartServerOptions = {}) {
@@ -159,7 +162,12 @@ export async function startServer(input: StartServerOptions = {}) {
   const { fake } = app;
   /** A control-plane operation, as its route runs it; the body checked by the caller. */
   const run = (operationId: string, request: Partial<AdminRequest<unknown>>) =>
-    adminOperation(operationId)(fake, { body: undefined, query: "", key: "", ...request }) as AdminReply;
+    adminOperation(operationId)(fake, {
+      body: undefined,
+      query: "",
+      key: "",
+      ...request,
+    }) as AdminReply;
   const origin = `${tls === undefined ? "http" : "https"}://${host.includes(":") ? `[${host}]` : host}:${port}`;
   return {
     /** Base URL, `http://HOST:PORT/v1` (`https://` over TLS). */

@@ -48,10 +48,7 @@ describe("startServer({ pets })", () => {
   });
 
   it.each([
-    [
-      [{ id: 1, name: " ", categoryId: 1 }],
-      "startServer: pets.0: name must be a non-blank string",
-    ],
+    [[{ id: 1, name: " ", categoryId: 1 }], "startServer: pets.0: name must be a non-blank string"],
     [
       [
         { id: 1, name: "A", categoryId: 1 },
