@@ -20,18 +20,13 @@ import { UsageError } from "../errors.js";
 import type { IO } from "../io.js";
 import { openNoFollow } from "../schema/file-safety.js";
 import { runLine } from "./prior-runs.js";
-import type { RunHeader } from "./result-lines.js";
-import { ResultsWriter } from "./results.js";
+import { ResultsWriter, type RunHeader } from "./results.js";
 
 /** A run of more rows than this gets a results file without asking. */
 export const AUTO_RESULTS_ROWS = 100;
 
 /** How much of an existing file is read to find its run line. */
 const FIRST_LINE_BYTES = 64 * 1024;
-
-function autoResultsPath(from: string): string {
-  return `${from}.results.ndjson`;
-}
 
 function cannotResume(io: IO, why: string): undefined {
   io.stderr.write(
@@ -62,11 +57,12 @@ export async function openAutoResults(
   from: string,
   rows: number,
   header: RunHeader,
+  concurrency: number,
   io: IO,
 ): Promise<ResultsWriter | undefined> {
   if (rows <= AUTO_RESULTS_ROWS) return undefined;
   if (from === "-") return cannotResume(io, "the rows come from stdin");
-  const path = autoResultsPath(from);
+  const path = `${from}.results.ndjson`;
   const info = await lstat(path).catch((error: NodeJS.ErrnoException) => error);
   if (info instanceof Error) {
     if (info.code !== "ENOENT") return cannotResume(io, `${path} cannot be checked (${info.code})`);
@@ -85,7 +81,7 @@ export async function openAutoResults(
     return cannotResume(io, `${path} is not the results file of ${from} and was left as it was`);
   }
   try {
-    const results = ResultsWriter.open({ path, header, exclusive: true });
+    const results = ResultsWriter.open({ path, header, concurrency, exclusive: true });
     io.stderr.write(
       `petstore add: each row's outcome goes to ${path} (if the run stops, --resume ${path} continues it)\n`,
     );

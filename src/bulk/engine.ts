@@ -13,22 +13,21 @@ import type { ProxyServer } from "../client/proxy-env.js";
 import type { Transport } from "../client/transport.js";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
 import type { IO } from "../io.js";
-import { firstPass, recordInvalid, type FirstPass } from "./first-pass.js";
 import type { InputFormat } from "./input/input-format.js";
 import { InputFormatError } from "./input/input-record.js";
 import { openInput, type InputSource, type StdinChunks } from "./input/source.js";
+import { Outcomes, type BulkReport, type StdoutMode } from "./outcomes.js";
 import { Pacer, realTimers, type Timers } from "./pacer.js";
 import { PriorState, readPriorRuns, type PriorRuns } from "./prior-runs.js";
-import { Progress, formatCount, type BulkReport } from "./progress.js";
+import { Progress, formatCount } from "./progress.js";
 import { checkResultsPath, ResultsWriter } from "./results.js";
 import { openAutoResults } from "./auto-results.js";
-import { OutcomeStream, type StdoutMode } from "./outcome-stream.js";
 import { createPoolTransport } from "./pool-transport.js";
-import { readRows, type Row } from "./rows.js";
+import { firstPass, readRows, type Row, type RunPlan } from "./rows.js";
 import { createPoster, MAX_WAIT_MS, RowSender } from "./row-sender.js";
 import { installSignals } from "./signals.js";
 
-export type { BulkReport } from "./progress.js";
+export type { BulkReport } from "./outcomes.js";
 
 export interface BulkOptions {
   /** A path, or `-` for stdin. */
@@ -44,7 +43,7 @@ export interface BulkOptions {
   timeoutMs: number;
   retry: RetryPolicy;
   verbose: boolean;
-  /** Each row's outcome on stdout: `--json` lines, or `-q` ids (see outcome-stream.ts). */
+  /** Each row's outcome on stdout: `--json` lines, or `-q` ids (see outcomes.ts). */
   stdout?: StdoutMode;
 }
 
@@ -85,9 +84,9 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
   const prior = options.resume === undefined ? undefined : await readPriorRuns(options.resume);
   const source = await openInput(options.from, options, deps.stdin);
   try {
-    let pass: FirstPass;
+    let plan: RunPlan;
     try {
-      pass = await firstPass(source, prior, options, io);
+      plan = await firstPass(source, prior, options, io);
     } catch (error) {
       if (error instanceof InputFormatError) {
         throw new UsageError(`${source.label}, ${error.message}; nothing was sent`);
@@ -100,30 +99,27 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
       startedAt: new Date(startedAt).toISOString(),
       ...(options.resume !== undefined ? { resumed: options.resume } : {}),
     };
-    const refused = pass.invalid > 0 && !options.skipInvalid;
+    const refused = plan.invalid > 0 && !options.skipInvalid;
+    const { concurrency } = options;
     const results =
       resultsPath !== undefined
-        ? ResultsWriter.open({
-            path: resultsPath,
-            header,
-            ...(prior !== undefined && options.resume !== undefined
-              ? { resume: { path: options.resume, validBytes: prior.validBytes } }
-              : {}),
-          })
+        ? ResultsWriter.open({ path: resultsPath, header, concurrency, resume: prior })
         : refused
           ? undefined
-          : await openAutoResults(options.from, pass.rows, header, io);
+          : await openAutoResults(options.from, plan.rows, header, concurrency, io);
     try {
       if (refused) {
-        if (results !== undefined) await recordInvalid(source, results);
+        for await (const { row, line, problems } of readRows(source, false)) {
+          if (problems !== undefined) results?.record({ row, line, outcome: "invalid", problems });
+        }
         if (results?.failure !== undefined) throw results.failure;
         const where = results !== undefined ? `; every problem is listed in ${resultsPath}` : "";
         throw new UsageError(
-          `${formatCount(pass.invalid)} of ${formatCount(pass.rows)} rows ${pass.invalid === 1 ? "is" : "are"} invalid; nothing was sent${where}`,
+          `${formatCount(plan.invalid)} of ${formatCount(plan.rows)} rows ${plan.invalid === 1 ? "is" : "are"} invalid; nothing was sent${where}`,
           "fix them, or add --skip-invalid to send the valid rows",
         );
       }
-      return await secondPass(source, prior, results, pass, options, deps, target, startedAt);
+      return await secondPass(source, prior, results, plan, options, deps, target, startedAt);
     } finally {
       await results?.close();
     }
@@ -136,7 +132,7 @@ async function secondPass(
   source: InputSource,
   prior: PriorRuns | undefined,
   results: ResultsWriter | undefined,
-  pass: FirstPass,
+  plan: RunPlan,
   options: BulkOptions,
   deps: BulkDeps,
   { baseUrl, apiKey }: { baseUrl: string; apiKey: string },
@@ -145,16 +141,13 @@ async function secondPass(
   const { io } = deps;
   const timers = deps.timers ?? realTimers;
   const now = timers.now;
-  const outcomes =
-    options.stdout === undefined
-      ? undefined
-      : new OutcomeStream(options.stdout, io.stdout, (row) => prior?.id(row));
-
-  const progress = new Progress(io, pass, { now });
+  const stdout =
+    options.stdout === undefined ? undefined : { mode: options.stdout, out: io.stdout };
+  const outcomes = new Outcomes(plan, results, stdout);
+  const progress = new Progress(io, outcomes, plan.toSend, { now });
   // The client's retry table; a bulk run waits longer than a person would (see MAX_WAIT_MS).
   const retry: RetryPolicy = { ...options.retry, maxRetryAfter: MAX_WAIT_MS };
   const pacer = new Pacer({
-    concurrency: options.concurrency,
     marginMs: RESET_MARGIN_MS,
     timers,
     onWait: (wait) => sender.onWait(wait),
@@ -192,35 +185,27 @@ async function secondPass(
     retry,
   );
 
-  /** The rows this run sends; the others are recorded as they are passed. */
+  /** The rows this run sends, in row order; the others are recorded as they are passed. */
   const rows = rowsToSend();
-  function* rowsToSend(): Generator<Row> {
-    for (const row of readRows(source)) {
+  async function* rowsToSend(): AsyncGenerator<Row> {
+    for await (const row of readRows(source)) {
+      await outcomes.room(row.row);
       if (sender.stopped !== undefined) return;
-      if (row.problems !== undefined) {
-        sender.record({ row: row.row, line: row.line, outcome: "invalid", problems: row.problems });
+      const { problems } = row;
+      if (problems !== undefined) {
+        outcomes.record({ row: row.row, line: row.line, outcome: "invalid", problems });
         continue;
       }
       const state = prior?.state(row.row) ?? PriorState.None;
+      const unknown = state === PriorState.Sending || state === PriorState.Unknown;
       if (state === PriorState.Added) {
-        outcomes?.addedBefore(row.row, row.line, prior!.id(row.row));
-        continue;
+        outcomes.earlier(row.row, row.line, "added", prior!.id(row.row));
+      } else if (unknown && !options.retryUnknown) {
+        outcomes.earlier(row.row, row.line, "unknown");
+      } else {
+        outcomes.sending(row.row);
+        yield row;
       }
-      if ((state === PriorState.Sending || state === PriorState.Unknown) && !options.retryUnknown) {
-        progress.unknownBefore(row.row);
-        outcomes?.unknownBefore(row.row, row.line);
-        if (state === PriorState.Sending) {
-          results?.record({
-            row: row.row,
-            line: row.line,
-            outcome: "unknown",
-            digest: row.digest,
-            error: { message: "an earlier run was stopped while this row was being sent" },
-          });
-        }
-        continue;
-      }
-      yield row;
     }
   }
 
@@ -231,22 +216,23 @@ async function secondPass(
       new PetstoreError("interrupted; the rows in flight were finished", EXIT.INTERRUPTED),
     ),
   );
-  if (pass.heldUnknown > 0) {
+  const held = plan.heldUnknown;
+  if (held > 0) {
     progress.note(
-      `${formatCount(pass.heldUnknown)} row${pass.heldUnknown === 1 ? "" : "s"} had an unknown outcome in an earlier run and ${pass.heldUnknown === 1 ? "is" : "are"} not sent again (--retry-unknown sends them)`,
+      `${formatCount(held)} row${held === 1 ? "" : "s"} had an unknown outcome in an earlier run and ${held === 1 ? "is" : "are"} not sent again (--retry-unknown sends them)`,
     );
   }
   progress.start();
   try {
     await sender.send(rows, post, options.concurrency);
   } finally {
-    rows.return(undefined);
+    await rows.return(undefined);
     progress.stop();
     interrupt();
     pacer.close();
     pool?.close();
-    outcomes?.end();
+    outcomes.end();
   }
   await results?.durable();
-  return progress.report(now() - startedAt, sender.stopped, results?.path);
+  return outcomes.report(now() - startedAt, sender.stopped);
 }

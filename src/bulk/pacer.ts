@@ -1,8 +1,8 @@
 /**
- * The pace of a bulk add: how many requests may be in flight, and when the next
- * one may leave. Requests wait in line for `acquire`; the line moves whenever an
- * answer comes back or the moment the pacer named arrives. A request may leave
- * when the concurrency allows and
+ * The pace of a bulk add: when the next request may leave (how many may be in
+ * flight at all is the number of senders). Requests wait in `acquire`, and look
+ * again whenever an answer comes back or the moment the pacer named arrives. A
+ * request may leave when
  *
  *   Remaining (the freshest reading) - finished requests (the reading may not
  *   include) - requests in flight > 0
@@ -65,7 +65,7 @@ export type Decision =
   | {
       go: false;
       /**
-       * answers: as many in flight as allowed, or as the limit has room for; pause:
+       * answers: as many in flight as the limit has room for; pause:
        * a Retry-After or a backoff; limit: used up until the reset; probe: the
        * window has reset, and one request finds out what the new one allows.
        */
@@ -76,11 +76,10 @@ export type Decision =
 export type Wait = Extract<Decision, { go: false }>;
 
 export interface PacerOptions {
-  concurrency: number;
   /** Added to every reset: the service counts in whole seconds. */
   marginMs: number;
   timers: Timers;
-  /** Told each time the line stops moving, and why. */
+  /** Told each time a request has to wait, and why. */
   onWait?: (wait: Wait) => void;
 }
 
@@ -100,7 +99,7 @@ export class Pacer {
   private current: (LimitReading & { issued: number }) | undefined;
   private finished: Finished[] = [];
   private notBeforeLocalMs = 0;
-  /** The service sends no rate-limit headers: only pauses and concurrency hold requests back. */
+  /** The service sends no rate-limit headers: only pauses hold requests back. */
   private unlimited = false;
   /** A lower bound of (service time - local time); undefined until a Date header is seen. */
   private offsetMs: number | undefined;
@@ -109,7 +108,9 @@ export class Pacer {
     header: undefined,
     ms: undefined,
   };
-  private readonly waiters: Array<(issued: number | undefined) => void> = [];
+  /** Resolves the requests waiting, to look again (see changed). */
+  private wake: (() => void) | undefined;
+  private changes: Promise<void> | undefined;
   private timer: unknown;
   private closed = false;
 
@@ -129,7 +130,6 @@ export class Pacer {
   }
 
   decide(nowLocalMs: number): Decision {
-    if (this.inFlight.size >= this.options.concurrency) return { go: false, reason: "answers" };
     if (nowLocalMs < this.notBeforeLocalMs) {
       return { go: false, reason: "pause", untilLocalMs: this.notBeforeLocalMs };
     }
@@ -177,29 +177,24 @@ export class Pacer {
         this.finished = this.finished.filter((finished) => finished.finished >= floor);
       }
     }
-    this.pump();
-  }
-
-  /** The request's number when it may go at once (nobody waits and the pacer says go); else undefined. */
-  tryAcquire(): number | undefined {
-    if (this.closed || this.waiters.length > 0) return undefined;
-    return this.decide(this.options.timers.now()).go ? this.issue() : undefined;
+    this.notify();
   }
 
   /** Resolves with the request's number once it may go; undefined once the pacer is closed. */
-  acquire(): Promise<number | undefined> {
-    if (this.closed) return Promise.resolve(undefined);
-    return new Promise((resolve) => {
-      this.waiters.push(resolve);
-      this.pump();
-    });
+  async acquire(): Promise<number | undefined> {
+    while (!this.closed) {
+      const decision = this.decide(this.options.timers.now());
+      if (decision.go) return this.issue();
+      this.options.onWait?.(decision); // which may close the pacer
+      if (!this.closed) await this.changed(decision.untilLocalMs);
+    }
+    return undefined;
   }
 
   /** No request is let through any more; those waiting get undefined. */
   close(): void {
     this.closed = true;
-    this.clearTimer();
-    for (const resolve of this.waiters.splice(0)) resolve(undefined);
+    this.notify();
   }
 
   private resetLocal(reading: LimitReading): number {
@@ -232,33 +227,23 @@ export class Pacer {
     return count;
   }
 
-  private clearTimer(): void {
-    if (this.timer !== undefined) this.options.timers.clearTimeout(this.timer);
-    this.timer = undefined;
+  /** Resolves once an answer came back, the pacer closed, or at `untilLocalMs`. */
+  private changed(untilLocalMs: number | undefined): Promise<void> {
+    this.changes ??= new Promise((resolve) => (this.wake = resolve));
+    if (untilLocalMs !== undefined && this.timer === undefined) {
+      const { timers } = this.options;
+      // A wait past a timer's range is waited in pieces: the requests look again after each.
+      const delay = Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(untilLocalMs - timers.now())));
+      this.timer = timers.setTimeout(() => this.notify(), delay);
+    }
+    return this.changes;
   }
 
-  private pump(): void {
-    const { timers, onWait } = this.options;
-    this.clearTimer();
-    while (this.waiters.length > 0 && !this.closed) {
-      const decision = this.decide(timers.now());
-      if (decision.go) {
-        this.waiters.shift()!(this.issue());
-        continue;
-      }
-      if (decision.untilLocalMs !== undefined) {
-        // A wait past a timer's range is waited in pieces: the line is looked at again after each.
-        const delay = Math.min(
-          MAX_TIMER_MS,
-          Math.max(1, Math.ceil(decision.untilLocalMs - timers.now())),
-        );
-        this.timer = timers.setTimeout(() => {
-          this.timer = undefined;
-          this.pump();
-        }, delay);
-      }
-      onWait?.(decision);
-      return;
-    }
+  private notify(): void {
+    if (this.timer !== undefined) this.options.timers.clearTimeout(this.timer);
+    this.timer = undefined;
+    const wake = this.wake;
+    this.changes = this.wake = undefined;
+    wake?.();
   }
 }

@@ -19,7 +19,7 @@ import { UsageError } from "../errors.js";
 import { nonRegularKind } from "../schema/file-kind.js";
 import { parseJson } from "../schema/json.js";
 import { INT64_MAX, INT64_MIN } from "../schema/pet.js";
-import { OUTCOMES } from "./result-lines.js";
+import { OUTCOMES } from "./results.js";
 
 /** In the order of OUTCOMES, after None. */
 export const enum PriorState {
@@ -51,19 +51,21 @@ export class PriorRuns {
   maxRow = 0;
   /** Bytes of the file up to the end of its last complete line. */
   validBytes = 0;
+  /** Bytes of the file as it was read: a resume refuses a file that changed since. */
+  size = 0;
+
+  constructor(readonly path: string) {}
 
   set(row: number, state: PriorState, digest: string | undefined, id?: bigint): void {
     if (row >= this.states.length) {
       const size = 2 ** Math.ceil(Math.log2(row + 1));
-      const states = new Uint8Array(size);
-      const digests = new BigUint64Array(size);
-      const ids = new BigInt64Array(size);
-      states.set(this.states);
-      digests.set(this.digests);
-      ids.set(this.ids);
-      this.states = states;
-      this.digests = digests;
-      this.ids = ids;
+      const grown = <T extends Uint8Array | BigUint64Array | BigInt64Array>(old: T, bigger: T) => {
+        bigger.set(old as never);
+        return bigger;
+      };
+      this.states = grown(this.states, new Uint8Array(size));
+      this.digests = grown(this.digests, new BigUint64Array(size));
+      this.ids = grown(this.ids, new BigInt64Array(size));
     }
     // A line without a digest (one written by hand to settle an unknown row) keeps the
     // row's digest; an `invalid` line has none because nothing valid was there.
@@ -99,9 +101,8 @@ export class PriorRuns {
         state === PriorState.Added ||
         state === PriorState.Sending ||
         state === PriorState.Unknown
-      ) {
+      )
         yield row;
-      }
     }
   }
 }
@@ -147,13 +148,6 @@ function readLine(prior: PriorRuns, text: string): boolean {
 }
 
 const LEFT_AS_IT_WAS = "it was left as it was and nothing was sent";
-
-function notResults(path: string): UsageError {
-  return new UsageError(
-    `--resume ${path} is not a petstore results file: its first line is not the {"run":…} line every run writes first`,
-    `${LEFT_AS_IT_WAS}; give the file that --results wrote, or start a new run with --results <new file>`,
-  );
-}
 
 /** Opens the file to read, refusing anything but a regular file (a FIFO would block, a device never end). */
 async function openResults(path: string): Promise<FileHandle> {
@@ -218,13 +212,19 @@ async function* linesOf(
  * results file is refused (UsageError) before a byte of it is changed.
  */
 export async function readPriorRuns(path: string): Promise<PriorRuns> {
-  const prior = new PriorRuns();
+  const prior = new PriorRuns(path);
   const handle = await openResults(path);
   try {
     let number = 0;
     for await (const { text, end, ended } of linesOf(handle)) {
+      prior.size = end;
       if (++number === 1) {
-        if (runLine(text) === undefined) throw notResults(path);
+        if (runLine(text) === undefined) {
+          throw new UsageError(
+            `--resume ${path} is not a petstore results file: its first line is not the {"run":…} line every run writes first`,
+            `${LEFT_AS_IT_WAS}; give the file that --results wrote, or start a new run with --results <new file>`,
+          );
+        }
       } else if (text !== "" && !readLine(prior, text)) {
         // A last line cut short is dropped (and cut when the run continues); a whole one never is.
         if (!ended) break;

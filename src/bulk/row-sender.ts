@@ -31,12 +31,16 @@ import type { HttpResponse } from "../http-response.js";
 import { parseJson } from "../schema/json.js";
 import { ErrorBody, INT64_MAX, INT64_MIN } from "../schema/pet.js";
 import { parseRecordJson } from "./input/input-record.js";
-import type { OutcomeStream } from "./outcome-stream.js";
+import type { Outcomes } from "./outcomes.js";
 import type { Completion, Pacer, Wait } from "./pacer.js";
 import { formatDuration, type Progress } from "./progress.js";
-import { cutText, MAX_STORED_CODE, MAX_STORED_MESSAGE, type ErrorSummary } from "./result-lines.js";
-import type { ResultLine } from "./result-lines.js";
-import type { ResultsWriter } from "./results.js";
+import {
+  cutText,
+  MAX_STORED_CODE,
+  MAX_STORED_MESSAGE,
+  type ErrorSummary,
+  type ResultsWriter,
+} from "./results.js";
 import type { Row } from "./rows.js";
 
 /** A wait longer than this (the daily limit, a ban) ends the run: resume it later. */
@@ -116,15 +120,7 @@ export function createPoster(send: Sender, policy: RetryPolicy): Poster {
     );
 }
 
-/** How `petstore serve` (and any compact writer) begins a Pet: the id first. */
-const LEADING_ID = /^\{"id":(0|[1-9][0-9]{0,18})[,}]/;
-
 function idOf(body: string): bigint | undefined {
-  const leading = LEADING_ID.exec(body);
-  if (leading !== null) {
-    const id = BigInt(leading[1]!);
-    return id <= INT64_MAX ? id : undefined;
-  }
   try {
     const value = parseRecordJson(body);
     if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
@@ -161,14 +157,9 @@ export interface RowSenderParts {
   retry: RetryPolicy;
   progress: Progress;
   results: ResultsWriter | undefined;
-  outcomes: OutcomeStream | undefined;
+  outcomes: Outcomes;
   /** Where the rows go: named when the rate limit ends the run. */
   url: string;
-}
-
-interface Taken {
-  row: Row;
-  room: Promise<void> | undefined;
 }
 
 /** "a 503 answer", "a network error": what a backoff waits out, in a few words. */
@@ -198,43 +189,30 @@ export class RowSender {
     this.parts.pacer.close();
   }
 
-  /** The line of a row not sent (invalid): to the results file, and to stdout with --json. */
-  record(line: ResultLine): void {
-    this.parts.results?.record(line);
-    this.parts.outcomes?.record(line);
-  }
-
   /**
    * Sends every row, `concurrency` at a time, until they are all done or the run
    * stops. Each request's next row is read (parsed, checked, its body and digest
-   * made) right after that request has left, while the service works on it,
-   * rather than between an answer and the next request; memory holds a row per
-   * request in flight, whatever the length of the input.
+   * made) right after the requests of its turn have left, while the service works
+   * on them, rather than between an answer and the next request; memory holds a
+   * row per request in flight, whatever the length of the input.
    */
-  async send(rows: Iterator<Row>, post: Poster, concurrency: number): Promise<void> {
-    const { outcomes } = this.parts;
-    // -q prints ids in input order: a row taken far ahead of one still sending waits for room
-    // before it is sent (outcome-stream.ts), and every row taken is settled.
-    const take = (): Taken | undefined => {
-      const next = this.stoppedBy === undefined ? rows.next() : undefined;
-      if (next === undefined || next.done === true) return undefined;
-      return { row: next.value, room: outcomes?.taken(next.value.row) };
+  async send(rows: AsyncIterator<Row>, post: Poster, concurrency: number): Promise<void> {
+    const take = async (): Promise<Row | undefined> => {
+      const next = this.stoppedBy === undefined ? await rows.next() : undefined;
+      return next?.done === false ? next.value : undefined;
     };
     const worker = async () => {
-      for (let taken = take(); taken !== undefined;) {
-        const { row, room } = taken;
-        let ahead: { taken: Taken | undefined } | undefined;
-        const readAhead = () => (ahead ??= { taken: take() });
+      let next = take();
+      for (let row = await next; row !== undefined; row = await next) {
+        let ahead: Promise<Row | undefined> | undefined;
         try {
-          if (room !== undefined) await room;
           // Read once the requests of this turn have left (a microtask after this one's).
-          if (this.stoppedBy === undefined) {
-            await this.sendRow(row, post, () => queueMicrotask(readAhead));
-          }
+          const sent = () => queueMicrotask(() => (ahead ??= take()));
+          if (this.stoppedBy === undefined) await this.sendRow(row, post, sent);
         } finally {
-          outcomes?.settled(row.row);
+          this.parts.outcomes.settled(row.row);
         }
-        taken = readAhead().taken;
+        next = ahead ?? take();
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
@@ -280,44 +258,36 @@ export class RowSender {
     );
   }
 
-  /** A row sent that was not added: its outcome, into the room kept for it (see reserveRow). */
-  private notAdded(
-    row: Row,
-    kind: "failed" | "unknown",
-    last: Attempt,
-    error: PetstoreError,
-  ): void {
-    const { results, outcomes, progress } = this.parts;
-    const line: ResultLine = {
-      row: row.row,
-      line: row.line,
-      outcome: kind,
-      digest: row.digest,
-      error: summarize(error, last.answer),
-    };
-    results?.recordOutcome(line);
-    outcomes?.record(line);
-    if (kind === "unknown") progress.rowUnknown(row.row);
-    else progress.rowFailed();
+  /** A row sent that was not added: its outcome. */
+  private notAdded(row: Row, outcome: "failed" | "unknown", last: Attempt, error: PetstoreError) {
+    const { digest } = row;
+    const summary = summarize(error, last.answer);
+    this.parts.outcomes.record({ row: row.row, line: row.line, outcome, digest, error: summary });
   }
 
   /** `sent` is called once the row's first request has left. */
   private async sendRow(row: Row, post: Poster, sent: () => void): Promise<void> {
-    const { pacer, now, retry, results, outcomes, progress } = this.parts;
+    const { pacer, now, retry, results, outcomes } = this.parts;
     let last: Attempt | undefined;
     for (let attempt = 1; ; attempt++) {
-      const issued = pacer.tryAcquire() ?? (await pacer.acquire());
+      const issued = await pacer.acquire();
       if (issued === undefined) {
         // Stopped while waiting: a row whose earlier attempt was refused was certainly not added.
         if (last?.result.kind === "again") this.notAdded(row, "failed", last, last.result.error);
         return;
       }
       if (attempt === 1 && results !== undefined) {
-        // Room for the row's lines first (a full disk: it is not sent, and the run stops), then
-        // its `sending` line, written before the request leaves (one write for the rows of a turn).
-        const ready =
-          results.reserveRow(row.row, row.line) &&
-          (results.sending(row.row, row.line, row.digest!), await results.written());
+        // Room for the lines of the rows in flight first (a full disk: this one is not sent,
+        // and the run stops), then its `sending` line, written before the request leaves
+        // (one write for the rows of a turn).
+        let ready = results.reserveRow();
+        if (ready) {
+          results.record(
+            { row: row.row, line: row.line, outcome: "sending", digest: row.digest },
+            true,
+          );
+          ready = await results.written();
+        }
         if (!ready) {
           pacer.complete(issued, { answered: false, counted: "no" });
           this.stop(results.failure!);
@@ -339,9 +309,8 @@ export class RowSender {
       const { result } = last;
       if (result.kind === "added") {
         pacer.complete(issued, completion);
-        results?.added(row.row, row.line, row.digest!, result.id);
-        outcomes?.added(row.row, row.line, result.id);
-        progress.rowAdded();
+        const { digest } = row;
+        outcomes.record({ row: row.row, line: row.line, outcome: "added", digest, id: result.id });
         return;
       }
       if (result.kind !== "again") {

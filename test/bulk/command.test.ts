@@ -241,10 +241,10 @@ describe("progress", () => {
   it("on a terminal, redraws a spinner with done, left and the rate-limit wait", async () => {
     const io = createTestIO({ stderrTTY: true });
     let now = 0;
-    const plan = { rows: 10, toSend: 10, invalid: 0, previouslyAdded: 0 };
-    const progress = new Progress(io, plan, { now: () => now });
+    const counts = { done: 0 };
+    const progress = new Progress(io, counts, 10, { now: () => now });
     progress.start();
-    for (let row = 1; row <= 4; row++) progress.rowAdded();
+    counts.done = 4;
     now = 2_000;
     progress.waiting(42_000, "rate limit reached");
     now = 3_000;
@@ -262,8 +262,8 @@ describe("progress", () => {
 
   it("elsewhere, writes one plain line when a long wait begins", () => {
     const io = createTestIO();
-    const plan = { rows: 1, toSend: 1, invalid: 0, previouslyAdded: 0 };
-    const progress = new Progress(io, plan, { now: () => Date.UTC(2030, 0, 1, 12, 0, 20) });
+    const counts = { done: 0 };
+    const progress = new Progress(io, counts, 1, { now: () => Date.UTC(2030, 0, 1, 12, 0, 20) });
     progress.start();
     progress.waiting(Date.UTC(2030, 0, 1, 12, 1, 0, 250), "rate limit reached");
     progress.waiting(Date.UTC(2030, 0, 1, 12, 1, 0, 250), "rate limit reached");
@@ -276,11 +276,11 @@ describe("progress", () => {
     vi.useFakeTimers({ now: Date.UTC(2030, 0, 1, 12, 0, 0) });
     try {
       const io = createTestIO();
-      const plan = { rows: 5_000, toSend: 5_000, invalid: 0, previouslyAdded: 0 };
-      const progress = new Progress(io, plan, { now: () => Date.now() });
+      const counts = { done: 0 };
+      const progress = new Progress(io, counts, 5_000, { now: () => Date.now() });
       progress.start();
       for (let second = 1; second <= 11; second++) {
-        for (let row = 1; row <= 200; row++) progress.rowAdded();
+        counts.done += 200;
         vi.advanceTimersByTime(1_000);
       }
       progress.stop();

@@ -15,7 +15,7 @@ import { parseJson, stringifyJson } from "../../src/schema/json.js";
 import type { PetStatus } from "../../src/schema/pet.js";
 import { validateNewPet } from "../../src/schema/validate.js";
 
-function* chunked(text: string, cuts: number[] = []): Generator<string> {
+async function* chunked(text: string, cuts: number[] = []): AsyncGenerator<string> {
   let start = 0;
   for (const cut of [...new Set(cuts)].sort((a, b) => a - b)) {
     if (cut <= start || cut >= text.length) continue;
@@ -31,7 +31,8 @@ async function records(
   cuts?: number[],
 ): Promise<InputRecord[]> {
   const all: InputRecord[] = [];
-  for (const record of parser(chunked(text, cuts))) all.push(record);
+  const head = text.slice(0, 4096);
+  for await (const record of parser(chunked(text, cuts), { head })) all.push(record);
   return all;
 }
 
@@ -84,13 +85,23 @@ describe("CSV", () => {
     ]);
   });
 
-  it("reports rows with too many fields or text after a closing quote, and reads the rest", async () => {
-    const rows = await records(parseCsv, 'name,categoryId\nA,1,x\n"B"x,2\nC,3\n');
+  it("reports rows with too many fields, and reads the rest", async () => {
+    const rows = await records(parseCsv, "name,categoryId\nA,1,x\nC,3\n");
     expect(rows).toEqual([
       { row: 1, line: 2, unreadable: "has 3 fields; the header has 2" },
-      { row: 2, line: 3, unreadable: "field 1 has text after its closing quote" },
-      { row: 3, line: 4, value: { name: "C", categoryId: 3n } },
+      { row: 2, line: 3, value: { name: "C", categoryId: 3n } },
     ]);
+  });
+
+  it("stops at a quote out of place, naming its line: csv-parse's answer", async () => {
+    const closing = await failure(parseCsv, 'name,categoryId\nA,1\n"B"x,2\nC,3\n');
+    expect([closing.line, closing.reason]).toEqual([
+      3,
+      "a quoted field has text after its closing quote",
+    ]);
+    const opening = await failure(parseCsv, 'name,categoryId\nA,1\n\nB"x,2\n');
+    expect(opening.line).toBe(4);
+    expect(opening.reason).toContain("does not start with one");
   });
 
   it("refuses an unknown, doubled or missing header column, naming it", async () => {

@@ -81,9 +81,11 @@ export const MAX_RECORD_CHARS = 1024 * 1024;
 export interface ParseOptions {
   /** CSV: columns the header names that are not a pet's are ignored instead of refused. */
   ignoreUnknownColumns?: boolean;
+  /** CSV: the first characters of the input, where the delimiter is found. */
+  head?: string;
 }
 
 export type RecordParser = (
-  chunks: Iterable<string>,
+  chunks: AsyncIterable<string>,
   options?: ParseOptions,
-) => Generator<InputRecord>;
+) => AsyncGenerator<InputRecord>;

@@ -14,46 +14,36 @@ import {
   type InputRecord,
 } from "./input-record.js";
 
-const enum Phase {
-  Start,
-  FirstValue,
-  Value,
-  InValue,
-  AfterValue,
-  End,
+const isWhitespace = (c: string) => c === " " || c === "\n" || c === "\r" || c === "\t";
+
+function describe(c: string): string {
+  const code = c.charCodeAt(0);
+  return code < 0x20 ? `U+${code.toString(16).padStart(4, "0")}` : `'${c}'`;
 }
 
-function isWhitespace(c: number): boolean {
-  return c === 32 || c === 10 || c === 13 || c === 9;
-}
-
-function describe(ch: string): string {
-  return ch.charCodeAt(0) < 0x20
-    ? `U+${ch.charCodeAt(0).toString(16).padStart(4, "0")}`
-    : `'${ch}'`;
-}
-
-export function* parseJsonArray(chunks: Iterable<string>): Generator<InputRecord> {
-  let phase: Phase = Phase.Start;
+export async function* parseJsonArray(chunks: AsyncIterable<string>): AsyncGenerator<InputRecord> {
+  /** Before '[', before the first element or one after ',', in one, after one, after ']'. */
+  let phase: "start" | "first" | "next" | "in" | "after" | "end" = "start";
   let line = 1;
   let column = 0;
   let row = 0;
+  /** The element's text, and where it starts. */
   let text = "";
+  let startLine = 0;
+  let startColumn = 0;
   let depth = 0;
   let inString = false;
   let escaped = false;
-  let scalar = false;
-  let startLine = 0;
-  let startColumn = 0;
 
   const fail = (reason: string): never => {
     throw new InputFormatError(reason, line, column);
   };
-
   const element = (): InputRecord => {
     row++;
     const source = text;
     text = "";
+    if (source.length > MAX_RECORD_CHARS)
+      fail(`an element longer than ${MAX_RECORD_CHARS} characters`);
     try {
       return { row, line: startLine, value: parseRecordJson(source) };
     } catch (error) {
@@ -66,93 +56,78 @@ export function* parseJsonArray(chunks: Iterable<string>): Generator<InputRecord
     }
   };
 
-  for (const chunk of chunks) {
-    let runStart = phase === Phase.InValue ? 0 : -1;
+  for await (const chunk of chunks) {
+    let from = 0;
     for (let i = 0; i < chunk.length; i++) {
-      const c = chunk.charCodeAt(i);
-      if (c === 10) {
+      const c = chunk[i]!;
+      if (c === "\n") {
         line++;
         column = 0;
       } else {
         column++;
       }
-      if (phase === Phase.InValue) {
-        let ended = false;
-        let endsBefore = false;
-        if (scalar) {
-          if (isWhitespace(c) || c === 44 || c === 93 || c === 125) {
-            ended = true;
-            endsBefore = true;
-          }
-        } else if (inString) {
+      if (phase === "in") {
+        if (inString) {
           if (escaped) escaped = false;
-          else if (c === 92) escaped = true;
-          else if (c === 34) {
-            inString = false;
-            if (depth === 0) ended = true;
-          }
-        } else if (c === 34) {
-          inString = true;
-        } else if (c === 123 || c === 91) {
-          depth++;
-        } else if (c === 125 || c === 93) {
-          if (--depth === 0) ended = true;
+          else if (c === "\\") escaped = true;
+          else if (c === '"') inString = false;
+          continue;
         }
-        if (!ended) continue;
-        text += chunk.slice(runStart, endsBefore ? i : i + 1);
-        runStart = -1;
-        if (text.length > MAX_RECORD_CHARS)
-          fail(`an element longer than ${MAX_RECORD_CHARS} characters`);
-        yield element();
-        phase = Phase.AfterValue;
-        if (!endsBefore) continue;
-        // The character that ended a number or literal belongs to what follows it.
+        if (c === '"') inString = true;
+        else if (c === "{" || c === "[") depth++;
+        else if ((c === "}" || c === "]") && depth > 0) depth--;
+        else if (depth === 0 && (isWhitespace(c) || c === "," || c === "]" || c === "}")) {
+          // The element ended before this character, which belongs to what follows it.
+          text += chunk.slice(from, i);
+          yield element();
+          phase = "after";
+        }
+        if (phase === "in") continue;
       }
       if (isWhitespace(c)) continue;
-      const ch = chunk[i]!;
       switch (phase) {
-        case Phase.Start:
-          if (c === 0xfeff) continue;
-          if (c !== 91) fail(`a JSON array must start with '['; found ${describe(ch)}`);
-          phase = Phase.FirstValue;
+        case "start":
+          if (c === "\uFEFF") continue;
+          if (c !== "[") fail(`a JSON array must start with '['; found ${describe(c)}`);
+          phase = "first";
           break;
-        case Phase.FirstValue:
-        case Phase.Value:
-          if (c === 93) {
-            if (phase === Phase.Value) fail("a value is expected after ','");
-            phase = Phase.End;
-            break;
+        case "first":
+        case "next":
+          if (c === "]") {
+            if (phase === "next") fail("a value is expected after ','");
+            phase = "end";
+          } else if (c === ",") {
+            fail("a value is expected before ','");
+          } else {
+            phase = "in";
+            startLine = line;
+            startColumn = column;
+            from = i;
+            depth = c === "{" || c === "[" ? 1 : 0;
+            inString = c === '"';
+            escaped = false;
           }
-          if (c === 44) fail("a value is expected before ','");
-          phase = Phase.InValue;
-          startLine = line;
-          startColumn = column;
-          runStart = i;
-          depth = c === 123 || c === 91 ? 1 : 0;
-          inString = c === 34;
-          escaped = false;
-          scalar = depth === 0 && !inString;
           break;
-        case Phase.AfterValue:
-          if (c === 44) phase = Phase.Value;
-          else if (c === 93) phase = Phase.End;
-          else fail(`',' or ']' is expected after an element; found ${describe(ch)}`);
+        case "after":
+          if (c === ",") phase = "next";
+          else if (c === "]") phase = "end";
+          else fail(`',' or ']' is expected after an element; found ${describe(c)}`);
           break;
-        case Phase.End:
-          fail(`nothing may follow the array's closing ']'; found ${describe(ch)}`);
+        case "end":
+          fail(`nothing may follow the array's closing ']'; found ${describe(c)}`);
       }
     }
-    if (phase === Phase.InValue) {
-      text += chunk.slice(runStart);
+    if (phase === "in") {
+      text += chunk.slice(from);
       if (text.length > MAX_RECORD_CHARS)
         fail(`an element longer than ${MAX_RECORD_CHARS} characters`);
     }
   }
-  if (phase === Phase.InValue && scalar) {
+  if (phase === "in" && depth === 0 && !inString) {
     yield element();
-    phase = Phase.AfterValue;
+    phase = "after";
   }
-  const ending = phase as Phase;
   // An empty input has no rows, as `[]` has none: the caller says so.
-  if (ending !== Phase.End && ending !== Phase.Start) fail("the array is not closed with ']'");
+  const ending: string = phase;
+  if (ending !== "end" && ending !== "start") fail("the array is not closed with ']'");
 }

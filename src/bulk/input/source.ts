@@ -37,7 +37,7 @@ export interface InputSource {
   readonly label: string;
   readonly format: InputFormat;
   /** A fresh pass over the records; an input without any is a usage error ("no rows"). */
-  records(): Iterable<InputRecord>;
+  records(): AsyncIterable<InputRecord>;
   /** Removes the copy of stdin, if one was made. */
   dispose(): Promise<void>;
 }
@@ -106,9 +106,9 @@ export async function openInput(
       );
     }
     const parse = PARSERS[format];
-    function* records(): Generator<InputRecord> {
+    async function* records(): AsyncGenerator<InputRecord> {
       let any = false;
-      for (const record of parse(decodedChunks(path), { ignoreUnknownColumns })) {
+      for await (const record of parse(decodedChunks(path), { ignoreUnknownColumns, head })) {
         any = true;
         yield record;
       }
