@@ -62,25 +62,27 @@ export interface BulkDeps {
   handleSignals?: boolean;
 }
 
-function checkConnection(deps: BulkDeps): { baseUrl: string; apiKey: string } {
+/** What the second pass starts from. */
+interface Run {
+  source: InputSource;
+  prior: PriorRuns | undefined;
+  results: ResultsWriter | undefined;
+  plan: RunPlan;
+  baseUrl: string;
+  startedAt: number;
+}
+
+export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<BulkReport> {
+  const startedAt = (deps.timers ?? realTimers).now();
+  const io = deps.io;
   const base = parseBaseUrl(deps.settings.baseUrl);
   if (!base.ok) throw new UsageError(`the base URL ${base.problem}`);
   const { apiKey, allowInsecure } = deps.settings;
   const refusal = sendRefusal({ baseUrl: base.url, apiKey, allowInsecure });
   if (refusal !== undefined) throw refusal;
-  return { baseUrl: base.url, apiKey: apiKey! };
-}
-
-export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<BulkReport> {
-  const timers = deps.timers ?? realTimers;
-  const now = timers.now;
-  const startedAt = now();
-  const io = deps.io;
-  const target = checkConnection(deps);
-  const resultsPath = options.results ?? options.resume;
-  if (options.results !== undefined && options.results !== options.resume) {
-    checkResultsPath(options.results);
-  }
+  // --resume continues its file; --results names a new one (add-from-options.ts refuses both).
+  const resultsPath = options.resume ?? options.results;
+  if (options.resume === undefined && resultsPath !== undefined) checkResultsPath(resultsPath);
   const prior = options.resume === undefined ? undefined : await readPriorRuns(options.resume);
   const source = await openInput(options.from, options, deps.stdin);
   try {
@@ -119,7 +121,8 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
           "fix them, or add --skip-invalid to send the valid rows",
         );
       }
-      return await secondPass(source, prior, results, plan, options, deps, target, startedAt);
+      const run = { source, prior, results, plan, baseUrl: base.url, startedAt };
+      return await secondPass(run, options, deps);
     } finally {
       await results?.close();
     }
@@ -128,17 +131,9 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
   }
 }
 
-async function secondPass(
-  source: InputSource,
-  prior: PriorRuns | undefined,
-  results: ResultsWriter | undefined,
-  plan: RunPlan,
-  options: BulkOptions,
-  deps: BulkDeps,
-  { baseUrl, apiKey }: { baseUrl: string; apiKey: string },
-  startedAt: number,
-): Promise<BulkReport> {
-  const { io } = deps;
+async function secondPass(run: Run, options: BulkOptions, deps: BulkDeps): Promise<BulkReport> {
+  const { source, prior, results, plan, baseUrl } = run;
+  const { io, settings } = deps;
   const timers = deps.timers ?? realTimers;
   const now = timers.now;
   const stdout =
@@ -174,9 +169,9 @@ async function secondPass(
   const post = createPoster(
     createSender({
       baseUrl,
-      apiKey,
+      apiKey: settings.apiKey!,
       timeoutMs: options.timeoutMs,
-      allowInsecure: deps.settings.allowInsecure,
+      allowInsecure: settings.allowInsecure,
       transport: deps.transport ?? pool!.transport,
       now,
       userAgent: deps.userAgent,
@@ -234,5 +229,5 @@ async function secondPass(
     outcomes.end();
   }
   await results?.durable();
-  return outcomes.report(now() - startedAt, sender.stopped);
+  return outcomes.report(now() - run.startedAt, sender.stopped);
 }

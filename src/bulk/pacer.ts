@@ -103,11 +103,6 @@ export class Pacer {
   private unlimited = false;
   /** A lower bound of (service time - local time); undefined until a Date header is seen. */
   private offsetMs: number | undefined;
-  /** The Date header changes once a second: parse each text once. */
-  private lastDate: { header: string | undefined; ms: number | undefined } = {
-    header: undefined,
-    ms: undefined,
-  };
   /** Resolves the requests waiting, to look again (see changed). */
   private wake: (() => void) | undefined;
   private changes: Promise<void> | undefined;
@@ -118,9 +113,9 @@ export class Pacer {
 
   /** An answer's Date header, received at that local moment. */
   observeDate(header: string | undefined, receivedAtLocalMs: number): void {
-    if (header !== this.lastDate.header) this.lastDate = { header, ms: parseHttpDate(header) };
-    if (this.lastDate.ms === undefined) return;
-    const bound = this.lastDate.ms - receivedAtLocalMs;
+    const dated = parseHttpDate(header);
+    if (dated === undefined) return;
+    const bound = dated - receivedAtLocalMs;
     if (this.offsetMs === undefined || bound > this.offsetMs) this.offsetMs = bound;
   }
 

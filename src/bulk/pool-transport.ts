@@ -118,24 +118,15 @@ export function createPoolTransport(options: PoolTransportOptions): PoolTranspor
           factory: (origin, opts) => new Pool(origin, { ...opts, ...poolOptions }),
           clientFactory: (origin, opts) => tunnelOpener(new Pool(origin, opts)),
         });
-  /** Every request of a run goes to the same URL: parse it once. */
-  let target: { text: string; url: URL; path: string } | undefined;
-
   const transport: Transport = (request) => {
-    if (target?.text !== request.url) {
-      const url = new URL(request.url);
-      if (url.origin !== new URL(origin).origin) {
-        return Promise.reject(new Error(`this pool sends to ${options.origin} only`));
-      }
-      target = { text: request.url, url, path: url.pathname + url.search };
-    }
-    const { url, path } = target;
+    const url = new URL(request.url);
     // undici takes headers as a flat list and a body as bytes with the least work.
     const headers: string[] = [];
     for (const name in request.headers) headers.push(name, request.headers[name]!);
     const body = request.body === undefined ? null : Buffer.from(request.body);
     return new Promise<TransportResponse>((resolve, reject) => {
       const exchange = new Exchange(request, url, proxy, resolve, reject);
+      const path = url.pathname + url.search;
       pool.dispatch({ origin, path, method: request.method, headers, body }, exchange);
     });
   };

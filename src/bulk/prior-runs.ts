@@ -1,9 +1,8 @@
 /**
  * What the results file of earlier runs says about each row (`--resume`): the
  * last line of a row is its state, and for an `added` row its id (for `-q` and
- * `--json`, which report the rows added before too). Kept compact (a byte, a
- * 64-bit digest and a 64-bit id per row) so a 100,000-row run resumes in a few
- * megabytes.
+ * `--json`, which report the rows added before too): a small object per row,
+ * so a 100,000-row run resumes in a few megabytes.
  *
  * A results file is recognised by its first line, the `run` line; anything else
  * (an input file, notes) is refused and left as it was. A last line cut short (a
@@ -14,7 +13,7 @@
  * never cuts a complete line.
  */
 import { constants } from "node:fs";
-import { open, stat, type FileHandle } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
 import { UsageError } from "../errors.js";
 import { nonRegularKind } from "../schema/file-kind.js";
 import { parseJson } from "../schema/json.js";
@@ -37,16 +36,12 @@ export const READ_CHUNK_BYTES = 64 * 1024;
 /** A run line holds an input's name and a path or two, and a results line less: a longer line is neither. */
 const MAX_LINE_BYTES = 1024 * 1024;
 
-const HAS_DIGEST = 0x80;
-const HAS_ID = 0x40;
-const STATE_BITS = 0x3f;
 const DIGEST = /^[0-9a-f]{16}$/;
 
 export class PriorRuns {
-  private states = new Uint8Array(1024);
-  private digests = new BigUint64Array(1024);
-  /** The id of each `added` row whose line gave one (int64, exact). */
-  private ids = new BigInt64Array(1024);
+  /** Each row's last line: its state, the digest of its content, the id it was added with. */
+  private readonly rows: Array<{ state: PriorState; digest?: string; id?: bigint } | undefined> =
+    [];
   /** The highest row number with a line. */
   maxRow = 0;
   /** Bytes of the file up to the end of its last complete line. */
@@ -57,40 +52,25 @@ export class PriorRuns {
   constructor(readonly path: string) {}
 
   set(row: number, state: PriorState, digest: string | undefined, id?: bigint): void {
-    if (row >= this.states.length) {
-      const size = 2 ** Math.ceil(Math.log2(row + 1));
-      const grown = <T extends Uint8Array | BigUint64Array | BigInt64Array>(old: T, bigger: T) => {
-        bigger.set(old as never);
-        return bigger;
-      };
-      this.states = grown(this.states, new Uint8Array(size));
-      this.digests = grown(this.digests, new BigUint64Array(size));
-      this.ids = grown(this.ids, new BigInt64Array(size));
-    }
     // A line without a digest (one written by hand to settle an unknown row) keeps the
     // row's digest; an `invalid` line has none because nothing valid was there.
-    const keep = digest === undefined && state !== PriorState.Invalid;
-    const hasDigest = digest !== undefined || (keep && (this.states[row]! & HAS_DIGEST) !== 0);
-    const hasId = id !== undefined && state === PriorState.Added;
-    this.states[row] = state | (hasDigest ? HAS_DIGEST : 0) | (hasId ? HAS_ID : 0);
-    if (hasId) this.ids[row] = id;
-    if (digest !== undefined) this.digests[row] = BigInt(`0x${digest}`);
+    const kept = digest ?? (state === PriorState.Invalid ? undefined : this.rows[row]?.digest);
+    this.rows[row] = { state, digest: kept, id: state === PriorState.Added ? id : undefined };
     this.maxRow = Math.max(this.maxRow, row);
   }
 
   state(row: number): PriorState {
-    return ((this.states[row] ?? 0) & STATE_BITS) as PriorState;
+    return this.rows[row]?.state ?? PriorState.None;
   }
 
   /** The id of a row added before, when its `added` line gave one. */
   id(row: number): bigint | undefined {
-    return ((this.states[row] ?? 0) & HAS_ID) !== 0 ? this.ids[row] : undefined;
+    return this.rows[row]?.id;
   }
 
   /** Whether the row's last line was about exactly this content. */
   sameContent(row: number, digest: string | undefined): boolean {
-    if (((this.states[row] ?? 0) & HAS_DIGEST) === 0 || digest === undefined) return false;
-    return this.digests[row] === BigInt(`0x${digest}`);
+    return digest !== undefined && this.rows[row]?.digest === digest;
   }
 
   /** Rows above `rowCount` that were (or may have been) added. */
@@ -149,15 +129,16 @@ function readLine(prior: PriorRuns, text: string): boolean {
 
 const LEFT_AS_IT_WAS = "it was left as it was and nothing was sent";
 
-/** Opens the file to read, refusing anything but a regular file (a FIFO would block, a device never end). */
+/**
+ * Opens the file to read, refusing anything but a regular file: opened without
+ * blocking, so a FIFO is refused as a directory or a device is, before a read.
+ */
 async function openResults(path: string): Promise<FileHandle> {
   let handle: FileHandle | undefined;
   try {
-    const info = await stat(path);
-    if (info.isFile()) {
-      handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-      if ((await handle.stat()).isFile()) return handle;
-    }
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const info = await handle.stat();
+    if (info.isFile()) return handle;
     throw new UsageError(
       `--resume ${path} is not a regular file (${nonRegularKind(info)})`,
       `${LEFT_AS_IT_WAS}; give the file that --results wrote`,

@@ -4,8 +4,7 @@
  * the rate, and the wait when the rate limit binds. Elsewhere (pipes, CI logs), a
  * plain line every few seconds and one when a long wait begins.
  */
-import { withinDates } from "../client/http-date.js";
-import { isoTime } from "../client/wait-text.js";
+import { formatWait, isoTime } from "../client/wait-text.js";
 import type { IO, Spinner } from "../io.js";
 
 export interface ProgressOptions {
@@ -15,7 +14,6 @@ export interface ProgressOptions {
 }
 
 const REDRAW_MS = 200;
-const RATE_WINDOW_MS = 10_000;
 const LONG_WAIT_MS = 2_000;
 
 /** `12,345`, as en-US writes it; whole numbers without Intl (its first use costs milliseconds). */
@@ -24,20 +22,11 @@ export function formatCount(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+$)/g, ",");
 }
 
-/** A wait still ahead, rounded up: a wait is never announced shorter than it is. */
-export function formatDuration(ms: number): string {
-  return wholeSeconds(Math.ceil(withinDates(ms) / 1000));
-}
-
 /** Time already spent: tenths under 10 s ("1.3 s", not a rounded-up "2 s"), else to the second. */
 export function formatElapsed(ms: number): string {
   if (ms < 9_950) return `${(Math.max(ms, 100) / 1000).toFixed(1)} s`;
-  return wholeSeconds(Math.round(ms / 1000));
-}
-
-function wholeSeconds(seconds: number): string {
-  if (seconds < 120) return `${seconds} s`;
-  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  const seconds = Math.round(ms / 1000);
+  return seconds < 120 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
 
 /** What the progress line counts: the rows done, of those meant to be sent. */
@@ -48,7 +37,7 @@ export interface Counts {
 export class Progress {
   private spinner: Spinner | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
-  private samples: Array<{ at: number; done: number }> = [];
+  private readonly startedAt: number;
   private waitUntil: number | undefined;
   private waitWhy = "";
   private lastPlainAt: number;
@@ -61,7 +50,7 @@ export class Progress {
     private readonly options: ProgressOptions,
   ) {
     this.plainEveryMs = options.plainEveryMs ?? 5_000;
-    this.lastPlainAt = options.now();
+    this.startedAt = this.lastPlainAt = options.now();
   }
 
   start(): void {
@@ -80,7 +69,7 @@ export class Progress {
     this.waitWhy = why;
     if (long && !wasWaiting && this.spinner === undefined) {
       this.io.stderr.write(
-        `petstore add: ${why}; waiting ${formatDuration(untilLocalMs - now)} (until ${isoTime(untilLocalMs).slice(-13, -5)} UTC)\n`,
+        `petstore add: ${why}; waiting ${formatWait(untilLocalMs - now)} (until ${isoTime(untilLocalMs).slice(-13, -5)} UTC)\n`,
       );
     }
     if (this.spinner) this.spinner.update(this.text());
@@ -98,25 +87,15 @@ export class Progress {
     this.spinner = undefined;
   }
 
-  private rate(now: number): number | undefined {
-    const done = this.counts.done;
-    this.samples.push({ at: now, done });
-    while (this.samples.length > 2 && this.samples[0]!.at < now - RATE_WINDOW_MS)
-      this.samples.shift();
-    const first = this.samples[0]!;
-    const span = now - first.at;
-    return span >= 1_000 ? ((done - first.done) * 1000) / span : undefined;
-  }
-
   private text(): string {
     const now = this.options.now();
     const done = this.counts.done;
     const left = Math.max(0, this.toSend - done);
-    const rate = this.rate(now);
+    const span = now - this.startedAt;
     let text = `adding pets: ${formatCount(done)} of ${formatCount(this.toSend)} done, ${formatCount(left)} left`;
-    if (rate !== undefined) text += `, ${formatCount(Math.round(rate))} rows/s`;
+    if (span >= 1_000) text += `, ${formatCount(Math.round((done * 1000) / span))} rows/s`;
     if (this.waitUntil !== undefined && this.waitUntil > now) {
-      text += `; ${this.waitWhy}: next request in ${formatDuration(this.waitUntil - now)}`;
+      text += `; ${this.waitWhy}: next request in ${formatWait(this.waitUntil - now)}`;
     }
     return text;
   }

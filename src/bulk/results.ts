@@ -28,14 +28,12 @@
 import {
   closeSync,
   constants,
-  copyFileSync,
   fdatasync,
   fstatSync,
   ftruncateSync,
   openSync,
   readSync,
   statSync,
-  unlinkSync,
   writeSync,
 } from "node:fs";
 import { promisify } from "node:util";
@@ -122,10 +120,10 @@ export interface OpenResults {
   /** At most this many rows in flight: the room kept for their lines. */
   concurrency: number;
   /**
-   * Continue the file prior-runs.ts read (`--resume`): its size then, and the bytes
-   * up to its last complete line; a torn last line is cut, a complete line never.
+   * Continue the file (`--resume`) as prior-runs.ts read it: its size then, and the
+   * bytes up to its last complete line; a torn last line is cut, a complete line never.
    */
-  resume?: { path: string; size: number; validBytes: number };
+  resume?: { size: number; validBytes: number };
   /**
    * Create the file, which must not exist: never open an existing file or follow a
    * symbolic link in its place (the results file a long run gets without asking).
@@ -208,18 +206,10 @@ export class ResultsWriter {
 
   static open(options: OpenResults): ResultsWriter {
     const { path, resume } = options;
-    const elsewhere = resume !== undefined && resume.path !== path;
-    const unlockTarget = lockResults(path);
-    let unlockSource = () => {};
+    const unlock = lockResults(path);
     let fd: number | undefined;
-    let copied = false;
     try {
-      if (elsewhere) unlockSource = lockResults(resume.path);
-      if (resume === undefined || elsewhere) checkResultsPath(path);
-      if (elsewhere) {
-        copyFileSync(resume.path, path);
-        copied = true;
-      }
+      if (resume === undefined) checkResultsPath(path);
       fd =
         options.exclusive === true
           ? openNoFollowSync(path, CREATE_NEW, 0o600)
@@ -240,17 +230,11 @@ export class ResultsWriter {
         ftruncateSync(fd, resume.validBytes);
     } catch (error) {
       if (fd !== undefined) closeSync(fd);
-      if (copied) unlinkSync(path);
-      unlockTarget();
-      unlockSource();
+      unlock();
       if (error instanceof UsageError) throw error;
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
       throw new UsageError(`cannot write the results file ${path} (${code})`);
     }
-    const unlock = () => {
-      unlockTarget();
-      unlockSource();
-    };
     const writer = new ResultsWriter(path, fd, unlock, options.concurrency * ROW_BYTES);
     // Written before any room is claimed: a run killed before its first line leaves no
     // file of spaces, which --resume would refuse, but an empty one, a fresh start.

@@ -18,7 +18,7 @@ import { idFromLocation } from "../client/created.js";
 import { completeRateLimit, rateLimitFromHeaders } from "../client/rate-limit-headers.js";
 import { computeDelay, retryReason, type RetryPolicy } from "../client/retry.js";
 import type { Sender, SendOutcome } from "../client/send.js";
-import { isoTime } from "../client/wait-text.js";
+import { formatWait, isoTime } from "../client/wait-text.js";
 import {
   EXIT,
   HttpError,
@@ -30,10 +30,9 @@ import {
 import type { HttpResponse } from "../http-response.js";
 import { parseJson } from "../schema/json.js";
 import { ErrorBody, INT64_MAX, INT64_MIN } from "../schema/pet.js";
-import { parseRecordJson } from "./input/input-record.js";
 import type { Outcomes } from "./outcomes.js";
 import type { Completion, Pacer, Wait } from "./pacer.js";
-import { formatDuration, type Progress } from "./progress.js";
+import type { Progress } from "./progress.js";
 import {
   cutText,
   MAX_STORED_CODE,
@@ -122,7 +121,7 @@ export function createPoster(send: Sender, policy: RetryPolicy): Poster {
 
 function idOf(body: string): bigint | undefined {
   try {
-    const value = parseRecordJson(body);
+    const value = parseJson(body);
     if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
     // What Int64 accepts, without a schema run per answer.
     const id = (value as Record<string, unknown>).id;
@@ -236,7 +235,7 @@ export class RowSender {
     const until = isoTime(wait.untilLocalMs).replace("T", " ").slice(0, -5) + " UTC";
     this.stop(
       new RateLimitError(
-        `the rate limit allows no more requests until ${until} (in ${formatDuration(ms)}); the run stops here`,
+        `the rate limit allows no more requests until ${until} (in ${formatWait(ms)}); the run stops here`,
         EXIT.RATE_LIMITED,
         429,
         { method: "POST", url: this.parts.url },

@@ -117,6 +117,13 @@ export function bulkOptionsFrom(
       "--retry-unknown sends again the rows of an earlier run whose outcome is unknown; it needs --resume <results>",
     );
   }
+  const results = values.results as string | undefined;
+  if (results !== undefined && resume !== undefined && results !== resume) {
+    throw new UsageError(
+      "--resume continues the results file it names; --results names the file of a new run",
+      `to continue that run: --resume ${resume} (without --results)`,
+    );
+  }
   const request = requestOptionsFrom(values, env);
   const bulk: BulkOptions = {
     from,
@@ -130,7 +137,6 @@ export function bulkOptionsFrom(
   if (format !== undefined) bulk.format = format;
   if (stdout !== undefined) bulk.stdout = stdout;
   if (values.ignoreUnknownColumns === true) bulk.ignoreUnknownColumns = true;
-  const results = values.results as string | undefined;
   if (results !== undefined) bulk.results = results;
   if (resume !== undefined) bulk.resume = resume;
   return { bulk, request };

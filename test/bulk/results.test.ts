@@ -147,23 +147,6 @@ describe("results file", () => {
     await writeFile(path, "{}\n");
     expect(() => ResultsWriter.open({ path, header, concurrency: 1 })).toThrow(UsageError);
   });
-
-  it("resuming into another file copies the earlier lines first", async () => {
-    const old = join(dir, "old.results");
-    await writeFile(old, `${RUN}{"row":1,"line":2,"outcome":"added","id":5,"digest":"${D1}"}\n`);
-    const path = join(dir, "new.results");
-    const prior = await readPriorRuns(old);
-    const writer = ResultsWriter.open({
-      path,
-      header,
-      concurrency: 1,
-      resume: prior,
-    });
-    writer.record({ row: 2, line: 3, outcome: "added", id: 6n, digest: D2 });
-    await writer.close();
-    const copy = await readPriorRuns(path);
-    expect([copy.state(1), copy.state(2)]).toEqual([PriorState.Added, PriorState.Added]);
-  });
 });
 
 describe("reading earlier runs (--resume)", () => {

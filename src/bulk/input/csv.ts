@@ -15,7 +15,6 @@
  */
 import { pipeline } from "node:stream";
 import { CsvError, parse, type Options } from "csv-parse";
-import { parse as parseLine } from "csv-parse/sync";
 import {
   InputFormatError,
   MAX_RECORD_CHARS,
@@ -51,20 +50,15 @@ function columnOf(text: string): Column | undefined {
   return Object.hasOwn(COLUMN_NAMES, name) ? COLUMN_NAMES[name] : undefined;
 }
 
-/** The delimiter that splits the header line into the most known columns. */
+/** The delimiter that splits the header line into the most known (quoted or bare) column names. */
 function delimiterOf(head: string): string {
   const lines = head.replace(/^\uFEFF/, "").split(/\r\n|\n|\r/);
   const header = lines.find((line) => line.trim() !== "") ?? "";
   let best = DELIMITERS[0]!;
-  let most = -1;
+  let most = 0;
   for (const delimiter of DELIMITERS) {
-    let fields: string[];
-    try {
-      [fields = []] = parseLine(header, { delimiter, relax_quotes: true }) as string[][];
-    } catch {
-      continue; // not a record with this delimiter (a quote left open)
-    }
-    const known = new Set(fields.map(columnOf).filter((column) => column !== undefined)).size;
+    const names = header.split(delimiter).map((name) => name.trim().replace(/^"(.*)"$/, "$1"));
+    const known = new Set(names.map(columnOf).filter((column) => column !== undefined)).size;
     if (known > most) {
       best = delimiter;
       most = known;

@@ -3,8 +3,8 @@
  * Values are read by the lossless parser, so a categoryId above 2^53 stays exact.
  * A line too long to be a pet is reported without being held in memory.
  */
-import { JsonSyntaxError } from "../../schema/json.js";
-import { MAX_RECORD_CHARS, parseRecordJson, type InputRecord } from "./input-record.js";
+import { JsonSyntaxError, parseJson } from "../../schema/json.js";
+import { MAX_RECORD_CHARS, type InputRecord } from "./input-record.js";
 
 export async function* parseNdjson(chunks: AsyncIterable<string>): AsyncGenerator<InputRecord> {
   let line = 0;
@@ -23,7 +23,7 @@ export async function* parseNdjson(chunks: AsyncIterable<string>): AsyncGenerato
     if (content.trim() === "") return undefined;
     row++;
     try {
-      return { row, line, value: parseRecordJson(content) };
+      return { row, line, value: parseJson(content) };
     } catch (error) {
       if (!(error instanceof JsonSyntaxError)) throw error;
       return { row, line, unreadable: `not valid JSON: ${error.reason} at column ${error.column}` };
