@@ -226,7 +226,6 @@ async function secondPass(run: Run, options: BulkOptions, deps: BulkDeps): Promi
     interrupt();
     pacer.close();
     pool?.close();
-    outcomes.end();
   }
   await results?.durable();
   return outcomes.report(now() - run.startedAt, sender.stopped);

@@ -17,8 +17,6 @@
  * reorder buffer until every row before theirs is settled. It is bounded: a row is
  * not read while it is WINDOW rows or more ahead of the first row not yet printed
  * (see room), so one slow row holds back at most WINDOW rows, never the whole input.
- *
- * Writes to stdout are gathered per turn of the event loop, as the results file's are.
  */
 import { EXIT, type ExitCode, type PetstoreError } from "../errors.js";
 import type { OutputStream } from "../io.js";
@@ -31,9 +29,6 @@ export type StdoutMode = "json" | "ids";
 
 /** The most rows that `-q` holds between the first row not yet printed and the last read. */
 export const WINDOW = 4096;
-
-/** Output gathered beyond this is written at once rather than at the end of the turn. */
-const FLUSH_BYTES = 64 * 1024;
 
 const UNKNOWN_BEFORE = {
   message:
@@ -72,8 +67,6 @@ export class Outcomes {
   /** Unknown in this run, or held from an earlier one; the first SHOWN of them. */
   private unknownTotal = 0;
   private readonly unknownRows: number[] = [];
-  private pending = "";
-  private scheduled = false;
   /** -q: the rows reached and not printed: their id, undefined (nothing to print) or SENDING. */
   private readonly held = new Map<number, bigint | undefined | typeof SENDING>();
   /** -q: the first row not yet printed. */
@@ -149,11 +142,6 @@ export class Outcomes {
     else this.writeJson({ row, line, outcome, earlier: true, error: UNKNOWN_BEFORE });
   }
 
-  /** The run is over: all that is known goes out. */
-  end(): void {
-    this.flush();
-  }
-
   /**
    * Exit 0 when every row is added; else, in this order: 7 when a row's outcome is
    * unknown, the code of what stopped the run (3 auth, 5 rate limit, 6 network,
@@ -211,21 +199,6 @@ export class Outcomes {
   }
 
   private write(text: string): void {
-    this.pending += text;
-    if (this.pending.length >= FLUSH_BYTES) this.flush();
-    else if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => {
-        this.scheduled = false;
-        this.flush();
-      });
-    }
-  }
-
-  private flush(): void {
-    if (this.pending === "") return;
-    const text = this.pending;
-    this.pending = "";
     this.stdout?.out.write(text);
   }
 }

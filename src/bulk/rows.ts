@@ -11,7 +11,7 @@
 import { hash } from "node:crypto";
 import { UsageError } from "../errors.js";
 import type { IO } from "../io.js";
-import { INT64_MAX, INT64_MIN, NAME_MAX_LENGTH, type NewPet } from "../schema/pet.js";
+import type { NewPet } from "../schema/pet.js";
 import { validateNewPet } from "../schema/validate.js";
 import type { InputSource } from "./input/source.js";
 import { PriorState, type PriorRuns } from "./prior-runs.js";
@@ -47,30 +47,6 @@ export function digestOf(body: string): string {
   return hash("sha256", body, "hex").slice(0, 16);
 }
 
-/**
- * The common case without a schema run (most of the cost of reading a row): a
- * record that NewPet certainly accepts, as NewPet would give it back. Anything
- * else (undefined) goes through validateNewPet, which also words the problems.
- */
-export function plainlyValid(value: unknown): NewPet | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const record = value as Record<string, unknown>;
-  for (const key in record) {
-    if (key !== "name" && key !== "categoryId" && key !== "status") return undefined;
-    if (!Object.prototype.hasOwnProperty.call(record, key)) return undefined;
-  }
-  const { name, categoryId, status } = record;
-  if (typeof name !== "string" || name.length < 1 || name.length > NAME_MAX_LENGTH)
-    return undefined;
-  if (name.trim().length === 0) return undefined;
-  if (typeof categoryId !== "bigint" || categoryId < INT64_MIN || categoryId > INT64_MAX) {
-    return undefined;
-  }
-  if (status === undefined) return "status" in record ? undefined : { name, categoryId };
-  if (status !== "available" && status !== "pending" && status !== "sold") return undefined;
-  return { name, categoryId, status };
-}
-
 /** What stringifyJson gives for the NewPet, written out (the digest of --resume depends on it). */
 export function petBody(pet: NewPet): string {
   const status = pet.status === undefined ? "" : `,"status":${JSON.stringify(pet.status)}`;
@@ -85,21 +61,17 @@ export async function* readRows(source: InputSource, withBody = true): AsyncGene
       yield { row, line, problems: [{ message: record.unreadable }] };
       continue;
     }
-    let pet = plainlyValid(record.value);
-    if (pet === undefined) {
-      const checked = validateNewPet(record.value);
-      if (!checked.ok) {
-        const problems = checked.problems.map((p) => ({ field: p.field, message: p.problem }));
-        yield { row, line, problems };
-        continue;
-      }
-      pet = checked.value;
+    const checked = validateNewPet(record.value);
+    if (!checked.ok) {
+      const problems = checked.problems.map((p) => ({ field: p.field, message: p.problem }));
+      yield { row, line, problems };
+      continue;
     }
     if (!withBody) {
       yield { row, line };
       continue;
     }
-    const body = petBody(pet);
+    const body = petBody(checked.value);
     yield { row, line, body, digest: digestOf(body) };
   }
 }
