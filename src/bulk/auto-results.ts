@@ -19,14 +19,11 @@ import { basename } from "node:path";
 import { UsageError } from "../errors.js";
 import type { IO } from "../io.js";
 import { openNoFollow } from "../schema/file-safety.js";
-import { runLine } from "./prior-runs.js";
+import { linesOf, runLine } from "./prior-runs.js";
 import { ResultsWriter, type RunHeader } from "./results.js";
 
 /** A run of more rows than this gets a results file without asking. */
 export const AUTO_RESULTS_ROWS = 100;
-
-/** How much of an existing file is read to find its run line. */
-const FIRST_LINE_BYTES = 64 * 1024;
 
 function cannotResume(io: IO, why: string): undefined {
   io.stderr.write(
@@ -40,10 +37,11 @@ async function runInput(path: string): Promise<string | undefined> {
   const handle = await openNoFollow(path, constants.O_RDONLY);
   try {
     if (!(await handle.stat()).isFile()) return undefined;
-    const buffer = Buffer.alloc(FIRST_LINE_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, FIRST_LINE_BYTES, 0);
-    const input = runLine(buffer.toString("utf8", 0, bytesRead).split("\n", 1)[0]!)?.input;
-    return typeof input === "string" ? input : undefined;
+    for await (const { text } of linesOf(handle)) {
+      const input = runLine(text)?.input;
+      return typeof input === "string" ? input : undefined;
+    }
+    return undefined;
   } finally {
     await handle.close();
   }

@@ -1,12 +1,12 @@
 /**
  * `petstore add --from`: two passes over the input. The first reads every row
- * and checks it (see first-pass.ts), so nothing is sent unless the whole input
- * is good (or --skip-invalid says to send the good rows). The second reads the
- * rows again and sends them (see row-sender.ts), at the pace the rate limit
- * allows (see pacer.ts), recording each row's outcome as it is known; the run
- * ends with its report (see progress.ts). This file wires them together.
+ * and checks it (see rows.ts), so nothing is sent unless the whole input is good
+ * (or --skip-invalid says to send the good rows). The second reads the rows again
+ * and sends them (see row-sender.ts), at the pace the rate limit allows (see
+ * pacer.ts), recording each row's outcome as it is known; the run ends with its
+ * report (see outcomes.ts). This file wires them together.
  */
-import { RESET_MARGIN_MS, type RetryPolicy } from "../client/retry.js";
+import type { RetryPolicy } from "../client/retry.js";
 import { parseBaseUrl } from "../profiles/environments.js";
 import { createSender, sendRefusal } from "../client/send.js";
 import type { ProxyServer } from "../client/proxy-env.js";
@@ -15,10 +15,10 @@ import { EXIT, PetstoreError, UsageError } from "../errors.js";
 import type { IO } from "../io.js";
 import type { InputFormat } from "./input/input-format.js";
 import { InputFormatError } from "./input/input-record.js";
-import { openInput, type InputSource, type StdinChunks } from "./input/source.js";
+import { openInput, type StdinChunks } from "./input/source.js";
 import { Outcomes, type BulkReport, type StdoutMode } from "./outcomes.js";
-import { Pacer, realTimers, type Timers } from "./pacer.js";
-import { PriorState, readPriorRuns, type PriorRuns } from "./prior-runs.js";
+import { realTimers, type Timers } from "./pacer.js";
+import { PriorState, readPriorRuns, wasSent } from "./prior-runs.js";
 import { Progress, formatCount } from "./progress.js";
 import { checkResultsPath, ResultsWriter } from "./results.js";
 import { openAutoResults } from "./auto-results.js";
@@ -62,23 +62,16 @@ export interface BulkDeps {
   handleSignals?: boolean;
 }
 
-/** What the second pass starts from. */
-interface Run {
-  source: InputSource;
-  prior: PriorRuns | undefined;
-  results: ResultsWriter | undefined;
-  plan: RunPlan;
-  baseUrl: string;
-  startedAt: number;
-}
-
 export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<BulkReport> {
-  const startedAt = (deps.timers ?? realTimers).now();
-  const io = deps.io;
-  const base = parseBaseUrl(deps.settings.baseUrl);
+  const { io, settings } = deps;
+  const timers = deps.timers ?? realTimers;
+  const now = timers.now;
+  const startedAt = now();
+  const base = parseBaseUrl(settings.baseUrl);
   if (!base.ok) throw new UsageError(`the base URL ${base.problem}`);
-  const { apiKey, allowInsecure } = deps.settings;
-  const refusal = sendRefusal({ baseUrl: base.url, apiKey, allowInsecure });
+  const baseUrl = base.url;
+  const { apiKey, allowInsecure } = settings;
+  const refusal = sendRefusal({ baseUrl, apiKey, allowInsecure });
   if (refusal !== undefined) throw refusal;
   // --resume continues its file; --results names a new one (add-from-options.ts refuses both).
   const resultsPath = options.resume ?? options.results;
@@ -121,112 +114,95 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
           "fix them, or add --skip-invalid to send the valid rows",
         );
       }
-      const run = { source, prior, results, plan, baseUrl: base.url, startedAt };
-      return await secondPass(run, options, deps);
+      const stdout =
+        options.stdout === undefined ? undefined : { mode: options.stdout, out: io.stdout };
+      const outcomes = new Outcomes(plan, results, stdout);
+      const progress = new Progress(io, outcomes, plan.toSend, { now });
+      // The client's retry table; a bulk run waits longer than a person would (see MAX_WAIT_MS).
+      const retry: RetryPolicy = { ...options.retry, maxRetryAfter: MAX_WAIT_MS };
+      const sender = new RowSender({
+        timers,
+        random: deps.random ?? Math.random,
+        retry,
+        progress,
+        results,
+        outcomes,
+        url: `${baseUrl}/pets`,
+      });
+      const pool =
+        deps.transport === undefined
+          ? createPoolTransport({
+              origin: new URL(baseUrl).origin,
+              connections: options.concurrency,
+              timeoutMs: options.timeoutMs,
+              ...(deps.proxy === undefined ? {} : { proxy: deps.proxy }),
+            })
+          : undefined;
+      const post = createPoster(
+        createSender({
+          baseUrl,
+          apiKey: apiKey!,
+          timeoutMs: options.timeoutMs,
+          allowInsecure,
+          transport: deps.transport ?? pool!.transport,
+          now,
+          userAgent: deps.userAgent,
+          debug: options.verbose ? (line) => io.stderr.write(line + "\n") : undefined,
+        }),
+        retry,
+      );
+
+      /** The rows this run sends, in row order; the others are recorded as they are passed. */
+      const rows = rowsToSend();
+      async function* rowsToSend(): AsyncGenerator<Row> {
+        for await (const row of readRows(source)) {
+          await outcomes.room(row.row);
+          if (sender.stopped !== undefined) return;
+          const { problems } = row;
+          if (problems !== undefined) {
+            outcomes.record({ row: row.row, line: row.line, outcome: "invalid", problems });
+            continue;
+          }
+          const state = prior?.state(row.row) ?? PriorState.None;
+          if (state === PriorState.Added) {
+            outcomes.earlier(row.row, row.line, "added", prior!.id(row.row));
+          } else if (wasSent(state) && !options.retryUnknown) {
+            outcomes.earlier(row.row, row.line, "unknown");
+          } else {
+            outcomes.sending(row.row);
+            yield row;
+          }
+        }
+      }
+
+      // A results file that cannot be written stops the run: rows in flight are finished.
+      results?.whenFailed((error) => sender.stop(error));
+      const interrupt = installSignals(deps.handleSignals === true, io, () =>
+        sender.stop(
+          new PetstoreError("interrupted; the rows in flight were finished", EXIT.INTERRUPTED),
+        ),
+      );
+      const held = plan.heldUnknown;
+      if (held > 0) {
+        progress.note(
+          `${formatCount(held)} row${held === 1 ? "" : "s"} had an unknown outcome in an earlier run and ${held === 1 ? "is" : "are"} not sent again (--retry-unknown sends them)`,
+        );
+      }
+      progress.start();
+      try {
+        await sender.send(rows, post, options.concurrency);
+      } finally {
+        await rows.return(undefined);
+        progress.stop();
+        interrupt();
+        pool?.close();
+      }
+      await results?.durable();
+      return outcomes.report(now() - startedAt, sender.stopped);
     } finally {
       await results?.close();
     }
   } finally {
     await source.dispose();
   }
-}
-
-async function secondPass(run: Run, options: BulkOptions, deps: BulkDeps): Promise<BulkReport> {
-  const { source, prior, results, plan, baseUrl } = run;
-  const { io, settings } = deps;
-  const timers = deps.timers ?? realTimers;
-  const now = timers.now;
-  const stdout =
-    options.stdout === undefined ? undefined : { mode: options.stdout, out: io.stdout };
-  const outcomes = new Outcomes(plan, results, stdout);
-  const progress = new Progress(io, outcomes, plan.toSend, { now });
-  // The client's retry table; a bulk run waits longer than a person would (see MAX_WAIT_MS).
-  const retry: RetryPolicy = { ...options.retry, maxRetryAfter: MAX_WAIT_MS };
-  const pacer = new Pacer({
-    marginMs: RESET_MARGIN_MS,
-    timers,
-    onWait: (wait) => sender.onWait(wait),
-  });
-  const sender = new RowSender({
-    pacer,
-    now,
-    random: deps.random ?? Math.random,
-    retry,
-    progress,
-    results,
-    outcomes,
-    url: `${baseUrl}/pets`,
-  });
-  const pool =
-    deps.transport === undefined
-      ? createPoolTransport({
-          origin: new URL(baseUrl).origin,
-          connections: options.concurrency,
-          timeoutMs: options.timeoutMs,
-          ...(deps.proxy === undefined ? {} : { proxy: deps.proxy }),
-        })
-      : undefined;
-  const post = createPoster(
-    createSender({
-      baseUrl,
-      apiKey: settings.apiKey!,
-      timeoutMs: options.timeoutMs,
-      allowInsecure: settings.allowInsecure,
-      transport: deps.transport ?? pool!.transport,
-      now,
-      userAgent: deps.userAgent,
-      debug: options.verbose ? (line) => io.stderr.write(line + "\n") : undefined,
-    }),
-    retry,
-  );
-
-  /** The rows this run sends, in row order; the others are recorded as they are passed. */
-  const rows = rowsToSend();
-  async function* rowsToSend(): AsyncGenerator<Row> {
-    for await (const row of readRows(source)) {
-      await outcomes.room(row.row);
-      if (sender.stopped !== undefined) return;
-      const { problems } = row;
-      if (problems !== undefined) {
-        outcomes.record({ row: row.row, line: row.line, outcome: "invalid", problems });
-        continue;
-      }
-      const state = prior?.state(row.row) ?? PriorState.None;
-      const unknown = state === PriorState.Sending || state === PriorState.Unknown;
-      if (state === PriorState.Added) {
-        outcomes.earlier(row.row, row.line, "added", prior!.id(row.row));
-      } else if (unknown && !options.retryUnknown) {
-        outcomes.earlier(row.row, row.line, "unknown");
-      } else {
-        outcomes.sending(row.row);
-        yield row;
-      }
-    }
-  }
-
-  // A results file that cannot be written stops the run: rows in flight are finished.
-  results?.whenFailed((error) => sender.stop(error));
-  const interrupt = installSignals(deps.handleSignals === true, io, () =>
-    sender.stop(
-      new PetstoreError("interrupted; the rows in flight were finished", EXIT.INTERRUPTED),
-    ),
-  );
-  const held = plan.heldUnknown;
-  if (held > 0) {
-    progress.note(
-      `${formatCount(held)} row${held === 1 ? "" : "s"} had an unknown outcome in an earlier run and ${held === 1 ? "is" : "are"} not sent again (--retry-unknown sends them)`,
-    );
-  }
-  progress.start();
-  try {
-    await sender.send(rows, post, options.concurrency);
-  } finally {
-    await rows.return(undefined);
-    progress.stop();
-    interrupt();
-    pacer.close();
-    pool?.close();
-  }
-  await results?.durable();
-  return outcomes.report(now() - run.startedAt, sender.stopped);
 }

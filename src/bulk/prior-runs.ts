@@ -75,16 +75,13 @@ export class PriorRuns {
 
   /** Rows above `rowCount` that were (or may have been) added. */
   *sentBeyond(rowCount: number): Generator<number> {
-    for (let row = rowCount + 1; row <= this.maxRow; row++) {
-      const state = this.state(row);
-      if (
-        state === PriorState.Added ||
-        state === PriorState.Sending ||
-        state === PriorState.Unknown
-      )
-        yield row;
-    }
+    for (let row = rowCount + 1; row <= this.maxRow; row++) if (wasSent(this.state(row))) yield row;
   }
+}
+
+/** Whether a row in this state was, or may have been, added. */
+export function wasSent(state: PriorState): boolean {
+  return state === PriorState.Added || state === PriorState.Sending || state === PriorState.Unknown;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -105,7 +102,8 @@ export function runLine(text: string): Record<string, unknown> | undefined {
 function readLine(prior: PriorRuns, text: string): boolean {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // Lossless: row numbers and ids are read as bigint, exactly.
+    value = parseJson(text);
   } catch {
     return false;
   }
@@ -113,17 +111,14 @@ function readLine(prior: PriorRuns, text: string): boolean {
   if (!("row" in value)) return true;
   const { row, outcome, digest, id } = value;
   const state = OUTCOMES.indexOf(outcome as never) + 1;
-  if (typeof row !== "number" || !Number.isSafeInteger(row) || row < 1 || state === 0) return false;
-  if (digest !== undefined && (typeof digest !== "string" || !DIGEST.test(digest))) return false;
-  let exact: bigint | undefined;
-  if (state === PriorState.Added && id !== undefined) {
-    if (typeof id !== "number" || !Number.isInteger(id)) return false;
-    // JSON.parse rounds integers above 2^53: read those again, exactly.
-    const read = Number.isSafeInteger(id) ? BigInt(id) : (parseJson(text) as { id: unknown }).id;
-    if (typeof read !== "bigint" || read < INT64_MIN || read > INT64_MAX) return false;
-    exact = read;
+  if (typeof row !== "bigint" || row < 1n || row > Number.MAX_SAFE_INTEGER || state === 0) {
+    return false;
   }
-  prior.set(row, state, digest as string | undefined, exact);
+  if (digest !== undefined && (typeof digest !== "string" || !DIGEST.test(digest))) return false;
+  const added = state === PriorState.Added;
+  const int64 = typeof id === "bigint" && id >= INT64_MIN && id <= INT64_MAX;
+  if (added && id !== undefined && !int64) return false;
+  prior.set(Number(row), state, digest as string | undefined, added && int64 ? id : undefined);
   return true;
 }
 
@@ -160,19 +155,16 @@ async function openResults(path: string): Promise<FileHandle> {
  * break ended it (only the last one may lack it). A line longer than
  * MAX_LINE_BYTES is given cut, as if ended, and ends the reading.
  */
-async function* linesOf(
+export async function* linesOf(
   handle: FileHandle,
 ): AsyncGenerator<{ text: string; end: number; ended: boolean }> {
-  let carried = Buffer.alloc(0);
+  let carried: Buffer = Buffer.alloc(0);
   let position = 0;
-  for (;;) {
-    const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, READ_CHUNK_BYTES, position);
-    if (bytesRead === 0) break;
-    const read = buffer.subarray(0, bytesRead);
+  const chunks = handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES, autoClose: false });
+  for await (const read of chunks as AsyncIterable<Buffer>) {
     const bytes = carried.length > 0 ? Buffer.concat([carried, read]) : read;
     const base = position - carried.length;
-    position += bytesRead;
+    position += read.length;
     let start = 0;
     for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, start)) {
       yield { text: bytes.toString("utf8", start, at), end: base + at + 1, ended: true };

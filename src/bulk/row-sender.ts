@@ -16,22 +16,15 @@
  */
 import { idFromLocation } from "../client/created.js";
 import { completeRateLimit, rateLimitFromHeaders } from "../client/rate-limit-headers.js";
-import { computeDelay, retryReason, type RetryPolicy } from "../client/retry.js";
+import { computeDelay, RESET_MARGIN_MS, retryReason, type RetryPolicy } from "../client/retry.js";
 import type { Sender, SendOutcome } from "../client/send.js";
 import { formatWait, isoTime } from "../client/wait-text.js";
-import {
-  EXIT,
-  HttpError,
-  NetworkError,
-  OutcomeUnknownError,
-  PetstoreError,
-  RateLimitError,
-} from "../errors.js";
+import { EXIT, HttpError, OutcomeUnknownError, PetstoreError, RateLimitError } from "../errors.js";
 import type { HttpResponse } from "../http-response.js";
 import { parseJson } from "../schema/json.js";
 import { ErrorBody, INT64_MAX, INT64_MIN } from "../schema/pet.js";
 import type { Outcomes } from "./outcomes.js";
-import type { Completion, Pacer, Wait } from "./pacer.js";
+import { Pacer, type Completion, type Timers, type Wait } from "./pacer.js";
 import type { Progress } from "./progress.js";
 import {
   cutText,
@@ -75,56 +68,48 @@ const ROW_SPECIFIC = new Set([400, 409, 422]);
 
 /** One POST of one row through the client's `send`, and what its outcome means. */
 export function createPoster(send: Sender, policy: RetryPolicy): Poster {
-  const judge = (outcome: SendOutcome, error: PetstoreError): AttemptResult => {
-    const reason = retryReason(outcome, "POST", policy);
-    if (reason !== undefined)
-      return { kind: "again", error, rateLimited: reason === "rate_limited" };
-    if (outcome.kind === "unknown" || error instanceof OutcomeUnknownError) {
-      return { kind: "unknown", error };
-    }
-    if (outcome.kind === "answered" && ROW_SPECIFIC.has(outcome.response.status)) {
-      return { kind: "failed", error };
-    }
-    return { kind: "failed", error, stop: error };
-  };
-  return (body) =>
-    send({ method: "POST", path: "/pets", body }).then(
-      (outcome): Attempt => {
-        if (outcome.kind !== "answered") {
-          const result = judge(outcome, outcome.error);
-          // Without an answer, only a request that may have been sent can have been counted.
-          if (outcome.kind === "not-sent") return { result, counted: "no" };
-          return { result, counted: "maybe", timedOut: outcome.timedOut === true };
-        }
-        const { response: answer, error } = outcome;
-        if (error !== undefined) {
-          const counted = answer.status === 429 ? "no" : "yes";
-          return { result: judge(outcome, error), counted, answer };
-        }
-        const id = idOf(answer.body) ?? idFromLocation(answer.headers.location);
-        return {
-          result: id === undefined ? { kind: "added" } : { kind: "added", id },
-          counted: "yes",
-          answer,
-        };
-      },
+  return async (body) => {
+    let outcome: SendOutcome;
+    try {
+      outcome = await send({ method: "POST", path: "/pets", body });
+    } catch (error) {
       // Refused before anything was sent (the run checked the key and URL first, so a bug of ours).
-      (error: unknown): Attempt => {
-        const refused =
-          error instanceof PetstoreError
-            ? error
-            : new PetstoreError(`unexpected: ${(error as Error)?.message ?? String(error)}`, 1);
-        return { result: { kind: "failed", error: refused, stop: refused }, counted: "no" };
-      },
-    );
+      const refused =
+        error instanceof PetstoreError
+          ? error
+          : new PetstoreError(`unexpected: ${(error as Error)?.message ?? String(error)}`, 1);
+      return { result: { kind: "failed", error: refused, stop: refused }, counted: "no" };
+    }
+    const answer = outcome.kind === "answered" ? outcome.response : undefined;
+    // Without an answer, only a request that may have been sent can have been counted.
+    let counted: Completion["counted"] = outcome.kind === "not-sent" ? "no" : "maybe";
+    if (answer !== undefined) counted = answer.status === 429 ? "no" : "yes";
+    const timedOut = outcome.kind === "unknown" && outcome.timedOut === true;
+    const attempt = { answer, counted, timedOut };
+    const { error } = outcome;
+    if (error === undefined) {
+      const id = idOf(answer!.body) ?? idFromLocation(answer!.headers.location);
+      return { ...attempt, result: { kind: "added", id } };
+    }
+    const reason = retryReason(outcome, "POST", policy);
+    if (reason !== undefined) {
+      return {
+        ...attempt,
+        result: { kind: "again", error, rateLimited: reason === "rate_limited" },
+      };
+    }
+    if (outcome.kind === "unknown" || error instanceof OutcomeUnknownError) {
+      return { ...attempt, result: { kind: "unknown", error } };
+    }
+    const stop = answer !== undefined && ROW_SPECIFIC.has(answer.status) ? undefined : error;
+    return { ...attempt, result: { kind: "failed", error, stop } };
+  };
 }
 
 function idOf(body: string): bigint | undefined {
   try {
-    const value = parseJson(body);
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
     // What Int64 accepts, without a schema run per answer.
-    const id = (value as Record<string, unknown>).id;
+    const id = (parseJson(body) as { id?: unknown } | null)?.id;
     return typeof id === "bigint" && id >= INT64_MIN && id <= INT64_MAX ? id : undefined;
   } catch {
     return undefined;
@@ -150,8 +135,7 @@ export function summarize(error: PetstoreError, answer: HttpResponse | undefined
 }
 
 export interface RowSenderParts {
-  pacer: Pacer;
-  now: () => number;
+  timers: Timers;
   random: () => number;
   retry: RetryPolicy;
   progress: Progress;
@@ -161,20 +145,21 @@ export interface RowSenderParts {
   url: string;
 }
 
-/** "a 503 answer", "a network error": what a backoff waits out, in a few words. */
-function describeFailure(error: PetstoreError): string {
-  if (error instanceof HttpError) return `a ${error.status} answer`;
-  if (error instanceof NetworkError) return "a network error";
-  return "a failed attempt";
-}
-
 export class RowSender {
   /** Why every request is held (a pause): said by the progress lines. */
   private pauseWhy = "the service asked to wait";
   private stoppedBy: PetstoreError | undefined;
   private timeoutsInARow = 0;
+  private readonly pacer: Pacer;
 
-  constructor(private readonly parts: RowSenderParts) {}
+  constructor(private readonly parts: RowSenderParts) {
+    const { timers } = parts;
+    this.pacer = new Pacer({
+      marginMs: RESET_MARGIN_MS,
+      timers,
+      onWait: (wait) => this.onWait(wait),
+    });
+  }
 
   /** Why the run stopped early, once it has. */
   get stopped(): PetstoreError | undefined {
@@ -185,7 +170,7 @@ export class RowSender {
   stop(error: PetstoreError): void {
     if (this.stoppedBy !== undefined) return;
     this.stoppedBy = error;
-    this.parts.pacer.close();
+    this.pacer.close();
   }
 
   /**
@@ -215,27 +200,23 @@ export class RowSender {
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
+    this.pacer.close();
   }
 
   /** Told by the pacer each time requests are held, and why. */
   onWait(wait: Wait): void {
-    const { progress, now } = this.parts;
-    if (wait.untilLocalMs === undefined || (wait.reason !== "limit" && wait.reason !== "pause")) {
-      progress.waiting(undefined, "");
+    const { progress } = this.parts;
+    const now = this.parts.timers.now;
+    const until =
+      wait.reason === "limit" || wait.reason === "pause" ? wait.untilLocalMs : undefined;
+    if (until === undefined || until - now() <= MAX_WAIT_MS) {
+      progress.waiting(until, wait.reason === "limit" ? "rate limit reached" : this.pauseWhy);
       return;
     }
-    const ms = wait.untilLocalMs - now();
-    if (ms <= MAX_WAIT_MS) {
-      progress.waiting(
-        wait.untilLocalMs,
-        wait.reason === "limit" ? "rate limit reached" : this.pauseWhy,
-      );
-      return;
-    }
-    const until = isoTime(wait.untilLocalMs).replace("T", " ").slice(0, -5) + " UTC";
+    const when = isoTime(until).replace("T", " ").slice(0, -5) + " UTC";
     this.stop(
       new RateLimitError(
-        `the rate limit allows no more requests until ${until} (in ${formatWait(ms)}); the run stops here`,
+        `the rate limit allows no more requests until ${when} (in ${formatWait(until - now())}); the run stops here`,
         EXIT.RATE_LIMITED,
         429,
         { method: "POST", url: this.parts.url },
@@ -266,7 +247,9 @@ export class RowSender {
 
   /** `sent` is called once the row's first request has left. */
   private async sendRow(row: Row, post: Poster, sent: () => void): Promise<void> {
-    const { pacer, now, retry, results, outcomes } = this.parts;
+    const { pacer } = this;
+    const { retry, results, outcomes } = this.parts;
+    const now = this.parts.timers.now;
     let last: Attempt | undefined;
     for (let attempt = 1; ; attempt++) {
       const issued = await pacer.acquire();
@@ -324,10 +307,10 @@ export class RowSender {
         pacer.serviceNow(receivedAt),
         this.parts.random,
       );
-      this.pauseWhy =
-        headers.retryAfterMs !== undefined || result.rateLimited
-          ? "the service asked to wait"
-          : `retrying after ${describeFailure(result.error)}`;
+      const { error } = result;
+      const failure = error instanceof HttpError ? `a ${error.status} answer` : "a network error";
+      const asked = headers.retryAfterMs !== undefined || result.rateLimited;
+      this.pauseWhy = asked ? "the service asked to wait" : `retrying after ${failure}`;
       pacer.complete(issued, completion, receivedAt + delay);
       if (attempt > retry.limit || delay > retry.maxRetryAfter) {
         this.notAdded(row, "failed", last, result.error);

@@ -14,7 +14,7 @@ import type { IO } from "../io.js";
 import type { NewPet } from "../schema/pet.js";
 import { validateNewPet } from "../schema/validate.js";
 import type { InputSource } from "./input/source.js";
-import { PriorState, type PriorRuns } from "./prior-runs.js";
+import { PriorState, wasSent, type PriorRuns } from "./prior-runs.js";
 import type { RowProblem } from "./results.js";
 
 export interface Row {
@@ -106,8 +106,7 @@ export async function firstPass(
       for (const problem of row.problems) io.stderr.write(`  ${describeProblem(row, problem)}\n`);
     }
     const state = prior?.state(row.row) ?? PriorState.None;
-    const sent =
-      state === PriorState.Added || state === PriorState.Sending || state === PriorState.Unknown;
+    const sent = wasSent(state);
     if (sent && !prior!.sameContent(row.row, row.digest)) {
       const was = state === PriorState.Added ? "added" : "sent";
       mismatch(`row ${row.row} (line ${row.line}) is not the row that was ${was} before`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Pacer, realTimers } from "../../src/bulk/pacer.js";
+import { realTimers } from "../../src/bulk/pacer.js";
 import { Outcomes } from "../../src/bulk/outcomes.js";
 import { Progress } from "../../src/bulk/progress.js";
 import { createPoster, RowSender, type Poster } from "../../src/bulk/row-sender.js";
@@ -144,8 +144,7 @@ describe("the rows a sender reads", () => {
     const plan = { rows: 300, toSend: 300, invalid: 0, previouslyAdded: 0, heldUnknown: 0 };
     const outcomes = new Outcomes(plan, undefined);
     const sender = new RowSender({
-      pacer: new Pacer({ marginMs: 0, timers: realTimers }),
-      now: Date.now,
+      timers: realTimers,
       random: Math.random,
       retry: DEFAULT_RETRY_POLICY,
       progress: new Progress(createTestIO(), outcomes, plan.toSend, { now: Date.now }),

@@ -12,7 +12,6 @@ import {
 import { petBody } from "../../src/bulk/rows.js";
 import { parseJson, stringifyJson } from "../../src/schema/json.js";
 import type { PetStatus } from "../../src/schema/pet.js";
-import { validateNewPet } from "../../src/schema/validate.js";
 
 async function* chunked(text: string, cuts: number[] = []): AsyncGenerator<string> {
   let start = 0;
