@@ -117,7 +117,7 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
       const stdout =
         options.stdout === undefined ? undefined : { mode: options.stdout, out: io.stdout };
       const outcomes = new Outcomes(plan, results, stdout);
-      const progress = new Progress(io, outcomes, plan.toSend, { now });
+      const progress = new Progress(io, outcomes, plan.toSend, now);
       // The client's retry table; a bulk run waits longer than a person would (see MAX_WAIT_MS).
       const retry: RetryPolicy = { ...options.retry, maxRetryAfter: MAX_WAIT_MS };
       const sender = new RowSender({
@@ -184,8 +184,8 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
       );
       const held = plan.heldUnknown;
       if (held > 0) {
-        progress.note(
-          `${formatCount(held)} row${held === 1 ? "" : "s"} had an unknown outcome in an earlier run and ${held === 1 ? "is" : "are"} not sent again (--retry-unknown sends them)`,
+        io.stderr.write(
+          `petstore add: ${formatCount(held)} row${held === 1 ? "" : "s"} had an unknown outcome in an earlier run and ${held === 1 ? "is" : "are"} not sent again (--retry-unknown sends them)\n`,
         );
       }
       progress.start();

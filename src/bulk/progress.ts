@@ -7,13 +7,9 @@
 import { formatWait, isoTime } from "../client/wait-text.js";
 import type { IO, Spinner } from "../io.js";
 
-export interface ProgressOptions {
-  now: () => number;
-  /** Between plain lines when stderr is not a terminal. */
-  plainEveryMs?: number;
-}
-
 const REDRAW_MS = 200;
+/** Between plain lines when stderr is not a terminal. */
+const PLAIN_EVERY_MS = 5_000;
 const LONG_WAIT_MS = 2_000;
 
 /** `12,345`, as en-US writes it; whole numbers without Intl (its first use costs milliseconds). */
@@ -41,16 +37,14 @@ export class Progress {
   private waitUntil: number | undefined;
   private waitWhy = "";
   private lastPlainAt: number;
-  private readonly plainEveryMs: number;
 
   constructor(
     private readonly io: IO,
     private readonly counts: Counts,
     private readonly toSend: number,
-    private readonly options: ProgressOptions,
+    private readonly now: () => number,
   ) {
-    this.plainEveryMs = options.plainEveryMs ?? 5_000;
-    this.startedAt = this.lastPlainAt = options.now();
+    this.startedAt = this.lastPlainAt = now();
   }
 
   start(): void {
@@ -61,7 +55,7 @@ export class Progress {
 
   /** The rate limit (or a Retry-After) holds every request until then; undefined when it no longer does. */
   waiting(untilLocalMs: number | undefined, why: string): void {
-    const now = this.options.now();
+    const now = this.now();
     const long = untilLocalMs !== undefined && untilLocalMs - now >= LONG_WAIT_MS;
     const wasWaiting = this.waitUntil !== undefined;
     if (!long && !wasWaiting) return;
@@ -75,11 +69,6 @@ export class Progress {
     if (this.spinner) this.spinner.update(this.text());
   }
 
-  note(line: string): void {
-    if (this.spinner) this.spinner.update(this.text());
-    this.io.stderr.write(`petstore add: ${line}\n`);
-  }
-
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
@@ -88,7 +77,7 @@ export class Progress {
   }
 
   private text(): string {
-    const now = this.options.now();
+    const now = this.now();
     const done = this.counts.done;
     const left = Math.max(0, this.toSend - done);
     const span = now - this.startedAt;
@@ -106,8 +95,8 @@ export class Progress {
       this.spinner.update(text);
       return;
     }
-    const now = this.options.now();
-    if (now - this.lastPlainAt >= this.plainEveryMs) {
+    const now = this.now();
+    if (now - this.lastPlainAt >= PLAIN_EVERY_MS) {
       this.lastPlainAt = now;
       this.io.stderr.write(`petstore add: ${text.slice("adding pets: ".length)}\n`);
     }

@@ -258,11 +258,15 @@ export class ResultsWriter {
   }
 
   /**
-   * Claims room for the lines of a row about to be sent, and of every other row
-   * that may be in flight. False when the disk has no room: the row must not be sent.
+   * The `sending` line of a row about to be sent, on disk before its request leaves.
+   * Room is claimed first for the lines of every row that may be in flight, then the
+   * line is written with the others of this turn (see written). False when the room
+   * or the line could not be written: the row must not be sent (and the run stops).
    */
-  reserveRow(): boolean {
-    return this.claim(0);
+  async sending(row: number, line: number, digest: string): Promise<boolean> {
+    if (!this.claim(0)) return false;
+    this.append(lineText({ row, line, outcome: "sending", digest }) + "\n");
+    return this.written();
   }
 
   /**
@@ -306,22 +310,11 @@ export class ResultsWriter {
 
   /**
    * A row's line. A row not being sent (invalid, held back) claims room of its own
-   * first; a row sent writes into the room kept for it (reserveRow).
+   * first; a row sent writes into the room kept for it (see sending).
    */
   record(line: ResultLine, sent = false): void {
     const text = lineText(line) + "\n";
     if (sent || this.claim(Buffer.byteLength(text))) this.append(text);
-  }
-
-  /** The `sending` line of a row, as record() would write it (`digest` is hex: no escaping). */
-  sending(row: number, line: number, digest: string): void {
-    this.append(`{"row":${row},"line":${line},"outcome":"sending","digest":"${digest}"}\n`);
-  }
-
-  /** The `added` line of a row, as record() would write it (`digest` is hex: no escaping). */
-  added(row: number, line: number, digest: string, id: bigint | undefined): void {
-    const idText = id === undefined ? "" : `"id":${id},`;
-    this.append(`{"row":${row},"line":${line},"outcome":"added",${idText}"digest":"${digest}"}\n`);
   }
 
   /** Resolves once everything recorded so far is on disk. */

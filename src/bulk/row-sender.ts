@@ -258,23 +258,10 @@ export class RowSender {
         if (last?.result.kind === "again") this.notAdded(row, "failed", last, last.result.error);
         return;
       }
-      if (attempt === 1 && results !== undefined) {
-        // Room for the lines of the rows in flight first (a full disk: this one is not sent,
-        // and the run stops), then its `sending` line, written before the request leaves
-        // (one write for the rows of a turn).
-        let ready = results.reserveRow();
-        if (ready) {
-          results.record(
-            { row: row.row, line: row.line, outcome: "sending", digest: row.digest },
-            true,
-          );
-          ready = await results.written();
-        }
-        if (!ready) {
-          pacer.complete(issued, { answered: false, counted: "no" });
-          this.stop(results.failure!);
-          return;
-        }
+      // Its `sending` line is on disk before the request leaves (a full disk: not sent).
+      if (attempt === 1 && results && !(await results.sending(row.row, row.line, row.digest!))) {
+        pacer.complete(issued, { answered: false, counted: "no" });
+        return;
       }
       const answer = post(row.body!);
       if (attempt === 1) sent();

@@ -147,7 +147,7 @@ describe("the rows a sender reads", () => {
       timers: realTimers,
       random: Math.random,
       retry: DEFAULT_RETRY_POLICY,
-      progress: new Progress(createTestIO(), outcomes, plan.toSend, { now: Date.now }),
+      progress: new Progress(createTestIO(), outcomes, plan.toSend, Date.now),
       results: undefined,
       outcomes,
       url: "http://127.0.0.1:1/v1/pets",

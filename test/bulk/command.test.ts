@@ -236,7 +236,7 @@ describe("progress", () => {
     const io = createTestIO({ stderrTTY: true });
     let now = 0;
     const counts = { done: 0 };
-    const progress = new Progress(io, counts, 10, { now: () => now });
+    const progress = new Progress(io, counts, 10, () => now);
     progress.start();
     counts.done = 4;
     now = 2_000;
@@ -257,7 +257,7 @@ describe("progress", () => {
   it("elsewhere, writes one plain line when a long wait begins", () => {
     const io = createTestIO();
     const counts = { done: 0 };
-    const progress = new Progress(io, counts, 1, { now: () => Date.UTC(2030, 0, 1, 12, 0, 20) });
+    const progress = new Progress(io, counts, 1, () => Date.UTC(2030, 0, 1, 12, 0, 20));
     progress.start();
     progress.waiting(Date.UTC(2030, 0, 1, 12, 1, 0, 250), "rate limit reached");
     progress.waiting(Date.UTC(2030, 0, 1, 12, 1, 0, 250), "rate limit reached");
@@ -271,7 +271,7 @@ describe("progress", () => {
     try {
       const io = createTestIO();
       const counts = { done: 0 };
-      const progress = new Progress(io, counts, 5_000, { now: () => Date.now() });
+      const progress = new Progress(io, counts, 5_000, () => Date.now());
       progress.start();
       for (let second = 1; second <= 11; second++) {
         counts.done += 200;

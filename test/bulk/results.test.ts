@@ -201,9 +201,7 @@ describe("reading earlier runs (--resume)", () => {
   it("claims room before the lines that fill it; a run killed with it is resumed right after its last line", async () => {
     const path = join(dir, "room.results");
     const writer = ResultsWriter.open({ path, header, concurrency: 1 });
-    expect(writer.reserveRow()).toBe(true);
-    writer.record({ row: 1, line: 2, outcome: "sending", digest: D1 }, true);
-    expect(writer.flush()).toBe(true);
+    expect(await writer.sending(1, 2, D1)).toBe(true);
     // What a run killed now (kill -9) leaves: its lines, then room (spaces, no line break).
     const killed = readFileSync(path, "utf8");
     const sending = `{"row":1,"line":2,"outcome":"sending","digest":"${D1}"}\n`;
