@@ -176,7 +176,7 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
       }
 
       // A results file that cannot be written stops the run: rows in flight are finished.
-      results?.whenFailed((error) => sender.stop(error));
+      if (results) results.onFailure = (error) => sender.stop(error);
       const interrupt = installSignals(deps.handleSignals === true, io, () =>
         sender.stop(
           new PetstoreError("interrupted; the rows in flight were finished", EXIT.INTERRUPTED),

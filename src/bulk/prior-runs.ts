@@ -48,6 +48,8 @@ export class PriorRuns {
   validBytes = 0;
   /** Bytes of the file as it was read: a resume refuses a file that changed since. */
   size = 0;
+  /** The last line kept ends with a line break (or there is none). */
+  lastLineEnded = true;
 
   constructor(readonly path: string) {}
 
@@ -207,6 +209,7 @@ export async function readPriorRuns(path: string): Promise<PriorRuns> {
         );
       }
       prior.validBytes = end;
+      prior.lastLineEnded = ended;
     }
   } catch (error) {
     if (error instanceof UsageError) throw error;

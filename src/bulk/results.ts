@@ -32,7 +32,6 @@ import {
   fstatSync,
   ftruncateSync,
   openSync,
-  readSync,
   statSync,
   writeSync,
 } from "node:fs";
@@ -123,7 +122,7 @@ export interface OpenResults {
    * Continue the file (`--resume`) as prior-runs.ts read it: its size then, and the
    * bytes up to its last complete line; a torn last line is cut, a complete line never.
    */
-  resume?: { size: number; validBytes: number };
+  resume?: { size: number; validBytes: number; lastLineEnded: boolean };
   /**
    * Create the file, which must not exist: never open an existing file or follow a
    * symbolic link in its place (the results file a long run gets without asking).
@@ -177,7 +176,7 @@ export class ResultsWriter {
   /** The file's size: the lines, then room claimed and not written yet. */
   private size: number;
   private syncedEnd: number;
-  private syncing: Promise<void> | undefined;
+  private syncing = Promise.resolve();
   private closed = false;
   /** Lines recorded but not yet written: written once per turn of the event loop (see written). */
   private pending = "";
@@ -185,9 +184,11 @@ export class ResultsWriter {
   /** A write of lines failed: nothing more may be sent. */
   private linesLost = false;
   private readonly timer: ReturnType<typeof setInterval>;
-  private failed: PetstoreError | undefined;
+  /** Why the file could not be written, once it could not. */
+  failure: PetstoreError | undefined;
   private failedBy: unknown;
-  private onFailure: ((error: PetstoreError) => void) | undefined;
+  /** Called once, the first time the file cannot be written (the run stops sending). */
+  onFailure: ((error: PetstoreError) => void) | undefined;
 
   private constructor(
     /** Where the lines go. */
@@ -239,22 +240,12 @@ export class ResultsWriter {
     // Written before any room is claimed: a run killed before its first line leaves no
     // file of spaces, which --resume would refuse, but an empty one, a fresh start.
     const run = stringifyJson({ run: options.header });
-    writer.pending = `${writer.endsWithNewline() ? "" : "\n"}${run}\n`;
+    writer.pending = `${resume?.lastLineEnded === false ? "\n" : ""}${run}\n`;
     if (!writer.flush()) {
       writer.closeNow();
       throw unwritable(path, writer.failedBy, "nothing was sent");
     }
     return writer;
-  }
-
-  /** Why the file could not be written, once it could not. */
-  get failure(): PetstoreError | undefined {
-    return this.failed;
-  }
-
-  /** Called once, the first time the file cannot be written (the run stops sending). */
-  whenFailed(listener: (error: PetstoreError) => void): void {
-    this.onFailure = listener;
   }
 
   /**
@@ -317,14 +308,21 @@ export class ResultsWriter {
     if (sent || this.claim(Buffer.byteLength(text))) this.append(text);
   }
 
-  /** Resolves once everything recorded so far is on disk. */
-  async durable(): Promise<void> {
+  /** Resolves once everything recorded so far is on disk (syncs run one after another). */
+  durable(): Promise<void> {
     this.flush();
-    const target = this.end;
-    while (this.syncedEnd < target) {
-      this.syncing ??= this.sync();
-      await this.syncing;
-    }
+    const upTo = this.end;
+    this.syncing = this.syncing.then(async () => {
+      if (this.syncedEnd >= upTo) return;
+      try {
+        await datasync(this.fd);
+      } catch (error) {
+        this.fail(error);
+        throw this.failure;
+      }
+      this.syncedEnd = upTo;
+    });
+    return this.syncing;
   }
 
   async close(): Promise<void> {
@@ -372,14 +370,6 @@ export class ResultsWriter {
     }
   }
 
-  /** Whether the lines end with a line break (or there are none). */
-  private endsWithNewline(): boolean {
-    if (this.end === 0) return true;
-    const last = Buffer.alloc(1);
-    readSync(this.fd, last, 0, 1, this.end - 1);
-    return last[0] === 0x0a;
-  }
-
   /** Cuts the room not used, so that the file ends with its last line. */
   private trim(): void {
     if (this.size === this.end) return;
@@ -392,10 +382,10 @@ export class ResultsWriter {
   }
 
   private fail(error: unknown): void {
-    if (this.failed !== undefined) return;
+    if (this.failure !== undefined) return;
     this.failedBy = error;
-    this.failed = unwritable(this.path, error, "every row sent has its outcome recorded");
-    this.onFailure?.(this.failed);
+    this.failure = unwritable(this.path, error, "every row sent has its outcome recorded");
+    this.onFailure?.(this.failure);
   }
 
   /** Closes at once, without syncing: the room not used is cut. */
@@ -406,18 +396,5 @@ export class ResultsWriter {
     this.trim();
     closeSync(this.fd);
     this.unlock();
-  }
-
-  private async sync(): Promise<void> {
-    const upTo = this.end;
-    try {
-      await datasync(this.fd);
-      this.syncedEnd = upTo;
-    } catch (error) {
-      this.fail(error);
-      throw this.failed!;
-    } finally {
-      this.syncing = undefined;
-    }
   }
 }
