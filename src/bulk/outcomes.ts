@@ -117,10 +117,7 @@ export class Outcomes {
     this.results?.record(line, outcome !== "invalid");
     if (this.stdout?.mode === "ids") return this.hold(row, line.id);
     if (this.stdout === undefined) return;
-    if (outcome === "added") {
-      const id = line.id === undefined ? "" : `,"id":${line.id}`;
-      return this.write(`{"row":${row},"line":${line.line},"outcome":"added"${id}}\n`);
-    }
+    if (outcome === "added") return this.writeJson({ row, line: line.line, outcome, id: line.id });
     const problems = line.problems ?? [];
     const error: unknown =
       outcome !== "invalid"

@@ -34,12 +34,6 @@ import { ERROR_KIND, KindedError } from "../schema/kinded-error.js";
 /** A pet is a few hundred bytes; an answer this large is not our service. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
-export interface PoolTransport {
-  transport: Transport;
-  /** Closes every connection. */
-  close(): void;
-}
-
 export interface PoolTransportOptions {
   /** Every request goes to this origin (the base URL's). */
   origin: string;
@@ -95,7 +89,8 @@ function tunnelOpener(pool: Pool): Dispatcher {
   return opener as unknown as Dispatcher;
 }
 
-export function createPoolTransport(options: PoolTransportOptions): PoolTransport {
+/** The transport, and what closes every connection. */
+export function createPoolTransport(options: PoolTransportOptions) {
   const { origin, proxy, timeoutMs } = options;
   const poolOptions = {
     connections: options.connections,
@@ -131,12 +126,7 @@ export function createPoolTransport(options: PoolTransportOptions): PoolTranspor
     });
   };
 
-  return {
-    transport,
-    close() {
-      pool.destroy().catch(() => {});
-    },
-  };
+  return { transport, close: () => void pool.destroy().catch(() => {}) };
 }
 
 /** undici's words when the proxy of an http:// service answers 407. */

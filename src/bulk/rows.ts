@@ -76,12 +76,6 @@ export async function* readRows(source: InputSource, withBody = true): AsyncGene
   }
 }
 
-/** `row 3 (line 4): categoryId must be ...` */
-function describeProblem(row: Row, problem: RowProblem): string {
-  const what = problem.field === undefined ? "" : `${problem.field} `;
-  return `row ${row.row} (line ${row.line}): ${what}${problem.message}`;
-}
-
 /**
  * Reads and checks every row (and, with --resume, compares it with the results
  * of earlier runs). Every problem is listed on stderr as it is found (a compiler's
@@ -103,7 +97,10 @@ export async function firstPass(
     plan.rows++;
     if (row.problems !== undefined) {
       if (plan.invalid++ === 0) io.stderr.write(`petstore add: problems in ${source.label}:\n`);
-      for (const problem of row.problems) io.stderr.write(`  ${describeProblem(row, problem)}\n`);
+      for (const { field, message } of row.problems) {
+        const what = field === undefined ? message : `${field} ${message}`;
+        io.stderr.write(`  row ${row.row} (line ${row.line}): ${what}\n`);
+      }
     }
     const state = prior?.state(row.row) ?? PriorState.None;
     const sent = wasSent(state);

@@ -13,11 +13,6 @@ import { InputFormatError, MAX_RECORD_CHARS, type InputRecord } from "./input-re
 
 const isWhitespace = (c: string) => c === " " || c === "\n" || c === "\r" || c === "\t";
 
-function describe(c: string): string {
-  const code = c.charCodeAt(0);
-  return code < 0x20 ? `U+${code.toString(16).padStart(4, "0")}` : `'${c}'`;
-}
-
 export async function* parseJsonArray(chunks: AsyncIterable<string>): AsyncGenerator<InputRecord> {
   /** 0 before the array, 1 between its elements, more inside one. */
   let depth = 0;
@@ -71,8 +66,8 @@ export async function* parseJsonArray(chunks: AsyncIterable<string>): AsyncGener
       }
       if (closed || depth === 0) {
         if (isWhitespace(c) || c === "\uFEFF") continue;
-        if (closed) fail(`nothing may follow the array's closing ']'; found ${describe(c)}`);
-        if (c !== "[") fail(`a JSON array must start with '['; found ${describe(c)}`);
+        if (closed) fail(`nothing may follow the array's closing ']'; found ${JSON.stringify(c)}`);
+        if (c !== "[") fail(`a JSON array must start with '['; found ${JSON.stringify(c)}`);
         depth = 1;
       } else if (depth === 1 && (c === "," || c === "]")) {
         if (start !== undefined) {
