@@ -20,7 +20,7 @@ import { Outcomes, type BulkReport, type StdoutMode } from "./outcomes.js";
 import { realTimers, type Timers } from "./pacer.js";
 import { PriorState, readPriorRuns, wasSent } from "./prior-runs.js";
 import { Progress, formatCount } from "./progress.js";
-import { checkResultsPath, ResultsWriter } from "./results.js";
+import { ResultsWriter } from "./results.js";
 import { openAutoResults } from "./auto-results.js";
 import { createPoolTransport } from "./pool-transport.js";
 import { firstPass, readRows, type Row, type RunPlan } from "./rows.js";
@@ -75,7 +75,6 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
   if (refusal !== undefined) throw refusal;
   // --resume continues its file; --results names a new one (add-from-options.ts refuses both).
   const resultsPath = options.resume ?? options.results;
-  if (options.resume === undefined && resultsPath !== undefined) checkResultsPath(resultsPath);
   const prior = options.resume === undefined ? undefined : await readPriorRuns(options.resume);
   const source = await openInput(options.from, options, deps.stdin);
   try {

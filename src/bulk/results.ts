@@ -133,7 +133,7 @@ export interface OpenResults {
 const NOT_A_FILE_HINT = "choose a file for --results (a new one, or an empty one)";
 
 /** A results file is never overwritten or mixed with another run's: that is what --resume is for. */
-export function checkResultsPath(path: string): void {
+function checkResultsPath(path: string): void {
   const info = statSync(path, { throwIfNoEntry: false });
   if (info === undefined) return;
   // Appending to a device or a FIFO would write where no results file is (or block).

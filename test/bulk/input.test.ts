@@ -7,8 +7,13 @@ import { parseNdjson } from "../../src/bulk/input/ndjson.js";
 import {
   InputFormatError,
   type InputRecord,
-  type RecordParser,
+  type ParseOptions,
 } from "../../src/bulk/input/input-record.js";
+
+type RecordParser = (
+  chunks: AsyncIterable<string>,
+  options?: ParseOptions,
+) => AsyncGenerator<InputRecord>;
 import { petBody } from "../../src/bulk/rows.js";
 import { parseJson, stringifyJson } from "../../src/schema/json.js";
 import type { PetStatus } from "../../src/schema/pet.js";

@@ -46,8 +46,3 @@ export interface ParseOptions {
   /** CSV: the first characters of the input, where the delimiter is found. */
   head?: string;
 }
-
-export type RecordParser = (
-  chunks: AsyncIterable<string>,
-  options?: ParseOptions,
-) => AsyncGenerator<InputRecord>;

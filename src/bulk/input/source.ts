@@ -14,16 +14,10 @@ import { parseCsv } from "./csv.js";
 import { detectFormat, type InputFormat } from "./input-format.js";
 import { parseJsonArray } from "./json-array.js";
 import { parseNdjson } from "./ndjson.js";
-import type { InputRecord, RecordParser } from "./input-record.js";
+import type { InputRecord } from "./input-record.js";
 import { decodedChunks } from "./utf8.js";
 
 const HEAD_BYTES = 4096;
-
-const PARSERS: Record<InputFormat, RecordParser> = {
-  csv: parseCsv,
-  ndjson: parseNdjson,
-  json: parseJsonArray,
-};
 
 export interface InputOptions {
   /** From `--format`; else detected. */
@@ -96,7 +90,7 @@ export async function openInput(
         `--ignore-unknown-columns applies to CSV; ${label} is read as ${format === "json" ? "a JSON array" : "NDJSON"}, where a field the service does not know makes the row invalid`,
       );
     }
-    const parse = PARSERS[format];
+    const parse = { csv: parseCsv, ndjson: parseNdjson, json: parseJsonArray }[format];
     async function* records(): AsyncGenerator<InputRecord> {
       let any = false;
       for await (const record of parse(decodedChunks(path), { ignoreUnknownColumns, head })) {
