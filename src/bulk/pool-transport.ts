@@ -27,9 +27,8 @@ import { Pool, ProxyAgent, type Dispatcher } from "undici";
 import { UsageError, type RequestSummary } from "../errors.js";
 import { networkError, timeoutError, tooLargeError } from "../client/network-errors.js";
 import type { ProxyServer } from "../client/proxy-env.js";
-import { proxyError } from "../client/proxy-errors.js";
+import { proxyError, type ProxyFailureFacts } from "../client/proxy-errors.js";
 import type { Transport, TransportRequest, TransportResponse } from "../client/transport.js";
-import { ERROR_KIND, KindedError } from "../schema/kinded-error.js";
 
 /** A pet is a few hundred bytes; an answer this large is not our service. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -45,25 +44,21 @@ export interface PoolTransportOptions {
   proxy?: ProxyServer;
 }
 
-/** The proxy failed before a tunnel was up (refused, closed, or CONNECT answered but 200). */
-class TunnelFailure extends KindedError {
-  static override [ERROR_KIND] = "TunnelFailure";
-  /** A code of undici's own would not do: see tunnelOpener. */
-  readonly code = "PETSTORE_TUNNEL_FAILURE";
-  constructor(
-    message: string,
-    /** The proxy's answer to CONNECT, when it was not 200. */
-    readonly status?: number,
-    /** The code of the connection's error (ECONNREFUSED, ENOTFOUND, UND_ERR_SOCKET...). */
-    readonly causeCode?: string,
-  ) {
-    super(message);
-  }
+/** The code of a TunnelFailure: a code of undici's own would not do (see tunnelOpener). */
+const TUNNEL_FAILURE = "PETSTORE_TUNNEL_FAILURE";
+
+/**
+ * The proxy failed before a tunnel was up (refused, closed, or CONNECT answered
+ * but 200): its answer's status, or the code of the connection's error
+ * (ECONNREFUSED, ENOTFOUND, UND_ERR_SOCKET...).
+ */
+function tunnelFailure(message: string, status?: number, causeCode?: string): Error {
+  return Object.assign(new Error(message), { code: TUNNEL_FAILURE, status, causeCode });
 }
 
 /**
  * The proxy's client as ProxyAgent uses it (connect, close, destroy), with every
- * failure of a CONNECT made a TunnelFailure. On a connection error coded
+ * failure of a CONNECT made a tunnelFailure. On a connection error coded
  * UND_ERR_SOCKET (the proxy hung up) undici would keep the request queued and
  * connect again, and again; with a code of ours it fails the request.
  */
@@ -75,11 +70,11 @@ function tunnelOpener(pool: Pool): Dispatcher {
         answer = await pool.connect(options);
       } catch (error) {
         const { message, code } = error as NodeJS.ErrnoException;
-        throw new TunnelFailure(message, undefined, code);
+        throw tunnelFailure(message, undefined, code);
       }
       if (answer.statusCode !== 200) {
         answer.socket.on("error", () => {}).destroy();
-        throw new TunnelFailure(`the proxy answered ${answer.statusCode}`, answer.statusCode);
+        throw tunnelFailure(`the proxy answered ${answer.statusCode}`, answer.statusCode);
       }
       return answer;
     },
@@ -200,8 +195,8 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.settled) return;
     const code = (error as NodeJS.ErrnoException).code;
     const { proxy } = this;
-    if (error instanceof TunnelFailure) {
-      this.fail(proxyError(error, proxy!, this.url));
+    if (code === TUNNEL_FAILURE) {
+      this.fail(proxyError(error as ProxyFailureFacts, proxy!, this.url));
       return;
     }
     // http:// through the proxy: the connection is the proxy's, and undici reports its 407 as an error.
