@@ -127,32 +127,6 @@ function readLine(prior: PriorRuns, text: string): boolean {
 const LEFT_AS_IT_WAS = "it was left as it was and nothing was sent";
 
 /**
- * Opens the file to read, refusing anything but a regular file: opened without
- * blocking, so a FIFO is refused as a directory or a device is, before a read.
- */
-async function openResults(path: string): Promise<FileHandle> {
-  let handle: FileHandle | undefined;
-  try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    const info = await handle.stat();
-    if (info.isFile()) return handle;
-    throw new UsageError(
-      `--resume ${path} is not a regular file (${nonRegularKind(info)})`,
-      `${LEFT_AS_IT_WAS}; give the file that --results wrote`,
-    );
-  } catch (error) {
-    await handle?.close();
-    if (error instanceof UsageError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : (code ?? String(error));
-    throw new UsageError(
-      `--resume ${path} cannot be read (${why})`,
-      "give the results file of the earlier run; a first run takes --results <file>",
-    );
-  }
-}
-
-/**
  * The lines of a file: each with the offset just past it, and whether a line
  * break ended it (only the last one may lack it). A line longer than
  * MAX_LINE_BYTES is given cut, as if ended, and ends the reading.
@@ -188,8 +162,17 @@ export async function* linesOf(
  */
 export async function readPriorRuns(path: string): Promise<PriorRuns> {
   const prior = new PriorRuns(path);
-  const handle = await openResults(path);
+  let handle: FileHandle | undefined;
   try {
+    // Opened without blocking, so a FIFO is refused as a directory or a device is, unread.
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      throw new UsageError(
+        `--resume ${path} is not a regular file (${nonRegularKind(info)})`,
+        `${LEFT_AS_IT_WAS}; give the file that --results wrote`,
+      );
+    }
     let number = 0;
     for await (const { text, end, ended } of linesOf(handle)) {
       prior.size = end;
@@ -213,10 +196,14 @@ export async function readPriorRuns(path: string): Promise<PriorRuns> {
     }
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new UsageError(`--resume ${path} cannot be read (${code})`);
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "no such file" : (code ?? String(error));
+    throw new UsageError(
+      `--resume ${path} cannot be read (${why})`,
+      "give the results file of the earlier run; a first run takes --results <file>",
+    );
   } finally {
-    await handle.close();
+    await handle?.close();
   }
   return prior;
 }
