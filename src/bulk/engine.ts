@@ -16,10 +16,9 @@ import type { IO } from "../io.js";
 import type { InputFormat } from "./input/input-format.js";
 import { InputFormatError } from "./input/input-record.js";
 import { openInput, type StdinChunks } from "./input/source.js";
-import { Outcomes, type BulkReport, type StdoutMode } from "./outcomes.js";
+import { formatCount, Outcomes, type BulkReport, type StdoutMode } from "./outcomes.js";
 import { realTimers, type Timers } from "./pacer.js";
 import { PriorState, readPriorRuns, wasSent } from "./prior-runs.js";
-import { Progress, formatCount } from "./progress.js";
 import { ResultsWriter } from "./results.js";
 import { openAutoResults } from "./auto-results.js";
 import { createPoolTransport } from "./pool-transport.js";
@@ -113,17 +112,13 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
           "fix them, or add --skip-invalid to send the valid rows",
         );
       }
-      const stdout =
-        options.stdout === undefined ? undefined : { mode: options.stdout, out: io.stdout };
-      const outcomes = new Outcomes(plan, results, stdout);
-      const progress = new Progress(io, outcomes, plan.toSend, now);
+      const outcomes = new Outcomes(plan, io, now, results, options.stdout);
       // The client's retry table; a bulk run waits longer than a person would (see MAX_WAIT_MS).
       const retry: RetryPolicy = { ...options.retry, maxRetryAfter: MAX_WAIT_MS };
       const sender = new RowSender({
         timers,
         random: deps.random ?? Math.random,
         retry,
-        progress,
         results,
         outcomes,
         url: `${baseUrl}/pets`,
@@ -187,12 +182,12 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
           `petstore add: ${formatCount(held)} row${held === 1 ? "" : "s"} had an unknown outcome in an earlier run and ${held === 1 ? "is" : "are"} not sent again (--retry-unknown sends them)\n`,
         );
       }
-      progress.start();
+      outcomes.start();
       try {
         await sender.send(rows, post, options.concurrency);
       } finally {
         await rows.return(undefined);
-        progress.stop();
+        outcomes.stop();
         interrupt();
         pool?.close();
       }

@@ -1,7 +1,12 @@
 /**
  * What becomes of each row of a run, in one place: every outcome, once known, is
- * counted (for the progress line and the report), written to the results file,
- * and, for scripts, to stdout (`--json` or `-q`).
+ * counted, written to the results file and, for scripts, to stdout (`--json` or
+ * `-q`); the counts make the progress a person watches and the run's report.
+ *
+ * Progress: on a terminal (stderr), a spinner line redrawn a few times a second:
+ * rows done, rows left, the rate, and the wait when the rate limit binds.
+ * Elsewhere (pipes, CI logs), a plain line every few seconds and one when a long
+ * wait begins.
  *
  * `--json`: NDJSON, one line per row, written as the row's outcome is known (so in
  * the order answers arrive; `row` says which row a line is about):
@@ -19,11 +24,30 @@
  * (see room), so one slow row holds back at most WINDOW rows, never the whole input.
  */
 import { EXIT, type ExitCode, type PetstoreError } from "../errors.js";
-import type { OutputStream } from "../io.js";
+import { formatWait, isoTime } from "../client/wait-text.js";
+import type { IO, Spinner } from "../io.js";
 import { escapeJsonControls } from "../output/text-escape.js";
 import { stringifyJson } from "../schema/json.js";
 import type { ResultLine, ResultsWriter } from "./results.js";
 import { SHOWN, type RunPlan } from "./rows.js";
+
+const REDRAW_MS = 200;
+/** Between plain lines when stderr is not a terminal. */
+const PLAIN_EVERY_MS = 5_000;
+const LONG_WAIT_MS = 2_000;
+
+/** `12,345`, as en-US writes it; whole numbers without Intl (its first use costs milliseconds). */
+export function formatCount(n: number): string {
+  if (!Number.isSafeInteger(n)) return n.toLocaleString("en-US");
+  return String(n).replace(/\B(?=(\d{3})+$)/g, ",");
+}
+
+/** Time already spent: tenths under 10 s ("1.3 s", not a rounded-up "2 s"), else to the second. */
+export function formatElapsed(ms: number): string {
+  if (ms < 9_950) return `${(Math.max(ms, 100) / 1000).toFixed(1)} s`;
+  const seconds = Math.round(ms / 1000);
+  return seconds < 120 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
 
 export type StdoutMode = "json" | "ids";
 
@@ -72,14 +96,24 @@ export class Outcomes {
   /** -q: the first row not yet printed. */
   private next = 1;
   /** -q: the row waiting for room (see room). */
-  private waiting: { row: number; resume: () => void } | undefined;
+  private roomFor: { row: number; resume: () => void } | undefined;
+  private spinner: Spinner | undefined;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private readonly startedAt: number;
+  private waitUntil: number | undefined;
+  private waitWhy = "";
+  private lastPlainAt: number;
 
   constructor(
     private readonly plan: RunPlan,
-    private readonly results: ResultsWriter | undefined,
-    private readonly stdout?: { mode: StdoutMode; out: OutputStream },
+    private readonly io: IO,
+    private readonly now: () => number,
+    private readonly results?: ResultsWriter,
+    private readonly stdout?: StdoutMode,
     private readonly window = WINDOW,
-  ) {}
+  ) {
+    this.startedAt = this.lastPlainAt = now();
+  }
 
   /** Rows this run sent and settled. */
   get done(): number {
@@ -93,13 +127,13 @@ export class Outcomes {
 
   /** -q: a promise to wait for before the row is read, when it is too far ahead (see WINDOW). */
   room(row: number): Promise<void> | undefined {
-    if (this.stdout?.mode !== "ids" || row < this.next + this.window) return undefined;
-    return new Promise((resume) => (this.waiting = { row, resume }));
+    if (this.stdout !== "ids" || row < this.next + this.window) return undefined;
+    return new Promise((resume) => (this.roomFor = { row, resume }));
   }
 
   /** A row about to be sent (its outcome is recorded, or it is settled, later). */
   sending(row: number): void {
-    if (this.stdout?.mode === "ids") this.hold(row, SENDING);
+    if (this.stdout === "ids") this.hold(row, SENDING);
   }
 
   /** Done with a row sent, whatever became of it: without an outcome, it has no id to print. */
@@ -115,7 +149,7 @@ export class Outcomes {
     else if (outcome === "unknown") this.unknown++;
     if (outcome === "unknown") this.unknownOne(row);
     this.results?.record(line, outcome !== "invalid");
-    if (this.stdout?.mode === "ids") return this.hold(row, line.id);
+    if (this.stdout === "ids") return this.hold(row, line.id);
     if (this.stdout === undefined) return;
     if (outcome === "added") return this.writeJson({ row, line: line.line, outcome, id: line.id });
     const problems = line.problems ?? [];
@@ -134,7 +168,7 @@ export class Outcomes {
   /** A row not sent again: an earlier run added it (with this id), or left it unknown. */
   earlier(row: number, line: number, outcome: "added" | "unknown", id?: bigint): void {
     if (outcome === "unknown") this.unknownOne(row);
-    if (this.stdout?.mode === "ids") return this.hold(row, id);
+    if (this.stdout === "ids") return this.hold(row, id);
     if (outcome === "added") this.writeJson({ row, line, outcome, id, earlier: true });
     else this.writeJson({ row, line, outcome, earlier: true, error: UNKNOWN_BEFORE });
   }
@@ -185,9 +219,9 @@ export class Outcomes {
       if (id !== undefined) text += `${id}\n`;
     }
     if (text !== "") this.write(text);
-    if (this.waiting !== undefined && this.waiting.row < this.next + this.window) {
-      this.waiting.resume();
-      this.waiting = undefined;
+    if (this.roomFor !== undefined && this.roomFor.row < this.next + this.window) {
+      this.roomFor.resume();
+      this.roomFor = undefined;
     }
   }
 
@@ -196,6 +230,61 @@ export class Outcomes {
   }
 
   private write(text: string): void {
-    this.stdout?.out.write(text);
+    if (this.stdout !== undefined) this.io.stdout.write(text);
+  }
+
+  start(): void {
+    this.spinner = this.io.startSpinner(this.text());
+    this.timer = setInterval(() => this.tick(), REDRAW_MS);
+    this.timer.unref();
+  }
+
+  /** The rate limit (or a Retry-After) holds every request until then; undefined when it no longer does. */
+  waiting(untilLocalMs: number | undefined, why: string): void {
+    const now = this.now();
+    const long = untilLocalMs !== undefined && untilLocalMs - now >= LONG_WAIT_MS;
+    const wasWaiting = this.waitUntil !== undefined;
+    if (!long && !wasWaiting) return;
+    this.waitUntil = long ? untilLocalMs : undefined;
+    this.waitWhy = why;
+    if (long && !wasWaiting && this.spinner === undefined) {
+      this.io.stderr.write(
+        `petstore add: ${why}; waiting ${formatWait(untilLocalMs - now)} (until ${isoTime(untilLocalMs).slice(-13, -5)} UTC)\n`,
+      );
+    }
+    if (this.spinner) this.spinner.update(this.text());
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.spinner?.stop();
+    this.spinner = undefined;
+  }
+
+  private text(): string {
+    const now = this.now();
+    const done = this.done;
+    const left = Math.max(0, this.plan.toSend - done);
+    const span = now - this.startedAt;
+    let text = `adding pets: ${formatCount(done)} of ${formatCount(this.plan.toSend)} done, ${formatCount(left)} left`;
+    if (span >= 1_000) text += `, ${formatCount(Math.round((done * 1000) / span))} rows/s`;
+    if (this.waitUntil !== undefined && this.waitUntil > now) {
+      text += `; ${this.waitWhy}: next request in ${formatWait(this.waitUntil - now)}`;
+    }
+    return text;
+  }
+
+  private tick(): void {
+    const text = this.text();
+    if (this.spinner) {
+      this.spinner.update(text);
+      return;
+    }
+    const now = this.now();
+    if (now - this.lastPlainAt >= PLAIN_EVERY_MS) {
+      this.lastPlainAt = now;
+      this.io.stderr.write(`petstore add: ${text.slice("adding pets: ".length)}\n`);
+    }
   }
 }

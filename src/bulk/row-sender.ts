@@ -2,7 +2,7 @@
  * The second pass of `petstore add --from`: the rows to send go out at the pace
  * the pacer allows, `concurrency` at a time, each retried as the client's retry
  * table says, and each row's outcome is recorded (the results file, stdout) and
- * counted (progress.ts) as it is known. What an answer means:
+ * counted (outcomes.ts) as it is known. What an answer means:
  *
  * - 2xx: added, with the id of the answer, else the one its Location names.
  * - What the retry table sends again (429, 503, a connection that never came
@@ -25,7 +25,6 @@ import { parseJson } from "../schema/json.js";
 import { ErrorBody, INT64_MAX, INT64_MIN } from "../schema/pet.js";
 import type { Outcomes } from "./outcomes.js";
 import { Pacer, type Completion, type Timers, type Wait } from "./pacer.js";
-import type { Progress } from "./progress.js";
 import {
   cutText,
   MAX_STORED_CODE,
@@ -138,7 +137,6 @@ export interface RowSenderParts {
   timers: Timers;
   random: () => number;
   retry: RetryPolicy;
-  progress: Progress;
   results: ResultsWriter | undefined;
   outcomes: Outcomes;
   /** Where the rows go: named when the rate limit ends the run. */
@@ -205,12 +203,12 @@ export class RowSender {
 
   /** Told by the pacer each time requests are held, and why. */
   onWait(wait: Wait): void {
-    const { progress } = this.parts;
+    const { outcomes } = this.parts;
     const now = this.parts.timers.now;
     const until =
       wait.reason === "limit" || wait.reason === "pause" ? wait.untilLocalMs : undefined;
     if (until === undefined || until - now() <= MAX_WAIT_MS) {
-      progress.waiting(until, wait.reason === "limit" ? "rate limit reached" : this.pauseWhy);
+      outcomes.waiting(until, wait.reason === "limit" ? "rate limit reached" : this.pauseWhy);
       return;
     }
     const when = isoTime(until).replace("T", " ").slice(0, -5) + " UTC";

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { realTimers } from "../../src/bulk/pacer.js";
 import { Outcomes } from "../../src/bulk/outcomes.js";
-import { Progress } from "../../src/bulk/progress.js";
 import { createPoster, RowSender, type Poster } from "../../src/bulk/row-sender.js";
 import type { Row } from "../../src/bulk/rows.js";
 import { createTestIO } from "../../src/io/test-io.js";
@@ -142,12 +141,11 @@ describe("the rows a sender reads", () => {
       }
     }
     const plan = { rows: 300, toSend: 300, invalid: 0, previouslyAdded: 0, heldUnknown: 0 };
-    const outcomes = new Outcomes(plan, undefined);
+    const outcomes = new Outcomes(plan, createTestIO(), Date.now);
     const sender = new RowSender({
       timers: realTimers,
       random: Math.random,
       retry: DEFAULT_RETRY_POLICY,
-      progress: new Progress(createTestIO(), outcomes, plan.toSend, Date.now),
       results: undefined,
       outcomes,
       url: "http://127.0.0.1:1/v1/pets",

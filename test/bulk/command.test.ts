@@ -4,7 +4,7 @@ import { runBulkCommand, summaryLine } from "../../src/commands/add-from.js";
 import { DEFAULT_CONCURRENCY, bulkOptionsFrom } from "../../src/commands/add-from-options.js";
 import { buildProgram } from "../../src/commands/program.js";
 import { BULK_OPTIONS } from "../../src/commands/add-from-options.js";
-import { Progress, formatElapsed } from "../../src/bulk/progress.js";
+import { Outcomes, formatElapsed } from "../../src/bulk/outcomes.js";
 import { EXIT, PetstoreError, UsageError } from "../../src/errors.js";
 import { createFactory } from "../../src/commands/factory.js";
 import { createTestIO } from "../../src/io/test-io.js";
@@ -231,14 +231,22 @@ describe("durations", () => {
   });
 });
 
+/** A run of `toSend` rows, all to be sent. */
+const plan = (toSend: number) => ({
+  rows: toSend,
+  toSend,
+  invalid: 0,
+  previouslyAdded: 0,
+  heldUnknown: 0,
+});
+
 describe("progress", () => {
   it("on a terminal, redraws a spinner with done, left and the rate-limit wait", async () => {
     const io = createTestIO({ stderrTTY: true });
     let now = 0;
-    const counts = { done: 0 };
-    const progress = new Progress(io, counts, 10, () => now);
+    const progress = new Outcomes(plan(10), io, () => now);
     progress.start();
-    counts.done = 4;
+    for (let row = 1; row <= 4; row++) progress.record({ row, line: row + 1, outcome: "added" });
     now = 2_000;
     progress.waiting(42_000, "rate limit reached");
     now = 3_000;
@@ -256,8 +264,7 @@ describe("progress", () => {
 
   it("elsewhere, writes one plain line when a long wait begins", () => {
     const io = createTestIO();
-    const counts = { done: 0 };
-    const progress = new Progress(io, counts, 1, () => Date.UTC(2030, 0, 1, 12, 0, 20));
+    const progress = new Outcomes(plan(1), io, () => Date.UTC(2030, 0, 1, 12, 0, 20));
     progress.start();
     progress.waiting(Date.UTC(2030, 0, 1, 12, 1, 0, 250), "rate limit reached");
     progress.waiting(Date.UTC(2030, 0, 1, 12, 1, 0, 250), "rate limit reached");
@@ -270,11 +277,11 @@ describe("progress", () => {
     vi.useFakeTimers({ now: Date.UTC(2030, 0, 1, 12, 0, 0) });
     try {
       const io = createTestIO();
-      const counts = { done: 0 };
-      const progress = new Progress(io, counts, 5_000, () => Date.now());
+      const progress = new Outcomes(plan(5_000), io, () => Date.now());
       progress.start();
+      let row = 0;
       for (let second = 1; second <= 11; second++) {
-        counts.done += 200;
+        for (let n = 0; n < 200; n++) progress.record({ row: ++row, line: row, outcome: "added" });
         vi.advanceTimersByTime(1_000);
       }
       progress.stop();

@@ -14,7 +14,7 @@ const plan = { rows: 0, invalid: 0, previouslyAdded: 0, heldUnknown: 0, toSend: 
 
 /** The outcomes of a run without a results file, to `io`'s stdout. */
 function streamTo(io: ReturnType<typeof createTestIO>, mode: StdoutMode, window?: number) {
-  return new Outcomes(plan, undefined, { mode, out: io.stdout }, window);
+  return new Outcomes(plan, io, Date.now, undefined, mode, window);
 }
 
 describe("--json", () => {
