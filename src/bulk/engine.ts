@@ -102,7 +102,7 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
           : await openAutoResults(options.from, plan.rows, header, concurrency, io);
     try {
       if (refused) {
-        for await (const { row, line, problems } of readRows(source, false)) {
+        for await (const { row, line, problems } of readRows(source)) {
           if (problems !== undefined) results?.record({ row, line, outcome: "invalid", problems });
         }
         if (results?.failure !== undefined) throw results.failure;

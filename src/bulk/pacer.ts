@@ -34,16 +34,12 @@
 import { parseHttpDate } from "../client/http-date.js";
 
 export interface Timers {
-  now: () => number;
-  setTimeout: (callback: () => void, ms: number) => unknown;
-  clearTimeout: (handle: unknown) => void;
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
 }
 
-export const realTimers: Timers = {
-  now: Date.now,
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
+export const realTimers: Timers = { now: Date.now, setTimeout, clearTimeout };
 
 export interface LimitReading {
   remaining: number;

@@ -146,7 +146,8 @@ export interface RowSenderParts {
 export class RowSender {
   /** Why every request is held (a pause): said by the progress lines. */
   private pauseWhy = "the service asked to wait";
-  private stoppedBy: PetstoreError | undefined;
+  /** Why the run stopped early, once it has. */
+  stopped: PetstoreError | undefined;
   private timeoutsInARow = 0;
   private readonly pacer: Pacer;
 
@@ -159,15 +160,10 @@ export class RowSender {
     });
   }
 
-  /** Why the run stopped early, once it has. */
-  get stopped(): PetstoreError | undefined {
-    return this.stoppedBy;
-  }
-
   /** No row starts any more; those in flight are finished. The first reason stands. */
   stop(error: PetstoreError): void {
-    if (this.stoppedBy !== undefined) return;
-    this.stoppedBy = error;
+    if (this.stopped !== undefined) return;
+    this.stopped = error;
     this.pacer.close();
   }
 
@@ -180,7 +176,7 @@ export class RowSender {
    */
   async send(rows: AsyncIterator<Row>, post: Poster, concurrency: number): Promise<void> {
     const take = async (): Promise<Row | undefined> => {
-      const next = this.stoppedBy === undefined ? await rows.next() : undefined;
+      const next = this.stopped === undefined ? await rows.next() : undefined;
       return next?.done === false ? next.value : undefined;
     };
     const worker = async () => {
@@ -190,7 +186,7 @@ export class RowSender {
         try {
           // Read once the requests of this turn have left (a microtask after this one's).
           const sent = () => queueMicrotask(() => (ahead ??= take()));
-          if (this.stoppedBy === undefined) await this.sendRow(row, post, sent);
+          if (this.stopped === undefined) await this.sendRow(row, post, sent);
         } finally {
           this.parts.outcomes.settled(row.row);
         }
@@ -270,20 +266,25 @@ export class RowSender {
       const headers = last.answer
         ? rateLimitFromHeaders(last.answer.headers, pacer.serviceNow(receivedAt))
         : {};
-      const completion: Completion = { answered: last.answer !== undefined, counted: last.counted };
+      const answered = last.answer !== undefined;
       const limit = completeRateLimit(headers);
-      if (limit !== undefined) completion.limit = limit;
+      const completion: Completion = { answered, counted: last.counted, limit };
       const { result } = last;
-      if (result.kind === "added") {
-        pacer.complete(issued, completion);
-        const { digest } = row;
-        outcomes.record({ row: row.row, line: row.line, outcome: "added", digest, id: result.id });
-        return;
-      }
       if (result.kind !== "again") {
         pacer.complete(issued, completion);
-        this.notAdded(row, result.kind, last, result.error);
-        if (result.stop !== undefined) this.stop(result.stop);
+        const { digest } = row;
+        if (result.kind === "added") {
+          outcomes.record({
+            row: row.row,
+            line: row.line,
+            outcome: "added",
+            digest,
+            id: result.id,
+          });
+        } else {
+          this.notAdded(row, result.kind, last, result.error);
+          if (result.stop !== undefined) this.stop(result.stop);
+        }
         return;
       }
       const delay = computeDelay(

@@ -20,7 +20,7 @@ import type { RowProblem } from "./results.js";
 export interface Row {
   row: number;
   line: number;
-  /** The JSON body of the POST (present when valid and asked for). */
+  /** The JSON body of the POST (present when valid). */
   body?: string;
   /** 16 hex digits of the SHA-256 of `body` (present with it). */
   digest?: string;
@@ -53,8 +53,7 @@ export function petBody(pet: NewPet): string {
   return `{"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId}${status}}`;
 }
 
-/** `withBody`: also build the request body and its digest (not needed to count problems). */
-export async function* readRows(source: InputSource, withBody = true): AsyncGenerator<Row> {
+export async function* readRows(source: InputSource): AsyncGenerator<Row> {
   for await (const record of source.records()) {
     const { row, line } = record;
     if (record.unreadable !== undefined) {
@@ -65,10 +64,6 @@ export async function* readRows(source: InputSource, withBody = true): AsyncGene
     if (!checked.ok) {
       const problems = checked.problems.map((p) => ({ field: p.field, message: p.problem }));
       yield { row, line, problems };
-      continue;
-    }
-    if (!withBody) {
-      yield { row, line };
       continue;
     }
     const body = petBody(checked.value);
@@ -93,7 +88,7 @@ export async function firstPass(
   const mismatch = (text: string) => {
     if (mismatchCount++ < SHOWN) mismatches.push(text);
   };
-  for await (const row of readRows(source, prior !== undefined)) {
+  for await (const row of readRows(source)) {
     plan.rows++;
     if (row.problems !== undefined) {
       if (plan.invalid++ === 0) io.stderr.write(`petstore add: problems in ${source.label}:\n`);

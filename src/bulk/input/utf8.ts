@@ -43,11 +43,8 @@ async function lineAt(path: string, offset: number): Promise<number> {
 /** `bytes`, at `offset` of the file, were refused by the decoder. */
 async function notUtf8(path: string, offset: number, bytes: Buffer): Promise<InputFormatError> {
   // UTF-16 (Excel's "Unicode Text") starts with its byte-order mark, little- or big-endian.
-  const [first, second] = bytes;
-  if (
-    offset === 0 &&
-    ((first === 0xff && second === 0xfe) || (first === 0xfe && second === 0xff))
-  ) {
+  const bom = bytes.subarray(0, 2).toString("hex");
+  if (offset === 0 && (bom === "fffe" || bom === "feff")) {
     return new InputFormatError(
       'the input is UTF-16 text (as Excel\'s "Unicode Text"); save it as UTF-8 ("CSV UTF-8") and try again',
       1,
