@@ -199,8 +199,8 @@ export class Outcomes {
       unknownRows: this.unknownRows,
       elapsedMs,
       exitCode,
-      ...(stopped === undefined ? {} : { stopped }),
-      ...(this.results === undefined ? {} : { resultsFile: this.results.path }),
+      stopped,
+      resultsFile: this.results?.path,
     };
   }
 
@@ -252,12 +252,11 @@ export class Outcomes {
         `petstore add: ${why}; waiting ${formatWait(untilLocalMs - now)} (until ${isoTime(untilLocalMs).slice(-13, -5)} UTC)\n`,
       );
     }
-    if (this.spinner) this.spinner.update(this.text());
+    this.spinner?.update(this.text());
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    clearInterval(this.timer);
     this.spinner?.stop();
     this.spinner = undefined;
   }
@@ -277,10 +276,7 @@ export class Outcomes {
 
   private tick(): void {
     const text = this.text();
-    if (this.spinner) {
-      this.spinner.update(text);
-      return;
-    }
+    if (this.spinner) return this.spinner.update(text);
     const now = this.now();
     if (now - this.lastPlainAt >= PLAIN_EVERY_MS) {
       this.lastPlainAt = now;
