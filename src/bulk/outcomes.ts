@@ -54,11 +54,6 @@ export type StdoutMode = "json" | "ids";
 /** The most rows that `-q` holds between the first row not yet printed and the last read. */
 export const WINDOW = 4096;
 
-const UNKNOWN_BEFORE = {
-  message:
-    "an earlier run sent this row and its outcome is unknown; it was not sent again (--retry-unknown sends it)",
-};
-
 /** -q: a row whose outcome is not known yet. */
 const SENDING = "sending";
 
@@ -169,8 +164,10 @@ export class Outcomes {
   earlier(row: number, line: number, outcome: "added" | "unknown", id?: bigint): void {
     if (outcome === "unknown") this.unknownOne(row);
     if (this.stdout === "ids") return this.hold(row, id);
-    if (outcome === "added") this.writeJson({ row, line, outcome, id, earlier: true });
-    else this.writeJson({ row, line, outcome, earlier: true, error: UNKNOWN_BEFORE });
+    if (outcome === "added") return this.writeJson({ row, line, outcome, id, earlier: true });
+    const message =
+      "an earlier run sent this row and its outcome is unknown; it was not sent again (--retry-unknown sends it)";
+    this.writeJson({ row, line, outcome, earlier: true, error: { message } });
   }
 
   /**

@@ -150,13 +150,8 @@ function checkResultsPath(path: string): void {
 
 /** Why the results file cannot be written, and what became of the run (exit 9). */
 function unwritable(path: string, error: unknown, outcome: string): PetstoreError {
-  const code = (error as NodeJS.ErrnoException).code;
-  const why =
-    code === "ENOSPC"
-      ? "the disk is full (ENOSPC)"
-      : code === "EDQUOT"
-        ? "the disk quota is used up (EDQUOT)"
-        : (code ?? String(error));
+  const code = (error as NodeJS.ErrnoException).code ?? String(error);
+  const why = code === "ENOSPC" ? "the disk is full (ENOSPC)" : code;
   return new PetstoreError(
     `the results file ${path} cannot be written: ${why}; ${outcome}`,
     EXIT.RESULTS_UNWRITABLE,

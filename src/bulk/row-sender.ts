@@ -48,8 +48,7 @@ export const MAX_TIMEOUTS_IN_A_ROW = 3;
 type AttemptResult =
   | { kind: "added"; id?: bigint }
   | { kind: "again"; error: PetstoreError; rateLimited: boolean }
-  | { kind: "unknown"; error: PetstoreError; stop?: PetstoreError }
-  | { kind: "failed"; error: PetstoreError; stop?: PetstoreError };
+  | { kind: "unknown" | "failed"; error: PetstoreError; stop?: PetstoreError };
 
 export interface Attempt {
   result: AttemptResult;
