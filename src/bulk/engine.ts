@@ -129,7 +129,7 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
               origin: new URL(baseUrl).origin,
               connections: options.concurrency,
               timeoutMs: options.timeoutMs,
-              ...(deps.proxy === undefined ? {} : { proxy: deps.proxy }),
+              proxy: deps.proxy,
             })
           : undefined;
       const post = createPoster(
@@ -152,13 +152,10 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
         for await (const row of readRows(source)) {
           await outcomes.room(row.row);
           if (sender.stopped !== undefined) return;
-          const { problems } = row;
-          if (problems !== undefined) {
-            outcomes.record({ row: row.row, line: row.line, outcome: "invalid", problems });
-            continue;
-          }
           const state = prior?.state(row.row) ?? PriorState.None;
-          if (state === PriorState.Added) {
+          if (row.problems !== undefined) {
+            outcomes.record({ ...row, outcome: "invalid" });
+          } else if (state === PriorState.Added) {
             outcomes.earlier(row.row, row.line, "added", prior!.id(row.row));
           } else if (wasSent(state) && !options.retryUnknown) {
             outcomes.earlier(row.row, row.line, "unknown");

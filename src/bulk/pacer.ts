@@ -164,9 +164,7 @@ export class Pacer {
       // A finished request matters only to readings from requests issued before it finished.
       let floor = this.current?.issued ?? Infinity;
       for (const inFlight of this.inFlight) floor = Math.min(floor, inFlight);
-      if (this.finished[0] !== undefined && this.finished[0].finished < floor) {
-        this.finished = this.finished.filter((finished) => finished.finished >= floor);
-      }
+      this.finished = this.finished.filter((finished) => finished.finished >= floor);
     }
     this.notify();
   }

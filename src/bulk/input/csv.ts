@@ -24,6 +24,9 @@ import {
 
 type Column = "name" | "categoryId" | "status";
 
+/** A record's cells, and the line it starts on. */
+type Read = { record: string[]; start: number };
+
 const COLUMN_NAMES: Record<string, Column> = {
   name: "name",
   categoryid: "categoryId",
@@ -128,7 +131,7 @@ export async function* parseCsv(
       const { raw, record } = read as { raw: string; record: string[] };
       const start = line;
       line += raw.match(/\r\n|\r|\n/g)?.length ?? 0;
-      return { record, start };
+      return { record, start } satisfies Read;
     },
   };
   const parser = parse(csvOptions as Options);
@@ -136,10 +139,7 @@ export async function* parseCsv(
   let columns: Array<Column | undefined> | undefined;
   let row = 0;
   try {
-    for await (const { record, start } of parser as AsyncIterable<{
-      record: string[];
-      start: number;
-    }>) {
+    for await (const { record, start } of parser as AsyncIterable<Read>) {
       if (record.every((cell) => cell.trim() === "")) continue;
       if (columns === undefined) {
         columns = columnsOf(record, start, options.ignoreUnknownColumns === true);
