@@ -32,6 +32,7 @@
  * tested over whole simulated windows and days (test/bulk/pacer.test.ts).
  */
 import { parseHttpDate } from "../client/http-date.js";
+import type { RateLimitInfo } from "../http-response.js";
 
 export interface Timers {
   now(): number;
@@ -41,11 +42,8 @@ export interface Timers {
 
 export const realTimers: Timers = { now: Date.now, setTimeout, clearTimeout };
 
-export interface LimitReading {
-  remaining: number;
-  /** The service's time, in ms, at which the window resets. */
-  resetAt: number;
-}
+/** What is left, and the service's time (ms) at which the window resets. */
+type LimitReading = Pick<RateLimitInfo, "remaining" | "resetAt">;
 
 export interface Completion {
   /** The answer had the three X-RateLimit headers. */

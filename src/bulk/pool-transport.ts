@@ -176,11 +176,8 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     this.size += chunk.length;
-    if (this.size > MAX_ANSWER_BYTES) {
-      this.fail(tooLargeError(this.summary, this.url, MAX_ANSWER_BYTES));
-    } else {
-      this.chunks.push(chunk);
-    }
+    if (this.size <= MAX_ANSWER_BYTES) this.chunks.push(chunk);
+    else this.fail(tooLargeError(this.summary, this.url, MAX_ANSWER_BYTES));
   }
 
   onResponseEnd(): void {
@@ -195,13 +192,11 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.settled) return;
     const code = (error as NodeJS.ErrnoException).code;
     const { proxy } = this;
-    if (code === TUNNEL_FAILURE) {
-      this.fail(proxyError(error as ProxyFailureFacts, proxy!, this.url));
-      return;
-    }
     // http:// through the proxy: the connection is the proxy's, and undici reports its 407 as an error.
     const plain407 = code === "UND_ERR_INVALID_ARG" && PLAIN_PROXY_407.test(error.message);
-    if (proxy !== undefined && !proxy.tunnel && (!this.started || plain407)) {
+    if (code === TUNNEL_FAILURE) {
+      this.fail(proxyError(error as ProxyFailureFacts, proxy!, this.url));
+    } else if (proxy !== undefined && !proxy.tunnel && (!this.started || plain407)) {
       const facts = { message: error.message, causeCode: code };
       this.fail(proxyError(plain407 ? { ...facts, status: 407 } : facts, proxy, this.url));
     } else if (code === "UND_ERR_CONNECT_TIMEOUT") {

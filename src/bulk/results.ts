@@ -159,12 +159,6 @@ function unwritable(path: string, error: unknown, outcome: string): PetstoreErro
   );
 }
 
-/** The JSON of one line. */
-function lineText(line: ResultLine): string {
-  const { row, outcome, id, digest, problems, error } = line;
-  return stringifyJson({ row, line: line.line, outcome, id, digest, problems, error });
-}
-
 export class ResultsWriter {
   /** Where the lines end: the next line is written here. */
   private end: number;
@@ -251,7 +245,7 @@ export class ResultsWriter {
    */
   async sending(row: number, line: number, digest: string): Promise<boolean> {
     if (!this.claim(0)) return false;
-    this.append(lineText({ row, line, outcome: "sending", digest }) + "\n");
+    this.record({ row, line, outcome: "sending", digest }, true);
     return this.written();
   }
 
@@ -299,7 +293,9 @@ export class ResultsWriter {
    * first; a row sent writes into the room kept for it (see sending).
    */
   record(line: ResultLine, sent = false): void {
-    const text = lineText(line) + "\n";
+    const { row, outcome, id, digest, problems, error } = line;
+    const text =
+      stringifyJson({ row, line: line.line, outcome, id, digest, problems, error }) + "\n";
     if (sent || this.claim(Buffer.byteLength(text))) this.append(text);
   }
 
@@ -343,19 +339,18 @@ export class ResultsWriter {
    */
   private claim(bytes: number): boolean {
     const needed = this.end + Buffer.byteLength(this.pending) + this.room + bytes;
+    if (needed <= this.size) return true;
     try {
-      if (needed > this.size) {
-        try {
-          this.fill(Math.max(needed, this.size + ROOM_STEP));
-        } catch {
-          this.fill(needed);
-        }
+      try {
+        this.fill(needed + ROOM_STEP);
+      } catch {
+        this.fill(needed);
       }
+      return true;
     } catch (error) {
       this.fail(error);
       return false;
     }
-    return true;
   }
 
   private fill(target: number): void {
