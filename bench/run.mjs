@@ -21,6 +21,7 @@ import * as cliStartup from "./phases/cli-startup.mjs";
 import * as fuzzLatency from "./phases/fuzz-latency.mjs";
 import * as journalCost from "./phases/journal-cost.mjs";
 import * as journalRead from "./phases/journal-read.mjs";
+import * as keyringRead from "./phases/keyring-read.mjs";
 import * as serverRead from "./phases/server-read.mjs";
 import * as serverWrite from "./phases/server-write.mjs";
 import * as serverStartup from "./phases/server-startup.mjs";
@@ -28,6 +29,7 @@ import * as serverStartup from "./phases/server-startup.mjs";
 const PHASES = [
   cliStartup,
   binaryStartup,
+  keyringRead,
   serverRead,
   journalCost,
   journalRead,

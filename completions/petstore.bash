@@ -19,7 +19,7 @@ __petstore_flags() {
     "get") REPLY="-o --output --json -q --quiet -p --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
     "add") REPLY="-n --name -c --category-id -s --status --no-prompt --file --from --format --skip-invalid --ignore-unknown-columns --results --resume --retry-unknown --concurrency -o --output --json -q --quiet -p --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
     "auth") REPLY="-h --help --no-color --debug" ;;
-    "auth login") REPLY="-p --profile --env --base-url --with-token --api-key-file --no-verify -h --help --no-color --debug" ;;
+    "auth login") REPLY="-p --profile --env --base-url --with-token --api-key-file --no-verify --insecure-storage -h --help --no-color --debug" ;;
     "auth status") REPLY="--json -p --profile --env --base-url --allow-insecure --timeout --max-retries --no-retry --verbose -h --help --no-color --debug" ;;
     "auth logout") REPLY="-p --profile -h --help --no-color --debug" ;;
     "auth help") REPLY="" ;;

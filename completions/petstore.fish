@@ -150,6 +150,7 @@ complete -c petstore -n '__petstore_at "auth login"' -l base-url -r -d 'the prof
 complete -c petstore -n '__petstore_at "auth login"' -l with-token -d 'read the key from stdin'
 complete -c petstore -n '__petstore_at "auth login"' -l api-key-file -r -F -d 'read the key from this file'
 complete -c petstore -n '__petstore_at "auth login"' -l no-verify -d 'store the key without checking it (GET /pets?limit=1) first'
+complete -c petstore -n '__petstore_at "auth login"' -l insecure-storage -d 'keep the key in the config file, not the system keyring (PETSTORE_INSECURE_STORAGE=1)'
 complete -c petstore -n '__petstore_at "auth login"' -s h -l help -d 'show help'
 complete -c petstore -n '__petstore_at "auth login"' -l no-color -d 'no colour on stdout or stderr (also NO_COLOR=1, TERM=dumb)'
 complete -c petstore -n '__petstore_at "auth login"' -l debug -d 'show stack traces of errors'

@@ -7,6 +7,7 @@ export interface BinaryTarget {
   output: string;
   runner: "native" | "qemu" | "wine";
   licenceFrom?: string;
+  keyring: string;
 }
 
 export const TARGETS: BinaryTarget[];

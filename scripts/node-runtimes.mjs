@@ -2,10 +2,11 @@
 // them (test/platforms/, under wine): the npm registry's node-<os>-<arch> packages,
 // fetched with `npm pack` (npm install refuses another platform's: EBADPLATFORM) and
 // unpacked into .cache/nodes/<package>-<version>/. Nothing is downloaded from anywhere else.
+// The binaries' keyring bindings (@napi-rs/keyring-<platform>) are fetched the same way.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
 
 const execFileAsync = promisify(execFile);
@@ -14,7 +15,7 @@ const FETCH_LIMIT_MS = 600_000;
 
 /** Where the npm package `name@version` (a Node runtime) is unpacked under the repository `root`. */
 export function runtimeDir(root, name, version) {
-  return join(root, ".cache", "nodes", `${name}-${version}`);
+  return join(root, ".cache", "nodes", `${name.replace("/", "+")}-${version}`);
 }
 
 /**
@@ -28,7 +29,7 @@ export async function fetchRuntime(root, name, version) {
   if (existsSync(join(dir, "package.json"))) return dir;
   console.error(`fetching ${name}@${version} from the npm registry`);
   await mkdir(dirname(dir), { recursive: true });
-  const staging = await mkdtemp(join(dirname(dir), `.${name}-${version}-`));
+  const staging = await mkdtemp(`${dirname(dir)}/.${basename(dir)}-`);
   try {
     const { stdout } = await execFileAsync(
       "npm",

@@ -82,6 +82,31 @@ export const SYSTEM_PACKAGES = [
     for: "the arm64 image, run through binfmt_misc (static: it runs inside the container)",
   },
   {
+    file: "/usr/bin/gnome-keyring-daemon",
+    pkg: "gnome-keyring",
+    for: "the key in a real Secret Service keyring (test/e2e/keyring.test.ts, test/dist/binary.test.ts)",
+  },
+  {
+    file: "/usr/bin/dbus-daemon",
+    pkg: "dbus-daemon",
+    for: "the tests' own D-Bus session for GNOME Keyring (scripts/secret-service.mjs)",
+  },
+  {
+    file: "/usr/bin/dbus-send",
+    pkg: "dbus-bin",
+    for: "waiting for GNOME Keyring on that session (scripts/secret-service.mjs)",
+  },
+  {
+    file: "/usr/bin/secret-tool",
+    pkg: "libsecret-tools",
+    for: "reading the keyring as another program does (scripts/secret-service.mjs)",
+  },
+  {
+    file: "/usr/bin/x86_64-w64-mingw32-gcc-win32",
+    pkg: "gcc-mingw-w64-x86-64-win32",
+    for: "the bcryptprimitives.dll wine 8 lacks, built for the win-x64 binary's keyring test (test/platforms/wine.ts)",
+  },
+  {
     file: "/usr/bin/osslsigncode",
     pkg: "osslsigncode",
     for: "building the win-x64 binary (its base's signature is removed)",

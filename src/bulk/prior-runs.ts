@@ -15,7 +15,7 @@
 import { constants } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { UsageError } from "../errors.js";
-import { nonRegularKind } from "../schema/file-kind.js";
+import { nonRegularKind } from "../files/file-kind.js";
 import { parseJson } from "../schema/json.js";
 import { INT64_MAX, INT64_MIN } from "../schema/pet.js";
 import { OUTCOMES } from "./results.js";

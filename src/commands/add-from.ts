@@ -99,7 +99,7 @@ export function incompleteRun(report: BulkReport, options: BulkOptions): Petstor
 
 export async function runBulkCommand(values: OptionValues, factory: Factory): Promise<BulkReport> {
   const { bulk, request } = bulkOptionsFrom(values, factory.env);
-  const settings = factory.settings(request.settings);
+  const settings = await factory.keyedSettings(request.settings);
   const { io } = factory;
   const route = routeTo(settings.baseUrl, factory.env, request.verbose ? io.stderr : undefined);
   const proxy = route?.kind === "proxy" ? route.proxy : undefined;

@@ -100,11 +100,23 @@ export function createFactory(deps: FactoryDeps) {
     return resolved;
   }
 
+  /** `settings`, with the profile's key read from the system keyring when it is kept there. */
+  async function keyedSettings(
+    flags: SettingsFlags,
+    options?: SettingsOptions,
+  ): Promise<ResolvedSettings> {
+    const resolved = settings(flags, options);
+    if (resolved.keyring === undefined) return resolved;
+    const { readKeyringKey } = await import("../profiles/keyring.js");
+    return { ...resolved, apiKey: await readKeyringKey(env, resolved.profile, resolved.keyring) };
+  }
+
   return {
     io,
     env,
     now,
     settings,
+    keyedSettings,
     /** The stored profiles, read once per run; a config file that cannot be used is an error. */
     config(): StoredConfig {
       const { config, problem } = load();
@@ -126,7 +138,7 @@ export function createFactory(deps: FactoryDeps) {
      * for `settings` (auth login checks a key for a profile that may not exist yet).
      */
     async client(request: RequestOptions, options?: SettingsOptions) {
-      const resolved = settings(request.settings, options);
+      const resolved = await keyedSettings(request.settings, options);
       const { createClient } = await import("../client/client.js");
       const { routeTo } = await import("./proxy-route.js");
       const route = routeTo(resolved.baseUrl, env, request.verbose ? io.stderr : undefined);

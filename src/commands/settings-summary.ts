@@ -1,9 +1,11 @@
 /**
  * What a run would use, and where each value comes from (flag, environment
  * variable, profile or default): shared by `auth status` and `profile show`, so
- * a person can see the precedence at work. The key is only ever shown redacted.
+ * a person can see the precedence at work. The key is only ever shown redacted, with
+ * where a profile keeps it: the system keyring or the config file.
  */
 import type { Palette } from "../output/palette.js";
+import { keyringName } from "../profiles/keyring-name.js";
 import type { ResolvedSettings, Source } from "../profiles/resolve.js";
 import { redactKey } from "../schema/redact-key.js";
 
@@ -40,6 +42,25 @@ export function describeSource(
   }
 }
 
+/** Where the profile keeps the key, when the key is the profile's. */
+function keyStore(settings: ResolvedSettings): "keyring" | "file" | null {
+  if (settings.sources.apiKey !== "profile") return null;
+  return settings.keyring === undefined ? "file" : "keyring";
+}
+
+function keyLine(settings: ResolvedSettings, palette: Palette): string {
+  const store = keyStore(settings);
+  if (settings.apiKey === undefined && store !== "keyring") return palette.yellow("none");
+  const source = describeSource("apiKey", settings.sources.apiKey, settings.profile);
+  const where = {
+    keyring: `, in ${keyringName() ?? "the system keyring"}`,
+    file: ", in the config file",
+  };
+  const note = palette.dim(`(${source}${store === null ? "" : where[store]})`);
+  // `profile show` does not read the keyring: it says where the key is, not which.
+  return `${settings.apiKey === undefined ? "not read" : redactKey(settings.apiKey)} ${note}`;
+}
+
 /** Label and value pairs, in display order. */
 export function settingsLines(settings: ResolvedSettings, palette: Palette): [string, string][] {
   const { sources, profile } = settings;
@@ -49,12 +70,7 @@ export function settingsLines(settings: ResolvedSettings, palette: Palette): [st
     ["Profile", `${profile} ${note("profile")}`],
     ["Environment", `${settings.env} ${note("env")}`],
     ["Base URL", `${settings.baseUrl} ${note("baseUrl")}`],
-    [
-      "API key",
-      settings.apiKey === undefined
-        ? palette.yellow("none")
-        : `${redactKey(settings.apiKey)} ${note("apiKey")}`,
-    ],
+    ["API key", keyLine(settings, palette)],
   ];
 }
 
@@ -69,6 +85,7 @@ export function settingsJson(settings: ResolvedSettings): Record<string, unknown
     env: settings.env,
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey === undefined ? null : redactKey(settings.apiKey),
+    keyStore: keyStore(settings),
     allowInsecure: settings.allowInsecure,
     sources: { ...settings.sources },
   };

@@ -19,7 +19,7 @@ import {
 import { join } from "node:path";
 import * as z from "zod/mini";
 import { ENVIRONMENT_NAMES, type EnvironmentName } from "./environments.js";
-import { openNoFollowSync } from "../schema/file-safety.js";
+import { openNoFollowSync } from "../files/file-safety.js";
 import { JsonSyntaxError, parseJson } from "../schema/json.js";
 import { CONFIG_FILE_NAME, configDir } from "./config-dir.js";
 import { exposureWarning } from "./config-exposure.js";
@@ -35,7 +35,10 @@ import {
 export { configDir, configPath } from "./config-dir.js";
 
 export interface ProfileConfig {
+  /** The key itself, in this file. */
   apiKey?: string;
+  /** The account of the key in the system keyring (key-store.ts). */
+  keyring?: string;
   env?: EnvironmentName;
   baseUrls?: Partial<Record<EnvironmentName, string>>;
 }
@@ -76,6 +79,7 @@ const makeStoredConfigSchema = () =>
         z.string().check(z.regex(PROFILE_NAME)),
         z.object({
           apiKey: z.optional(z.string()),
+          keyring: z.optional(z.string().check(z.minLength(1))),
           env: z.optional(z.enum(ENVIRONMENT_NAMES)),
           baseUrls: z.optional(
             z.object({ production: z.optional(z.string()), staging: z.optional(z.string()) }),

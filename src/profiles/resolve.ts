@@ -34,6 +34,8 @@ export interface ResolvedSettings {
   env: EnvironmentName;
   baseUrl: string;
   apiKey?: string;
+  /** The profile's key is in the system keyring, as this account: read it before a request (keyring.ts). */
+  keyring?: string;
   allowInsecure: boolean;
   sources: { profile: Source; env: Source; baseUrl: Source; apiKey: Source };
 }
@@ -150,6 +152,7 @@ export function resolveSettings(
     { source: "profile", value: stored?.apiKey, origin: inProfile },
   ]);
   const apiKey = checkedKey(key);
+  const keyring = key === undefined ? stored?.keyring : undefined;
 
   const settings: ResolvedSettings = {
     profile: profile.value,
@@ -160,9 +163,10 @@ export function resolveSettings(
       profile: profile.source,
       env: envName.source,
       baseUrl: baseUrlText.source,
-      apiKey: key?.source ?? "none",
+      apiKey: key?.source ?? (keyring === undefined ? "none" : "profile"),
     },
   };
   if (apiKey !== undefined) settings.apiKey = apiKey;
+  if (keyring !== undefined) settings.keyring = keyring;
   return settings;
 }

@@ -14,6 +14,7 @@ import {
   NAME_MAX_LENGTH,
   NewPet,
   PET_STATUSES,
+  StoredPet,
   PetIdParam,
   type ListQuery as ListQueryType,
   type NewPet as NewPetType,
@@ -146,6 +147,25 @@ export function validateNewPet(input: unknown): Validated<NewPetType> {
   return {
     ok: false,
     problems: problemsFrom(result.error, input, "unknown field", NEW_PET_FIELDS),
+  };
+}
+
+const STORED_PET_FIELDS = ["id", "name", "categoryId", "status"] as const;
+
+/**
+ * A pet of the fake's data file (parsed by `parseJson`): a NewPet with its `id`, an
+ * integer written as plain digits, or none (the fake gives it the next).
+ */
+export function validateStoredPet(input: unknown): Validated<NewPetType & { id?: bigint }> {
+  if (!isPlainObject(input)) {
+    const problem = `must be a JSON object with id, name and categoryId; got ${describeValue(input)}`;
+    return { ok: false, problems: [{ field: "pet", problem }] };
+  }
+  const result = StoredPet.safeParse(input);
+  if (result.success) return { ok: true, value: result.data };
+  return {
+    ok: false,
+    problems: problemsFrom(result.error, input, "unknown field", STORED_PET_FIELDS),
   };
 }
 

@@ -8,6 +8,8 @@ import { BASE_URL, cliForEachTest } from "./run-cli.js";
 
 const KEY = "psk_live_abcdefghijklmnop1234";
 const NO_KEY_ENV = { PETSTORE_API_KEY: undefined, PETSTORE_BASE_URL: undefined };
+/** Why these runs keep keys in the file: they are given no D-Bus session (test/e2e/keyring.test.ts has one). */
+const NO_BUS = "no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set)";
 
 const cli = cliForEachTest();
 
@@ -95,7 +97,7 @@ describe("petstore auth login", () => {
         "Profile:     default (default)",
         "Environment: production (default)",
         "Base URL:    https://api.petstore.example/v1 (default)",
-        `Stored the API key in profile default (production) in ${join(cli.configDir, "config.json")}. It was not checked (--no-verify): \`petstore auth status\` checks it.`,
+        `Stored the API key in profile default (production) in ${join(cli.configDir, "config.json")}, not in a system keyring: ${NO_BUS}. It was not checked (--no-verify): \`petstore auth status\` checks it.`,
         "",
       ].join("\n"),
     );
@@ -208,7 +210,7 @@ describe("petstore auth login checks the key", () => {
       "The service accepted the key. Rate limit: 299 of 300 requests left this minute; resets in 60 s (at 00:01 UTC)\n",
     );
     expect(run.err).toMatch(
-      /Stored the API key and the base URL \S+ in profile ci \(production\) in .*config\.json\.\n$/,
+      /Stored the API key and the base URL \S+ in profile ci \(production\) in .*config\.json, not in a system keyring: no D-Bus session .*\.\n$/,
     );
     expect(storedConfig().profiles.ci).toEqual({ apiKey: KEY, baseUrls: { production: BASE_URL } });
   });
@@ -313,9 +315,10 @@ describe("petstore auth status", () => {
         "Profile:     default (the current profile)",
         "Environment: staging (from --env)",
         `Base URL:    ${BASE_URL} (from PETSTORE_BASE_URL)`,
-        "API key:     psk_…1234 (from profile default)",
+        "API key:     psk_…1234 (from profile default, in the config file)",
         "Key:         accepted",
         "Rate limit:  42 of 60 requests left this minute; resets in 60 s (at 00:01 UTC)",
+        `Keyring:     none, so the key is in the file: ${NO_BUS}`,
         "",
       ].join("\n"),
     );
@@ -351,10 +354,12 @@ describe("petstore auth status", () => {
       env: "production",
       baseUrl: BASE_URL,
       apiKey: "psk_…1234",
+      keyStore: "file",
       allowInsecure: false,
       sources: { profile: "profile", env: "default", baseUrl: "environment", apiKey: "profile" },
       proxy: null,
       key: "accepted",
+      keyringProblem: NO_BUS,
       rateLimit: {
         limit: 1000,
         remaining: 0,

@@ -58,7 +58,7 @@ describe("a config file that is not JSON", () => {
     expect(login.code).toBe(0);
     expect(login.err).toContain(
       `warning: the config file ${configFile()} is not valid JSON (it ends too early, at line 1); kept it as ${configFile()}.bak and wrote a new one\n` +
-        `Stored the API key in profile ci (production) in ${configFile()}.`,
+        `Stored the API key in profile ci (production) in ${configFile()}, not in a system keyring: `,
     );
     expect(readFileSync(`${configFile()}.bak`, "utf8")).toBe(BROKEN);
     expect(JSON.parse(readFileSync(configFile(), "utf8"))).toEqual({

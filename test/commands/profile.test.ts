@@ -54,6 +54,7 @@ describe("petstore profile", () => {
         env: "staging",
         baseUrl: "http://127.0.0.1:4010/v1",
         apiKey: "psk_…0002",
+        keyStore: "file",
       },
       {
         name: "default",
@@ -61,6 +62,7 @@ describe("petstore profile", () => {
         env: "production",
         baseUrl: "https://api.petstore.example/v1",
         apiKey: "psk_…0001",
+        keyStore: "file",
       },
     ]);
   });
@@ -153,7 +155,7 @@ describe("petstore profile", () => {
           "Profile:     ci (from --profile)",
           "Environment: staging (from --env)",
           "Base URL:    http://127.0.0.1:5000/v1 (from --base-url)",
-          "API key:     psk_…0002 (from profile ci)",
+          "API key:     psk_…0002 (from profile ci, in the config file)",
           "",
         ].join("\n"),
       );

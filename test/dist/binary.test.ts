@@ -1,6 +1,6 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJson } from "../../src/schema/json.js";
 import { BIN, REPO_ROOT } from "../server/cli-build.js";
@@ -8,7 +8,14 @@ import { TARGETS } from "../../scripts/binary-targets.mjs";
 import { COPIED_PACKAGES } from "../../scripts/home-assets.mjs";
 import { namesIn } from "../bulk/helpers.js";
 import { stopAndResume } from "../bulk/interrupt.js";
-import { NO_KEEPALIVE_SHIM, prepareWine, type Wine } from "../platforms/wine.js";
+import { keyringAccount } from "../../src/profiles/keyring-name.js";
+import { startSecretService } from "../../scripts/secret-service.mjs";
+import {
+  installProcessPrng,
+  NO_KEEPALIVE_SHIM,
+  prepareWine,
+  type Wine,
+} from "../platforms/wine.js";
 import { ensureBinaries } from "./binaries.js";
 import { expectHomeServed } from "./home-files.js";
 import { launcher, type Launcher } from "./launchers.js";
@@ -16,9 +23,9 @@ import { bundledPackages, listedEntries, listedPackages } from "./licences.js";
 import { run, serve, type Served } from "./run.js";
 import { HANG_MS, HEAVY_HANG_MS } from "../limits.js";
 
-const { version } = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
-  version: string;
-};
+const { version, optionalDependencies } = JSON.parse(
+  readFileSync(join(REPO_ROOT, "package.json"), "utf8"),
+) as { version: string; optionalDependencies: Record<string, string> };
 const KEY = "binary-key-0123";
 /** The npm package's CLI on this machine's Node: the Linux side the binaries talk to. */
 const LINUX_CLI = [process.execPath, BIN];
@@ -106,11 +113,18 @@ describe.each(TARGETS)("the standalone binary for $name", (target) => {
     const [runtime, ...rest] = listedPackages(text);
     expect(runtime).toBe(`${target.runtime}@${target.node}`);
     expect(listedEntries(text).get(runtime!)).toContain("Node.js is licensed for use as follows:");
-    const copied = COPIED_PACKAGES.map(({ name }) => {
+    // Embedded as they are: the API reference library, the keyring binding and the
+    // package whose licence covers the binding's own code.
+    const copied = [...COPIED_PACKAGES.map(({ name }) => name), "@napi-rs/keyring"].map((name) => {
       const manifest = join(REPO_ROOT, "node_modules", name, "package.json");
       return `${name}@${(JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version}`;
     });
-    expect(rest.sort()).toEqual([...new Set([...bundled.map((pkg) => pkg.id), ...copied])].sort());
+    const binding = `${target.keyring}@${optionalDependencies[target.keyring]}`;
+    expect(rest.sort()).toEqual(
+      [...new Set([...bundled.map((pkg) => pkg.id), ...copied, binding])].sort(),
+    );
+    // The Rust crates and the libdbus built into the binding.
+    expect(listedEntries(text).get(binding)).toContain("--- LICENSE.third-party.md ---");
     const swagger = listedEntries(text).get(copied[0]!)!;
     expect(swagger).toContain("License: Apache-2.0");
     expect(swagger).toContain("--- swagger-ui-bundle.js.LICENSE.txt ---");
@@ -156,18 +170,92 @@ describe.each(TARGETS)("the standalone binary for $name", (target) => {
   );
 
   it(
-    "logs in and keeps the key where its platform keeps a config (%APPDATA% on Windows)",
+    "with no keyring to use, logs in and keeps the key where its platform keeps a config (%APPDATA% on Windows), saying why",
     () => {
       // Nothing chooses the config directory, and the key comes only from the login.
       const bare = { cwd: work, env };
       const login = bin.run(["auth", "login", "--with-token"], { ...bare, input: `${KEY}\n` });
       expect(login.status, login.stderr).toBe(0);
+      // No D-Bus session here; under wine, no ProcessPrng yet (the next test adds it).
+      expect(login.stderr).toContain(
+        target.runner === "wine"
+          ? ", not in a system keyring: its binding cannot be loaded ("
+          : ", not in a system keyring: no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set).",
+      );
       const config = join(bin.defaultConfigDir(work), "config.json");
       expect(parseJson(readFileSync(config, "utf8"))).toMatchObject({
         profiles: { default: { apiKey: KEY } },
       });
       const list = bin.run(["list", "--limit", "1", "-q"], bare);
       expect(list).toMatchObject({ status: 0, stdout: "1\n" });
+    },
+    limit,
+  );
+
+  it(
+    "stores, reads and removes a key in its platform's keyring: GNOME Keyring on D-Bus, the Credential Manager under wine",
+    async () => {
+      const secrets =
+        target.runner === "wine" ? undefined : await startSecretService(join(work, "secrets"));
+      try {
+        await secrets?.startKeyring("unlocked");
+        if (wine) installProcessPrng(wine, work);
+        const configDir = join(work, "keyring-config");
+        // On Linux the binding is written to a temporary directory and removed once loaded
+        // (TMPDIR), or kept between runs in the user's own XDG_RUNTIME_DIR (below). Not under
+        // wine: there TMPDIR would start a second wineserver on the same prefix.
+        const temporary = join(work, "keyring-tmp");
+        mkdirSync(temporary, { recursive: true });
+        const options = client({
+          PETSTORE_API_KEY: undefined,
+          PETSTORE_CONFIG_DIR: bin.path(configDir),
+          ...(secrets && { TMPDIR: temporary, ...secrets.env }),
+        });
+        const account = keyringAccount("default", bin.path(configDir));
+        const keyring =
+          target.runner === "wine"
+            ? "the Windows Credential Manager"
+            : "the Secret Service keyring";
+
+        const login = bin.run(["auth", "login", "--with-token"], { ...options, input: KEY });
+        expect(login.status, login.stderr).toBe(0);
+        expect(login.stderr).toContain(`in profile default (production) in ${keyring}.\n`);
+        const stored = readFileSync(join(configDir, "config.json"), "utf8");
+        expect(stored).not.toContain(KEY);
+        expect(parseJson(stored)).toMatchObject({ profiles: { default: { keyring: account } } });
+        if (secrets) expect(secrets.lookup(account)).toBe(KEY);
+        else {
+          // Wine's Credential Manager keeps it in the prefix's registry: read there by `reg`.
+          const registry = await wine!.run("reg", [
+            "query",
+            "HKCU\\Software\\Wine\\Credential Manager",
+            "/s",
+          ]);
+          expect(registry.stdout).toContain(`UserName    REG_SZ    ${account}`);
+        }
+
+        if (secrets) expect(readdirSync(temporary)).toEqual([]);
+        const runtime = join(work, "keyring-runtime");
+        mkdirSync(runtime, { mode: 0o700, recursive: true });
+        const list = bin.run(["list", "--limit", "1", "-q"], {
+          ...options,
+          env: { ...options.env, XDG_RUNTIME_DIR: runtime },
+        });
+        expect(list).toMatchObject({ status: 0, stdout: "1\n" });
+        // Kept in the user's own directory: XDG_RUNTIME_DIR, or %TEMP% on Windows.
+        const kept = wine ? join(dirname(dirname(wine.appData)), "Temp") : runtime;
+        expect(readdirSync(kept)).toContainEqual(
+          expect.stringMatching(/^petstore-keyring-\d+\.node$/),
+        );
+        const status = bin.run(["auth", "status"], options);
+        expect(status.stdout).toContain(`(from profile default, in ${keyring})`);
+
+        expect(bin.run(["auth", "logout"], options).status).toBe(0);
+        if (secrets) expect(secrets.lookup(account)).toBeUndefined();
+        expect(bin.run(["list"], options).status).toBe(3);
+      } finally {
+        await secrets?.close();
+      }
     },
     limit,
   );

@@ -1,7 +1,8 @@
 /**
  * undici is for the bulk add only: it is bundled into dist/bulk.cjs and nowhere
  * else, and `list` (the start-up path of the one-shot commands) loads neither
- * that bundle nor the server, nor, without a proxy, the proxy agent.
+ * that bundle nor the server, nor, without a proxy, the proxy agent, nor, without
+ * a key kept in the system keyring, the keyring.
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -65,6 +66,24 @@ describe("the bundles", () => {
     writeFileSync(from, '{"name":"Rex","categoryId":1}\n');
     const bulk = requiredFiles(["add", "--from", from, "--no-retry"], env);
     expect(bulk).toContain(join(DIST, "bulk.cjs"));
+  });
+
+  it("`list` loads the keyring only for a key kept there: not with PETSTORE_API_KEY, not for a key in the file", async () => {
+    const port = await unusedPort();
+    writeFileSync(
+      join(home.path, "config.json"),
+      JSON.stringify({
+        profiles: { file: { apiKey: "key-in-the-file" }, kept: { keyring: "kept@elsewhere" } },
+      }),
+      { mode: 0o600 },
+    );
+    const env = { PETSTORE_BASE_URL: `http://127.0.0.1:${port}/v1` };
+    const keyring = join(DIST, "keyring.cjs");
+    const list = (profile: string, more: Record<string, string> = {}) =>
+      requiredFiles(["list", "--no-retry", "--profile", profile], { ...env, ...more });
+    expect(list("kept", { PETSTORE_API_KEY: "key-from-the-environment" })).not.toContain(keyring);
+    expect(list("file")).not.toContain(keyring);
+    expect(list("kept")).toContain(keyring);
   });
 
   it("`list` behind a proxy loads the proxy agent from dist/vendor/, and no undici", async () => {

@@ -1,9 +1,19 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keyringAccount } from "../../src/profiles/keyring-name.js";
 import { parseJson } from "../../src/schema/json.js";
+import { startSecretService } from "../../scripts/secret-service.mjs";
 import { REPO_ROOT } from "../server/cli-build.js";
 import { expectHomeServed } from "./home-files.js";
 import { run, serve } from "./run.js";
@@ -126,6 +136,37 @@ describe("the npm package", () => {
       await expectHomeServed(server.url);
     } finally {
       expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it("installs the keyring binding of this platform alone, and keeps a key in the Secret Service with it", async () => {
+    const installed = join(prefix, "lib", "node_modules", name, "node_modules", "@napi-rs");
+    expect(readdirSync(installed)).toEqual(["keyring-linux-x64-gnu"]);
+    expect(files.some((file) => file.endsWith(".node"))).toBe(false);
+
+    const secrets = await startSecretService(join(work, "secrets"));
+    try {
+      await secrets.startKeyring("unlocked");
+      const configDir = join(work, "keyring-config");
+      const login = run(
+        [join(prefix, "bin", "petstore")],
+        ["auth", "login", "--with-token", "--no-verify"],
+        {
+          cwd: work,
+          env: {
+            PATH: process.env.PATH,
+            HOME: work,
+            PETSTORE_CONFIG_DIR: configDir,
+            ...secrets.env,
+          },
+          input: "installed-key-0123456789",
+        },
+      );
+      expect(login.status, login.stderr).toBe(0);
+      expect(login.stderr).toContain("in the Secret Service keyring.");
+      expect(secrets.lookup(keyringAccount("default", configDir))).toBe("installed-key-0123456789");
+    } finally {
+      await secrets.close();
     }
   });
 

@@ -6,7 +6,7 @@
  * Everything it writes is in that directory, the config in %APPDATA% of the
  * prefix included, as on Windows.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -16,7 +16,9 @@ import { interrupted, stopAndResume } from "../bulk/interrupt.js";
 import { PRO_KEY, runCli, startFake } from "../e2e/harness.js";
 import { HANG_MS, HEAVY_HANG_MS } from "../limits.js";
 import { BIN, REPO_ROOT } from "../server/cli-build.js";
+import { fetchRuntime } from "../../scripts/node-runtimes.mjs";
 import {
+  installProcessPrng,
   NO_KEEPALIVE_SHIM,
   prepareWine,
   windowsNode,
@@ -227,6 +229,45 @@ describe("the Windows CLI against a Linux serve", () => {
       expect(JSON.parse(listed.stdout)).toContainEqual(expect.objectContaining({ name: "Iggy" }));
       const profiles = await run(["profile", "list"], { env });
       expect(profiles.stdout).toContain("shelter");
+    },
+    TEST_LIMIT_MS,
+  );
+
+  it(
+    "keeps the key in the Credential Manager through the binding npm installs on Windows",
+    async () => {
+      // What `npm install` puts beside the package on Windows (an optional dependency),
+      // found here through NODE_PATH: this checkout's node_modules holds Linux's.
+      const binding = "@napi-rs/keyring-win32-x64-msvc";
+      const { optionalDependencies } = JSON.parse(
+        readFileSync(join(REPO_ROOT, "package.json"), "utf8"),
+      ) as { optionalDependencies: Record<string, string> };
+      const modules = join(dir, "node_modules");
+      cpSync(
+        await fetchRuntime(REPO_ROOT, binding, optionalDependencies[binding]!),
+        join(modules, binding),
+        {
+          recursive: true,
+        },
+      );
+      installProcessPrng(wine, dir);
+      const configDir = join(dir, "keyring-config");
+      const env = { NODE_PATH: windowsPath(modules), PETSTORE_CONFIG_DIR: windowsPath(configDir) };
+      const login = await run(
+        ["auth", "login", "--profile", "vault", "--base-url", server.url, "--with-token"],
+        { env, stdin: PRO_KEY },
+      );
+      expect(login.code, login.stderr).toBe(0);
+      expect(login.stderr).toContain(
+        "in profile vault (production) in the Windows Credential Manager.",
+      );
+      const stored = readFileSync(join(configDir, "config.json"), "utf8");
+      expect(stored).not.toContain(PRO_KEY);
+      expect(JSON.parse(stored).profiles.vault.keyring).toMatch(/^vault@Z:\\/);
+      const listed = await run(["list", "--json", "--profile", "vault"], { env });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect((await run(["auth", "logout", "--profile", "vault"], { env })).code).toBe(0);
+      expect((await run(["list", "--profile", "vault"], { env })).code).toBe(3);
     },
     TEST_LIMIT_MS,
   );

@@ -18,15 +18,16 @@
  *   prefix per file costs, and why that is paid: docs/design.md, "Windows under wine".
  *   Only the build keeps its prefix (.cache/wine/build).
  * - Test files run in parallel processes: the first to need `node.exe` fetches it
- *   while the others wait on a lock (schema/file-lock.ts).
+ *   while the others wait on a lock (files/file-lock.ts).
  * - A run has a time limit, after which it is killed.
  * - `NO_KEEPALIVE_SHIM`: wine's gap in TCP keep-alive, for `add --from`.
+ * - `installProcessPrng`: wine's missing bcryptprimitives.dll, for the keyring binding.
  *
  * Signals: `signal("SIGINT")` reaches the program as Ctrl-C; SIGTERM ends it with no
  * handler run, as a closed console or a service stop does on Windows.
  */
-import type { ChildProcess } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { type ChildProcess, execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TARGETS } from "../../scripts/binary-targets.mjs";
@@ -40,7 +41,7 @@ import {
   type PrefixEnv,
   type WineExit,
 } from "../../scripts/wine.mjs";
-import { waitForFileLock } from "../../src/schema/file-lock.js";
+import { waitForFileLock } from "../../src/files/file-lock.js";
 import { waitForOutput, type Started } from "../dist/run.js";
 import { HANG_MS, HEAVY_HANG_MS } from "../limits.js";
 import { REPO_ROOT } from "../server/cli-build.js";
@@ -55,6 +56,25 @@ export { windowsPath } from "../../scripts/wine.mjs";
 export const NO_KEEPALIVE_SHIM = fileURLToPath(
   new URL("fixtures/wine-no-keepalive.cjs", import.meta.url),
 );
+
+/**
+ * Builds fixtures/process-prng.c with Debian's mingw into `dir` and puts it in the
+ * prefix's system32 as bcryptprimitives.dll: wine 8 has none, and the keyring binding
+ * does not load without its ProcessPrng. Wine's gap, not Windows': every Windows 10
+ * and later has the DLL.
+ */
+export function installProcessPrng(wine: Wine, dir: string): void {
+  const dll = join(dir, "bcryptprimitives.dll");
+  execFileSync("x86_64-w64-mingw32-gcc-win32", [
+    "-shared",
+    "-O2",
+    "-o",
+    dll,
+    fileURLToPath(new URL("fixtures/process-prng.c", import.meta.url)),
+    "-ladvapi32",
+  ]);
+  copyFileSync(dll, join(wine.prefix, "drive_c", "windows", "system32", "bcryptprimitives.dll"));
+}
 
 const RUN_LIMIT_MS = HANG_MS;
 const WINDOWS = TARGETS.find((target) => target.runner === "wine")!;

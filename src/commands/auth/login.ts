@@ -6,7 +6,8 @@
  * key with one `GET /pets?limit=1` (unless `--no-verify`): a key the service
  * rejects, or one that cannot be checked, is not stored (as gh does). The base
  * URL is stored with the key when given (`--base-url`), and when the key was
- * checked against PETSTORE_BASE_URL.
+ * checked against PETSTORE_BASE_URL. The key goes to the system keyring, or to the
+ * config file (profiles/key-store.ts), and the last line says which.
  */
 import type { Command } from "commander";
 import { FILES, hintedOption, PROFILES, words } from "../../completion/hints.js";
@@ -21,6 +22,7 @@ import type { Factory } from "../factory.js";
 import { addExamples } from "../help-layout.js";
 import { checkConfigDir, storedProfile, type ProfileConfig } from "../../profiles/config-file.js";
 import type { SettingsFlags } from "../../profiles/resolve.js";
+import { dropOldKeyringKey, insecureStorage, placeKey } from "../../profiles/key-store.js";
 import { KEY_HINT, type KeySource, readKey } from "./read-key.js";
 import { verifyKey } from "./verify-key.js";
 import { routeTo } from "../proxy-route.js";
@@ -35,6 +37,8 @@ export interface LoginFlags {
   apiKeyFile?: string;
   /** false with --no-verify: store the key without asking the service. */
   verify?: boolean;
+  /** --insecure-storage: the config file, not the system keyring. */
+  insecureStorage?: boolean;
 }
 
 /** `--profile` of the auth commands, which act on a stored profile. */
@@ -67,6 +71,10 @@ export function loginCommand(auth: Command, factory: Factory): void {
     .option("--with-token", "read the key from stdin")
     .addOption(hintedOption("--api-key-file <path>", "read the key from this file", FILES))
     .option("--no-verify", "store the key without checking it (GET /pets?limit=1) first")
+    .option(
+      "--insecure-storage",
+      "keep the key in the config file, not the system keyring (PETSTORE_INSECURE_STORAGE=1)",
+    )
     .action((flags: LoginFlags) => loginRun(flags, factory));
   addExamples(command, [
     "petstore auth login",
@@ -107,6 +115,7 @@ export async function loginRun(flags: LoginFlags, factory: Factory): Promise<voi
   const { settings: given, keySource } = checkedFlags(flags, factory.io.stdin.isTTY);
   const verify = flags.verify !== false;
   const settings = factory.settings(given, NEW_PROFILE);
+  const toFile = insecureStorage(flags.insecureStorage === true, factory.env);
   const { profile } = settings;
   // No place for the file (no HOME, a file or /proc in the way), or a proxy variable that
   // cannot be used for the check: say so before asking for the key.
@@ -128,9 +137,13 @@ export async function loginRun(flags: LoginFlags, factory: Factory): Promise<voi
   // The address the key was checked against is kept with it (as gh keeps the host it logged
   // in to): else a new shell, without PETSTORE_BASE_URL, would use the key at the default one.
   const baseUrl = given.baseUrl ?? (fromVariable && verify ? settings.baseUrl : undefined);
+  const placement = await placeKey(factory.env, profile, apiKey, toFile);
+  let previous: string | undefined;
   const update = await factory.updateConfig(
     (config) => {
-      const stored: ProfileConfig = { ...storedProfile(config, profile), apiKey };
+      const { apiKey: _file, keyring, ...rest } = storedProfile(config, profile) ?? {};
+      previous = keyring;
+      const stored: ProfileConfig = { ...rest, ...placement.fields };
       if (given.env !== undefined) stored.env = given.env;
       if (baseUrl !== undefined) {
         stored.baseUrls = { ...stored.baseUrls, [stored.env ?? "production"]: baseUrl };
@@ -150,5 +163,10 @@ export async function loginRun(flags: LoginFlags, factory: Factory): Promise<voi
     ? ""
     : " It was not checked (--no-verify): `petstore auth status` checks it.";
   const what = baseUrl === undefined ? "the API key" : `the API key and the base URL ${baseUrl}`;
-  stderr.write(`Stored ${what} in profile ${profile} (${env}) in ${update.path}.${checked}\n`);
+  const where = placement.describe(update.path);
+  stderr.write(`Stored ${what} in profile ${profile} (${env}) in ${where}.${checked}\n`);
+  if (previous !== undefined && previous !== placement.fields.keyring) {
+    const left = await dropOldKeyringKey(factory.env, profile, previous);
+    if (left !== undefined) stderr.write(`warning: ${left}\n`);
+  }
 }

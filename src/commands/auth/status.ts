@@ -3,12 +3,15 @@
  * uses (and why), checked with one real request (GET /pets?limit=1), with the
  * rate limit from its headers, and the proxy it goes through (or why none) when
  * a proxy variable is set. A rejected or missing key exits 3. `--json` gives the
- * same, the key redacted, on stdout; the exit code is the same.
+ * same, the key redacted, on stdout; the exit code is the same. A key kept in the
+ * config file comes with whether a system keyring could hold it instead, or why not.
  */
 import { describeRoute, type ProxyRoute } from "../../client/proxy-env.js";
 import type { RateLimitInfo } from "../../http-response.js";
 import { isoTime, windowOf } from "../../client/wait-text.js";
 import type { Factory } from "../factory.js";
+import { keyringProblem } from "../../profiles/key-store.js";
+import { keyringName } from "../../profiles/keyring-name.js";
 import { loadPalette, type Palette } from "../../output/palette.js";
 import { escapeJsonControls } from "../../output/text-escape.js";
 import { stringifyJson } from "../../schema/json.js";
@@ -101,6 +104,8 @@ export async function statusRun(flags: StatusFlags, factory: Factory): Promise<v
   }
   rateLimit ??= client.lastRateLimit;
   const state = keyState(settings.apiKey !== undefined, failure);
+  const inFile = settings.sources.apiKey === "profile" && settings.keyring === undefined;
+  const noKeyring = inFile ? await keyringProblem(factory.env) : undefined;
   if (flags.json) {
     const report: Record<string, unknown> = {
       ...settingsJson(settings),
@@ -111,6 +116,7 @@ export async function statusRun(flags: StatusFlags, factory: Factory): Promise<v
       if (failure !== undefined) report.keyProblem = failure.message ?? "the request failed";
       report.rateLimit = rateLimitJson(rateLimit, factory.now());
     }
+    if (noKeyring !== undefined) report.keyringProblem = noKeyring;
     io.stdout.write(escapeJsonControls(stringifyJson(report, io.stdout.isTTY ? 2 : 0)) + "\n");
   } else {
     const palette = await loadPalette(io, "stdout");
@@ -120,6 +126,14 @@ export async function statusRun(flags: StatusFlags, factory: Factory): Promise<v
     if (state !== "none") {
       lines.push(["Key", keyVerdict(state, failure, palette)]);
       lines.push(["Rate limit", describeRateLimit(rateLimit, factory.now())]);
+    }
+    if (noKeyring === null) {
+      lines.push([
+        "Keyring",
+        `${keyringName()} answers: \`petstore auth login\` moves the key there`,
+      ]);
+    } else if (noKeyring !== undefined) {
+      lines.push(["Keyring", palette.yellow(`none, so the key is in the file: ${noKeyring}`)]);
     }
     io.stdout.write(formatLines(lines));
   }

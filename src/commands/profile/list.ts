@@ -1,4 +1,7 @@
-/** `petstore profile list`: the stored profiles, the current one marked; keys redacted. */
+/**
+ * `petstore profile list`: the stored profiles, the current one marked; keys redacted,
+ * or `keyring` for a key kept in the system keyring (not read here).
+ */
 import { DEFAULT_BASE_URLS, type EnvironmentName } from "../../profiles/environments.js";
 import type { Factory } from "../factory.js";
 import type { Column } from "../../output/columns.js";
@@ -17,6 +20,7 @@ export interface ProfileRow {
   baseUrl: string;
   /** Redacted. */
   apiKey: string | undefined;
+  keyStore: "file" | "keyring" | null;
 }
 
 const COLUMNS: readonly Column<ProfileRow>[] = [
@@ -24,7 +28,11 @@ const COLUMNS: readonly Column<ProfileRow>[] = [
   { key: "name", label: "NAME", value: (row) => row.name, style: (v, p) => p.bold(v) },
   { key: "env", label: "ENV", value: (row) => row.env },
   { key: "baseUrl", label: "BASE URL", value: (row) => row.baseUrl, shrinkable: true },
-  { key: "apiKey", label: "KEY", value: (row) => row.apiKey ?? "" },
+  {
+    key: "apiKey",
+    label: "KEY",
+    value: (row) => row.apiKey ?? (row.keyStore === "keyring" ? "keyring" : ""),
+  },
 ];
 
 export function profileRows(factory: Factory): ProfileRow[] {
@@ -39,6 +47,8 @@ export function profileRows(factory: Factory): ProfileRow[] {
         env,
         baseUrl: profile.baseUrls?.[env] ?? DEFAULT_BASE_URLS[env],
         apiKey: profile.apiKey === undefined ? undefined : redactKey(profile.apiKey),
+        keyStore:
+          profile.apiKey !== undefined ? "file" : profile.keyring === undefined ? null : "keyring",
       };
     });
 }

@@ -1,7 +1,8 @@
-/** `petstore profile remove <profile>`: deletes a profile and its key. */
+/** `petstore profile remove <profile>`: deletes a profile and its key (from the keyring too). */
 import type { Command } from "commander";
 import type { Factory } from "../factory.js";
 import { addExamples } from "../help-layout.js";
+import { removeKeyringKey } from "../../profiles/key-store.js";
 import { addProfileArgument, existingProfile } from "./stored.js";
 
 export function profileRemoveCommand(profile: Command, factory: Factory): void {
@@ -13,7 +14,8 @@ export function profileRemoveCommand(profile: Command, factory: Factory): void {
 }
 
 export async function profileRemoveRun(name: string, factory: Factory): Promise<void> {
-  existingProfile(factory.config(), name);
+  const { keyring } = existingProfile(factory.config(), name);
+  if (keyring !== undefined) await removeKeyringKey(factory.env, name, keyring);
   await factory.updateConfig((config) => {
     delete config.profiles[name];
     if (config.currentProfile === name) delete config.currentProfile;
