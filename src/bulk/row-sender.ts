@@ -299,6 +299,9 @@ export class RowSender {
       pacer.complete(issued, completion, receivedAt + delay);
       if (attempt > retry.limit || delay > retry.maxRetryAfter) {
         this.notAdded(row, "failed", last, result.error);
+        // A wait too long to make names its end, as it does to a row waiting for it.
+        if (delay > MAX_WAIT_MS)
+          this.onWait({ go: false, reason: "pause", untilLocalMs: receivedAt + delay });
         const attempts = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
         const { message, exitCode, hint } = result.error;
         this.stop(
