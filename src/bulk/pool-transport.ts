@@ -14,7 +14,7 @@
  * been read, even on a kept-alive connection the service was closing, so the
  * row's outcome is unknown and it is never sent again blindly. Behind a proxy,
  * onRequestStart comes once the tunnel and TLS through it are up; a failure of
- * the proxy itself is a ProxyError (client/proxy-errors.ts), never retried.
+ * the proxy itself is a ProxyError (client/network-errors.ts), never retried.
  *
  * Behind a proxy, the proxy chosen by client/proxy-env.ts is given to ProxyAgent
  * (never EnvHttpProxyAgent, which would read the variables a second way): CONNECT
@@ -27,7 +27,7 @@ import { Pool, ProxyAgent, type Dispatcher } from "undici";
 import { UsageError, type RequestSummary } from "../errors.js";
 import { networkError, timeoutError, tooLargeError } from "../client/network-errors.js";
 import type { ProxyServer } from "../client/proxy-env.js";
-import { proxyError } from "../client/proxy-errors.js";
+import { proxyError } from "../client/network-errors.js";
 import type { Transport, TransportRequest, TransportResponse } from "../client/transport.js";
 import { ERROR_KIND, KindedError } from "../schema/kinded-error.js";
 

@@ -9,13 +9,12 @@ import { JsonSyntaxError, parseJson, stringifyJson } from "../schema/json.js";
 import { type ListQuery, type NewPet, Pet } from "../schema/pet.js";
 import { deprecationFromHeaders } from "./deprecation-headers.js";
 import { parseBaseUrl } from "../profiles/environments.js";
-import { nodeTransport } from "./node-transport.js";
 import type { ProxyRoute } from "./proxy-env.js";
 import { type RetryPolicy, withRetry } from "./retry.js";
 import { createdUnread } from "./created.js";
 import { printable } from "./response-errors.js";
 import { createSender } from "./send.js";
-import type { Transport } from "./transport.js";
+import { nodeTransport, type Transport } from "./transport.js";
 import type { ClientResult, HttpRequest, PetstoreClient, RetryEvent } from "./types.js";
 
 export type { Transport, TransportRequest } from "./transport.js";
@@ -51,16 +50,6 @@ export interface ClientOptions {
  */
 const AnswerPet = z.object(Pet.shape);
 const AnswerPetList = z.array(AnswerPet);
-
-/** node:http, direct or through the proxy (proxied-transport.ts, loaded only then). */
-function defaultTransport(route: ProxyRoute | undefined): Transport {
-  if (route?.kind !== "proxy") return nodeTransport;
-  const { proxy } = route;
-  return async (request) => {
-    const { proxiedTransport } = await import("./proxied-transport.js");
-    return proxiedTransport(proxy)(request);
-  };
-}
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -104,7 +93,9 @@ export function createClient(options: ClientOptions): PetstoreClient {
       apiKey: options.apiKey,
       timeoutMs: options.timeoutMs,
       allowInsecure: options.allowInsecure ?? false,
-      transport: options.transport ?? defaultTransport(options.proxy),
+      transport:
+        options.transport ??
+        nodeTransport(options.proxy?.kind === "proxy" ? options.proxy.proxy : undefined),
       now,
       userAgent: options.userAgent ?? "petstore-cli",
       debug: options.debug,

@@ -24,7 +24,6 @@
  * told that no base URL is configured.
  */
 import { UsageError } from "../errors.js";
-import { isReservedHostName } from "./dns.js";
 import { isLoopbackHost } from "./key-safety.js";
 import { noProxyMatch } from "./no-proxy.js";
 
@@ -54,6 +53,13 @@ export type ProxyRoute =
     };
 
 const CURL_PROXY_PORT = "1080";
+
+/** Names reserved never to resolve (RFC 2606 and 6761), such as the built-in placeholders. */
+const RESERVED_NEVER_RESOLVING = /(^|\.)(example|invalid)\.?$/i;
+
+export function isReservedHostName(hostname: string): boolean {
+  return RESERVED_NEVER_RESOLVING.test(hostname);
+}
 
 /** The value of the first of `names` that is set and not empty, with its name. */
 function firstSet(env: NodeJS.ProcessEnv, names: string[]): [string, string] | undefined {

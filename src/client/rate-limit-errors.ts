@@ -58,26 +58,18 @@ export function stillRateLimited(error: RateLimitError, giveUp: GiveUp): RateLim
   const after = `(after ${attempts} attempt${attempts === 1 ? "" : "s"})`;
   const moment = retryMoment(error.response?.headers ?? {}, nowMs, giveUp.waitMs);
   const code = error.body?.code;
-  const window = code === "banned" ? undefined : windowOf(moment.at, nowMs);
-  let what: string;
+  const window = windowOf(moment.at, nowMs);
+  let what = error.message;
+  let hint: string | undefined = giveUp.moreAttemptsHelp ? MORE_ATTEMPTS_HINT : BAN_WARNING;
   if (code === "banned") {
     what = "rate limited (429): the key is banned for sending while rate limited";
+    hint = undefined;
   } else if (window !== undefined && (code === undefined || code === "rate_limited")) {
     what = `rate limited (429): ${limitName(window, moment.limit)} is used up`;
-  } else {
-    what = error.message;
   }
-  let hint: string | undefined;
-  if (code !== "banned") hint = giveUp.moreAttemptsHelp ? MORE_ATTEMPTS_HINT : BAN_WARNING;
-  return new RateLimitError(
-    `${what} ${after}; try again in ${waitUntil(moment.at, nowMs)}`,
-    EXIT.RATE_LIMITED,
-    error.status,
-    error.request,
-    error.body,
-    hint,
-    error.response,
-  );
+  const { status, request, body, response } = error;
+  const message = `${what} ${after}; try again in ${waitUntil(moment.at, nowMs)}`;
+  return new RateLimitError(message, EXIT.RATE_LIMITED, status, request, body, hint, response);
 }
 
 /** Remaining was 0 and the reset is further away than the wrapper may wait (or retries are off). */
@@ -91,11 +83,7 @@ export function limitUsedUp(
     window === undefined
       ? `the rate limit is used up (0 of ${rateLimit.limit} requests left)`
       : `${limitName(window, rateLimit.limit)} is used up`;
-  return new RateLimitError(
-    `${used}; the request was not sent; try again in ${waitUntil(rateLimit.resetAt, nowMs)}`,
-    EXIT.RATE_LIMITED,
-    429,
-    { method: request.method, url: request.path },
-    undefined,
-  );
+  const message = `${used}; the request was not sent; try again in ${waitUntil(rateLimit.resetAt, nowMs)}`;
+  const summary = { method: request.method, url: request.path };
+  return new RateLimitError(message, EXIT.RATE_LIMITED, 429, summary, undefined);
 }

@@ -7,6 +7,7 @@
 import {
   AuthError,
   EXIT,
+  type ExitCode,
   HttpError,
   NotFoundError,
   OutcomeUnknownError,
@@ -91,92 +92,55 @@ export function errorFromResponse(
   const body = errorBodyOf(response.body);
   const clean = (text: string) => printable(withoutKey(text, apiKey));
   const answer = describeAnswer(status, body, response.body, clean);
+  const error = (Type: typeof HttpError, message: string, exitCode: ExitCode, hint?: string) =>
+    new Type(message, exitCode, status, request, body, hint, response);
 
   if (status >= 300 && status < 400) {
     const target = clean(locationOrigin(response.headers.location, request.url));
-    return new HttpError(
+    return error(
+      HttpError,
       `the service redirected ${request.method} ${request.url} (${status}) to ${target}; petstore does not follow redirects, so the API key never goes anywhere else`,
       EXIT.USAGE,
-      status,
-      request,
-      body,
       "if the service has moved, set the new address with --base-url, PETSTORE_BASE_URL or `petstore auth login --base-url`",
-      response,
     );
   }
   switch (status) {
     case 400:
       return new UsageError(`the service rejected the request: ${answer}`);
     case 401:
-      return new AuthError(
+      return error(
+        AuthError,
         `the service did not accept the API key: ${answer}`,
         EXIT.AUTH,
-        status,
-        request,
-        body,
         "run `petstore auth login`, or set PETSTORE_API_KEY; `petstore auth status` shows which key is used",
-        response,
       );
     case 403:
-      return new AuthError(
-        `the API key may not do this: ${answer}`,
-        EXIT.AUTH,
-        status,
-        request,
-        body,
-        undefined,
-        response,
-      );
+      return error(AuthError, `the API key may not do this: ${answer}`, EXIT.AUTH);
     case 404:
-      return new NotFoundError(
-        body ? answer : `nothing at ${request.url}: ${answer}`,
+      if (body) return error(NotFoundError, answer, EXIT.NOT_FOUND);
+      return error(
+        NotFoundError,
+        `nothing at ${request.url}: ${answer}`,
         EXIT.NOT_FOUND,
-        status,
-        request,
-        body,
-        body ? undefined : "check the base URL; it ends in the API version, e.g. .../v1",
-        response,
+        "check the base URL; it ends in the API version, e.g. .../v1",
       );
     case 429:
-      return new RateLimitError(
-        `rate limited: ${answer}`,
-        EXIT.RATE_LIMITED,
-        status,
-        request,
-        body,
-        undefined,
-        response,
-      );
+      return error(RateLimitError, `rate limited: ${answer}`, EXIT.RATE_LIMITED);
   }
-  if (status >= 500) {
-    // 503 means the service refused the request without handling it (RFC 9110,
-    // 15.6.4); 507 that it could not store what the request asked it to (RFC 4918,
-    // 11.5): the pet was not added. Any other 5xx to a POST may come after the pet
-    // was stored, or from a gateway that forwarded it: nobody can say whether it was.
-    if (request.method === "POST" && status !== 503 && status !== 507) {
-      return new OutcomeUnknownError(
-        `the service answered ${answer}; the pet may or may not have been added`,
-        request,
-        UNKNOWN_ADD_HINT,
-      );
-    }
-    return new HttpError(
-      `the service answered ${answer}`,
-      EXIT.NETWORK,
-      status,
+  if (status < 500) {
+    const unexpected = `unexpected answer to ${request.method} ${request.url}: ${answer}`;
+    return error(HttpError, unexpected, EXIT.UNEXPECTED);
+  }
+  // 503 means the service refused the request without handling it (RFC 9110,
+  // 15.6.4); 507 that it could not store what the request asked it to (RFC 4918,
+  // 11.5): the pet was not added. Any other 5xx to a POST may come after the pet
+  // was stored, or from a gateway that forwarded it: nobody can say whether it was.
+  if (request.method === "POST" && status !== 503 && status !== 507) {
+    return new OutcomeUnknownError(
+      `the service answered ${answer}; the pet may or may not have been added`,
       request,
-      body,
-      undefined,
-      response,
+      UNKNOWN_ADD_HINT,
     );
   }
-  return new HttpError(
-    `unexpected answer to ${request.method} ${request.url}: ${answer}`,
-    EXIT.UNEXPECTED,
-    status,
-    request,
-    body,
-    undefined,
-    response,
-  );
+  return error(HttpError, `the service answered ${answer}`, EXIT.NETWORK);
 }
