@@ -4,10 +4,7 @@
  * names (`/v1/pets/42`, relative or absolute, as RFC 9110 allows), and what to
  * tell a person about an add whose outcome is not known.
  */
-import { OutcomeUnknownError, type RequestSummary } from "../errors.js";
-import { INT64_MAX, petToJson, type NewPet, type Pet } from "../schema/pet.js";
-import type { HttpResponse } from "../http-response.js";
-import type { ClientResult } from "./types.js";
+import { INT64_MAX } from "../schema/pet.js";
 
 const PET_PATH = /\/pets\/(0|[1-9][0-9]{0,18})\/?$/;
 
@@ -35,27 +32,3 @@ export const LIST_CANNOT_TELL =
 
 /** How to find out whether an add of unknown outcome happened. */
 export const UNKNOWN_ADD_HINT = `look for the pet before adding it again: ${LIST_CANNOT_TELL}`;
-
-/**
- * A 2xx to POST /pets whose body is not a pet (`unreadable` says why). With a
- * Location naming the id, the pet is the one sent, with that id. Without one
- * nothing the service sent names the pet: its outcome is unknown (exit 7).
- */
-export function createdUnread(
-  pet: NewPet,
-  request: RequestSummary,
-  response: HttpResponse,
-  unreadable: string,
-): ClientResult<Pet> & { unreadable: string } {
-  const id = idFromLocation(response.headers.location);
-  if (id === undefined) {
-    throw new OutcomeUnknownError(
-      `${unreadable}; it answered ${response.status}, so the pet was most likely added, but no id can be read (no Location header names one)`,
-      request,
-      UNKNOWN_ADD_HINT,
-    );
-  }
-  const data: Pet = { id, name: pet.name, categoryId: pet.categoryId };
-  if (pet.status !== undefined) data.status = pet.status;
-  return { data, raw: petToJson(data), response, unreadable };
-}

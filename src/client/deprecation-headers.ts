@@ -1,27 +1,17 @@
 /**
- * The deprecation notice of an answer: `Deprecation` (RFC 9745), `Sunset`
- * (RFC 8594) and `Link: <...>; rel="successor-version"` (RFC 5829). The spec marks
- * GET /pets/{petId} deprecated with removal on 5 December 2030, so that date
- * stands in when the service sends no (readable) Sunset.
+ * What the warning of `get` needs of an answer's deprecation notice: `Sunset`
+ * (RFC 8594) and `Link: <...>; rel="successor-version"` (RFC 5829). The spec
+ * marks GET /pets/{petId} deprecated with removal on 5 December 2030, so that
+ * date stands in when the service sends no (readable) Sunset. `Deprecation`
+ * (RFC 9745, when it was deprecated) is not read: nothing shows it.
  */
 import { SUNSET_DATE } from "../schema/deprecation.js";
-import { MAX_DATE_MS, parseHttpDate } from "./http-date.js";
+import { parseHttpDate } from "./http-date.js";
 import type { Deprecation } from "./types.js";
 
 function httpDate(value: string | undefined): Date | undefined {
   const at = parseHttpDate(value);
   return at === undefined ? undefined : new Date(at);
-}
-
-/**
- * RFC 9745 sends `@<unix seconds>`; earlier drafts sent an HTTP date or `true`. A
- * moment no Date can hold says nothing: it is left out.
- */
-function deprecatedSince(value: string | undefined): Date | undefined {
-  const seconds = value === undefined ? undefined : /^@(-?[0-9]{1,15})$/.exec(value.trim())?.[1];
-  if (seconds === undefined) return httpDate(value);
-  const ms = Number(seconds) * 1000;
-  return Math.abs(ms) <= MAX_DATE_MS ? new Date(ms) : undefined;
 }
 
 /** The target of the first link whose rel includes successor-version, made absolute. */
@@ -51,8 +41,6 @@ export function deprecationFromHeaders(
   const deprecation: Deprecation = {
     sunset: httpDate(headers.sunset) ?? new Date(SUNSET_DATE),
   };
-  const since = deprecatedSince(headers.deprecation);
-  if (since !== undefined) deprecation.since = since;
   const replacement = successorFromLink(headers.link, requestUrl);
   if (replacement !== undefined) deprecation.replacement = replacement;
   return deprecation;

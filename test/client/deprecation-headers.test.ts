@@ -39,7 +39,7 @@ describe("successorFromLink", () => {
 });
 
 describe("deprecationFromHeaders", () => {
-  it("reads the RFC 9745 Deprecation date, the Sunset date and the successor", () => {
+  it("reads the Sunset date and the successor", () => {
     expect(
       deprecationFromHeaders(
         {
@@ -50,18 +50,9 @@ describe("deprecationFromHeaders", () => {
         URL_OF_REQUEST,
       ),
     ).toEqual({
-      since: new Date("2025-01-01T00:00:00Z"),
       sunset: new Date("2030-12-05T00:00:00Z"),
       replacement: "https://api.example.test/v1/pets",
     });
-  });
-
-  it("accepts the older HTTP-date form of Deprecation and ignores `true`", () => {
-    expect(
-      deprecationFromHeaders({ deprecation: "Wed, 01 Jan 2025 00:00:00 GMT" }, URL_OF_REQUEST)
-        .since,
-    ).toEqual(new Date("2025-01-01T00:00:00Z"));
-    expect(deprecationFromHeaders({ deprecation: "true" }, URL_OF_REQUEST).since).toBeUndefined();
   });
 
   it("falls back to 5 December 2030 when Sunset is absent or unreadable", () => {
