@@ -61,7 +61,8 @@ function describeChar(text: string, position: number): string {
   return `'${ch}'`;
 }
 
-/** The characters of a string that need no decoding. */
+/** The characters of a string that need no decoding (a control character must be escaped). */
+// eslint-disable-next-line no-control-regex -- the control characters JSON refuses in a string
 const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
 const HEX4 = /^[0-9a-fA-F]{4}$/;
 const ESCAPES: Record<string, string> = {
