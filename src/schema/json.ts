@@ -41,15 +41,11 @@ export function parseJson(text: string): JsonValue {
 
 /** Line and column (both 1-based) of a character offset. */
 export function lineAndColumn(text: string, position: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
   const end = Math.min(position, text.length);
-  for (let i = 0; i < end; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
-    }
-  }
+  let line = 1;
+  for (let at = text.indexOf("\n"); at !== -1 && at < end; at = text.indexOf("\n", at + 1)) line++;
+  // lastIndexOf reads a negative start as 0: a newline at 0 is not before position 0.
+  const lineStart = end === 0 ? 0 : text.lastIndexOf("\n", end - 1) + 1;
   return { line, column: end - lineStart + 1 };
 }
 
@@ -238,21 +234,15 @@ class Parser {
     }
     this.pos = end;
     if (fraction !== undefined || exponent !== undefined) return Number(literal);
-    if (integerPart!.length > MAX_INTEGER_DIGITS) this.tooLong(integerPart!.length, start);
-    return BigInt(literal);
-  }
-
-  private tooLong(digits: number, start: number): never {
+    const digits = integerPart!.length;
+    if (digits <= MAX_INTEGER_DIGITS) return BigInt(literal);
     const key = this.memberKey;
     const where =
       key === undefined
         ? "in an array"
         : `for ${JSON.stringify(key.length > 60 ? key.slice(0, 57) + "..." : key)}`;
-    this.fail(
-      `Integer of ${digits} digits ${where} is out of int64 range (at most ${MAX_INTEGER_DIGITS} digits are read)`,
-      start,
-      true,
-    );
+    const reason = `Integer of ${digits} digits ${where} is out of int64 range (at most ${MAX_INTEGER_DIGITS} digits are read)`;
+    return this.fail(reason, start, true);
   }
 }
 
@@ -265,36 +255,19 @@ export function stringifyJson(value: unknown, indent = 0): string {
 }
 
 function write(value: unknown, unit: string, current: string): string {
-  switch (typeof value) {
-    case "bigint":
-      return value.toString();
-    case "number":
-      return Number.isFinite(value) ? String(value) : "null";
-    case "string":
-      return JSON.stringify(value);
-    case "boolean":
-      return value ? "true" : "false";
-    case "object": {
-      if (value === null) return "null";
-      const inner = current + unit;
-      const open = unit ? "\n" + inner : "";
-      const sep = unit ? ",\n" + inner : ",";
-      const close = unit ? "\n" + current : "";
-      const colon = unit ? ": " : ":";
-      if (Array.isArray(value)) {
-        if (value.length === 0) return "[]";
-        return "[" + open + value.map((v) => write(v, unit, inner)).join(sep) + close + "]";
-      }
-      const parts: string[] = [];
-      for (const key of Object.keys(value)) {
-        const member = (value as Record<string, unknown>)[key];
-        if (member === undefined || typeof member === "function") continue;
-        parts.push(JSON.stringify(key) + colon + write(member, unit, inner));
-      }
-      if (parts.length === 0) return "{}";
-      return "{" + open + parts.join(sep) + close + "}";
-    }
-    default:
-      return "null";
-  }
+  if (typeof value === "bigint") return value.toString();
+  // Strings, booleans and numbers as JSON.stringify writes them; NaN, undefined and the like as null.
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
+  const inner = current + unit;
+  const parts = Array.isArray(value)
+    ? value.map((item) => write(item, unit, inner))
+    : Object.entries(value)
+        .filter(([, member]) => member !== undefined && typeof member !== "function")
+        .map(
+          ([key, member]) => `${JSON.stringify(key)}:${unit && " "}${write(member, unit, inner)}`,
+        );
+  const [open, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
+  if (parts.length === 0) return open + close;
+  if (!unit) return open + parts.join(",") + close;
+  return `${open}\n${inner}${parts.join(`,\n${inner}`)}\n${current}${close}`;
 }
