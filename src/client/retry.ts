@@ -13,7 +13,7 @@ import {
   TlsError,
 } from "../errors.js";
 import { type RateLimitHeaders, rateLimitFromHeaders } from "./rate-limit-headers.js";
-import { limitUsedUp, stillRateLimited } from "./rate-limit-errors.js";
+import { limitUsedUp, stillRateLimited } from "./response-errors.js";
 import type { Sender, SendOutcome } from "./send.js";
 import type { HttpResponse, RateLimitInfo } from "../http-response.js";
 import type { HttpRequest, RetryEvent } from "./types.js";
