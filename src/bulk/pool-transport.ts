@@ -3,7 +3,7 @@
  * or undici's ProxyAgent behind a proxy. Keep-alive, the bound on connections
  * (one per request in flight) and the connection options (TLS through
  * tls.connect, so NODE_EXTRA_CA_CERTS applies) are undici's. The one-shot
- * commands stay on node:http (client/node-transport.ts): undici's start-up cost
+ * commands stay on node:http (client/transport.ts): undici's start-up cost
  * matters there, not in a run of thousands of requests.
  *
  * What is ours: the timeout of one attempt (from the request's start to the last
