@@ -5,7 +5,7 @@
  */
 import * as z from "zod/mini";
 import { EXIT, HttpError, OutcomeUnknownError, UsageError } from "../errors.js";
-import { JsonSyntaxError, parseJson, stringifyJson } from "../schema/json.js";
+import { parseJson, stringifyJson } from "../schema/json.js";
 import { type ListQuery, type NewPet, Pet, petToJson } from "../schema/pet.js";
 import { deprecationFromHeaders } from "./deprecation-headers.js";
 import { parseBaseUrl } from "../profiles/environments.js";
@@ -75,8 +75,7 @@ function dataOf<T>(
     json = parseJson(response.body);
   } catch (error) {
     // The message may quote a character of the answer: no control reaches the terminal.
-    if (error instanceof JsonSyntaxError) throw fail(`invalid JSON (${printable(error.message)})`);
-    throw error;
+    throw fail(`invalid JSON (${printable((error as Error).message)})`);
   }
   const parsed = schema.safeParse(json);
   if (parsed.success) return parsed.data;

@@ -11,13 +11,9 @@ const PET_PATH = /\/pets\/(0|[1-9][0-9]{0,18})\/?$/;
 /** The pet id at the end of a Location's path, when it names one within int64. */
 export function idFromLocation(location: string | undefined): bigint | undefined {
   if (location === undefined) return undefined;
-  let path: string;
-  try {
-    path = new URL(location.trim(), "http://service.invalid").pathname;
-  } catch {
-    return undefined;
-  }
-  const digits = PET_PATH.exec(path)?.[1];
+  const base = "http://service.invalid";
+  if (!URL.canParse(location.trim(), base)) return undefined;
+  const digits = PET_PATH.exec(new URL(location.trim(), base).pathname)?.[1];
   if (digits === undefined) return undefined;
   const id = BigInt(digits);
   return id <= INT64_MAX ? id : undefined;

@@ -24,11 +24,9 @@ export function successorFromLink(
     const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;]+))/i.exec(params ?? "");
     const relations = (rel?.[1] ?? rel?.[2] ?? "").toLowerCase().split(/\s+/);
     if (!relations.includes("successor-version")) continue;
-    try {
-      return new URL(target ?? "", requestUrl).href;
-    } catch {
-      return undefined;
-    }
+    return URL.canParse(target ?? "", requestUrl)
+      ? new URL(target ?? "", requestUrl).href
+      : undefined;
   }
   return undefined;
 }

@@ -83,11 +83,8 @@ function describeAnswer(
 
 function locationOrigin(location: string | undefined, requestUrl: string): string {
   if (location === undefined) return "an unnamed address";
-  try {
-    return new URL(location, requestUrl).origin;
-  } catch {
-    return "an unreadable address";
-  }
+  if (!URL.canParse(location, requestUrl)) return "an unreadable address";
+  return new URL(location, requestUrl).origin;
 }
 
 export function errorFromResponse(
