@@ -22,13 +22,22 @@ import {
 } from "../errors.js";
 import { TERMINAL_CONTROLS } from "../schema/control-characters.js";
 import { parseJson } from "../schema/json.js";
-import { UNKNOWN_ADD_HINT } from "./created.js";
 import { ErrorBody } from "../schema/pet.js";
 import { withoutKey } from "./key-safety.js";
 import type { HttpResponse, RateLimitInfo } from "../http-response.js";
-import { rateLimitFromHeaders } from "./rate-limit-headers.js";
+import { rateLimitFromHeaders } from "./headers.js";
 import type { HttpRequest } from "./types.js";
 import { type RateWindow, waitUntil, windowOf } from "./wait-text.js";
+
+/**
+ * Why `petstore list` is no way to find a pet whose add had an unknown outcome:
+ * the service has no search, and a list shows the first 100 pets by id.
+ */
+export const LIST_CANNOT_TELL =
+  "`petstore list` shows only the first 100 pets by id, so it can tell only while the service holds no more";
+
+/** How to find out whether an add of unknown outcome happened. */
+export const UNKNOWN_ADD_HINT = `look for the pet before adding it again: ${LIST_CANNOT_TELL}`;
 
 const REASONS: Record<number, string> = {
   400: "Bad Request",

@@ -12,7 +12,7 @@ import {
   TimeoutError,
   TlsError,
 } from "../errors.js";
-import { type RateLimitHeaders, rateLimitFromHeaders } from "./rate-limit-headers.js";
+import { type RateLimitHeaders, rateLimitFromHeaders } from "./headers.js";
 import { limitUsedUp, stillRateLimited } from "./response-errors.js";
 import type { Sender, SendOutcome } from "./send.js";
 import type { HttpResponse, RateLimitInfo } from "../http-response.js";

@@ -13,9 +13,8 @@ import {
 } from "../errors.js";
 import { redactKey } from "../schema/redact-key.js";
 import { sendRefusal, withoutKey } from "./key-safety.js";
-import { UNKNOWN_ADD_HINT } from "./created.js";
-import { completeRateLimit, rateLimitFromHeaders } from "./rate-limit-headers.js";
-import { errorFromResponse, printable } from "./response-errors.js";
+import { completeRateLimit, rateLimitFromHeaders } from "./headers.js";
+import { errorFromResponse, printable, UNKNOWN_ADD_HINT } from "./response-errors.js";
 import type { Transport } from "./transport.js";
 import type { HttpResponse } from "../http-response.js";
 import type { HttpRequest } from "./types.js";
