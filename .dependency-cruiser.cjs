@@ -24,11 +24,20 @@ module.exports = {
       to: { path: "^src/", pathNot: "^src/schema/" },
     },
     {
-      name: "server-imports-only-schema",
-      comment: "The fake shares the schema module with the client, and nothing else.",
+      name: "files-is-a-leaf",
+      comment:
+        "files/ (file safety, atomic writes, the lock) is shared by client and server; it imports schema/ and nothing else of theirs.",
+      severity: "error",
+      from: { path: "^src/files/" },
+      to: { path: "^src/", pathNot: "^src/(files|schema)/" },
+    },
+    {
+      name: "server-imports-only-schema-and-files",
+      comment:
+        "The fake shares the schema module and the file-safety code with the client, and nothing else.",
       severity: "error",
       from: { path: "^src/server/" },
-      to: { path: "^src/", pathNot: "^src/(server|schema)/" },
+      to: { path: "^src/", pathNot: "^src/(server|schema|files)/" },
     },
     {
       name: "only-serve-imports-server",

@@ -18,7 +18,7 @@ import { lstat } from "node:fs/promises";
 import { basename } from "node:path";
 import { UsageError } from "../errors.js";
 import type { IO } from "../io.js";
-import { openNoFollow } from "../schema/file-safety.js";
+import { openNoFollow } from "../files/file-safety.js";
 import { runLine } from "./prior-runs.js";
 import type { RunHeader } from "./result-lines.js";
 import { ResultsWriter } from "./results.js";

@@ -13,10 +13,10 @@
  * that is not a results line refuses the file: resuming only ever appends, it
  * never cuts a complete line.
  */
+import { nonRegularKind } from "../files/file-kind.js";
 import { constants } from "node:fs";
 import { open, stat, type FileHandle } from "node:fs/promises";
 import { UsageError } from "../errors.js";
-import { nonRegularKind } from "../schema/file-kind.js";
 import { parseJson } from "../schema/json.js";
 import { INT64_MAX, INT64_MIN } from "../schema/pet.js";
 import { OUTCOMES } from "./result-lines.js";

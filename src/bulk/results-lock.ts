@@ -1,11 +1,11 @@
 /**
  * One run at a time per results file: two runs resuming the same file would both
- * send its pending rows. The lock is `<file>.lock` (src/schema/file-lock.ts): it
+ * send its pending rows. The lock is `<file>.lock` (src/files/file-lock.ts): it
  * holds the owner's pid; a lock whose process is gone (a run killed with -9) is
  * taken over; a lock that is a symlink is refused, never followed.
  */
 import { UsageError } from "../errors.js";
-import { acquireFileLock } from "../schema/file-lock.js";
+import { acquireFileLock, describeRefusal } from "../files/file-lock.js";
 
 /** Returns the function that releases the lock. */
 export function lockResults(path: string): () => void {
@@ -27,22 +27,10 @@ export function lockResults(path: string): () => void {
       }
     };
   }
-  switch (attempt.reason) {
-    case "held":
-      throw new UsageError(
-        `the results file ${path} is in use by another petstore add (pid ${attempt.pid})`,
-        `if that run is over, delete ${lockPath}`,
-      );
-    case "symlink":
-    case "not-a-file":
-      throw new UsageError(
-        `cannot lock the results file ${path}: its lock file ${lockPath} is ${attempt.reason === "symlink" ? "a symbolic link, which is never followed" : "not a regular file"}`,
-        `if no petstore add is running, delete ${lockPath}`,
-      );
-    case "busy":
-      throw new UsageError(
-        `the results file ${path} is locked by another run (${lockPath}), whose take-over did not finish (${attempt.breaker})`,
-        `if no other petstore add is running, delete ${lockPath} and ${attempt.breaker}`,
-      );
-  }
+  const { problem, hint } = describeRefusal(lockPath, attempt, {
+    cannot: `cannot lock the results file ${path}`,
+    ifIdle: "if no petstore add is running",
+    held: (pid) => `the results file ${path} is in use by another petstore add (pid ${pid})`,
+  });
+  throw new UsageError(problem, hint);
 }

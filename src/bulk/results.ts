@@ -40,7 +40,7 @@ import {
 } from "node:fs";
 import { promisify } from "node:util";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
-import { openNoFollowSync } from "../schema/file-safety.js";
+import { openNoFollowSync } from "../files/file-safety.js";
 import { stringifyJson } from "../schema/json.js";
 import {
   lineText,

@@ -6,7 +6,7 @@
  * can tell of who may read a file is file-safety's (nothing, on Windows).
  */
 import type { Stats } from "node:fs";
-import { ownershipProblem } from "../schema/file-safety.js";
+import { ownershipProblem } from "../files/file-safety.js";
 
 /**
  * The warning for the config file at `path` that holds keys, when others may read

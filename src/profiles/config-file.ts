@@ -19,7 +19,7 @@ import {
 import { join } from "node:path";
 import * as z from "zod/mini";
 import { ENVIRONMENT_NAMES, type EnvironmentName } from "./environments.js";
-import { openNoFollowSync } from "../schema/file-safety.js";
+import { openNoFollowSync } from "../files/file-safety.js";
 import { JsonSyntaxError, parseJson } from "../schema/json.js";
 import { CONFIG_FILE_NAME, configDir } from "./config-dir.js";
 import { exposureWarning } from "./config-exposure.js";

@@ -1,6 +1,6 @@
 /**
  * One writer of the config at a time: `config.json.lock`, next to the file, is
- * the lock serve and add take too (schema/file-lock.ts: it holds the writer's
+ * the lock serve and add take too (files/file-lock.ts: it holds the writer's
  * pid and appears with it in one step; a lock whose process is gone is taken
  * over, one that is a symlink is refused). Writers wait for each other (a write
  * takes milliseconds), and a lock older than any write can be is taken over
@@ -8,7 +8,7 @@
  * writer's pid.
  */
 import { UsageError } from "../errors.js";
-import { waitForFileLock } from "../schema/file-lock.js";
+import { describeRefusal, waitForFileLock } from "../files/file-lock.js";
 
 /** Longer than any write of the config, with room for a loaded machine. */
 const STALE_AFTER_MS = 30_000;
@@ -23,25 +23,13 @@ export async function withConfigLock<T>(file: string, work: () => T): Promise<T>
     staleAfterMs: STALE_AFTER_MS,
   });
   if (!attempt.acquired) {
-    const hint = `if no petstore command is running, delete ${lockFile}`;
-    switch (attempt.reason) {
-      case "held":
-        throw new UsageError(
-          `the config file ${file} is being written by process ${attempt.pid} (lock file ${lockFile})`,
-          hint,
-        );
-      case "symlink":
-      case "not-a-file":
-        throw new UsageError(
-          `cannot write the config file ${file}: its lock file ${lockFile} is ${attempt.reason === "symlink" ? "a symbolic link, which is never followed" : "not a regular file"}`,
-          hint,
-        );
-      case "busy":
-        throw new UsageError(
-          `cannot write the config file ${file}: a take-over of its stale lock file did not finish (${attempt.breaker})`,
-          `${hint} and ${attempt.breaker}`,
-        );
-    }
+    const { problem, hint } = describeRefusal(lockFile, attempt, {
+      cannot: `cannot write the config file ${file}`,
+      ifIdle: "if no petstore command is running",
+      held: (pid) =>
+        `the config file ${file} is being written by process ${pid} (lock file ${lockFile})`,
+    });
+    throw new UsageError(problem, hint);
   }
   try {
     return work();

@@ -4,8 +4,8 @@
  * that no one else can write, in a directory that no one else can write. A file
  * someone else could plant or edit could send the key to their server.
  */
-import { nonRegularKind } from "../schema/file-kind.js";
-import { ownershipProblem } from "../schema/file-safety.js";
+import { nonRegularKind } from "../files/file-kind.js";
+import { ownershipProblem } from "../files/file-safety.js";
 import { statSync, type Stats } from "node:fs";
 import { dirname } from "node:path";
 import { UsageError } from "../errors.js";
@@ -40,7 +40,7 @@ function octal(mode: number): string {
 
 /**
  * Owner and write permission, the same rule for the file and its directory.
- * Windows has neither to check (schema/file-safety.ts): see privateByDefault.
+ * Windows has neither to check (files/file-safety.ts): see privateByDefault.
  */
 function ownerAndModeProblem(
   what: string,

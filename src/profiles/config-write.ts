@@ -3,14 +3,14 @@
  * a time) before anything is written in it; the file is read, changed and
  * replaced under the config's lock (config-lock.ts), by an atomic write that
  * never follows a link and always leaves a 0600 file owned by the writer
- * (schema/atomic-write.ts). A file that is not a config is replaced only when asked
+ * (files/atomic-write.ts). A file that is not a config is replaced only when asked
  * (auth login), keeping it as config.json.bak; an unsafe one never is.
  */
 import { mkdirSync, statfsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { PetstoreError, EXIT } from "../errors.js";
-import { keepCopy, writeFileAtomicSync } from "../schema/atomic-write.js";
-import { unknownReaders } from "../schema/file-safety.js";
+import { keepCopy, writeFileAtomicSync } from "../files/atomic-write.js";
+import { unknownReaders } from "../files/file-safety.js";
 import { CONFIG_FILE_NAME } from "./config-dir.js";
 import type { ConfigUpdate, LoadedConfig, StoredConfig, UpdateOptions } from "./config-file.js";
 import { withConfigLock } from "./config-lock.js";

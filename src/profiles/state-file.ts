@@ -10,7 +10,7 @@
  */
 import { closeSync, constants, fstatSync, readSync } from "node:fs";
 import { join } from "node:path";
-import { openNoFollowSync } from "../schema/file-safety.js";
+import { openNoFollowSync } from "../files/file-safety.js";
 import { configDir } from "./config-dir.js";
 
 const STATE_FILE_NAME = "state.json";

@@ -35,8 +35,9 @@ const MAX_DEPTH = 256;
 /** Digits of the longest integer literal read (int64 needs 19; one more keeps range errors). */
 export const MAX_INTEGER_DIGITS = 20;
 
-export function parseJson(text: string): JsonValue {
-  return new Parser(text).parseDocument();
+/** `elementStarts`, when given, gets the offset where each element of a top-level array starts. */
+export function parseJson(text: string, elementStarts?: number[]): JsonValue {
+  return new Parser(text, elementStarts).parseDocument();
 }
 
 /** Line and column (both 1-based) of a character offset. */
@@ -79,7 +80,10 @@ class Parser {
   private depth = 0;
   /** The key whose value is being read; undefined for an array element or the document. */
   private memberKey: string | undefined;
-  constructor(private readonly text: string) {}
+  constructor(
+    private readonly text: string,
+    private readonly elementStarts?: number[],
+  ) {}
 
   parseDocument(): JsonValue {
     this.skipWhitespace();
@@ -176,6 +180,7 @@ class Parser {
     if (this.open("]")) return result;
     do {
       this.memberKey = undefined;
+      if (this.depth === 1) this.elementStarts?.push(this.pos);
       result.push(this.parseValue());
     } while (!this.atEnd("]"));
     return result;

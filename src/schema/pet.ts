@@ -53,6 +53,9 @@ export const NewPet = z.strictObject({
 });
 export type NewPet = z.output<typeof NewPet>;
 
+/** A pet of the fake's data file: its id as written (plain digits), or none yet. */
+export const StoredPet = z.strictObject({ ...NewPet.shape, id: z.optional(Int64) });
+
 export const Pet = z.strictObject({
   id: Int64,
   name: PetName,
@@ -94,8 +97,13 @@ export const ListQuery = z.strictObject({
 });
 export type ListQuery = { limit: number; status?: PetStatus };
 
-/** Canonical JSON of one pet, fields in spec order; int64 values as exact digits. */
-export function petToJson(pet: Pet): string {
+/**
+ * Canonical JSON of one pet, fields in spec order; int64 values as exact digits. The
+ * fake's store keeps the integers a file held as safe numbers as numbers.
+ */
+export function petToJson(
+  pet: Omit<Pet, "id" | "categoryId"> & { id: bigint | number; categoryId: bigint | number },
+): string {
   let json = `{"id":${pet.id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId}`;
   if (pet.status !== undefined) json += `,"status":"${pet.status}"`;
   return json + "}";

@@ -14,6 +14,7 @@ import {
   NAME_MAX_LENGTH,
   NewPet,
   PET_STATUSES,
+  StoredPet,
   PetIdParam,
   type ListQuery as ListQueryType,
   type NewPet as NewPetType,
@@ -104,23 +105,43 @@ function problemsFrom(
   return problems;
 }
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 const NEW_PET_FIELDS = ["name", "categoryId", "status"] as const;
 
 /** A request body (already parsed by `parseJson`) against NewPet. */
 export function validateNewPet(input: unknown): Validated<NewPetType> {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+  if (!isPlainObject(input)) {
     const problem = `must be a JSON object with name and categoryId; got ${jsonKindOf(input)}`;
     return { ok: false, problems: [{ field: "body", problem }] };
   }
   const result = NewPet.safeParse(input);
   if (result.success) return { ok: true, value: result.data };
-  const problems = problemsFrom(
-    result.error,
-    input as Record<string, unknown>,
-    "unknown field",
-    NEW_PET_FIELDS,
-  );
-  return { ok: false, problems };
+  return {
+    ok: false,
+    problems: problemsFrom(result.error, input, "unknown field", NEW_PET_FIELDS),
+  };
+}
+
+const STORED_PET_FIELDS = ["id", "name", "categoryId", "status"] as const;
+
+/**
+ * A pet of the fake's data file (parsed by `parseJson`): a NewPet with its `id`, an
+ * integer written as plain digits, or none (the fake gives it the next).
+ */
+export function validateStoredPet(input: unknown): Validated<NewPetType & { id?: bigint }> {
+  if (!isPlainObject(input)) {
+    const problem = `must be a JSON object with id, name and categoryId; got ${describeValue(input)}`;
+    return { ok: false, problems: [{ field: "pet", problem }] };
+  }
+  const result = StoredPet.safeParse(input);
+  if (result.success) return { ok: true, value: result.data };
+  return {
+    ok: false,
+    problems: problemsFrom(result.error, input, "unknown field", STORED_PET_FIELDS),
+  };
 }
 
 const LIST_PARAMS = ["limit", "status"] as const;

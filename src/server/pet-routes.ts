@@ -1,11 +1,12 @@
 /** The three operations of the spec, as replies: no headers, limits or sockets here. */
 import type { IncomingMessage } from "node:http";
-import { formatProblems, validateNewPet } from "../schema/validate.js";
+import type { ErrorCode } from "../schema/error-codes.js";
+import { formatProblems } from "../schema/validate.js";
 import { errorReply, type Reply } from "./reply.js";
 import { readJsonBody } from "./request-body.js";
 import { parseListQuery, parsePetId } from "./request-params.js";
 import type { PageCache } from "./page-cache.js";
-import { StoreError, type PetStore } from "./store/types.js";
+import { StoreError, type PetStore, type StoreErrorCode } from "./store/types.js";
 
 export function listPets(pages: PageCache, query: string): Reply {
   const parsed = parseListQuery(query);
@@ -21,9 +22,17 @@ export function getPet(store: PetStore, idSegment: string): Reply {
   return { status: 200, body: json };
 }
 
+/** The store's refusals of a create that a client is told about, and how. */
+const CREATE_REFUSALS: Partial<Record<StoreErrorCode, ErrorCode>> = {
+  invalid: "invalid_body",
+  id_space_exhausted: "id_space_exhausted",
+  not_stored: "insufficient_storage",
+};
+
 /**
  * Resolves to undefined when the client left before its body arrived. `keep`
- * receives the body's bytes as received (for the request journal).
+ * receives the body's bytes as received (for the request journal). The store
+ * validates the body.
  */
 export async function createPet(
   store: PetStore,
@@ -32,18 +41,12 @@ export async function createPet(
 ): Promise<Reply | undefined> {
   const body = await readJsonBody(req, keep);
   if (!body.ok) return body.reply;
-  const newPet = validateNewPet(body.value);
-  if (!newPet.ok) return errorReply("invalid_body", formatProblems(newPet.problems));
   try {
-    const created = await store.create(newPet.value);
+    const created = await store.create(body.value);
     return { status: 201, body: created.json, headers: ["Location", `/v1/pets/${created.pet.id}`] };
   } catch (error) {
-    if (error instanceof StoreError && error.code === "id_space_exhausted") {
-      return errorReply("id_space_exhausted", error.message);
-    }
-    if (error instanceof StoreError && error.code === "not_stored") {
-      return errorReply("insufficient_storage", error.message);
-    }
-    throw error;
+    const code = error instanceof StoreError ? CREATE_REFUSALS[error.code] : undefined;
+    if (code === undefined) throw error;
+    return errorReply(code, (error as StoreError).message);
   }
 }

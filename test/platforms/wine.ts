@@ -18,7 +18,7 @@
  *   prefix per file costs, and why that is paid: docs/design.md, "Windows under wine".
  *   Only the build keeps its prefix (.cache/wine/build).
  * - Test files run in parallel processes: the first to need `node.exe` fetches it
- *   while the others wait on a lock (schema/file-lock.ts).
+ *   while the others wait on a lock (files/file-lock.ts).
  * - A run has a time limit, after which it is killed.
  * - `NO_KEEPALIVE_SHIM`: wine's gap in TCP keep-alive, for `add --from`.
  * - `installProcessPrng`: wine's missing bcryptprimitives.dll, for the keyring binding.
@@ -41,7 +41,7 @@ import {
   type PrefixEnv,
   type WineExit,
 } from "../../scripts/wine.mjs";
-import { waitForFileLock } from "../../src/schema/file-lock.js";
+import { waitForFileLock } from "../../src/files/file-lock.js";
 import { waitForOutput, type Started } from "../dist/run.js";
 import { HANG_MS, HEAVY_HANG_MS } from "../limits.js";
 import { REPO_ROOT } from "../server/cli-build.js";

@@ -24,7 +24,7 @@ function brokenStore(): PetStore {
     },
     getJson: (id) => pets.getJson(id),
     create: (pet) =>
-      pet.name === NO_ROOM
+      (pet as { name?: unknown }).name === NO_ROOM
         ? Promise.reject(new StoreError("not_stored", "The pet was not stored: the disk is full."))
         : pets.create(pet),
     get size() {

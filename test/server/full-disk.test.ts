@@ -15,6 +15,7 @@ import { parseJson } from "../../src/schema/json.js";
 import type { Pet } from "../../src/schema/pet.js";
 import { startServer, type RunningServer } from "../../src/server/server.js";
 import { openFileStore } from "../../src/server/store/file-store.js";
+import { StoreError } from "../../src/server/store/types.js";
 import { runCli } from "../e2e/harness.js";
 import { ensureBuilt } from "./cli-build.js";
 import { call } from "./http.js";
@@ -172,6 +173,38 @@ describe("serve on a full disk", () => {
     const served = await listed();
     expect(served).toEqual(acknowledged);
     expect(served.map((p) => p.name)).not.toContain(refusedName);
+    expect(parseJson(await readFile(file, "utf8"))).toEqual(acknowledged);
+  });
+
+  it("keeps every acknowledged pet in the write-ahead log when the file cannot be written", async () => {
+    fill(join(disk, "filler"));
+    for (let i = 0; i < MAX_ADDS_TO_FILL; i++) {
+      const answer = await add(`Last ${i}`);
+      if (answer.status !== 201) break;
+      acknowledged.push(answer.json() as unknown as Pet);
+    }
+    // The stop writes the file a last time: the disk refuses it, the pets stay in the log.
+    const stopped = await server!.close().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    server = undefined;
+    expect(String(stopped)).toContain("the disk is full");
+    expect(log).toContain(`acknowledged pets are not in ${file} yet; they stay in ${file}.journal`);
+    // A start must write them into the file first: it cannot yet, says why, and loses nothing.
+    const wal = await readFile(`${file}.journal`, "utf8");
+    const refused = await openFileStore({ file }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(StoreError);
+    expect((refused as StoreError).message).toContain("the disk is full");
+    expect(await readFile(`${file}.journal`, "utf8")).toBe(wal);
+
+    await unlink(join(disk, "filler"));
+    server = await start();
+    expect(log).toContain("Recovered");
+    expect(await listed()).toEqual(acknowledged.slice(0, 100));
     expect(parseJson(await readFile(file, "utf8"))).toEqual(acknowledged);
   });
 });

@@ -24,7 +24,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../src/server/server.js";
-import type { FilePlatform } from "../../src/schema/file-safety.js";
+import type { FilePlatform } from "../../src/files/file-safety.js";
 import { CA_SUBJECT, caPaths, existingCa, localCa } from "../../src/server/tls/local-ca.js";
 import { makeCa, type PemPair } from "../../src/server/tls/make-certificates.js";
 import { REPO_ROOT } from "./cli-build.js";

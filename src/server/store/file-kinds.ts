@@ -3,34 +3,23 @@
  * exist yet); a symlinked data file is followed once, at start-up, to the real file,
  * which is then locked, logged ahead and rewritten in its own directory. The files the
  * store writes next to it (the write-ahead log and the temporary files of a rewrite) are
- * never followed through a symlink (schema/file-safety.ts: O_NOFOLLOW, or its
- * stand-in on Windows), created with O_EXCL, and refused when they are not a
- * regular file of ours (where owners can be known) with a single name.
+ * never followed through a symlink (files/file-safety.ts: O_NOFOLLOW, or its stand-in
+ * on Windows), created anew, and refused when they are not a regular file of ours
+ * (where owners can be known) with a single name. One process serves a file at a
+ * time: `<file>.lock` holds the pid of the process serving it (files/file-lock.ts).
  */
-import { nonRegularKind } from "../../schema/file-kind.js";
-import { openNoFollow, ownershipProblem } from "../../schema/file-safety.js";
-import { constants, type BigIntStats, type Stats } from "node:fs";
-import { lstat, readlink, realpath, unlink, type FileHandle } from "node:fs/promises";
+import type { BigIntStats, Stats } from "node:fs";
+import { lstat, readlink, realpath, unlink } from "node:fs/promises";
 import path from "node:path";
-import { isMissing } from "./durable.js";
+import { nonRegularKind } from "../../files/file-kind.js";
+import { acquireFileLock, describeRefusal } from "../../files/file-lock.js";
+import {
+  isMissing,
+  lstatIfThereAsync,
+  ownershipProblem,
+  readNoFollow,
+} from "../../files/file-safety.js";
 import { StoreError } from "./types.js";
-
-const { O_CREAT, O_EXCL, O_RDONLY, O_RDWR, O_WRONLY } = constants;
-
-type AnyStats = Stats | BigIntStats;
-
-function errorCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | undefined)?.code;
-}
-
-async function lstatIfExists(file: string): Promise<Stats | undefined> {
-  try {
-    return await lstat(file);
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
-}
 
 /**
  * The absolute path the store works on for the data file `given`: symlinks (of
@@ -40,18 +29,18 @@ async function lstatIfExists(file: string): Promise<Stats | undefined> {
  */
 export async function resolveDataFile(given: string): Promise<string> {
   const absolute = path.resolve(given);
-  const info = await lstatIfExists(absolute);
+  const info = await lstatIfThereAsync(absolute);
   if (info === undefined) {
     const directory = path.dirname(absolute);
-    try {
-      return path.join(await realpath(directory), path.basename(absolute));
-    } catch (error) {
+    const real = await realpath(directory).catch((error: unknown) => {
       if (!isMissing(error)) throw error;
+      const remedy = "Create it or choose another file.";
       throw new StoreError(
         "io",
-        `Cannot serve ${given}: the directory ${directory} does not exist. Create it or choose another file.`,
+        `Cannot serve ${given}: the directory ${directory} does not exist. ${remedy}`,
       );
-    }
+    });
+    return path.join(real, path.basename(absolute));
   }
   let real: string;
   try {
@@ -59,18 +48,14 @@ export async function resolveDataFile(given: string): Promise<string> {
   } catch (error) {
     if (!info.isSymbolicLink()) throw error;
     const target = await readlink(absolute);
-    if (errorCode(error) === "ELOOP") {
-      throw new StoreError(
-        "unsafe_file",
-        `Cannot serve ${given}: it is a symlink to ${target}, which leads back to itself. ` +
-          "Fix the link, or give the real path.",
-      );
-    }
+    const why =
+      (error as NodeJS.ErrnoException).code === "ELOOP"
+        ? "which leads back to itself. Fix the link, or give the real path."
+        : "which does not exist. serve follows a symlinked data file only to an existing file: " +
+          "create the file it points to (an empty file is a new store), or give the real path.";
     throw new StoreError(
       "unsafe_file",
-      `Cannot serve ${given}: it is a symlink to ${target}, which does not exist. serve follows a ` +
-        "symlinked data file only to an existing file: create the file it points to (an empty file " +
-        "is a new store), or give the real path.",
+      `Cannot serve ${given}: it is a symlink to ${target}, ${why}`,
     );
   }
   const kind = nonRegularKind(info.isSymbolicLink() ? await lstat(real) : info);
@@ -86,42 +71,12 @@ export async function resolveDataFile(given: string): Promise<string> {
   return real;
 }
 
-/**
- * Opens the data file for reading without following a symlink or blocking on a
- * FIFO that replaced it, and checks it is a regular file; undefined when missing.
- */
-export async function openDataFile(file: string, name: string): Promise<FileHandle | undefined> {
-  let handle: FileHandle;
-  try {
-    handle = await openNoFollow(file, O_RDONLY);
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    if (errorCode(error) === "ELOOP") throw notRegular(name, "a symbolic link");
-    throw error;
-  }
-  const kind = nonRegularKind(
-    await handle.stat().catch(async (error: unknown) => {
-      await handle.close();
-      throw error;
-    }),
-  );
-  if (kind !== undefined) {
-    await handle.close();
-    throw notRegular(name, kind);
-  }
-  return handle;
-}
-
-function notRegular(name: string, kind: string): StoreError {
-  return new StoreError("unsafe_file", `${name} is now ${kind}, not a regular file.`);
-}
-
 /** Why serve must not write `file` (a name it writes next to the data file), or undefined. */
-export function companionProblem(file: string, info: AnyStats): string | undefined {
-  const kind = nonRegularKind(info);
+export function companionProblem(file: string, info: Stats | BigIntStats): string | undefined {
   if (info.isSymbolicLink()) {
     return `${file} is a symbolic link; serve writes this file itself and never follows a symlink there.`;
   }
+  const kind = nonRegularKind(info);
   if (kind !== undefined) return `${file} is ${kind}; serve writes a regular file under this name.`;
   const owner = ownershipProblem(info, { othersMay: "write" });
   if (owner?.kind === "owner") {
@@ -133,42 +88,11 @@ export function companionProblem(file: string, info: AnyStats): string | undefin
   return undefined;
 }
 
-export function refuseCompanion(problem: string): StoreError {
-  return new StoreError(
-    "unsafe_file",
-    `${problem} It was left untouched; remove it if it is not yours.`,
-  );
-}
+const refusal = (problem: string) =>
+  `${problem} It was left untouched; remove it if it is not yours.`;
 
-/**
- * Opens (creating when missing) the write-ahead log `file` for reading and writing,
- * without following a symlink; refuses one that is not a regular file of ours
- * with a single name.
- */
-export async function openWal(file: string): Promise<FileHandle> {
-  const before = await lstatIfExists(file);
-  const problem = before && companionProblem(file, before);
-  if (problem) throw refuseCompanion(problem);
-  let handle: FileHandle;
-  try {
-    handle = await openNoFollow(file, O_RDWR | O_CREAT, 0o666);
-  } catch (error) {
-    if (errorCode(error) === "ELOOP")
-      throw refuseCompanion(companionProblem(file, await lstat(file))!);
-    throw error;
-  }
-  try {
-    const info = await handle.stat();
-    const opened = companionProblem(file, info);
-    if (opened) throw refuseCompanion(opened);
-    if (before !== undefined && info.ino !== before.ino) {
-      throw refuseCompanion(`${file} was replaced while serve was opening it.`);
-    }
-    return handle;
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
+export function refuseCompanion(problem: string): StoreError {
+  return new StoreError("unsafe_file", refusal(problem));
 }
 
 /**
@@ -176,21 +100,67 @@ export async function openWal(file: string): Promise<FileHandle> {
  * write (a regular file of ours), and refuses anything else under the name.
  */
 export async function clearLeftover(file: string): Promise<void> {
-  const info = await lstatIfExists(file);
-  if (info === undefined) return;
-  const problem = companionProblem(file, info);
+  const info = await lstatIfThereAsync(file);
+  const problem = info && companionProblem(file, info);
   if (problem) throw refuseCompanion(problem);
-  await unlink(file).catch((error: unknown) => {
-    if (!isMissing(error)) throw error;
+  if (info)
+    await unlink(file).catch((error: unknown) => !isMissing(error) && Promise.reject(error));
+}
+
+/** Why the data file (`name` in messages) cannot be read now, or undefined. */
+export const dataFileProblem = (name: string) => (info: BigIntStats) => {
+  const kind = nonRegularKind(info);
+  return kind && `${name} is now ${kind}, not a regular file.`;
+};
+
+/** Why a file serve writes itself cannot be read, or undefined. */
+export const companionRefusal = (file: string) => (info: BigIntStats) => {
+  const problem = companionProblem(file, info);
+  return problem && refusal(problem);
+};
+
+/**
+ * The text of `file` with the stat of the same open file; undefined when missing.
+ * Never read through a symlink nor blocking on a FIFO put in its place; refused
+ * (`unsafe_file`) when `problemOf` what is there says why.
+ */
+export async function readText(
+  file: string,
+  problemOf: (info: BigIntStats) => string | undefined,
+): Promise<{ text: string; stat: BigIntStats } | undefined> {
+  const read = await readNoFollow(file);
+  const problem = read && problemOf(read.stat);
+  if (problem) throw new StoreError("unsafe_file", problem);
+  return read as { text: string; stat: BigIntStats } | undefined;
+}
+
+/** Takes the lock of `file` (named `name` in messages); resolves to its release. */
+export async function acquireLock(
+  file: string,
+  name: string,
+  log: (line: string) => void,
+): Promise<() => Promise<void>> {
+  const lockFile = `${file}.lock`;
+  const attempt = acquireFileLock(lockFile, {
+    onStale: (holder) =>
+      log(
+        holder === undefined
+          ? `Removing the unreadable lock file ${lockFile}.`
+          : holder === process.pid
+            ? `Taking over ${lockFile}: it names this process (${holder}), which was given the pid of the stopped server that left it.`
+            : `Taking over ${lockFile}: process ${holder}, which held it, is no longer running.`,
+      ),
   });
-}
-
-/** Creates `file` for writing; fails if anything, a symlink included, has the name. */
-export function createExclusive(file: string): Promise<FileHandle> {
-  return openNoFollow(file, O_WRONLY | O_CREAT | O_EXCL, 0o666);
-}
-
-/** Opens a temporary file this process just created, for reading and writing, never via a symlink. */
-export function reopenOwn(file: string): Promise<FileHandle> {
-  return openNoFollow(file, O_RDWR);
+  if (attempt.acquired) {
+    const { lock } = attempt;
+    return async () => lock.release();
+  }
+  const { problem, hint } = describeRefusal(lockFile, attempt, {
+    cannot: `Cannot serve ${name}`,
+    ifIdle: "If no server is running",
+    held: (pid) =>
+      `${name} is already being served by ${pid === process.pid ? `this process (${pid})` : `process ${pid}`} ` +
+      `(lock file ${lockFile}). Stop that server or serve another file`,
+  });
+  throw new StoreError("locked", `${problem}. ${hint}.`);
 }

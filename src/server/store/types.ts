@@ -1,10 +1,6 @@
-/**
- * The pet store as the HTTP layer sees it: no HTTP here, no files here.
- * Pets are kept with their canonical JSON (see `petToJson`) so a list response is
- * a join of ready strings.
- */
+/** The pet store as the HTTP layer sees it: no HTTP here, no files here. */
 import { ERROR_KIND, KindedError } from "../../schema/kinded-error.js";
-import type { NewPet, Pet, PetStatus } from "../../schema/pet.js";
+import type { Pet, PetStatus } from "../../schema/pet.js";
 
 export interface ListOptions {
   /** 1..100, already validated. */
@@ -24,12 +20,13 @@ export interface PetStore {
   /** Canonical JSON of the pet with this id, or undefined. */
   getJson(id: bigint): string | undefined;
   /**
-   * Assigns the next id (one above the largest id ever used: stored, or given to a
-   * pet since deleted or reset away; at least 1), stores the pet with `status`
-   * defaulted to DEFAULT_PET_STATUS, and resolves only once the pet is durable.
-   * Rejects with a StoreError when it cannot.
+   * Validates `body` (a parsed request body) as a NewPet, the one place a new pet is
+   * validated; assigns the next id (one above the largest id ever used: stored, or
+   * given to a pet since deleted or reset away; at least 1), stores the pet with
+   * `status` defaulted to DEFAULT_PET_STATUS, and resolves only once the pet is
+   * durable. Rejects with a StoreError when it cannot.
    */
-  create(pet: NewPet): Promise<CreatedPet>;
+  create(body: unknown): Promise<CreatedPet>;
   /** Number of pets stored. */
   readonly size: number;
   /** A number that changes whenever the stored pets change (creates, adopted edits, resets). */
@@ -50,7 +47,10 @@ export type StoreErrorCode =
   | "locked"
   /** The file is not valid JSON; the message names line and column. */
   | "corrupt"
-  /** The file is JSON but not an array of valid pets (message names the pet and field). */
+  /**
+   * The file is JSON but not an array of valid pets (message names the pet and field);
+   * for a create, the body is not a valid NewPet (message: its problems, as a client is told).
+   */
   | "invalid"
   /** No id is left above the largest id used (int64 exhausted). */
   | "id_space_exhausted"

@@ -12,7 +12,7 @@
  * followed through a symlink, refused unless a regular file of ours with a single
  * name, and replaced by writing a temporary file and renaming it over the name.
  *
- * "Private" is what the platform can tell (schema/file-safety.ts): on POSIX, a
+ * "Private" is what the platform can tell (files/file-safety.ts): on POSIX, a
  * key of this user that no one else may read (mode 0600); on Windows, where
  * modes read 0666 and ACLs cannot be read, a key that is a regular file of one
  * name, not a link; whether others may read it depends on the folder's ACL, so
@@ -23,17 +23,17 @@ import { createPrivateKey, X509Certificate } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { lstat, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { writeFileAtomic } from "../../schema/atomic-write.js";
+import { writeFileAtomic } from "../../files/atomic-write.js";
 import {
+  isMissing,
   openNoFollow,
   ownershipProblem,
   syncDirectory,
   THIS_PLATFORM,
   unknownReaders,
   type FilePlatform,
-} from "../../schema/file-safety.js";
+} from "../../files/file-safety.js";
 import { ServerConfigError } from "../config-error.js";
-import { isMissing } from "../store/durable.js";
 import { clearLeftover, companionProblem, refuseCompanion } from "../store/file-kinds.js";
 import { asStoreError } from "../store/store-errors.js";
 import type { PemPair, Subject } from "./make-certificates.js";

@@ -16,7 +16,7 @@ import {
   readlinkSync,
 } from "node:fs";
 import path from "node:path";
-import { nonRegularKind } from "../../schema/file-kind.js";
+import { nonRegularKind } from "../../files/file-kind.js";
 import { ServerConfigError } from "../config-error.js";
 import { checkPair, type TlsOption } from "./server-tls.js";
 

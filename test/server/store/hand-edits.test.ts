@@ -10,14 +10,13 @@ import path from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { parseJson } from "../../../src/schema/json.js";
 import type { Pet } from "../../../src/schema/pet.js";
-import { fileTextChunks } from "../../../src/server/store/file-format.js";
+import { fileText } from "../../../src/server/store/pet-file.js";
 import { openFileStore, type FileStoreOptions } from "../../../src/server/store/file-store.js";
-import { toStoredPet } from "../../../src/server/store/pet-index.js";
 import type { PetStore } from "../../../src/server/store/types.js";
 import { HANG_MS } from "../../limits.js";
 
 /** The file as the store writes it. */
-const fileOf = (pets: Pet[]) => [...fileTextChunks(pets.map(toStoredPet))].join("");
+const fileOf = (pets: Pet[]) => [...fileText(pets)].join("");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const dirs: string[] = [];
@@ -138,7 +137,7 @@ describe("an edit made from an out-of-date copy", () => {
     const byHand: Pet = { id: 90n, name: "By hand", categoryId: 1n };
     await writeFile(file, fileOf([{ id: 1n, name: "One", categoryId: 1n }, three, byHand]));
     await store.close();
-    expect(ids(await filePets())).toEqual([1n, 3n, 90n, 4n]);
+    expect(ids(await filePets())).toEqual([1n, 3n, 4n, 90n]);
     const again = await openStore();
     expect(again.getJson(4n)).toBe(acknowledged.json);
     expect(again.getJson(2n)).toBeUndefined();

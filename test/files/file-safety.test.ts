@@ -19,7 +19,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { writeFileAtomicSync } from "../../src/schema/atomic-write.js";
+import { writeFileAtomicSync } from "../../src/files/atomic-write.js";
 import {
   noFollowFlags,
   openNoFollow,
@@ -30,7 +30,7 @@ import {
   syncDirectorySync,
   unknownReaders,
   type FilePlatform,
-} from "../../src/schema/file-safety.js";
+} from "../../src/files/file-safety.js";
 
 const POSIX: FilePlatform = { os: "posix", uid: 1000 };
 const WINDOWS: FilePlatform = { os: "win32", uid: undefined };

@@ -6,7 +6,7 @@ import path from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { bundleScript } from "../bundle-script.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { acquireFileLock, waitForFileLock, type FileLock } from "../../src/schema/file-lock.js";
+import { acquireFileLock, waitForFileLock, type FileLock } from "../../src/files/file-lock.js";
 
 /** Beyond any pid_max: a process that is certainly not running. */
 const DEAD_PID = 2 ** 22 + 1;

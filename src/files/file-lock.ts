@@ -43,7 +43,7 @@ export interface FileLock {
   release(): void;
 }
 
-type LockRefusal =
+export type LockRefusal =
   /** A running process holds it (possibly this one). */
   | { reason: "held"; pid: number }
   /** The lock path is a symbolic link: never followed, never replaced. */
@@ -64,6 +64,41 @@ export interface LockOptions {
    * program that was given the pid of one that died.
    */
   staleAfterMs?: number;
+}
+
+/** How a caller names its lock in the words of a refusal. */
+export interface LockWords {
+  /** What could not be done: "cannot lock the results file rows.results.ndjson". */
+  cannot: string;
+  /** When deleting the lock file is safe: "if no petstore add is running". */
+  ifIdle: string;
+  /** The refusal when a running process (`pid`) holds the lock. */
+  held: (pid: number) => string;
+}
+
+/** Why `lockPath` was not taken, in the caller's words, and what to do about it. */
+export function describeRefusal(
+  lockPath: string,
+  refusal: LockRefusal,
+  words: LockWords,
+): { problem: string; hint: string } {
+  const hint = `${words.ifIdle}, delete ${lockPath}`;
+  switch (refusal.reason) {
+    case "held":
+      return { problem: words.held(refusal.pid), hint };
+    case "symlink":
+      return {
+        problem: `${words.cannot}: its lock file ${lockPath} is a symbolic link, which is never followed`,
+        hint,
+      };
+    case "not-a-file":
+      return { problem: `${words.cannot}: its lock file ${lockPath} is not a regular file`, hint };
+    case "busy":
+      return {
+        problem: `${words.cannot}: a take-over of its stale lock file ${lockPath} did not finish (${refusal.breaker})`,
+        hint: `${hint} and ${refusal.breaker}`,
+      };
+  }
 }
 
 /** How long a take-over by another process is waited for (it lasts a few system calls). */

@@ -39,6 +39,7 @@ import {
   fsyncSync,
   lstatSync,
   openSync,
+  readFileSync,
   type BigIntStats,
   type Stats,
 } from "node:fs";
@@ -65,6 +66,11 @@ function refusesLinks(flags: number): boolean {
 
 function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** Whether `error` says the file is not there. */
+export function isMissing(error: unknown): boolean {
+  return errorCode(error) === "ENOENT";
 }
 
 /** `flags` plus not following a link and not blocking on a FIFO, where the platform has them. */
@@ -110,7 +116,7 @@ export function lstatIfThere(file: string): BigIntStats | undefined {
   try {
     return lstatSync(file, { bigint: true });
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return undefined;
+    if (isMissing(error)) return undefined;
     throw error;
   }
 }
@@ -142,11 +148,11 @@ export function openNoFollowSync(
   }
 }
 
-async function lstatIfThereAsync(file: string): Promise<BigIntStats | undefined> {
+export async function lstatIfThereAsync(file: string): Promise<BigIntStats | undefined> {
   try {
     return await lstat(file, { bigint: true });
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return undefined;
+    if (isMissing(error)) return undefined;
     throw error;
   }
 }
@@ -171,6 +177,32 @@ export async function openNoFollow(
   } catch (error) {
     await handle.close();
     throw error;
+  }
+}
+
+/**
+ * What is at `file` (its own stat: a link there is not followed), with its text when
+ * it is a regular file; undefined when there is nothing. Never reads through a link,
+ * nor blocks on a FIFO put in its place.
+ */
+export async function readNoFollow(
+  file: string,
+  platform: FilePlatform = THIS_PLATFORM,
+): Promise<{ stat: BigIntStats; text?: string } | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await openNoFollow(file, constants.O_RDONLY, undefined, platform);
+  } catch (error) {
+    if (errorCode(error) !== "ELOOP") return isMissing(error) ? undefined : Promise.reject(error);
+    const stat = await lstatIfThereAsync(file);
+    return stat && { stat };
+  }
+  try {
+    const stat = await handle.stat({ bigint: true });
+    // One read into one string: what JSON.parse of a large file wants.
+    return stat.isFile() ? { stat, text: readFileSync(handle.fd, "utf8") } : { stat };
+  } finally {
+    await handle.close();
   }
 }
 

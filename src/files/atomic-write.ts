@@ -19,7 +19,7 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { rename, unlink } from "node:fs/promises";
+import { rename, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import {
   openNoFollow,
@@ -85,6 +85,31 @@ export function writeFileAtomicSync(
 }
 
 /**
+ * Creates `temporary` anew (never a name that exists, a link included), writes
+ * `chunks` to it and flushes it; resolves to it, open. Removed when a step fails, so
+ * a full disk is not kept full by it. `mode`: permission bits, set exactly; without
+ * it, those of a new file (0666 less the umask).
+ */
+export async function createFlushed(
+  temporary: string,
+  chunks: Iterable<string>,
+  options: { mode?: number; encoding?: BufferEncoding; platform?: FilePlatform } = {},
+): Promise<FileHandle> {
+  const { mode, encoding = "utf8", platform = THIS_PLATFORM } = options;
+  const handle = await openNoFollow(temporary, CREATE_NEW, mode ?? 0o666, platform);
+  try {
+    if (mode !== undefined) await handle.chmod(mode);
+    await writeFile(handle, chunks, encoding);
+    await handle.sync();
+    return handle;
+  } catch (error) {
+    await handle.close();
+    await unlink(temporary).catch(() => {});
+    throw error;
+  }
+}
+
+/**
  * Puts `text` (latin1) under the name `path` with permission bits `mode`, through
  * `temporary`, which must not exist. The caller flushes the directory (with
  * file-safety.ts's syncDirectory), once for several files.
@@ -96,22 +121,12 @@ export async function writeFileAtomic(
   mode: number,
   platform: FilePlatform = THIS_PLATFORM,
 ): Promise<void> {
-  let created = false;
-  try {
-    const handle = await openNoFollow(temporary, CREATE_NEW, mode, platform);
-    created = true;
-    try {
-      await handle.chmod(mode);
-      await handle.writeFile(text, "latin1");
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, path);
-  } catch (error) {
-    if (created) await unlink(temporary).catch(() => {});
+  const handle = await createFlushed(temporary, [text], { mode, encoding: "latin1", platform });
+  await handle.close();
+  await rename(temporary, path).catch(async (error: unknown) => {
+    await unlink(temporary).catch(() => {});
     throw error;
-  }
+  });
 }
 
 /**
