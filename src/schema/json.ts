@@ -72,6 +72,11 @@ const ESCAPES: Record<string, string> = {
   r: "\r",
   t: "\t",
 };
+const LITERALS = [
+  ["true", true],
+  ["false", false],
+  ["null", null],
+] as const;
 /** A JSON number: its integer part, then the fraction and exponent that make it a double. */
 const NUMBER = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
 
@@ -117,11 +122,7 @@ class Parser {
     if (c === "[") return this.parseArray();
     if (c === '"') return this.parseString();
     if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return this.parseNumber();
-    for (const [word, value] of [
-      ["true", true],
-      ["false", false],
-      ["null", null],
-    ] as const) {
+    for (const [word, value] of LITERALS) {
       if (this.text.startsWith(word, this.pos)) {
         this.pos += word.length;
         return value;
