@@ -251,7 +251,9 @@ function untilSignalled(): Promise<NodeJS.Signals> {
 
 /** Bad options and a file that cannot be served are usage errors (exit 2); disk failures are not. */
 function asCommandError(error: unknown, server: typeof import("../server/index.js")): unknown {
-  if (error instanceof server.ServerConfigError) return new UsageError(error.message);
+  if (error instanceof server.ServerConfigError || error instanceof server.UnsafeFileError) {
+    return new UsageError(error.message);
+  }
   if (error instanceof server.StoreError) {
     return error.code === "io"
       ? new PetstoreError(error.message, EXIT.UNEXPECTED)

@@ -15,19 +15,13 @@ import {
   fchmodSync,
   fsyncSync,
   linkSync,
+  openSync,
   renameSync,
   unlinkSync,
-  writeSync,
+  writeFileSync,
 } from "node:fs";
-import { rename, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import {
-  openNoFollow,
-  openNoFollowSync,
-  syncDirectorySync,
-  THIS_PLATFORM,
-  type FilePlatform,
-} from "./file-safety.js";
+import { openNoFollowSync, THIS_PLATFORM, type FilePlatform } from "./file-safety.js";
 
 const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
 
@@ -64,10 +58,7 @@ export function writeFileAtomicSync(
     try {
       // The umask may have taken bits away; it never adds any, but be exact.
       fchmodSync(fd, mode);
-      const bytes = Buffer.from(data, "utf8");
-      for (let offset = 0; offset < bytes.length;) {
-        offset += writeSync(fd, bytes, offset, bytes.length - offset);
-      }
+      writeFileSync(fd, data);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -78,55 +69,15 @@ export function writeFileAtomicSync(
     throw error;
   }
   try {
-    syncDirectorySync(dirname(path), platform);
+    const directory = openSync(dirname(path), constants.O_RDONLY);
+    try {
+      fsyncSync(directory);
+    } finally {
+      closeSync(directory);
+    }
   } catch {
-    // Some file systems refuse fsync on a directory.
+    // Windows and some file systems refuse to flush a directory; the file is in place.
   }
-}
-
-/**
- * Creates `temporary` anew (never a name that exists, a link included), writes
- * `chunks` to it and flushes it; resolves to it, open. Removed when a step fails, so
- * a full disk is not kept full by it. `mode`: permission bits, set exactly; without
- * it, those of a new file (0666 less the umask).
- */
-export async function createFlushed(
-  temporary: string,
-  chunks: Iterable<string>,
-  options: { mode?: number; encoding?: BufferEncoding; platform?: FilePlatform } = {},
-): Promise<FileHandle> {
-  const { mode, encoding = "utf8", platform = THIS_PLATFORM } = options;
-  const handle = await openNoFollow(temporary, CREATE_NEW, mode ?? 0o666, platform);
-  try {
-    if (mode !== undefined) await handle.chmod(mode);
-    await writeFile(handle, chunks, encoding);
-    await handle.sync();
-    return handle;
-  } catch (error) {
-    await handle.close();
-    await unlink(temporary).catch(() => {});
-    throw error;
-  }
-}
-
-/**
- * Puts `text` (latin1) under the name `path` with permission bits `mode`, through
- * `temporary`, which must not exist. The caller flushes the directory (with
- * file-safety.ts's syncDirectory), once for several files.
- */
-export async function writeFileAtomic(
-  path: string,
-  temporary: string,
-  text: string,
-  mode: number,
-  platform: FilePlatform = THIS_PLATFORM,
-): Promise<void> {
-  const handle = await createFlushed(temporary, [text], { mode, encoding: "latin1", platform });
-  await handle.close();
-  await rename(temporary, path).catch(async (error: unknown) => {
-    await unlink(temporary).catch(() => {});
-    throw error;
-  });
 }
 
 /**

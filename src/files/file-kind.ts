@@ -1,9 +1,9 @@
 /**
  * What a path is when it is not a regular file, in the words every message uses
- * ("a FIFO (named pipe)", "a character device"...): the fake's data file, the
- * results file of a bulk add and the config file are refused with them.
+ * ("a FIFO (named pipe)", "a character device"...): the fake's data file and its
+ * TLS files, the results file of a bulk add and the config file are refused with them.
  */
-import type { BigIntStats, Stats } from "node:fs";
+import { lstatSync, readlinkSync, statSync, type BigIntStats, type Stats } from "node:fs";
 
 /** undefined for a regular file. */
 export function nonRegularKind(info: Stats | BigIntStats): string | undefined {
@@ -15,4 +15,23 @@ export function nonRegularKind(info: Stats | BigIntStats): string | undefined {
   if (info.isFIFO()) return "a FIFO (named pipe)";
   if (info.isSocket()) return "a socket";
   return "not a regular file";
+}
+
+/**
+ * Why `file`, a path a person gave (a symlink there is followed), is not a regular
+ * file ("it is a symlink to x, which is a directory"); undefined when it is one,
+ * or when nothing is there.
+ */
+export function whyNotRegular(file: string): string | undefined {
+  let info: Stats | undefined;
+  try {
+    info = statSync(file, { throwIfNoEntry: false });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ELOOP") throw error;
+    return `it is a symlink to ${readlinkSync(file)}, which leads back to itself`;
+  }
+  const kind = info && nonRegularKind(info);
+  if (kind === undefined) return undefined;
+  const link = lstatSync(file).isSymbolicLink();
+  return link ? `it is a symlink to ${readlinkSync(file)}, which is ${kind}` : `it is ${kind}`;
 }

@@ -36,14 +36,13 @@ import {
   closeSync,
   constants,
   fstatSync,
-  fsyncSync,
   lstatSync,
   openSync,
   readFileSync,
   type BigIntStats,
   type Stats,
 } from "node:fs";
-import { lstat, open, type FileHandle } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 
 export interface FilePlatform {
@@ -93,19 +92,17 @@ function sameFile(a: BigIntStats, b: BigIntStats): boolean {
 }
 
 /**
- * Checks done around an open on Windows: `before` is the lstat of the name
- * before the open (undefined: it did not exist), `opened` the fstat of what was
- * opened, `after()` the lstat of the name after it.
+ * The check after an open on Windows: `before` is the lstat of the name before
+ * the open (undefined: it did not exist), `opened` the fstat of what was opened.
  */
 function windowsProblem(
   file: string,
   before: BigIntStats | undefined,
   opened: BigIntStats,
-  after: () => BigIntStats | undefined,
 ): NodeJS.ErrnoException | undefined {
   if (before !== undefined) return sameFile(before, opened) ? undefined : linkRefused(file);
   // Created by this open: the name must now be that file, not a link planted meanwhile.
-  const now = after();
+  const now = lstatIfThere(file);
   return now !== undefined && !now.isSymbolicLink() && sameFile(now, opened)
     ? undefined
     : linkRefused(file);
@@ -137,22 +134,11 @@ export function openNoFollowSync(
   if (before?.isSymbolicLink() && refusesLinks(flags)) throw linkRefused(file);
   const fd = openSync(file, flags, mode);
   try {
-    const problem = windowsProblem(file, before, fstatSync(fd, { bigint: true }), () =>
-      lstatIfThere(file),
-    );
+    const problem = windowsProblem(file, before, fstatSync(fd, { bigint: true }));
     if (problem !== undefined) throw problem;
     return fd;
   } catch (error) {
     closeSync(fd);
-    throw error;
-  }
-}
-
-export async function lstatIfThereAsync(file: string): Promise<BigIntStats | undefined> {
-  try {
-    return await lstat(file, { bigint: true });
-  } catch (error) {
-    if (isMissing(error)) return undefined;
     throw error;
   }
 }
@@ -165,13 +151,11 @@ export async function openNoFollow(
   platform: FilePlatform = THIS_PLATFORM,
 ): Promise<FileHandle> {
   if (platform.os !== "win32") return open(file, noFollowFlags(flags, platform), mode);
-  const before = await lstatIfThereAsync(file);
+  const before = lstatIfThere(file);
   if (before?.isSymbolicLink() && refusesLinks(flags)) throw linkRefused(file);
   const handle = await open(file, flags, mode);
   try {
-    const opened = await handle.stat({ bigint: true });
-    const after = before === undefined ? await lstatIfThereAsync(file) : undefined;
-    const problem = windowsProblem(file, before, opened, () => after);
+    const problem = windowsProblem(file, before, await handle.stat({ bigint: true }));
     if (problem !== undefined) throw problem;
     return handle;
   } catch (error) {
@@ -194,7 +178,7 @@ export async function readNoFollow(
     handle = await openNoFollow(file, constants.O_RDONLY, undefined, platform);
   } catch (error) {
     if (errorCode(error) !== "ELOOP") return isMissing(error) ? undefined : Promise.reject(error);
-    const stat = await lstatIfThereAsync(file);
+    const stat = lstatIfThere(file);
     return stat && { stat };
   }
   try {
@@ -281,31 +265,8 @@ function refusedByPlatform(error: unknown, platform: FilePlatform): boolean {
 
 /**
  * Makes the names in `directory` (a rename, a new or removed file) durable.
- * Returns false where the platform cannot (Windows); other failures are thrown.
+ * Resolves to false where the platform cannot (Windows); other failures are thrown.
  */
-export function syncDirectorySync(
-  directory: string,
-  platform: FilePlatform = THIS_PLATFORM,
-): boolean {
-  let fd: number;
-  try {
-    fd = openSync(directory, constants.O_RDONLY);
-  } catch (error) {
-    if (refusedByPlatform(error, platform)) return false;
-    throw error;
-  }
-  try {
-    fsyncSync(fd);
-    return true;
-  } catch (error) {
-    if (refusedByPlatform(error, platform)) return false;
-    throw error;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** syncDirectorySync for node:fs/promises. */
 export async function syncDirectory(
   directory: string,
   platform: FilePlatform = THIS_PLATFORM,

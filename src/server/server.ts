@@ -31,7 +31,6 @@ import { removeCreated } from "./tls/local-ca.js";
 import {
   checkTlsOption,
   noteHandshakeFailures,
-  precheckTls,
   setUpTls,
   type TlsOption,
   type TlsSetup,
@@ -142,7 +141,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const tlsOption = checkTlsOption(options.tls);
   /** The data file the local CA is kept next to. */
   const caNextTo = options.store === undefined ? options.file : undefined;
-  await precheckTls(tlsOption, caNextTo);
   const cors = normalizeCors(options.cors);
   const log = new AccessLog(options.log ?? process.stderr, options.quiet !== true);
   const store: PetStore & { abandon?(): Promise<void> } = await (

@@ -140,6 +140,17 @@ describe("serve --file that is not a regular file", () => {
     expect(existsSync(target)).toBe(false);
     expect(await readlink(link)).toBe(target);
   });
+
+  it("refuses a symlink that leads back to itself with exit 2, naming it", async () => {
+    const link = join(dir, "pets.json");
+    await symlink(link, link);
+    const result = await runServe(link);
+    expectRefused(result);
+    expect(result.stderr).toContain(
+      `${link}: it is a symlink to ${link}, which leads back to itself`,
+    );
+    expect(existsSync(`${link}.lock`)).toBe(false);
+  });
 });
 
 describe("serve --file through a symlink", () => {

@@ -1,7 +1,7 @@
 /**
  * The local CA of `startServer({ tls: true, file })` on real files: reused while
  * valid, its key private and its own; replaced (with a note saying why) when it
- * is not; and files serve must not replace refused before the data file is opened,
+ * is not; and files serve must not replace refused with nothing left behind,
  * left as they were.
  */
 import { execFileSync } from "node:child_process";
@@ -162,7 +162,7 @@ describe("the local CA next to the data file", () => {
   });
 });
 
-/** Starting must fail with `message`, before the data file exists. */
+/** Starting must fail with `message`, leaving no data file nor lock behind. */
 async function expectRefused(message: string | RegExp): Promise<void> {
   await expect(startTestServer({ file, tls: true })).rejects.toThrow(message);
   expect(existsSync(file)).toBe(false);

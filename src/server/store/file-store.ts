@@ -1,48 +1,56 @@
 /**
  * The durable pet store behind `petstore serve <file>`: the memory store, with
  *
- * - a write-ahead log, `<file>.journal` (the name stores have always had on disk): a
- *   create is appended to it and fdatasync'ed before it resolves. One write runs at a
- *   time; creates that arrive meanwhile go out together in the next (group commit).
- *   What must not overlap a write (replacing the log, adopting an edit, a reset) runs
- *   between writes, on the same chain (`exclusively`).
- * - the file written whole (a new file, flushed and renamed over it) when it lacks
- *   acknowledged pets, about once a second (`flushIntervalMs`), after adopting an edit
- *   made by someone else (edits.ts), and at close; then a new log holding only the mark
- *   of the ids used (its first line) and the pets acknowledged meanwhile. A file over
- *   REWRITE_FREE bytes is written once the pets it lacks make 1/REWRITE_SHARE of it:
- *   the log keeps them meanwhile, and the cost of a create stays flat as the store grows.
- * - an opening that reads the file and the log (a torn last line was never
- *   acknowledged) and writes the file when the log held pets it lacks.
- * - a reset, between log writes: the pets acknowledged go into the file, then the log
- *   forgets them, then the pets of the opening are renamed over the file, the one step
- *   from before to after, so a crash leaves one or the other, whole.
+ * - a write-ahead log, `<file>.journal` (the name stores have always had on disk): its
+ *   first line the mark of the ids used, then the acknowledged pets the file lacks. A
+ *   create is appended and fdatasync'ed before it resolves; creates that arrive during
+ *   a write go out together in the next (group commit). What must not overlap a write
+ *   (replacing the log, adopting an edit, a reset) runs between writes, on the same
+ *   chain (`exclusively`).
+ * - the file, written whole (files/companion-file.ts) when it lacks acknowledged pets,
+ *   at a tick (`flushIntervalMs`) and at close; then a new log holding the pets
+ *   acknowledged meanwhile. A file over REWRITE_FREE bytes is written once the log makes
+ *   1/REWRITE_SHARE of it: the cost of a create stays flat as the store grows.
+ * - edits of the file by someone else, looked at each tick: a change of its stat
+ *   (inode, size, mtime) is read once it stayed the same from one tick to the next (a
+ *   writer in place, such as `cat new.json > pets.json` or an editor saving in place,
+ *   is still writing), and merged (edits.ts) when whole and valid. An empty, invalid
+ *   or no longer regular file is refused, said once, and never written over until it
+ *   changes: what a writer put there stays theirs.
+ * - an opening that takes the file as an edit of the log's pets (a torn last line was
+ *   never acknowledged), and a reset that writes the acknowledged pets into the file,
+ *   empties the log, then renames the pets of the opening over the file: a crash
+ *   leaves one side or the other, whole.
  */
-import type { BigIntStats } from "node:fs";
-import { constants } from "node:fs";
-import { rename, unlink, type FileHandle } from "node:fs/promises";
+import { constants, type BigIntStats } from "node:fs";
+import { readlink, realpath, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { createFlushed } from "../../files/atomic-write.js";
-import { lstatIfThereAsync, openNoFollow, syncDirectory } from "../../files/file-safety.js";
-import { petToJson, type NewPet } from "../../schema/pet.js";
-import { EditWatcher, mergeEdit, statKey, type Edit, type Merged } from "./edits.js";
 import {
-  acquireLock,
   clearLeftover,
-  companionRefusal,
-  dataFileProblem,
-  readText,
-  resolveDataFile,
-} from "./file-kinds.js";
-import { fileText, markLine, parseLog, parsePetFile } from "./pet-file.js";
-import { MemoryStore, PetIndex, idAfter, maxId, petFromNew, type StoredPet } from "./memory.js";
+  readCompanion,
+  UnsafeFileError,
+  writeCompanion,
+} from "../../files/companion-file.js";
+import { nonRegularKind, whyNotRegular } from "../../files/file-kind.js";
+import { acquireFileLock, describeRefusal, type LockAttempt } from "../../files/file-lock.js";
+import {
+  isMissing,
+  lstatIfThere,
+  openNoFollow,
+  readNoFollow,
+  syncDirectory,
+} from "../../files/file-safety.js";
+import { petToJson, type NewPet } from "../../schema/pet.js";
+import { mergeEdit, statKey, type Merged } from "./edits.js";
+import { fileText, markLine, parseLog, parsePetFile, type PetFile } from "./pet-file.js";
+import { MemoryStore, idAfter, maxId, petFromNew, type StoredPet } from "./memory.js";
 import { demoPets } from "./seed.js";
-import { asStoreError, describeError, notStored } from "./store-errors.js";
+import { describeError, notStored, worded } from "./store-errors.js";
 import { StoreError, type CreatedPet } from "./types.js";
 
 /** A file up to this size is written within a tick of each create. */
 const REWRITE_FREE = 1024 * 1024;
-/** A larger one once the pets it lacks make this fraction of it. */
+/** A larger one once the log makes this fraction of it. */
 const REWRITE_SHARE = 4;
 
 export interface FileStoreOptions {
@@ -58,28 +66,91 @@ export interface FileStoreOptions {
 
 export async function openFileStore(options: FileStoreOptions): Promise<FileStore> {
   const { file: name, log: say = () => {} } = options;
-  const file = await resolveDataFile(name).catch((error: unknown) => {
-    throw asStoreError(error, `Cannot serve ${name}`);
+  const file = await dataFilePath(name).catch((error: unknown) => {
+    throw error instanceof UnsafeFileError ? error : worded(error, `Cannot serve ${name}`);
   });
-  const release = await acquireLock(file, name, say).catch((error: unknown) => {
-    throw asStoreError(error, `Cannot lock ${name}`);
-  });
+  const release = lock(file, name, say);
   const store = new FileStore(file, name, say, options.flushIntervalMs ?? 1000, release);
   try {
     await store.open(options.seed);
     return store;
   } catch (error) {
     await store.abandon();
-    if (!(error instanceof StoreError)) throw asStoreError(error, `Cannot open ${name}`);
-    if (error.code === "unsafe_file") {
-      throw new StoreError(error.code, `Cannot serve ${name}: ${error.message}`);
+    if (error instanceof UnsafeFileError) throw error;
+    if (!(error instanceof StoreError && (error.code === "corrupt" || error.code === "invalid"))) {
+      throw worded(error, `Cannot open ${name}`);
     }
-    if (error.code !== "corrupt" && error.code !== "invalid") throw error;
-    throw new StoreError(
-      error.code,
-      `${error.message} Fix the file (it was left untouched) and start again.`,
+    const remedy = "Fix the file (it was left untouched) and start again.";
+    throw new StoreError(error.code, `${error.message} ${remedy}`);
+  }
+}
+
+/**
+ * The absolute path the store works on: symlinks (of the file and of its directories)
+ * resolved, so two names of one file share one lock. Refuses a data file that is not a
+ * regular file, and a symlink that points nowhere.
+ */
+async function dataFilePath(given: string): Promise<string> {
+  const absolute = path.resolve(given);
+  const why = whyNotRegular(absolute);
+  if (why !== undefined) {
+    throw new UnsafeFileError(
+      `Cannot serve ${given}: ${why}, not a regular file. Give a JSON file, or a path that does not exist yet.`,
     );
   }
+  const real = await realpath(absolute).catch((error: unknown) => {
+    if (!isMissing(error)) throw error;
+  });
+  if (real !== undefined) return real;
+  if (lstatIfThere(absolute) !== undefined) {
+    throw new UnsafeFileError(
+      `Cannot serve ${given}: it is a symlink to ${await readlink(absolute)}, which does not exist. ` +
+        "serve follows a symlinked data file only to an existing file: create the file it " +
+        "points to (an empty file is a new store), or give the real path.",
+    );
+  }
+  const directory = path.dirname(absolute);
+  const realDirectory = await realpath(directory).catch((error: unknown) => {
+    if (!isMissing(error)) throw error;
+    const remedy = "Create it or choose another file.";
+    throw new StoreError("io", `the directory ${directory} does not exist. ${remedy}`);
+  });
+  return path.join(realDirectory, path.basename(absolute));
+}
+
+/** Takes `<file>.lock` (files/file-lock.ts): one serve per file. Returns its release. */
+function lock(file: string, name: string, say: (line: string) => void): () => void {
+  const lockFile = `${file}.lock`;
+  let attempt: LockAttempt;
+  try {
+    attempt = acquireFileLock(lockFile, {
+      onStale: (pid) =>
+        say(
+          pid === undefined
+            ? `Removing the unreadable lock file ${lockFile}.`
+            : pid === process.pid
+              ? `Taking over ${lockFile}: it names this process (${pid}), which was given the pid of the stopped server that left it.`
+              : `Taking over ${lockFile}: process ${pid}, which held it, is no longer running.`,
+        ),
+    });
+  } catch (error) {
+    throw worded(error, `Cannot lock ${name}`);
+  }
+  if (attempt.acquired) return () => attempt.lock.release();
+  const { problem, hint } = describeRefusal(lockFile, attempt, {
+    cannot: `Cannot serve ${name}`,
+    ifIdle: "If no server is running",
+    held: (pid) =>
+      `${name} is already being served by ${pid === process.pid ? `this process (${pid})` : `process ${pid}`} ` +
+      `(lock file ${lockFile}). Stop that server or serve another file`,
+  });
+  throw new StoreError("locked", `${problem}. ${hint}.`);
+}
+
+/** A settled, whole, valid edit of the file, as read. */
+interface Edit {
+  stat: BigIntStats;
+  parsed: PetFile;
 }
 
 interface Waiter {
@@ -90,18 +161,19 @@ interface Waiter {
 
 export class FileStore extends MemoryStore {
   private readonly wal: string;
-  private readonly edits: EditWatcher;
-  /** Acknowledged (in the log) but not in the file yet, by id; and the bytes of their lines. */
-  private unflushed: StoredPet[] = [];
-  private unflushedBytes = 0;
-  /** The file as this store last wrote or adopted it (`statKey`), and its size. */
-  private fileKey = statKey(undefined);
-  private fileSize = 0;
-  /** The file lacks more than `unflushed` (new ids, or itself): written at the next tick. */
+  /** Acknowledged pets the file lacks, by id: those of the log. */
+  private logged: StoredPet[] = [];
+  private log: FileHandle | undefined;
+  private logSize = 0;
+  /** The file as this store last wrote or adopted it. */
+  private fileStat: BigIntStats | undefined;
+  /** The file lacks more than `logged` (ids given to its pets, or itself): written at the next tick. */
   private rewrite = false;
-  /** What opening made: a new data file ("missing", or "empty": 0 bytes) that got no pet, a new log. */
-  private readonly created: { file?: "missing" | "empty"; wal?: boolean } = {};
-  private log: { handle: FileHandle; size: number } | undefined;
+  /** The version of the file seen at the last tick, still settling; and the one refused. */
+  private settling: string | undefined;
+  private refused: string | undefined;
+  /** What opening made, removed by `abandon`: a data file ("missing", or "empty": 0 bytes), a log. */
+  private created: { file?: "missing" | "empty"; log?: boolean } = {};
   private pending: Waiter[] = [];
   /** Log writes and what must not overlap them, one at a time. */
   private chain: Promise<unknown> = Promise.resolve();
@@ -109,7 +181,7 @@ export class FileStore extends MemoryStore {
   private upkeep: Promise<unknown> = Promise.resolve();
   /** Set when the log can no longer be trusted to take writes. */
   private broken: StoreError | undefined;
-  /** The last problem of a log write, or of a tick, until one succeeds (each logged once). */
+  /** The last problem of a log write, and of a tick, until one succeeds (each said once). */
   private writeProblem: string | undefined;
   private tickProblem: string | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -120,26 +192,24 @@ export class FileStore extends MemoryStore {
     private readonly name: string,
     private readonly say: (line: string) => void,
     private readonly flushIntervalMs: number,
-    private readonly release: () => Promise<void>,
+    private readonly release: () => void,
   ) {
     super();
     this.wal = `${file}.journal`;
-    this.edits = new EditWatcher(file, name, this.wal, say);
   }
 
   /**
-   * Reads the file and the log, brings the file up to date, and starts a log of no
-   * pets. The pets of the log are acknowledged: the file is taken as an edit of them
-   * (`mergeEdit`), so those it lacks are kept and written into it.
+   * Reads the file and the log, writes the file when it lacks pets of the log (or is
+   * new), and starts a log of no pets. The pets of the log are acknowledged: the file
+   * is taken as an edit of them (`mergeEdit`), so those it lacks are kept.
    */
   async open(seed: number | undefined): Promise<void> {
     const { file, name, wal } = this;
     // Leftovers of a write cut short; the file and the log themselves are whole.
     await clearLeftover(`${file}.tmp`);
     await clearLeftover(`${wal}.tmp`);
-    const logged = await readText(wal, companionRefusal(wal));
-    this.created.wal = logged === undefined;
-    const existing = await readText(file, dataFileProblem(name));
+    const logged = await readCompanion(wal);
+    const existing = await this.readFile();
     const log = parseLog(logged?.text ?? "");
     if (log.tornBytes > 0) {
       this.say(
@@ -149,46 +219,54 @@ export class FileStore extends MemoryStore {
     }
     // A new file (missing or 0 bytes) is a new store: the mark of an earlier one does not count.
     const fresh = !existing?.stat.size;
-    let ids = fresh ? undefined : log.idsUsedUpTo;
-    for (const pet of log.pets) ids = maxId(ids, pet.id);
-    this.index = new PetIndex(log.pets.slice());
-    this.unflushed = log.pets;
-    if (!fresh) {
-      const merged = mergeEdit(this.index, log.pets, parsePetFile(existing.text, name), ids, name);
-      if (typeof merged === "string") {
-        const remedy = `Or remove ${wal} to drop the acknowledged pets it holds.`;
-        throw new StoreError("invalid", `${name}: ${merged} ${remedy}`);
-      }
-      this.take(merged);
-      if (seed !== undefined) {
-        this.say(`${name} already exists (${this.size} pets): --seed ${seed} is ignored.`);
-      }
-    } else if (seed !== undefined && seed > 0 && log.pets.length === 0) {
-      this.index = new PetIndex(demoPets(seed));
+    this.idsUsedUpTo = maxId(fresh ? undefined : log.idsUsedUpTo, log.pets.at(-1)?.id);
+    const parsed = fresh ? { pets: [], unnumbered: [] } : parsePetFile(existing!.text, name);
+    const merged = mergeEdit(log.pets, log.pets, parsed, this.idsUsedUpTo, name);
+    if (typeof merged === "string") {
+      const remedy = `Or remove ${wal} to drop the acknowledged pets it holds.`;
+      throw new StoreError("invalid", `${name}: ${merged} ${remedy}`);
     }
-    this.opening = { pets: this.index.pets, count: this.index.size };
-    this.idsUsedUpTo = maxId(this.idsUsedUpTo ?? ids, this.index.maxId);
-    this.fileKey = statKey(existing?.stat);
-    this.fileSize = Number(existing?.stat.size ?? 0);
-    const recovered = this.unflushed.length;
-    if (fresh && recovered === 0) this.created.file = existing ? "empty" : "missing";
+    this.take(merged);
+    if (fresh && seed && log.pets.length === 0) this.serve(demoPets(seed));
+    if (!fresh && seed !== undefined) {
+      this.say(`${name} already exists (${this.size} pets): --seed ${seed} is ignored.`);
+    }
+    this.opening = this.pets.slice();
+    this.fileStat = existing?.stat;
+    const recovered = this.logged.length;
+    const created = fresh && recovered === 0 ? (existing ? "empty" : "missing") : undefined;
+    this.created = { file: created, log: logged === undefined };
     if (fresh || recovered > 0 || this.rewrite) {
-      await this.writeFile(this.index.pets);
+      await this.writeFile(this.pets);
       if (fresh) this.say(`Created ${name} with ${this.size} pets.`);
-      if (recovered > 0)
+      if (recovered > 0) {
         this.say(`Recovered ${recovered} acknowledged pets from ${wal} into ${name}.`);
+      }
     }
     await this.replaceLog([]);
-    this.schedule();
+    this.timer = setInterval(() => {
+      void this.serially(() => this.tick()).then(
+        () => (this.tickProblem = undefined),
+        (error: unknown) => {
+          const message =
+            `Cannot update ${this.name}: ${describeError(error)}. Acknowledged pets are safe ` +
+            `in ${this.wal}; trying again.`;
+          if (message !== this.tickProblem) this.say(message);
+          this.tickProblem = message;
+        },
+      );
+    }, this.flushIntervalMs);
+    this.timer.unref();
   }
 
   /** Serves the pets of `merged`. */
   private take(merged: Merged): void {
-    this.index = merged.index;
-    this.unflushed = merged.unflushed;
-    this.idsUsedUpTo = merged.idsUsedUpTo;
-    this.rewrite = merged.numbered > 0;
-    if (merged.gave !== undefined) this.say(merged.gave);
+    this.serve(merged.pets);
+    this.logged = merged.logged;
+    if (merged.gave !== undefined) {
+      this.rewrite = true;
+      this.say(merged.gave);
+    }
   }
 
   protected override add(newPet: NewPet): Promise<CreatedPet> {
@@ -208,18 +286,15 @@ export class FileStore extends MemoryStore {
     this.refuseIfClosed();
     const reset = async () => {
       // The log forgets its pets only once the file holds them.
-      if (this.unflushed.length > 0) await this.writeFile(this.index.pets);
+      if (this.logged.length > 0) await this.writeFile(this.pets);
       await this.replaceLog([]);
-      const opening = this.openingPets();
-      await this.writeFile(opening);
-      this.index = new PetIndex(opening);
+      await this.writeFile(this.opening);
+      this.serve(this.opening.slice());
       this.rewrite = false;
     };
-    return this.serially(() =>
-      this.exclusively(reset).catch((error: unknown) => {
-        throw asStoreError(error, `Cannot reset ${this.name}`);
-      }),
-    );
+    return this.serially(() => this.exclusively(reset)).catch((error: unknown) => {
+      throw worded(error, `Cannot reset ${this.name}`);
+    });
   }
 
   /** Finishes pending writes, brings the JSON file exactly up to date, releases the file. */
@@ -234,39 +309,39 @@ export class FileStore extends MemoryStore {
    */
   async abandon(): Promise<void> {
     await this.stop();
-    await this.log?.handle.close().catch(() => {});
+    await this.log?.close().catch(() => {});
     try {
-      if (this.created.file && statKey(await lstatIfThereAsync(this.file)) === this.fileKey) {
-        if (this.created.file === "missing") await unlink(this.file);
-        else await truncate(this.file);
+      const { file, log } = this.created;
+      if (file && statKey(lstatIfThere(this.file)) === statKey(this.fileStat)) {
+        await (file === "missing" ? unlink(this.file) : writeCompanion(this.file, []));
       }
-      if (this.created.wal) await unlink(this.wal).catch(() => {});
+      if (log) await unlink(this.wal);
       await syncDirectory(path.dirname(this.file));
     } catch {
       // A failed start still fails with its own error; what cannot be removed stays.
     }
-    await this.release();
+    this.release();
   }
 
   private async shutDown(): Promise<void> {
     await this.stop();
     let failure: unknown;
     await this.tick(true).catch((error: unknown) => (failure = error));
-    await this.log?.handle.close().catch(() => {});
-    if (this.unflushed.length > 0) {
+    await this.log?.close().catch(() => {});
+    if (this.logged.length > 0) {
       this.say(
-        `${this.unflushed.length} acknowledged pets are not in ${this.name} yet; they stay ` +
+        `${this.logged.length} acknowledged pets are not in ${this.name} yet; they stay ` +
           `in ${this.wal} and are added when the file is next opened.`,
       );
     }
-    await this.release();
-    if (failure !== undefined) throw asStoreError(failure, `Cannot update ${this.name}`);
+    this.release();
+    if (failure !== undefined) throw worded(failure, `Cannot update ${this.name}`);
   }
 
   /** Takes no more work, and waits for the work taken. */
   private async stop(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.timer);
+    clearInterval(this.timer);
     await this.upkeep;
     await this.chain;
   }
@@ -283,115 +358,136 @@ export class FileStore extends MemoryStore {
     return result;
   }
 
-  private schedule(): void {
-    this.timer = setTimeout(() => {
-      void this.serially(() => this.tick())
-        .then(
-          () => (this.tickProblem = undefined),
-          (error: unknown) => {
-            const message =
-              `Cannot update ${this.name}: ${describeError(error)}. Acknowledged pets are safe ` +
-              `in ${this.wal}; trying again.`;
-            if (message !== this.tickProblem) this.say(message);
-            this.tickProblem = message;
-          },
-        )
-        .finally(() => this.closed || this.schedule());
-    }, this.flushIntervalMs);
-    this.timer.unref();
-  }
-
   /**
-   * Adopts a settled edit of the file if there is one, then writes the file when it
-   * is due; `last`: before closing, a whole edit is taken without waiting, and the
-   * file is written whatever its size.
+   * Adopts a settled edit of the file if there is one, then writes the file when it is
+   * due; `last`: before closing, a whole edit is taken without waiting, and the file is
+   * written whatever its size.
    */
   private async tick(last = false): Promise<void> {
-    const edit = await this.edits.check(this.fileKey, this.index.size, last);
+    const edit = await this.checkFile(last);
     if (edit === "wait") return;
     if (edit === "deleted") {
-      this.fileKey = statKey(undefined);
+      this.fileStat = undefined;
       this.rewrite = true;
     } else if (edit !== "same" && !(await this.exclusively(() => this.adopt(edit)))) {
       return;
     }
-    const due =
-      last || this.fileSize <= REWRITE_FREE || this.unflushedBytes * REWRITE_SHARE >= this.fileSize;
-    if (!this.rewrite && !(due && this.unflushed.length > 0)) return;
-    const flushed = this.unflushed.length;
-    if (!(await this.writeFile(this.index.pets.slice(), true))) return;
+    const size = Number(this.fileStat?.size ?? 0);
+    const due = last || size <= REWRITE_FREE || this.logSize * REWRITE_SHARE >= size;
+    if (!this.rewrite && !(due && this.logged.length > 0)) return;
+    const flushed = this.logged.length;
+    if (!(await this.writeFile(this.pets.slice(), true))) return;
     this.rewrite = false;
-    await this.exclusively(() => this.replaceLog(this.unflushed.slice(flushed)));
+    await this.exclusively(() => this.replaceLog(this.logged.slice(flushed)));
+  }
+
+  /**
+   * The file against the version the store knows: the `same`, `deleted`, a settled
+   * edit, or `wait` (still settling, or refused: not the store's to read nor write).
+   * `last`: the check before closing, which takes a whole edit without waiting.
+   */
+  private async checkFile(last: boolean): Promise<"same" | "deleted" | "wait" | Edit> {
+    const current = lstatIfThere(this.file);
+    const key = statKey(current);
+    if (key === statKey(this.fileStat)) {
+      this.settling = undefined;
+      return "same";
+    }
+    if (key === this.refused || (!last && key !== this.settling)) {
+      this.settling = key;
+      return "wait";
+    }
+    if (current === undefined) {
+      this.say(`${this.name} was deleted; writing it again with the ${this.size} pets served.`);
+      return "deleted";
+    }
+    if (current.isFile() && current.size === 0n) {
+      return this.refuse(
+        key,
+        "it is empty: a file being written starts so, and an empty file is never taken as an edit.",
+      );
+    }
+    try {
+      const read = await this.readFile();
+      // Changed again while being read: still being written.
+      if (read === undefined || statKey(lstatIfThere(this.file)) !== key) return "wait";
+      return { stat: current, parsed: parsePetFile(read.text, this.name) };
+    } catch (error) {
+      if (error instanceof UnsafeFileError) return this.refuse(key, error.message);
+      if (!(error instanceof StoreError)) throw error;
+      return this.refuse(key, `the edit cannot be used: ${error.message}`);
+    }
+  }
+
+  /** Refuses the version `key` of the file because of `why`: said once, not looked at until it changes. */
+  private refuse(key: string, why: string): "wait" {
+    this.refused = key;
+    this.say(
+      `${this.name} was edited, but ${why} Still serving the ${this.size} pets from before; ` +
+        `${this.name} will not be written until it changes, and acknowledged pets stay safe ` +
+        `in ${this.wal}.`,
+    );
+    return "wait";
   }
 
   /** Serves `edit` merged with the pets served; false when it is refused. */
   private async adopt(edit: Edit): Promise<boolean> {
-    const served = this.index.size;
-    const ids = this.idsUsedUpTo;
-    const merged = mergeEdit(this.index, this.unflushed, edit.parsed, ids, this.name);
-    if (typeof merged === "string")
-      return this.edits.refuse(statKey(edit.stat), merged, served) && false;
-    // Kept pets that had reached the file are only in memory now: into the log with
-    // them (and with the new mark of the ids used) before serving.
-    if (merged.newer || merged.idsUsedUpTo !== ids) {
-      await this.replaceLog(merged.unflushed, merged.idsUsedUpTo);
-    }
-    this.take(merged);
-    this.fileKey = statKey(edit.stat);
-    this.fileSize = Number(edit.stat.size);
-    const { name, size } = this;
-    this.say(`Picked up an edit of ${name}: serving ${size} pets (${served} before)${merged.said}`);
-    return true;
-  }
-
-  /**
-   * Writes the file whole: `<file>.tmp` (created anew, never through a symlink),
-   * flushed, renamed over the file, the directory flushed. `ifUnchanged`: not when
-   * the file changed meanwhile (an edit that landed wins: it is looked at next).
-   */
-  private async writeFile(pets: readonly StoredPet[], ifUnchanged = false): Promise<boolean> {
-    const temp = `${this.file}.tmp`;
-    await clearLeftover(temp);
-    const handle = await createFlushed(temp, fileText(pets));
-    const stat: BigIntStats = await handle.stat({ bigint: true }).finally(() => handle.close());
-    if (ifUnchanged && statKey(await lstatIfThereAsync(this.file)) !== this.fileKey) {
-      await unlink(temp);
+    const before = this.size;
+    const merged = mergeEdit(this.pets, this.logged, edit.parsed, this.idsUsedUpTo, this.name);
+    if (typeof merged === "string") {
+      this.refuse(statKey(edit.stat), merged);
       return false;
     }
-    await rename(temp, this.file);
-    await syncDirectory(path.dirname(this.file));
-    this.fileKey = statKey(stat);
-    this.fileSize = Number(stat.size);
+    // Kept pets that had reached the file are only in memory now: into the log with them
+    // (and with the new mark of the ids used) before serving.
+    const ids = maxId(this.idsUsedUpTo, merged.pets.at(-1)?.id);
+    if (merged.newer || ids !== this.idsUsedUpTo) await this.replaceLog(merged.logged, ids);
+    this.take(merged);
+    this.fileStat = edit.stat;
+    this.say(
+      `Picked up an edit of ${this.name}: serving ${this.size} pets (${before} before)${merged.said}`,
+    );
     return true;
   }
 
-  /** Replaces the log, durably, with the mark of the ids used and `keep` (the pets not in the file). */
+  /** The data file's text and stat, undefined when missing; never read through a link nor a FIFO. */
+  private async readFile(): Promise<{ text: string; stat: BigIntStats } | undefined> {
+    const read = await readNoFollow(this.file);
+    if (read !== undefined && read.text === undefined) {
+      const kind = nonRegularKind(read.stat);
+      throw new UnsafeFileError(`${this.name} is now ${kind}, not a regular file.`);
+    }
+    return read as { text: string; stat: BigIntStats } | undefined;
+  }
+
+  /** Writes the file whole; `ifUnchanged`: not over an edit that landed meanwhile (looked at next). */
+  private async writeFile(pets: readonly StoredPet[], ifUnchanged = false): Promise<boolean> {
+    const known = statKey(this.fileStat);
+    const stat = await writeCompanion(this.file, fileText(pets), {
+      beforeRename: () => !ifUnchanged || statKey(lstatIfThere(this.file)) === known,
+    });
+    if (stat !== undefined) this.fileStat = stat;
+    return stat !== undefined;
+  }
+
+  /** Replaces the log, durably, with the mark of the ids used and `keep` (pets the file lacks). */
   private async replaceLog(keep: StoredPet[], ids = this.idsUsedUpTo): Promise<void> {
-    const temp = `${this.wal}.tmp`;
-    const lines = keep.map((pet) => petToJson(pet) + "\n").join("");
-    const text = markLine(ids) + lines;
-    await clearLeftover(temp);
-    const handle = await createFlushed(temp, [text]);
-    // Closed first: Windows renames nothing over an open file.
-    const old = this.log;
-    await old?.handle.close().catch(() => {});
-    await rename(temp, this.wal).catch(async (error: unknown) => {
-      await handle.close();
-      if (old)
-        this.log = { handle: await openNoFollow(this.wal, constants.O_WRONLY), size: old.size };
+    const text = markLine(ids) + keep.map((pet) => petToJson(pet) + "\n").join("");
+    let closed = false;
+    const closeLog = async () => {
+      // Windows renames nothing over an open file.
+      closed = true;
+      await this.log?.close();
+    };
+    await writeCompanion(this.wal, [text], { beforeRename: closeLog }).catch((error: unknown) => {
+      // Which log a crash would bring back is not known: take no more pets.
+      if (closed) this.broken = worded(error, `Cannot replace ${this.wal}`);
       throw error;
     });
-    // The log's name is the new file's now: appends go there.
-    this.log = { handle, size: Buffer.byteLength(text) };
-    this.unflushed = keep;
-    this.unflushedBytes = Buffer.byteLength(lines);
+    this.log = await openNoFollow(this.wal, constants.O_WRONLY | constants.O_APPEND);
+    this.logSize = Buffer.byteLength(text);
+    this.logged = keep;
     this.idsUsedUpTo = ids;
-    await syncDirectory(path.dirname(this.wal)).catch((error: unknown) => {
-      // Until the rename is durable, a crash could bring back the old log without the
-      // pets appended from now on: stop acknowledging.
-      this.broken = asStoreError(error, `Cannot sync the directory of ${this.wal}`);
-      throw error;
-    });
   }
 
   private async writeBatch(batch: Waiter[]): Promise<void> {
@@ -408,13 +504,9 @@ export class FileStore extends MemoryStore {
     }
     if (accepted.length === 0) return;
     const bytes = Buffer.from(accepted.map((a) => a.created.json + "\n").join(""));
-    const log = this.log!;
     try {
-      for (let done = 0; done < bytes.length;) {
-        const at = log.size + done;
-        done += (await log.handle.write(bytes, done, bytes.length - done, at)).bytesWritten;
-      }
-      await log.handle.datasync();
+      await this.log!.writeFile(bytes);
+      await this.log!.datasync();
     } catch (error) {
       const failure = await this.undoWrite(error);
       for (const { waiter } of accepted) waiter.reject(failure);
@@ -422,36 +514,33 @@ export class FileStore extends MemoryStore {
     }
     if (this.writeProblem !== undefined) this.say(`Pets are stored in ${this.wal} again.`);
     this.writeProblem = undefined;
-    log.size += bytes.length;
-    this.unflushedBytes += bytes.length;
-    this.idsUsedUpTo = max;
+    this.logSize += bytes.length;
     for (const { waiter, created } of accepted) {
-      this.index.append(created.pet);
-      this.unflushed.push(created.pet);
+      this.append(created.pet);
+      this.logged.push(created.pet);
       waiter.resolve(created);
     }
   }
 
   /**
-   * After a failed write: cuts off whatever part of the batch landed, durably, so
-   * the batch is certainly not stored (and the next one follows whole lines). The
-   * rejection for the batch: `not_stored` once undone; `io` (the outcome is unknown:
-   * the bytes may be replayed at the next start) when the undo fails too, which also
-   * stops the store from taking pets.
+   * After a failed write: cuts off whatever part of the batch landed, durably, so the
+   * batch is certainly not stored (and the next one follows whole lines). The rejection
+   * for the batch: `not_stored` once undone; `io` (the outcome is unknown: the bytes may
+   * be replayed at the next start) when the undo fails too, which also stops the store
+   * from taking pets.
    */
   private async undoWrite(error: unknown): Promise<StoreError> {
-    const { handle, size } = this.log!;
     const problem = describeError(error);
     try {
-      await handle.truncate(size);
-      await handle.datasync();
+      await this.log!.truncate(this.logSize);
+      await this.log!.datasync();
     } catch (cause) {
-      this.broken = asStoreError(cause, `Cannot repair ${this.wal}`);
+      this.broken = worded(cause, `Cannot repair ${this.wal}`);
       this.say(
         `Cannot store pets in ${this.wal}: ${problem}, and cutting the failed write off ` +
           `failed too: ${describeError(this.broken)}. Taking no new pets until restarted.`,
       );
-      return asStoreError(error, `Cannot store the pet in ${this.wal}`);
+      return worded(error, `Cannot store the pet in ${this.wal}`);
     }
     if (problem !== this.writeProblem) {
       this.say(
@@ -462,10 +551,4 @@ export class FileStore extends MemoryStore {
     this.writeProblem = problem;
     return notStored(error);
   }
-}
-
-/** Empties `file` again (a 0-byte file the opening filled), never through a symlink. */
-async function truncate(file: string): Promise<void> {
-  const handle = await openNoFollow(file, constants.O_WRONLY);
-  await handle.truncate(0).finally(() => handle.close());
 }

@@ -1,11 +1,11 @@
 /**
  * Pets in memory, and the memory store: the memory twin of the file store (for tests
  * of the HTTP layer and `serve` without a file) and what the file store builds on, with
- * the same ids, order, filters and errors. Pets are kept sorted by id, plus one
- * id-sorted array per status: a list formats the first `limit` pets of one array, a get
- * is a binary search. No Map: at a million pets a sorted array is smaller, loads faster
- * and looks up faster than a Map keyed by id. An id is never given out twice: a reset
- * does not rewind them.
+ * the same ids, order, filters and errors. Pets are kept sorted by id: a list formats
+ * the first `limit` pets (of one array per status, made at the first list by status), a
+ * get is a binary search. No Map: at a million pets a sorted array is smaller, loads
+ * faster and looks up faster than a Map keyed by id. An id is never given out twice: a
+ * reset does not rewind them.
  */
 import {
   DEFAULT_PET_STATUS,
@@ -30,13 +30,6 @@ export type StoredPet = Readonly<
   /** Its canonical JSON, kept once a read by id asked for it. */
   json?: string;
 };
-
-/** The one validation of a new pet (a parsed request body): its problems are the client's message. */
-export function checkNewPet(body: unknown): NewPet {
-  const checked = validateNewPet(body);
-  if (!checked.ok) throw new StoreError("invalid", formatProblems(checked.problems));
-  return checked.value;
-}
 
 /** The pet a create stores: the given fields, the assigned id, status defaulted. */
 export function petFromNew(newPet: NewPet, id: bigint): Pet {
@@ -65,6 +58,19 @@ export function maxId(a: bigint | undefined, b: bigint | number | undefined): bi
   return b !== undefined && (a === undefined || b > a) ? BigInt(b) : a;
 }
 
+/** The pet with `id` in `pets` (sorted by id), by binary search. */
+export function findPet(pets: readonly StoredPet[], id: bigint | number): StoredPet | undefined {
+  let [low, high] = [0, pets.length - 1];
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const pet = pets[middle]!;
+    if (pet.id < id) low = middle + 1;
+    else if (pet.id > id) high = middle - 1;
+    else return pet;
+  }
+  return undefined;
+}
+
 /**
  * Sorts by id in place (skipped when already sorted, the usual case); returns the
  * first two positions, in the given order, that share an id, leaving `pets` unsorted.
@@ -86,27 +92,29 @@ export function sortPets(pets: StoredPet[]): [number, number] | undefined {
   return undefined;
 }
 
-/** Shared by every index, so a revision is never seen twice even when a store swaps indexes. */
-let lastRevision = 0;
-
-export class PetIndex {
+export class MemoryStore implements PetStore {
+  /** Sorted by id, no id twice. */
+  protected pets: StoredPet[] = [];
   /** Made at the first list by status: not a cost of every start-up. */
   private byStatus: Record<PetStatus, StoredPet[]> | undefined;
-  /** Changes whenever the pets change, including when a store replaces its index. */
-  revision = ++lastRevision;
+  revision = 0;
+  /** The pets served right after opening, for `reset`. */
+  protected opening: readonly StoredPet[] = [];
+  /** The largest id ever given or served: new ids go above it. */
+  protected idsUsedUpTo: bigint | undefined;
+  protected closed = false;
 
-  /** `pets`, by id with no id twice (see `sortPets`), become the index's own: not to be changed. */
-  constructor(readonly pets: StoredPet[] = []) {}
+  /** `pets`: sorted by id, no id twice; the store's own from now on. */
+  constructor(pets: StoredPet[] = []) {
+    this.serve(pets);
+    this.opening = pets.slice();
+  }
 
   get size(): number {
     return this.pets.length;
   }
 
-  get maxId(): bigint | undefined {
-    return maxId(undefined, this.pets[this.pets.length - 1]?.id);
-  }
-
-  list({ limit, status }: ListOptions): string {
+  listJson({ limit, status }: ListOptions): string {
     if (status !== undefined && this.byStatus === undefined) {
       this.byStatus = { available: [], pending: [], sold: [] };
       for (const pet of this.pets) if (pet.status) this.byStatus[pet.status].push(pet);
@@ -115,82 +123,29 @@ export class PetIndex {
     return `[${source.slice(0, limit).map(petToJson).join(",")}]`;
   }
 
-  get(id: bigint | number): StoredPet | undefined {
-    let [low, high] = [0, this.pets.length - 1];
-    while (low <= high) {
-      const middle = (low + high) >>> 1;
-      const pet = this.pets[middle]!;
-      if (pet.id < id) low = middle + 1;
-      else if (pet.id > id) high = middle - 1;
-      else return pet;
-    }
-    return undefined;
-  }
-
-  /** Adds a pet whose id is above every stored id (what a create assigns). */
-  append(pet: StoredPet): void {
-    this.pets.push(pet);
-    if (pet.status !== undefined) this.byStatus?.[pet.status].push(pet);
-    this.revision = ++lastRevision;
-  }
-}
-
-export class MemoryStore implements PetStore {
-  protected index: PetIndex;
-  /**
-   * The pets served right after opening, for `reset`: the first `count` of an index's
-   * array (creates only append to it), copied only when a reset needs them.
-   */
-  protected opening: { pets: readonly StoredPet[]; count: number };
-  /** The largest id ever given or served: new ids go above it. */
-  protected idsUsedUpTo: bigint | undefined;
-  protected closed = false;
-
-  /** `pets`: sorted by id, no id twice; the store's own from now on. */
-  constructor(pets: StoredPet[] = []) {
-    this.index = new PetIndex(pets);
-    this.opening = { pets, count: pets.length };
-    this.idsUsedUpTo = this.index.maxId;
-  }
-
-  protected openingPets(): StoredPet[] {
-    return this.opening.pets.slice(0, this.opening.count);
-  }
-
-  get size(): number {
-    return this.index.size;
-  }
-
-  get revision(): number {
-    return this.index.revision;
-  }
-
-  listJson(options: ListOptions): string {
-    return this.index.list(options);
-  }
-
   getJson(id: bigint): string | undefined {
-    const pet = this.index.get(id);
+    const pet = findPet(this.pets, id);
     return pet && (pet.json ??= petToJson(pet));
   }
 
+  /** The one validation of a new pet (a parsed request body): its problems are the client's message. */
   async create(body: unknown): Promise<CreatedPet> {
-    const newPet = checkNewPet(body);
+    const checked = validateNewPet(body);
+    if (!checked.ok) throw new StoreError("invalid", formatProblems(checked.problems));
     this.refuseIfClosed();
-    return this.add(newPet);
+    return this.add(checked.value);
   }
 
   /** Stores a valid pet under the next id. */
   protected async add(newPet: NewPet): Promise<CreatedPet> {
     const pet = petFromNew(newPet, idAfter(this.idsUsedUpTo));
-    this.index.append(pet);
-    this.idsUsedUpTo = pet.id;
+    this.append(pet);
     return { pet, json: petToJson(pet) };
   }
 
   async reset(): Promise<void> {
     this.refuseIfClosed();
-    this.index = new PetIndex(this.openingPets());
+    this.serve(this.opening.slice());
   }
 
   async close(): Promise<void> {
@@ -199,6 +154,22 @@ export class MemoryStore implements PetStore {
 
   protected refuseIfClosed(): void {
     if (this.closed) throw new StoreError("io", "The pet store is closed.");
+  }
+
+  /** Serves `pets` (sorted by id, no id twice), which become the store's own. */
+  protected serve(pets: StoredPet[]): void {
+    this.pets = pets;
+    this.byStatus = undefined;
+    this.revision++;
+    this.idsUsedUpTo = maxId(this.idsUsedUpTo, pets[pets.length - 1]?.id);
+  }
+
+  /** Adds a pet whose id is above every id used (what a create assigns). */
+  protected append(pet: StoredPet): void {
+    this.pets.push(pet);
+    if (pet.status !== undefined) this.byStatus?.[pet.status].push(pet);
+    this.revision++;
+    this.idsUsedUpTo = maxId(this.idsUsedUpTo, pet.id);
   }
 }
 

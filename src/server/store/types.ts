@@ -55,11 +55,6 @@ export type StoreErrorCode =
   /** No id is left above the largest id used (int64 exhausted). */
   | "id_space_exhausted"
   /**
-   * The data file is not a regular file, or a file serve writes next to it is not
-   * one it may write (a symlink, another user's, a second name of another file).
-   */
-  | "unsafe_file"
-  /**
    * A create's write-ahead log write failed (a full disk, a quota, an I/O error) and was
    * undone, or the store no longer takes writes: the pet is certainly not stored.
    */

@@ -6,11 +6,8 @@
  * whatever was set up to trust it keeps working. Otherwise a new one is made and
  * replaces both files, and the caller says why. A certificate under that name
  * that serve did not make is never replaced. Without a data file the CA lives in
- * memory only.
- *
- * Both files are companions of the data file, as the write-ahead log is: never
- * followed through a symlink, refused unless a regular file of ours with a single
- * name, and replaced by writing a temporary file and renaming it over the name.
+ * memory only. Both files are companions of the data file, as the write-ahead
+ * log is (files/companion-file.ts).
  *
  * "Private" is what the platform can tell (files/file-safety.ts): on POSIX, a
  * key of this user that no one else may read (mode 0600); on Windows, where
@@ -20,22 +17,17 @@
  * by its default ACL).
  */
 import { createPrivateKey, X509Certificate } from "node:crypto";
-import { constants, type Stats } from "node:fs";
-import { lstat, unlink, type FileHandle } from "node:fs/promises";
+import { unlink } from "node:fs/promises";
 import path from "node:path";
-import { writeFileAtomic } from "../../files/atomic-write.js";
+import { readCompanion, writeCompanion } from "../../files/companion-file.js";
 import {
-  isMissing,
-  openNoFollow,
+  lstatIfThere,
   ownershipProblem,
-  syncDirectory,
   THIS_PLATFORM,
   unknownReaders,
   type FilePlatform,
 } from "../../files/file-safety.js";
 import { ServerConfigError } from "../config-error.js";
-import { clearLeftover, companionProblem, refuseCompanion } from "../store/file-kinds.js";
-import { asStoreError } from "../store/store-errors.js";
 import type { PemPair, Subject } from "./make-certificates.js";
 
 export const CA_SUBJECT: Subject = {
@@ -48,8 +40,6 @@ const CA_RENEW_DAYS = 30;
 const DAY_MS = 86_400_000;
 /** Certificates start an hour in the past: a client's clock may be a little behind. */
 export const BACKDATE_MS = 3_600_000;
-/** Far more than a certificate or a key: a larger file is not one serve wrote. */
-const MAX_PEM_BYTES = 1024 * 1024;
 
 export interface CaPaths {
   cert: string;
@@ -65,12 +55,10 @@ export function caPaths(dataFile: string): CaPaths {
 export interface LocalCa {
   pair: PemPair;
   notAfter: Date;
-  /** Why a new CA was made; undefined when the one on disk was reused. */
+  /** Why a new CA was made (not written yet: `saveCa`); undefined when the one on disk is reused. */
   madeBecause?: string;
   /** What could not be checked about who may read the key (Windows, outside the profile). */
   keyNote?: string;
-  /** The files written that did not exist before (for a start that fails). */
-  created?: string[];
 }
 
 /** The platform whose checks apply, and the environment that says where the profile is. */
@@ -89,65 +77,6 @@ function attempt<T>(make: () => T): T | undefined {
   } catch {
     return undefined;
   }
-}
-
-interface Companion {
-  text: string;
-  stats: Stats;
-}
-
-/** The text of a CA file, or undefined when there is none; refuses one serve must not touch. */
-async function readCompanion(file: string): Promise<Companion | undefined> {
-  let handle: FileHandle;
-  try {
-    handle = await openNoFollow(file, constants.O_RDONLY);
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    if ((error as NodeJS.ErrnoException).code !== "ELOOP") {
-      throw asStoreError(error, `Cannot read ${file}`);
-    }
-    throw refuseCompanion(companionProblem(file, await lstat(file)) ?? `${file} is a symlink.`);
-  }
-  try {
-    const stats = await handle.stat();
-    const problem =
-      companionProblem(file, stats) ??
-      (stats.size > MAX_PEM_BYTES
-        ? `${file} is ${stats.size} bytes, too large to be a PEM file serve wrote.`
-        : undefined);
-    if (problem !== undefined) throw refuseCompanion(problem);
-    return { text: await handle.readFile("latin1"), stats };
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Why the CA on disk cannot be used any more, or undefined when it can. */
-function reuseProblem(
-  certificate: X509Certificate,
-  key: Companion | undefined,
-  keyFile: string,
-  now: Date,
-  platform: FilePlatform,
-): string | undefined {
-  if (key === undefined) return `its key ${keyFile} is missing`;
-  const exposed = ownershipProblem(key.stats, { othersMay: "nothing" }, platform);
-  if (exposed !== undefined && exposed.kind !== "owner") {
-    return `its key ${keyFile} could be read by other users (mode ${exposed.mode.toString(8).padStart(4, "0")})`;
-  }
-  const privateKey = attempt(() => createPrivateKey(key.text));
-  if (privateKey?.asymmetricKeyDetails?.namedCurve !== "prime256v1") {
-    return `its key ${keyFile} is not an ECDSA P-256 private key`;
-  }
-  if (!certificate.checkPrivateKey(privateKey)) return `its key ${keyFile} is not its own`;
-  const notBefore = new Date(certificate.validFrom);
-  const notAfter = new Date(certificate.validTo);
-  if (now < notBefore) return `it is not valid before ${day(notBefore)}`;
-  if (now > notAfter) return `it expired on ${day(notAfter)}`;
-  if (notAfter.getTime() - now.getTime() < CA_RENEW_DAYS * DAY_MS) {
-    return `it expires on ${day(notAfter)}, in less than ${CA_RENEW_DAYS} days`;
-  }
-  return undefined;
 }
 
 /**
@@ -172,57 +101,69 @@ export async function existingCa(
         "Move it away, or serve a certificate of your own with --tls-cert and --tls-key.",
     );
   }
-  const problem = reuseProblem(certificate, key, paths.key, now, context.platform);
-  if (problem !== undefined) return `the one there could not be used: ${problem}`;
-  return { pair: { cert: cert.text, key: key!.text }, notAfter: new Date(certificate.validTo) };
-}
-
-async function makeNew(now: Date): Promise<{ pair: PemPair; notAfter: Date }> {
-  const { makeCa } = await import("./make-certificates.js");
-  const notAfter = new Date(now.getTime() + CA_VALIDITY_DAYS * DAY_MS);
-  const pair = await makeCa(CA_SUBJECT, new Date(now.getTime() - BACKDATE_MS), notAfter);
-  return { pair, notAfter };
+  const notAfter = new Date(certificate.validTo);
+  const why = (problem: string) => `the one there could not be used: ${problem}`;
+  if (key === undefined) return why(`its key ${paths.key} is missing`);
+  const exposed = ownershipProblem(key.stat, { othersMay: "nothing" }, context.platform);
+  if (exposed !== undefined && exposed.kind !== "owner") {
+    const mode = exposed.mode.toString(8).padStart(4, "0");
+    return why(`its key ${paths.key} could be read by other users (mode ${mode})`);
+  }
+  // The certificate is serve's, so a key that is its own is an ECDSA P-256 key.
+  const privateKey = attempt(() => createPrivateKey(key.text));
+  if (!privateKey || !certificate.checkPrivateKey(privateKey)) {
+    return why(`its key ${paths.key} is not its own`);
+  }
+  if (now < new Date(certificate.validFrom)) {
+    return why(`it is not valid before ${day(new Date(certificate.validFrom))}`);
+  }
+  if (now > notAfter) return why(`it expired on ${day(notAfter)}`);
+  if (notAfter.getTime() - now.getTime() < CA_RENEW_DAYS * DAY_MS) {
+    return why(`it expires on ${day(notAfter)}, in less than ${CA_RENEW_DAYS} days`);
+  }
+  return { pair: { cert: cert.text, key: key.text }, notAfter };
 }
 
 /**
- * The CA kept at `paths` (reused, or made and written there), or a new one in
- * memory when `paths` is undefined.
+ * The CA kept at `paths` when it can be reused, else a new one (`madeBecause`), not
+ * written yet; without `paths`, a new one in memory.
  */
 export async function localCa(
   paths: CaPaths | undefined,
   now: Date,
   context: CaContext = HERE,
 ): Promise<LocalCa> {
-  if (paths === undefined) return { ...(await makeNew(now)), madeBecause: "no data file" };
-  const keyNote = unknownReaders(paths.key, context.env, context.platform);
-  const existing = await existingCa(paths, now, context);
+  const existing = paths === undefined ? "no data file" : await existingCa(paths, now, context);
+  const keyNote = paths && unknownReaders(paths.key, context.env, context.platform);
   if (typeof existing !== "string") return { ...existing, keyNote };
-  const made = await makeNew(now);
+  const { makeCa } = await import("./make-certificates.js");
+  const notAfter = new Date(now.getTime() + CA_VALIDITY_DAYS * DAY_MS);
+  const pair = await makeCa(CA_SUBJECT, new Date(now.getTime() - BACKDATE_MS), notAfter);
+  return { pair, notAfter, madeBecause: existing, keyNote };
+}
+
+/** Writes a new CA to `paths`; resolves to the files that did not exist before. */
+export async function saveCa(paths: CaPaths, pair: PemPair): Promise<string[]> {
   const created: string[] = [];
   try {
-    // The key first: a crash between the two renames leaves the old certificate
-    // with the new key, a pair that does not match, which the next start replaces.
+    // The key first: a crash between the two leaves the old certificate with the new
+    // key, a pair that does not match, which the next start replaces.
     for (const [file, text, mode] of [
-      [paths.key, made.pair.key, 0o600],
-      [paths.cert, made.pair.cert, 0o644],
+      [paths.key, pair.key, 0o600],
+      [paths.cert, pair.cert, 0o644],
     ] as const) {
-      const isNew = await lstat(file).then(() => false, isMissing);
-      await clearLeftover(`${file}.tmp`);
-      await writeFileAtomic(file, `${file}.tmp`, text, mode).catch((error: unknown) => {
-        throw asStoreError(error, `Cannot write ${file}`);
-      });
+      const isNew = lstatIfThere(file) === undefined;
+      await writeCompanion(file, [text], { mode });
       if (isNew) created.push(file);
     }
-    await syncDirectory(path.dirname(paths.cert));
   } catch (error) {
     await removeCreated(created);
     throw error;
   }
-  return { ...made, madeBecause: existing, keyNote, created };
+  return created;
 }
 
 /** Removes the CA files a start wrote anew, once it failed: it leaves nothing behind. */
 export async function removeCreated(files: readonly string[]): Promise<void> {
   for (const file of files) await unlink(file).catch(() => {});
-  if (files.length > 0) await syncDirectory(path.dirname(files[0]!)).catch(() => {});
 }

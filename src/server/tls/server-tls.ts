@@ -9,14 +9,7 @@ import { createPrivateKey, X509Certificate } from "node:crypto";
 import type { Server as HttpsServer } from "node:https";
 import { createSecureContext, type TLSSocket } from "node:tls";
 import { ServerConfigError } from "../config-error.js";
-import {
-  BACKDATE_MS,
-  caPaths,
-  CA_SUBJECT,
-  existingCa,
-  localCa,
-  removeCreated,
-} from "./local-ca.js";
+import { BACKDATE_MS, caPaths, CA_SUBJECT, localCa, saveCa } from "./local-ca.js";
 
 export type TlsOption = true | { cert: string | Buffer; key: string | Buffer };
 
@@ -102,18 +95,6 @@ export function checkTlsOption(
   };
 }
 
-/**
- * Before the data file is opened: refuses CA files next to `file` that serve
- * must not replace, so a refused start leaves nothing behind. The CA itself is
- * made or read again once the store's lock is held (setUpTls).
- */
-export async function precheckTls(
-  option: ReturnType<typeof checkTlsOption>,
-  file: string | undefined,
-): Promise<void> {
-  if (option === true && file !== undefined) await existingCa(caPaths(file), new Date());
-}
-
 /** The names the made certificate is for: loopback, and `host` unless it is a wildcard. */
 export function serverNames(host: string): string[] {
   const names = [...LOOPBACK_NAMES];
@@ -146,32 +127,25 @@ export async function setUpTls(
   }
   const paths = context.file === undefined ? undefined : caPaths(context.file);
   const ca = await localCa(paths, now);
+  const names = serverNames(context.host);
+  const { makeServerCertificate } = await import("./make-certificates.js");
+  const pair = await makeServerCertificate(
+    ca.pair,
+    { commonName: names[0]!, organization: CA_SUBJECT.organization },
+    names,
+    new Date(now.getTime() - BACKDATE_MS),
+    new Date(Math.min(now.getTime() + SERVER_CERTIFICATE_DAYS * DAY_MS, ca.notAfter.getTime())),
+  );
   if (ca.keyNote !== undefined) note(ca.keyNote);
+  let created: string[] | undefined;
   if (ca.madeBecause !== undefined && paths !== undefined) {
+    created = await saveCa(paths, ca.pair);
     note(
       `made a new local CA, ${paths.cert}, valid until ${ca.notAfter.toISOString().slice(0, 10)} ` +
         `(${ca.madeBecause}); clients trust it with NODE_EXTRA_CA_CERTS=${paths.cert}`,
     );
   }
-  const notAfter = new Date(
-    Math.min(now.getTime() + SERVER_CERTIFICATE_DAYS * DAY_MS, ca.notAfter.getTime()),
-  );
-  const names = serverNames(context.host);
-  let pair: { cert: string; key: string };
-  try {
-    const { makeServerCertificate } = await import("./make-certificates.js");
-    pair = await makeServerCertificate(
-      ca.pair,
-      { commonName: names[0]!, organization: CA_SUBJECT.organization },
-      names,
-      new Date(now.getTime() - BACKDATE_MS),
-      notAfter,
-    );
-  } catch (error) {
-    await removeCreated(ca.created ?? []);
-    throw error;
-  }
-  return { ...pair, ca: ca.pair.cert, caFile: paths?.cert, created: ca.created };
+  return { ...pair, ca: ca.pair.cert, caFile: paths?.cert, created };
 }
 
 const HANDSHAKE_NOTE_EVERY_MS = 10_000;

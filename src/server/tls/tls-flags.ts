@@ -6,17 +6,9 @@
  * a symlink is followed, but what it leads to must be a regular file; a device,
  * FIFO, socket or directory is refused, never read nor waited on.
  */
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readFileSync,
-  readlinkSync,
-} from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { nonRegularKind } from "../../files/file-kind.js";
+import { whyNotRegular } from "../../files/file-kind.js";
 import { ServerConfigError } from "../config-error.js";
 import { checkPair, type TlsOption } from "./server-tls.js";
 
@@ -37,47 +29,31 @@ export interface TlsPlan {
 
 /** Far more than any certificate chain or key; a larger file is not one. */
 const MAX_PEM_BYTES = 1024 * 1024;
-// Not defined on Windows, where a FIFO cannot be put under a file's name.
-const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
-
-function unreadable(label: string, error: unknown): ServerConfigError {
-  const code = (error as NodeJS.ErrnoException).code;
-  const why =
-    code === "ENOENT"
-      ? "no such file"
-      : code === "EACCES" || code === "EPERM"
-        ? "permission denied"
-        : (code ?? String(error));
-  return new ServerConfigError(`${label}: cannot read it (${why}).`);
-}
 
 function readGivenPem(file: string, flag: string): string {
   const label = `${flag} ${file}`;
-  let fd: number;
   try {
-    fd = openSync(file, constants.O_RDONLY | O_NONBLOCK);
-  } catch (error) {
-    throw unreadable(label, error);
-  }
-  try {
-    const stats = fstatSync(fd);
-    const kind = nonRegularKind(stats);
-    if (kind !== undefined) {
-      const what = lstatSync(file).isSymbolicLink()
-        ? `it is a symlink to ${readlinkSync(file)}, which is ${kind}`
-        : `it is ${kind}`;
-      throw new ServerConfigError(`${label}: ${what}, not a regular file. Give a PEM file.`);
+    const why = whyNotRegular(file);
+    if (why !== undefined) {
+      throw new ServerConfigError(`${label}: ${why}, not a regular file. Give a PEM file.`);
     }
-    if (stats.size > MAX_PEM_BYTES) {
+    const { size } = statSync(file);
+    if (size > MAX_PEM_BYTES) {
       throw new ServerConfigError(
-        `${label}: ${stats.size} bytes is too large for a PEM file (at most ${MAX_PEM_BYTES}).`,
+        `${label}: ${size} bytes is too large for a PEM file (at most ${MAX_PEM_BYTES}).`,
       );
     }
-    return readFileSync(fd, "latin1");
+    return readFileSync(file, "latin1");
   } catch (error) {
-    throw error instanceof ServerConfigError ? error : unreadable(label, error);
-  } finally {
-    closeSync(fd);
+    if (error instanceof ServerConfigError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === "ENOENT"
+        ? "no such file"
+        : code === "EACCES" || code === "EPERM"
+          ? "permission denied"
+          : (code ?? String(error));
+    throw new ServerConfigError(`${label}: cannot read it (${why}).`);
   }
 }
 
