@@ -11,7 +11,7 @@ export type {
   StartServerOptions,
 } from "./server/server.js";
 export type { RecordedRequest } from "./server/admin/request-journal.js";
-export type { KeyEntry } from "./server/admin/control-plane.js";
+export type { KeyEntry } from "./server/admin/bodies.js";
 export type { FaultOptions } from "./server/faults.js";
 export type { ApiKeySpec } from "./server/keys.js";
 export { createClient, DEFAULT_TIMEOUT_MS } from "./client/client.js";

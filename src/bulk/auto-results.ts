@@ -19,19 +19,11 @@ import { basename } from "node:path";
 import { UsageError } from "../errors.js";
 import type { IO } from "../io.js";
 import { openNoFollow } from "../files/file-safety.js";
-import { runLine } from "./prior-runs.js";
-import type { RunHeader } from "./result-lines.js";
-import { ResultsWriter } from "./results.js";
+import { linesOf, runLine } from "./prior-runs.js";
+import { ResultsWriter, type RunHeader } from "./results.js";
 
 /** A run of more rows than this gets a results file without asking. */
 export const AUTO_RESULTS_ROWS = 100;
-
-/** How much of an existing file is read to find its run line. */
-const FIRST_LINE_BYTES = 64 * 1024;
-
-function autoResultsPath(from: string): string {
-  return `${from}.results.ndjson`;
-}
 
 function cannotResume(io: IO, why: string): undefined {
   io.stderr.write(
@@ -45,10 +37,11 @@ async function runInput(path: string): Promise<string | undefined> {
   const handle = await openNoFollow(path, constants.O_RDONLY);
   try {
     if (!(await handle.stat()).isFile()) return undefined;
-    const buffer = Buffer.alloc(FIRST_LINE_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, FIRST_LINE_BYTES, 0);
-    const input = runLine(buffer.toString("utf8", 0, bytesRead).split("\n", 1)[0]!)?.input;
-    return typeof input === "string" ? input : undefined;
+    for await (const { text } of linesOf(handle)) {
+      const input = runLine(text)?.input;
+      return typeof input === "string" ? input : undefined;
+    }
+    return undefined;
   } finally {
     await handle.close();
   }
@@ -62,11 +55,12 @@ export async function openAutoResults(
   from: string,
   rows: number,
   header: RunHeader,
+  concurrency: number,
   io: IO,
 ): Promise<ResultsWriter | undefined> {
   if (rows <= AUTO_RESULTS_ROWS) return undefined;
   if (from === "-") return cannotResume(io, "the rows come from stdin");
-  const path = autoResultsPath(from);
+  const path = `${from}.results.ndjson`;
   const info = await lstat(path).catch((error: NodeJS.ErrnoException) => error);
   if (info instanceof Error) {
     if (info.code !== "ENOENT") return cannotResume(io, `${path} cannot be checked (${info.code})`);
@@ -85,7 +79,7 @@ export async function openAutoResults(
     return cannotResume(io, `${path} is not the results file of ${from} and was left as it was`);
   }
   try {
-    const results = ResultsWriter.open({ path, header, exclusive: true });
+    const results = ResultsWriter.open({ path, header, concurrency, exclusive: true });
     io.stderr.write(
       `petstore add: each row's outcome goes to ${path} (if the run stops, --resume ${path} continues it)\n`,
     );

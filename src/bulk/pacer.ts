@@ -1,8 +1,8 @@
 /**
- * The pace of a bulk add: how many requests may be in flight, and when the next
- * one may leave. Requests wait in line for `acquire`; the line moves whenever an
- * answer comes back or the moment the pacer named arrives. A request may leave
- * when the concurrency allows and
+ * The pace of a bulk add: when the next request may leave (how many may be in
+ * flight at all is the number of senders). Requests wait in `acquire`, and look
+ * again whenever an answer comes back or the moment the pacer named arrives. A
+ * request may leave when
  *
  *   Remaining (the freshest reading) - finished requests (the reading may not
  *   include) - requests in flight > 0
@@ -32,24 +32,18 @@
  * tested over whole simulated windows and days (test/bulk/pacer.test.ts).
  */
 import { parseHttpDate } from "../client/http-date.js";
+import type { RateLimitInfo } from "../http-response.js";
 
 export interface Timers {
-  now: () => number;
-  setTimeout: (callback: () => void, ms: number) => unknown;
-  clearTimeout: (handle: unknown) => void;
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
 }
 
-export const realTimers: Timers = {
-  now: Date.now,
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
+export const realTimers: Timers = { now: Date.now, setTimeout, clearTimeout };
 
-export interface LimitReading {
-  remaining: number;
-  /** The service's time, in ms, at which the window resets. */
-  resetAt: number;
-}
+/** What is left, and the service's time (ms) at which the window resets. */
+type LimitReading = Pick<RateLimitInfo, "remaining" | "resetAt">;
 
 export interface Completion {
   /** The answer had the three X-RateLimit headers. */
@@ -65,7 +59,7 @@ export type Decision =
   | {
       go: false;
       /**
-       * answers: as many in flight as allowed, or as the limit has room for; pause:
+       * answers: as many in flight as the limit has room for; pause:
        * a Retry-After or a backoff; limit: used up until the reset; probe: the
        * window has reset, and one request finds out what the new one allows.
        */
@@ -76,11 +70,10 @@ export type Decision =
 export type Wait = Extract<Decision, { go: false }>;
 
 export interface PacerOptions {
-  concurrency: number;
   /** Added to every reset: the service counts in whole seconds. */
   marginMs: number;
   timers: Timers;
-  /** Told each time the line stops moving, and why. */
+  /** Told each time a request has to wait, and why. */
   onWait?: (wait: Wait) => void;
 }
 
@@ -100,16 +93,13 @@ export class Pacer {
   private current: (LimitReading & { issued: number }) | undefined;
   private finished: Finished[] = [];
   private notBeforeLocalMs = 0;
-  /** The service sends no rate-limit headers: only pauses and concurrency hold requests back. */
+  /** The service sends no rate-limit headers: only pauses hold requests back. */
   private unlimited = false;
   /** A lower bound of (service time - local time); undefined until a Date header is seen. */
   private offsetMs: number | undefined;
-  /** The Date header changes once a second: parse each text once. */
-  private lastDate: { header: string | undefined; ms: number | undefined } = {
-    header: undefined,
-    ms: undefined,
-  };
-  private readonly waiters: Array<(issued: number | undefined) => void> = [];
+  /** Resolves the requests waiting, to look again (see changed). */
+  private wake: (() => void) | undefined;
+  private changes: Promise<void> | undefined;
   private timer: unknown;
   private closed = false;
 
@@ -117,9 +107,9 @@ export class Pacer {
 
   /** An answer's Date header, received at that local moment. */
   observeDate(header: string | undefined, receivedAtLocalMs: number): void {
-    if (header !== this.lastDate.header) this.lastDate = { header, ms: parseHttpDate(header) };
-    if (this.lastDate.ms === undefined) return;
-    const bound = this.lastDate.ms - receivedAtLocalMs;
+    const dated = parseHttpDate(header);
+    if (dated === undefined) return;
+    const bound = dated - receivedAtLocalMs;
     if (this.offsetMs === undefined || bound > this.offsetMs) this.offsetMs = bound;
   }
 
@@ -129,7 +119,6 @@ export class Pacer {
   }
 
   decide(nowLocalMs: number): Decision {
-    if (this.inFlight.size >= this.options.concurrency) return { go: false, reason: "answers" };
     if (nowLocalMs < this.notBeforeLocalMs) {
       return { go: false, reason: "pause", untilLocalMs: this.notBeforeLocalMs };
     }
@@ -173,33 +162,26 @@ export class Pacer {
       // A finished request matters only to readings from requests issued before it finished.
       let floor = this.current?.issued ?? Infinity;
       for (const inFlight of this.inFlight) floor = Math.min(floor, inFlight);
-      if (this.finished[0] !== undefined && this.finished[0].finished < floor) {
-        this.finished = this.finished.filter((finished) => finished.finished >= floor);
-      }
+      this.finished = this.finished.filter((finished) => finished.finished >= floor);
     }
-    this.pump();
-  }
-
-  /** The request's number when it may go at once (nobody waits and the pacer says go); else undefined. */
-  tryAcquire(): number | undefined {
-    if (this.closed || this.waiters.length > 0) return undefined;
-    return this.decide(this.options.timers.now()).go ? this.issue() : undefined;
+    this.notify();
   }
 
   /** Resolves with the request's number once it may go; undefined once the pacer is closed. */
-  acquire(): Promise<number | undefined> {
-    if (this.closed) return Promise.resolve(undefined);
-    return new Promise((resolve) => {
-      this.waiters.push(resolve);
-      this.pump();
-    });
+  async acquire(): Promise<number | undefined> {
+    while (!this.closed) {
+      const decision = this.decide(this.options.timers.now());
+      if (decision.go) return this.issue();
+      this.options.onWait?.(decision); // which may close the pacer
+      if (!this.closed) await this.changed(decision.untilLocalMs);
+    }
+    return undefined;
   }
 
   /** No request is let through any more; those waiting get undefined. */
   close(): void {
     this.closed = true;
-    this.clearTimer();
-    for (const resolve of this.waiters.splice(0)) resolve(undefined);
+    this.notify();
   }
 
   private resetLocal(reading: LimitReading): number {
@@ -232,33 +214,23 @@ export class Pacer {
     return count;
   }
 
-  private clearTimer(): void {
-    if (this.timer !== undefined) this.options.timers.clearTimeout(this.timer);
-    this.timer = undefined;
+  /** Resolves once an answer came back, the pacer closed, or at `untilLocalMs`. */
+  private changed(untilLocalMs: number | undefined): Promise<void> {
+    this.changes ??= new Promise((resolve) => (this.wake = resolve));
+    if (untilLocalMs !== undefined && this.timer === undefined) {
+      const { timers } = this.options;
+      // A wait past a timer's range is waited in pieces: the requests look again after each.
+      const delay = Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(untilLocalMs - timers.now())));
+      this.timer = timers.setTimeout(() => this.notify(), delay);
+    }
+    return this.changes;
   }
 
-  private pump(): void {
-    const { timers, onWait } = this.options;
-    this.clearTimer();
-    while (this.waiters.length > 0 && !this.closed) {
-      const decision = this.decide(timers.now());
-      if (decision.go) {
-        this.waiters.shift()!(this.issue());
-        continue;
-      }
-      if (decision.untilLocalMs !== undefined) {
-        // A wait past a timer's range is waited in pieces: the line is looked at again after each.
-        const delay = Math.min(
-          MAX_TIMER_MS,
-          Math.max(1, Math.ceil(decision.untilLocalMs - timers.now())),
-        );
-        this.timer = timers.setTimeout(() => {
-          this.timer = undefined;
-          this.pump();
-        }, delay);
-      }
-      onWait?.(decision);
-      return;
-    }
+  private notify(): void {
+    if (this.timer !== undefined) this.options.timers.clearTimeout(this.timer);
+    this.timer = undefined;
+    const wake = this.wake;
+    this.changes = this.wake = undefined;
+    wake?.();
   }
 }

@@ -25,20 +25,18 @@
  */
 import { Pool, ProxyAgent, type Dispatcher } from "undici";
 import { UsageError, type RequestSummary } from "../errors.js";
-import { networkError, timeoutError, tooLargeError } from "../client/network-errors.js";
+import {
+  networkError,
+  proxyError,
+  timeoutError,
+  tooLargeError,
+  type ProxyFailureFacts,
+} from "../client/network-errors.js";
 import type { ProxyServer } from "../client/proxy-env.js";
-import { proxyError } from "../client/network-errors.js";
 import type { Transport, TransportRequest, TransportResponse } from "../client/transport.js";
-import { ERROR_KIND, KindedError } from "../schema/kinded-error.js";
 
 /** A pet is a few hundred bytes; an answer this large is not our service. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
-
-export interface PoolTransport {
-  transport: Transport;
-  /** Closes every connection. */
-  close(): void;
-}
 
 export interface PoolTransportOptions {
   /** Every request goes to this origin (the base URL's). */
@@ -51,25 +49,21 @@ export interface PoolTransportOptions {
   proxy?: ProxyServer;
 }
 
-/** The proxy failed before a tunnel was up (refused, closed, or CONNECT answered but 200). */
-class TunnelFailure extends KindedError {
-  static override [ERROR_KIND] = "TunnelFailure";
-  /** A code of undici's own would not do: see tunnelOpener. */
-  readonly code = "PETSTORE_TUNNEL_FAILURE";
-  constructor(
-    message: string,
-    /** The proxy's answer to CONNECT, when it was not 200. */
-    readonly status?: number,
-    /** The code of the connection's error (ECONNREFUSED, ENOTFOUND, UND_ERR_SOCKET...). */
-    readonly causeCode?: string,
-  ) {
-    super(message);
-  }
+/** The code of a TunnelFailure: a code of undici's own would not do (see tunnelOpener). */
+const TUNNEL_FAILURE = "PETSTORE_TUNNEL_FAILURE";
+
+/**
+ * The proxy failed before a tunnel was up (refused, closed, or CONNECT answered
+ * but 200): its answer's status, or the code of the connection's error
+ * (ECONNREFUSED, ENOTFOUND, UND_ERR_SOCKET...).
+ */
+function tunnelFailure(message: string, status?: number, causeCode?: string): Error {
+  return Object.assign(new Error(message), { code: TUNNEL_FAILURE, status, causeCode });
 }
 
 /**
  * The proxy's client as ProxyAgent uses it (connect, close, destroy), with every
- * failure of a CONNECT made a TunnelFailure. On a connection error coded
+ * failure of a CONNECT made a tunnelFailure. On a connection error coded
  * UND_ERR_SOCKET (the proxy hung up) undici would keep the request queued and
  * connect again, and again; with a code of ours it fails the request.
  */
@@ -81,11 +75,11 @@ function tunnelOpener(pool: Pool): Dispatcher {
         answer = await pool.connect(options);
       } catch (error) {
         const { message, code } = error as NodeJS.ErrnoException;
-        throw new TunnelFailure(message, undefined, code);
+        throw tunnelFailure(message, undefined, code);
       }
       if (answer.statusCode !== 200) {
         answer.socket.on("error", () => {}).destroy();
-        throw new TunnelFailure(`the proxy answered ${answer.statusCode}`, answer.statusCode);
+        throw tunnelFailure(`the proxy answered ${answer.statusCode}`, answer.statusCode);
       }
       return answer;
     },
@@ -95,7 +89,8 @@ function tunnelOpener(pool: Pool): Dispatcher {
   return opener as unknown as Dispatcher;
 }
 
-export function createPoolTransport(options: PoolTransportOptions): PoolTransport {
+/** The transport, and what closes every connection. */
+export function createPoolTransport(options: PoolTransportOptions) {
   const { origin, proxy, timeoutMs } = options;
   const poolOptions = {
     connections: options.connections,
@@ -118,34 +113,20 @@ export function createPoolTransport(options: PoolTransportOptions): PoolTranspor
           factory: (origin, opts) => new Pool(origin, { ...opts, ...poolOptions }),
           clientFactory: (origin, opts) => tunnelOpener(new Pool(origin, opts)),
         });
-  /** Every request of a run goes to the same URL: parse it once. */
-  let target: { text: string; url: URL; path: string } | undefined;
-
   const transport: Transport = (request) => {
-    if (target?.text !== request.url) {
-      const url = new URL(request.url);
-      if (url.origin !== new URL(origin).origin) {
-        return Promise.reject(new Error(`this pool sends to ${options.origin} only`));
-      }
-      target = { text: request.url, url, path: url.pathname + url.search };
-    }
-    const { url, path } = target;
+    const url = new URL(request.url);
     // undici takes headers as a flat list and a body as bytes with the least work.
     const headers: string[] = [];
     for (const name in request.headers) headers.push(name, request.headers[name]!);
     const body = request.body === undefined ? null : Buffer.from(request.body);
     return new Promise<TransportResponse>((resolve, reject) => {
       const exchange = new Exchange(request, url, proxy, resolve, reject);
+      const path = url.pathname + url.search;
       pool.dispatch({ origin, path, method: request.method, headers, body }, exchange);
     });
   };
 
-  return {
-    transport,
-    close() {
-      pool.destroy().catch(() => {});
-    },
-  };
+  return { transport, close: () => void pool.destroy().catch(() => {}) };
 }
 
 /** undici's words when the proxy of an http:// service answers 407. */
@@ -200,11 +181,8 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     this.size += chunk.length;
-    if (this.size > MAX_ANSWER_BYTES) {
-      this.fail(tooLargeError(this.summary, this.url, MAX_ANSWER_BYTES));
-    } else {
-      this.chunks.push(chunk);
-    }
+    if (this.size <= MAX_ANSWER_BYTES) this.chunks.push(chunk);
+    else this.fail(tooLargeError(this.summary, this.url, MAX_ANSWER_BYTES));
   }
 
   onResponseEnd(): void {
@@ -219,13 +197,11 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.settled) return;
     const code = (error as NodeJS.ErrnoException).code;
     const { proxy } = this;
-    if (error instanceof TunnelFailure) {
-      this.fail(proxyError(error, proxy!, this.url));
-      return;
-    }
     // http:// through the proxy: the connection is the proxy's, and undici reports its 407 as an error.
     const plain407 = code === "UND_ERR_INVALID_ARG" && PLAIN_PROXY_407.test(error.message);
-    if (proxy !== undefined && !proxy.tunnel && (!this.started || plain407)) {
+    if (code === TUNNEL_FAILURE) {
+      this.fail(proxyError(error as ProxyFailureFacts, proxy!, this.url));
+    } else if (proxy !== undefined && !proxy.tunnel && (!this.started || plain407)) {
       const facts = { message: error.message, causeCode: code };
       this.fail(proxyError(plain407 ? { ...facts, status: 407 } : facts, proxy, this.url));
     } else if (code === "UND_ERR_CONNECT_TIMEOUT") {

@@ -1,19 +1,20 @@
 /**
- * The results file: NDJSON, appended as rows finish, so a run that is killed
- * loses nothing it learned, and `--resume` continues where it stopped. Its lines
- * are in result-lines.ts; earlier runs are read by prior-runs.ts.
+ * The results file: NDJSON, a `{"run":...}` line per run, then a `sending` line
+ * before each POST and the row's outcome (`added`, `invalid`, `failed`,
+ * `unknown`) as it is known; a row's last line wins. Earlier runs are read by
+ * prior-runs.ts for `--resume`.
  *
  * Lines are written by this process straight to the file, the lines of one turn
  * of the event loop in one write, before the requests of that turn leave (see
  * written): a run that is killed, even with -9, has recorded all it learned,
  * and a row whose last line is `sending` may have been added (it is `unknown`).
  *
- * Room on disk for a row's lines is claimed before its request leaves, by
- * writing filler where the lines will go (Node has no fallocate), ROOM_STEP bytes
- * at a time: when the disk is full, the claim fails and the row is not sent,
- * while the rows already sent write their outcomes into room that is theirs.
- * Lines are therefore written at the end of the lines, not appended (no
- * O_APPEND). The filler is spaces with no line break: a run killed with -9
+ * Room on disk is claimed before a row's request leaves, by writing filler where
+ * lines will go (Node has no fallocate): room for the lines of every row that may
+ * be in flight (ROW_BYTES each). When the disk is full, the claim fails and the
+ * row is not sent, while the rows already sent write their outcomes into room that
+ * is theirs. Lines are therefore written at the end of the lines, not appended
+ * (no O_APPEND). The filler is spaces with no line break: a run killed with -9
  * leaves it after its last line, where it reads as a last line cut short, which
  * `--resume` drops and cuts, as it does a line a power loss cut. A run that ends
  * cuts it itself. Failing to write is exit 9.
@@ -27,29 +28,76 @@
 import {
   closeSync,
   constants,
-  copyFileSync,
   fdatasync,
   fstatSync,
   ftruncateSync,
   openSync,
-  readSync,
   statSync,
-  unlinkSync,
   writeSync,
-  type Stats,
 } from "node:fs";
 import { promisify } from "node:util";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
 import { openNoFollowSync } from "../files/file-safety.js";
 import { stringifyJson } from "../schema/json.js";
-import {
-  lineText,
-  outcomeBytes,
-  sendingBytes,
-  type ResultLine,
-  type RunHeader,
-} from "./result-lines.js";
 import { lockResults } from "./results-lock.js";
+
+export const OUTCOMES = ["sending", "added", "invalid", "failed", "unknown"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export interface RowProblem {
+  /** The field at fault; absent when the record could not be read at all. */
+  field?: string;
+  message: string;
+}
+
+export interface ErrorSummary {
+  message: string;
+  /** The HTTP status of the answer, when there was one. */
+  status?: number;
+  /** The `code` of the service's Error body, when it had one. */
+  code?: string;
+}
+
+export interface ResultLine {
+  row: number;
+  line: number;
+  outcome: Outcome;
+  digest?: string;
+  id?: bigint;
+  problems?: RowProblem[];
+  error?: ErrorSummary;
+}
+
+export interface RunHeader {
+  input: string;
+  format: string;
+  startedAt: string;
+  resumed?: string;
+}
+
+/**
+ * The most characters of a service's message a results line keeps (and of its
+ * error code, which is meant to be a short word): a service may send a
+ * message of a megabyte, and a file of such lines would be a hundred times the
+ * input. The rest is cut, and the line says how much.
+ */
+export const MAX_STORED_MESSAGE = 500;
+export const MAX_STORED_CODE = 100;
+
+/** `text`, or its first `max` characters (a surrogate pair kept whole) and how many were cut. */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
+  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
+}
+
+/**
+ * The most bytes the lines of a row sent take (its `sending` line and its
+ * outcome): an error whose message and code are as long as they are kept, with
+ * what cutText adds, every character written as a 6-byte escape, and the rest.
+ */
+const ROW_BYTES = 512 + 6 * (MAX_STORED_MESSAGE + MAX_STORED_CODE + 2 * 40);
 
 const datasync = promisify(fdatasync);
 
@@ -61,18 +109,20 @@ const CREATE_NEW = OPEN | constants.O_EXCL;
 /** How often written lines are synced to disk while a run goes on. */
 const SYNC_EVERY_MS = 250;
 
-/** Room is claimed this many bytes at a time (or what is left, when the disk is nearly full). */
+/** Room is claimed this many bytes ahead at a time (or what is needed, when the disk is nearly full). */
 const ROOM_STEP = 64 * 1024;
 const FILLER = Buffer.alloc(ROOM_STEP, 0x20);
 
 export interface OpenResults {
   path: string;
   header: RunHeader;
+  /** At most this many rows in flight: the room kept for their lines. */
+  concurrency: number;
   /**
-   * Continue this file (`--resume`): `validBytes` of it (as readPriorRuns found) are
-   * kept and a torn last line after them is cut; a complete line is never cut.
+   * Continue the file (`--resume`) as prior-runs.ts read it: its size then, and the
+   * bytes up to its last complete line; a torn last line is cut, a complete line never.
    */
-  resume?: { path: string; validBytes: number };
+  resume?: { size: number; validBytes: number; lastLineEnded: boolean };
   /**
    * Create the file, which must not exist: never open an existing file or follow a
    * symbolic link in its place (the results file a long run gets without asking).
@@ -83,13 +133,9 @@ export interface OpenResults {
 const NOT_A_FILE_HINT = "choose a file for --results (a new one, or an empty one)";
 
 /** A results file is never overwritten or mixed with another run's: that is what --resume is for. */
-export function checkResultsPath(path: string): void {
-  let info: Stats;
-  try {
-    info = statSync(path);
-  } catch {
-    return;
-  }
+function checkResultsPath(path: string): void {
+  const info = statSync(path, { throwIfNoEntry: false });
+  if (info === undefined) return;
   // Appending to a device or a FIFO would write where no results file is (or block).
   if (!info.isFile()) {
     throw new UsageError(`the results file ${path} is not a regular file`, NOT_A_FILE_HINT);
@@ -102,38 +148,10 @@ export function checkResultsPath(path: string): void {
   }
 }
 
-/**
- * Cuts the last line --resume found cut short (the file up to `validBytes` was
- * read and checked). Anything that ends a line after `validBytes`, or a file now
- * shorter, means the file changed since (another run wrote to it): nothing is cut.
- */
-function cutTornLine(fd: number, path: string, validBytes: number): void {
-  const size = fstatSync(fd).size;
-  const buffer = Buffer.allocUnsafe(ROOM_STEP);
-  let at = validBytes;
-  while (at < size) {
-    const read = readSync(fd, buffer, 0, Math.min(buffer.length, size - at), at);
-    if (read === 0 || buffer.subarray(0, read).includes(0x0a)) break;
-    at += read;
-  }
-  if (at !== size || size < validBytes) {
-    throw new UsageError(
-      `the results file ${path} changed after it was read (is another petstore add writing to it?); nothing was sent and it was left as it was`,
-      "run the same command again",
-    );
-  }
-  if (size > validBytes) ftruncateSync(fd, validBytes);
-}
-
 /** Why the results file cannot be written, and what became of the run (exit 9). */
 function unwritable(path: string, error: unknown, outcome: string): PetstoreError {
-  const code = (error as NodeJS.ErrnoException).code;
-  const why =
-    code === "ENOSPC"
-      ? "the disk is full (ENOSPC)"
-      : code === "EDQUOT"
-        ? "the disk quota is used up (EDQUOT)"
-        : (code ?? String(error));
+  const code = (error as NodeJS.ErrnoException).code ?? String(error);
+  const why = code === "ENOSPC" ? "the disk is full (ENOSPC)" : code;
   return new PetstoreError(
     `the results file ${path} cannot be written: ${why}; ${outcome}`,
     EXIT.RESULTS_UNWRITABLE,
@@ -146,10 +164,8 @@ export class ResultsWriter {
   private end: number;
   /** The file's size: the lines, then room claimed and not written yet. */
   private size: number;
-  /** Bytes promised beyond `end`: lines waiting to be written, room kept for rows in flight. */
-  private promised = 0;
   private syncedEnd: number;
-  private syncing: Promise<void> | undefined;
+  private syncing = Promise.resolve();
   private closed = false;
   /** Lines recorded but not yet written: written once per turn of the event loop (see written). */
   private pending = "";
@@ -157,15 +173,19 @@ export class ResultsWriter {
   /** A write of lines failed: nothing more may be sent. */
   private linesLost = false;
   private readonly timer: ReturnType<typeof setInterval>;
-  private failed: PetstoreError | undefined;
+  /** Why the file could not be written, once it could not. */
+  failure: PetstoreError | undefined;
   private failedBy: unknown;
-  private onFailure: ((error: PetstoreError) => void) | undefined;
+  /** Called once, the first time the file cannot be written (the run stops sending). */
+  onFailure: ((error: PetstoreError) => void) | undefined;
 
   private constructor(
     /** Where the lines go. */
     readonly path: string,
     private readonly fd: number,
     private readonly unlock: () => void,
+    /** The room kept for the rows in flight. */
+    private readonly room: number,
   ) {
     this.end = this.size = this.syncedEnd = fstatSync(fd).size;
     this.timer = setInterval(() => {
@@ -176,44 +196,40 @@ export class ResultsWriter {
 
   static open(options: OpenResults): ResultsWriter {
     const { path, resume } = options;
-    const elsewhere = resume !== undefined && resume.path !== path;
-    const unlockTarget = lockResults(path);
-    let unlockSource = () => {};
+    const unlock = lockResults(path);
     let fd: number | undefined;
-    let copied = false;
     try {
-      if (elsewhere) unlockSource = lockResults(resume.path);
-      if (resume === undefined || elsewhere) checkResultsPath(path);
-      if (elsewhere) {
-        copyFileSync(resume.path, path);
-        copied = true;
-      }
+      if (resume === undefined) checkResultsPath(path);
       fd =
         options.exclusive === true
           ? openNoFollowSync(path, CREATE_NEW, 0o600)
           : openSync(path, OPEN, 0o600);
       // What was checked by name may have been replaced since: the file opened is what counts.
-      if (!fstatSync(fd).isFile()) {
+      const info = fstatSync(fd);
+      if (!info.isFile()) {
         throw new UsageError(`the results file ${path} is not a regular file`, NOT_A_FILE_HINT);
       }
-      if (resume !== undefined) cutTornLine(fd, path, resume.validBytes);
+      if (resume !== undefined && info.size !== resume.size) {
+        throw new UsageError(
+          `the results file ${path} changed after it was read (is another petstore add writing to it?); nothing was sent and it was left as it was`,
+          "run the same command again",
+        );
+      }
+      // The last line --resume found cut short goes.
+      if (resume !== undefined && info.size > resume.validBytes)
+        ftruncateSync(fd, resume.validBytes);
     } catch (error) {
       if (fd !== undefined) closeSync(fd);
-      if (copied) unlinkSync(path);
-      unlockTarget();
-      unlockSource();
+      unlock();
       if (error instanceof UsageError) throw error;
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
       throw new UsageError(`cannot write the results file ${path} (${code})`);
     }
-    const writer = new ResultsWriter(path, fd, () => {
-      unlockTarget();
-      unlockSource();
-    });
+    const writer = new ResultsWriter(path, fd, unlock, options.concurrency * ROW_BYTES);
     // Written before any room is claimed: a run killed before its first line leaves no
     // file of spaces, which --resume would refuse, but an empty one, a fresh start.
     const run = stringifyJson({ run: options.header });
-    writer.pending = `${writer.endsWithNewline() ? "" : "\n"}${run}\n`;
+    writer.pending = `${resume?.lastLineEnded === false ? "\n" : ""}${run}\n`;
     if (!writer.flush()) {
       writer.closeNow();
       throw unwritable(path, writer.failedBy, "nothing was sent");
@@ -221,22 +237,16 @@ export class ResultsWriter {
     return writer;
   }
 
-  /** Why the file could not be written, once it could not. */
-  get failure(): PetstoreError | undefined {
-    return this.failed;
-  }
-
-  /** Called once, the first time the file cannot be written (the run stops sending). */
-  whenFailed(listener: (error: PetstoreError) => void): void {
-    this.onFailure = listener;
-  }
-
   /**
-   * Claims room for the lines of a row about to be sent: its `sending` line and
-   * its outcome. False when the disk has no room: the row must not be sent.
+   * The `sending` line of a row about to be sent, on disk before its request leaves.
+   * Room is claimed first for the lines of every row that may be in flight, then the
+   * line is written with the others of this turn (see written). False when the room
+   * or the line could not be written: the row must not be sent (and the run stops).
    */
-  reserveRow(row: number, line: number): boolean {
-    return this.claim(sendingBytes(row, line) + outcomeBytes(row, line));
+  async sending(row: number, line: number, digest: string): Promise<boolean> {
+    if (!this.claim(0)) return false;
+    this.record({ row, line, outcome: "sending", digest }, true);
+    return this.written();
   }
 
   /**
@@ -270,7 +280,6 @@ export class ResultsWriter {
         }
         this.end += bytes.length;
         this.size = Math.max(this.size, this.end);
-        this.promised = Math.max(0, this.promised - bytes.length);
       } catch (error) {
         this.linesLost = true;
         this.fail(error);
@@ -279,42 +288,32 @@ export class ResultsWriter {
     return !this.linesLost;
   }
 
-  /** A line of a row not being sent (invalid, held back): it takes room of its own. */
-  record(line: ResultLine): void {
-    const text = lineText(line) + "\n";
-    if (this.claim(Buffer.byteLength(text))) this.append(text);
+  /**
+   * A row's line. A row not being sent (invalid, held back) claims room of its own
+   * first; a row sent writes into the room kept for it (see sending).
+   */
+  record(line: ResultLine, sent = false): void {
+    const { row, outcome, id, digest, problems, error } = line;
+    const text =
+      stringifyJson({ row, line: line.line, outcome, id, digest, problems, error }) + "\n";
+    if (sent || this.claim(Buffer.byteLength(text))) this.append(text);
   }
 
-  /** The outcome line of a row sent, into the room reserveRow kept for it. */
-  recordOutcome(line: ResultLine): void {
-    this.appendReserved(lineText(line) + "\n", outcomeBytes(line.row, line.line));
-  }
-
-  /** The `sending` line of a row, as record() would write it (`digest` is hex: no escaping). */
-  sending(row: number, line: number, digest: string): void {
-    this.appendReserved(
-      `{"row":${row},"line":${line},"outcome":"sending","digest":"${digest}"}\n`,
-      sendingBytes(row, line),
-    );
-  }
-
-  /** The `added` line of a row, as record() would write it (`digest` is hex: no escaping). */
-  added(row: number, line: number, digest: string, id: bigint | undefined): void {
-    const idText = id === undefined ? "" : `"id":${id},`;
-    this.appendReserved(
-      `{"row":${row},"line":${line},"outcome":"added",${idText}"digest":"${digest}"}\n`,
-      outcomeBytes(row, line),
-    );
-  }
-
-  /** Resolves once everything recorded so far is on disk. */
-  async durable(): Promise<void> {
+  /** Resolves once everything recorded so far is on disk (syncs run one after another). */
+  durable(): Promise<void> {
     this.flush();
-    const target = this.end;
-    while (this.syncedEnd < target) {
-      this.syncing ??= this.sync();
-      await this.syncing;
-    }
+    const upTo = this.end;
+    this.syncing = this.syncing.then(async () => {
+      if (this.syncedEnd >= upTo) return;
+      try {
+        await datasync(this.fd);
+      } catch (error) {
+        this.fail(error);
+        throw this.failure;
+      }
+      this.syncedEnd = upTo;
+    });
+    return this.syncing;
   }
 
   async close(): Promise<void> {
@@ -328,40 +327,30 @@ export class ResultsWriter {
     }
   }
 
-  /** A line written into `kept` bytes of room reserved for it; what it does not use is given back. */
-  private appendReserved(text: string, kept: number): void {
-    const bytes = Buffer.byteLength(text);
-    if (bytes <= kept) this.promised = Math.max(0, this.promised - (kept - bytes));
-    else if (!this.claim(bytes - kept)) return;
-    this.append(text);
-  }
-
   private append(text: string): void {
     this.pending += text;
     void this.written();
   }
 
   /**
-   * Promises `bytes` more, claiming room on disk first when needed: a step ahead
-   * when the disk allows, else what is needed now. False (nothing promised) when
-   * the disk has no room for them.
+   * Claims room on disk for `bytes` more than the lines recorded and the room kept
+   * for the rows in flight: a step ahead when the disk allows, else what is needed
+   * now. False when the disk has no room for them.
    */
   private claim(bytes: number): boolean {
-    const needed = this.end + this.promised + bytes;
+    const needed = this.end + Buffer.byteLength(this.pending) + this.room + bytes;
+    if (needed <= this.size) return true;
     try {
-      if (needed > this.size) {
-        try {
-          this.fill(Math.max(needed, this.size + ROOM_STEP));
-        } catch {
-          this.fill(needed);
-        }
+      try {
+        this.fill(needed + ROOM_STEP);
+      } catch {
+        this.fill(needed);
       }
+      return true;
     } catch (error) {
       this.fail(error);
       return false;
     }
-    this.promised += bytes;
-    return true;
   }
 
   private fill(target: number): void {
@@ -369,14 +358,6 @@ export class ResultsWriter {
       const length = Math.min(FILLER.length, target - this.size);
       this.size += writeSync(this.fd, FILLER, 0, length, this.size);
     }
-  }
-
-  /** Whether the lines end with a line break (or there are none). */
-  private endsWithNewline(): boolean {
-    if (this.end === 0) return true;
-    const last = Buffer.alloc(1);
-    readSync(this.fd, last, 0, 1, this.end - 1);
-    return last[0] === 0x0a;
   }
 
   /** Cuts the room not used, so that the file ends with its last line. */
@@ -391,10 +372,10 @@ export class ResultsWriter {
   }
 
   private fail(error: unknown): void {
-    if (this.failed !== undefined) return;
+    if (this.failure !== undefined) return;
     this.failedBy = error;
-    this.failed = unwritable(this.path, error, "every row sent has its outcome recorded");
-    this.onFailure?.(this.failed);
+    this.failure = unwritable(this.path, error, "every row sent has its outcome recorded");
+    this.onFailure?.(this.failure);
   }
 
   /** Closes at once, without syncing: the room not used is cut. */
@@ -405,18 +386,5 @@ export class ResultsWriter {
     this.trim();
     closeSync(this.fd);
     this.unlock();
-  }
-
-  private async sync(): Promise<void> {
-    const upTo = this.end;
-    try {
-      await datasync(this.fd);
-      this.syncedEnd = upTo;
-    } catch (error) {
-      this.fail(error);
-      throw this.failed!;
-    } finally {
-      this.syncing = undefined;
-    }
   }
 }

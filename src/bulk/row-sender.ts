@@ -2,7 +2,7 @@
  * The second pass of `petstore add --from`: the rows to send go out at the pace
  * the pacer allows, `concurrency` at a time, each retried as the client's retry
  * table says, and each row's outcome is recorded (the results file, stdout) and
- * counted (progress.ts) as it is known. What an answer means:
+ * counted (outcomes.ts) as it is known. What an answer means:
  *
  * - 2xx: added, with the id of the answer, else the one its Location names.
  * - What the retry table sends again (429, 503, a connection that never came
@@ -15,27 +15,22 @@
  *   the same way: the row fails and the run stops; the rest stays for --resume.
  */
 import { completeRateLimit, idFromLocation, rateLimitFromHeaders } from "../client/headers.js";
-import { computeDelay, retryReason, type RetryPolicy } from "../client/retry.js";
+import { computeDelay, RESET_MARGIN_MS, retryReason, type RetryPolicy } from "../client/retry.js";
 import type { Sender, SendOutcome } from "../client/send.js";
-import { isoTime } from "../client/wait-text.js";
-import {
-  EXIT,
-  HttpError,
-  NetworkError,
-  OutcomeUnknownError,
-  PetstoreError,
-  RateLimitError,
-} from "../errors.js";
+import { formatWait, isoTime } from "../client/wait-text.js";
+import { EXIT, HttpError, OutcomeUnknownError, PetstoreError, RateLimitError } from "../errors.js";
 import type { HttpResponse } from "../http-response.js";
 import { parseJson } from "../schema/json.js";
 import { ErrorBody, INT64_MAX, INT64_MIN } from "../schema/pet.js";
-import { parseRecordJson } from "./input/input-record.js";
-import type { OutcomeStream } from "./outcome-stream.js";
-import type { Completion, Pacer, Wait } from "./pacer.js";
-import { formatDuration, type Progress } from "./progress.js";
-import { cutText, MAX_STORED_CODE, MAX_STORED_MESSAGE, type ErrorSummary } from "./result-lines.js";
-import type { ResultLine } from "./result-lines.js";
-import type { ResultsWriter } from "./results.js";
+import type { Outcomes } from "./outcomes.js";
+import { Pacer, type Completion, type Timers, type Wait } from "./pacer.js";
+import {
+  cutText,
+  MAX_STORED_CODE,
+  MAX_STORED_MESSAGE,
+  type ErrorSummary,
+  type ResultsWriter,
+} from "./results.js";
 import type { Row } from "./rows.js";
 
 /** A wait longer than this (the daily limit, a ban) ends the run: resume it later. */
@@ -52,8 +47,7 @@ export const MAX_TIMEOUTS_IN_A_ROW = 3;
 type AttemptResult =
   | { kind: "added"; id?: bigint }
   | { kind: "again"; error: PetstoreError; rateLimited: boolean }
-  | { kind: "unknown"; error: PetstoreError; stop?: PetstoreError }
-  | { kind: "failed"; error: PetstoreError; stop?: PetstoreError };
+  | { kind: "unknown" | "failed"; error: PetstoreError; stop?: PetstoreError };
 
 export interface Attempt {
   result: AttemptResult;
@@ -71,64 +65,48 @@ const ROW_SPECIFIC = new Set([400, 409, 422]);
 
 /** One POST of one row through the client's `send`, and what its outcome means. */
 export function createPoster(send: Sender, policy: RetryPolicy): Poster {
-  const judge = (outcome: SendOutcome, error: PetstoreError): AttemptResult => {
-    const reason = retryReason(outcome, "POST", policy);
-    if (reason !== undefined)
-      return { kind: "again", error, rateLimited: reason === "rate_limited" };
-    if (outcome.kind === "unknown" || error instanceof OutcomeUnknownError) {
-      return { kind: "unknown", error };
-    }
-    if (outcome.kind === "answered" && ROW_SPECIFIC.has(outcome.response.status)) {
-      return { kind: "failed", error };
-    }
-    return { kind: "failed", error, stop: error };
-  };
-  return (body) =>
-    send({ method: "POST", path: "/pets", body }).then(
-      (outcome): Attempt => {
-        if (outcome.kind !== "answered") {
-          const result = judge(outcome, outcome.error);
-          // Without an answer, only a request that may have been sent can have been counted.
-          if (outcome.kind === "not-sent") return { result, counted: "no" };
-          return { result, counted: "maybe", timedOut: outcome.timedOut === true };
-        }
-        const { response: answer, error } = outcome;
-        if (error !== undefined) {
-          const counted = answer.status === 429 ? "no" : "yes";
-          return { result: judge(outcome, error), counted, answer };
-        }
-        const id = idOf(answer.body) ?? idFromLocation(answer.headers.location);
-        return {
-          result: id === undefined ? { kind: "added" } : { kind: "added", id },
-          counted: "yes",
-          answer,
-        };
-      },
+  return async (body) => {
+    let outcome: SendOutcome;
+    try {
+      outcome = await send({ method: "POST", path: "/pets", body });
+    } catch (error) {
       // Refused before anything was sent (the run checked the key and URL first, so a bug of ours).
-      (error: unknown): Attempt => {
-        const refused =
-          error instanceof PetstoreError
-            ? error
-            : new PetstoreError(`unexpected: ${(error as Error)?.message ?? String(error)}`, 1);
-        return { result: { kind: "failed", error: refused, stop: refused }, counted: "no" };
-      },
-    );
+      const refused =
+        error instanceof PetstoreError
+          ? error
+          : new PetstoreError(`unexpected: ${(error as Error)?.message ?? String(error)}`, 1);
+      return { result: { kind: "failed", error: refused, stop: refused }, counted: "no" };
+    }
+    const answer = outcome.kind === "answered" ? outcome.response : undefined;
+    // Without an answer, only a request that may have been sent can have been counted.
+    let counted: Completion["counted"] = outcome.kind === "not-sent" ? "no" : "maybe";
+    if (answer !== undefined) counted = answer.status === 429 ? "no" : "yes";
+    const timedOut = outcome.kind === "unknown" && outcome.timedOut === true;
+    const attempt = { answer, counted, timedOut };
+    const { error } = outcome;
+    if (error === undefined) {
+      const id = idOf(answer!.body) ?? idFromLocation(answer!.headers.location);
+      return { ...attempt, result: { kind: "added", id } };
+    }
+    const reason = retryReason(outcome, "POST", policy);
+    if (reason !== undefined) {
+      return {
+        ...attempt,
+        result: { kind: "again", error, rateLimited: reason === "rate_limited" },
+      };
+    }
+    if (outcome.kind === "unknown" || error instanceof OutcomeUnknownError) {
+      return { ...attempt, result: { kind: "unknown", error } };
+    }
+    const stop = answer !== undefined && ROW_SPECIFIC.has(answer.status) ? undefined : error;
+    return { ...attempt, result: { kind: "failed", error, stop } };
+  };
 }
 
-/** How `petstore serve` (and any compact writer) begins a Pet: the id first. */
-const LEADING_ID = /^\{"id":(0|[1-9][0-9]{0,18})[,}]/;
-
 function idOf(body: string): bigint | undefined {
-  const leading = LEADING_ID.exec(body);
-  if (leading !== null) {
-    const id = BigInt(leading[1]!);
-    return id <= INT64_MAX ? id : undefined;
-  }
   try {
-    const value = parseRecordJson(body);
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
     // What Int64 accepts, without a schema run per answer.
-    const id = (value as Record<string, unknown>).id;
+    const id = (parseJson(body) as { id?: unknown } | null)?.id;
     return typeof id === "bigint" && id >= INT64_MIN && id <= INT64_MAX ? id : undefined;
   } catch {
     return undefined;
@@ -154,110 +132,83 @@ export function summarize(error: PetstoreError, answer: HttpResponse | undefined
 }
 
 export interface RowSenderParts {
-  pacer: Pacer;
-  now: () => number;
+  timers: Timers;
   random: () => number;
   retry: RetryPolicy;
-  progress: Progress;
   results: ResultsWriter | undefined;
-  outcomes: OutcomeStream | undefined;
+  outcomes: Outcomes;
   /** Where the rows go: named when the rate limit ends the run. */
   url: string;
-}
-
-interface Taken {
-  row: Row;
-  room: Promise<void> | undefined;
-}
-
-/** "a 503 answer", "a network error": what a backoff waits out, in a few words. */
-function describeFailure(error: PetstoreError): string {
-  if (error instanceof HttpError) return `a ${error.status} answer`;
-  if (error instanceof NetworkError) return "a network error";
-  return "a failed attempt";
 }
 
 export class RowSender {
   /** Why every request is held (a pause): said by the progress lines. */
   private pauseWhy = "the service asked to wait";
-  private stoppedBy: PetstoreError | undefined;
-  private timeoutsInARow = 0;
-
-  constructor(private readonly parts: RowSenderParts) {}
-
   /** Why the run stopped early, once it has. */
-  get stopped(): PetstoreError | undefined {
-    return this.stoppedBy;
+  stopped: PetstoreError | undefined;
+  private timeoutsInARow = 0;
+  private readonly pacer: Pacer;
+
+  constructor(private readonly parts: RowSenderParts) {
+    const { timers } = parts;
+    this.pacer = new Pacer({
+      marginMs: RESET_MARGIN_MS,
+      timers,
+      onWait: (wait) => this.onWait(wait),
+    });
   }
 
   /** No row starts any more; those in flight are finished. The first reason stands. */
   stop(error: PetstoreError): void {
-    if (this.stoppedBy !== undefined) return;
-    this.stoppedBy = error;
-    this.parts.pacer.close();
-  }
-
-  /** The line of a row not sent (invalid): to the results file, and to stdout with --json. */
-  record(line: ResultLine): void {
-    this.parts.results?.record(line);
-    this.parts.outcomes?.record(line);
+    if (this.stopped !== undefined) return;
+    this.stopped = error;
+    this.pacer.close();
   }
 
   /**
    * Sends every row, `concurrency` at a time, until they are all done or the run
    * stops. Each request's next row is read (parsed, checked, its body and digest
-   * made) right after that request has left, while the service works on it,
-   * rather than between an answer and the next request; memory holds a row per
-   * request in flight, whatever the length of the input.
+   * made) right after the requests of its turn have left, while the service works
+   * on them, rather than between an answer and the next request; memory holds a
+   * row per request in flight, whatever the length of the input.
    */
-  async send(rows: Iterator<Row>, post: Poster, concurrency: number): Promise<void> {
-    const { outcomes } = this.parts;
-    // -q prints ids in input order: a row taken far ahead of one still sending waits for room
-    // before it is sent (outcome-stream.ts), and every row taken is settled.
-    const take = (): Taken | undefined => {
-      const next = this.stoppedBy === undefined ? rows.next() : undefined;
-      if (next === undefined || next.done === true) return undefined;
-      return { row: next.value, room: outcomes?.taken(next.value.row) };
+  async send(rows: AsyncIterator<Row>, post: Poster, concurrency: number): Promise<void> {
+    const take = async (): Promise<Row | undefined> => {
+      const next = this.stopped === undefined ? await rows.next() : undefined;
+      return next?.done === false ? next.value : undefined;
     };
     const worker = async () => {
-      for (let taken = take(); taken !== undefined;) {
-        const { row, room } = taken;
-        let ahead: { taken: Taken | undefined } | undefined;
-        const readAhead = () => (ahead ??= { taken: take() });
+      let next = take();
+      for (let row = await next; row !== undefined; row = await next) {
+        let ahead: Promise<Row | undefined> | undefined;
         try {
-          if (room !== undefined) await room;
           // Read once the requests of this turn have left (a microtask after this one's).
-          if (this.stoppedBy === undefined) {
-            await this.sendRow(row, post, () => queueMicrotask(readAhead));
-          }
+          const sent = () => queueMicrotask(() => (ahead ??= take()));
+          if (this.stopped === undefined) await this.sendRow(row, post, sent);
         } finally {
-          outcomes?.settled(row.row);
+          this.parts.outcomes.settled(row.row);
         }
-        taken = readAhead().taken;
+        next = ahead ?? take();
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
+    this.pacer.close();
   }
 
   /** Told by the pacer each time requests are held, and why. */
   onWait(wait: Wait): void {
-    const { progress, now } = this.parts;
-    if (wait.untilLocalMs === undefined || (wait.reason !== "limit" && wait.reason !== "pause")) {
-      progress.waiting(undefined, "");
+    const { outcomes } = this.parts;
+    const now = this.parts.timers.now;
+    const until =
+      wait.reason === "limit" || wait.reason === "pause" ? wait.untilLocalMs : undefined;
+    if (until === undefined || until - now() <= MAX_WAIT_MS) {
+      outcomes.waiting(until, wait.reason === "limit" ? "rate limit reached" : this.pauseWhy);
       return;
     }
-    const ms = wait.untilLocalMs - now();
-    if (ms <= MAX_WAIT_MS) {
-      progress.waiting(
-        wait.untilLocalMs,
-        wait.reason === "limit" ? "rate limit reached" : this.pauseWhy,
-      );
-      return;
-    }
-    const until = isoTime(wait.untilLocalMs).replace("T", " ").slice(0, -5) + " UTC";
+    const when = isoTime(until).replace("T", " ").slice(0, -5) + " UTC";
     this.stop(
       new RateLimitError(
-        `the rate limit allows no more requests until ${until} (in ${formatDuration(ms)}); the run stops here`,
+        `the rate limit allows no more requests until ${when} (in ${formatWait(until - now())}); the run stops here`,
         EXIT.RATE_LIMITED,
         429,
         { method: "POST", url: this.parts.url },
@@ -279,49 +230,30 @@ export class RowSender {
     );
   }
 
-  /** A row sent that was not added: its outcome, into the room kept for it (see reserveRow). */
-  private notAdded(
-    row: Row,
-    kind: "failed" | "unknown",
-    last: Attempt,
-    error: PetstoreError,
-  ): void {
-    const { results, outcomes, progress } = this.parts;
-    const line: ResultLine = {
-      row: row.row,
-      line: row.line,
-      outcome: kind,
-      digest: row.digest,
-      error: summarize(error, last.answer),
-    };
-    results?.recordOutcome(line);
-    outcomes?.record(line);
-    if (kind === "unknown") progress.rowUnknown(row.row);
-    else progress.rowFailed();
+  /** A row sent that was not added: its outcome. */
+  private notAdded(row: Row, outcome: "failed" | "unknown", last: Attempt, error: PetstoreError) {
+    const { digest } = row;
+    const summary = summarize(error, last.answer);
+    this.parts.outcomes.record({ row: row.row, line: row.line, outcome, digest, error: summary });
   }
 
   /** `sent` is called once the row's first request has left. */
   private async sendRow(row: Row, post: Poster, sent: () => void): Promise<void> {
-    const { pacer, now, retry, results, outcomes, progress } = this.parts;
+    const { pacer } = this;
+    const { retry, results, outcomes } = this.parts;
+    const now = this.parts.timers.now;
     let last: Attempt | undefined;
     for (let attempt = 1; ; attempt++) {
-      const issued = pacer.tryAcquire() ?? (await pacer.acquire());
+      const issued = await pacer.acquire();
       if (issued === undefined) {
         // Stopped while waiting: a row whose earlier attempt was refused was certainly not added.
         if (last?.result.kind === "again") this.notAdded(row, "failed", last, last.result.error);
         return;
       }
-      if (attempt === 1 && results !== undefined) {
-        // Room for the row's lines first (a full disk: it is not sent, and the run stops), then
-        // its `sending` line, written before the request leaves (one write for the rows of a turn).
-        const ready =
-          results.reserveRow(row.row, row.line) &&
-          (results.sending(row.row, row.line, row.digest!), await results.written());
-        if (!ready) {
-          pacer.complete(issued, { answered: false, counted: "no" });
-          this.stop(results.failure!);
-          return;
-        }
+      // Its `sending` line is on disk before the request leaves (a full disk: not sent).
+      if (attempt === 1 && results && !(await results.sending(row.row, row.line, row.digest!))) {
+        pacer.complete(issued, { answered: false, counted: "no" });
+        return;
       }
       const answer = post(row.body!);
       if (attempt === 1) sent();
@@ -332,21 +264,25 @@ export class RowSender {
       const headers = last.answer
         ? rateLimitFromHeaders(last.answer.headers, pacer.serviceNow(receivedAt))
         : {};
-      const completion: Completion = { answered: last.answer !== undefined, counted: last.counted };
+      const answered = last.answer !== undefined;
       const limit = completeRateLimit(headers);
-      if (limit !== undefined) completion.limit = limit;
+      const completion: Completion = { answered, counted: last.counted, limit };
       const { result } = last;
-      if (result.kind === "added") {
-        pacer.complete(issued, completion);
-        results?.added(row.row, row.line, row.digest!, result.id);
-        outcomes?.added(row.row, row.line, result.id);
-        progress.rowAdded();
-        return;
-      }
       if (result.kind !== "again") {
         pacer.complete(issued, completion);
-        this.notAdded(row, result.kind, last, result.error);
-        if (result.stop !== undefined) this.stop(result.stop);
+        const { digest } = row;
+        if (result.kind === "added") {
+          outcomes.record({
+            row: row.row,
+            line: row.line,
+            outcome: "added",
+            digest,
+            id: result.id,
+          });
+        } else {
+          this.notAdded(row, result.kind, last, result.error);
+          if (result.stop !== undefined) this.stop(result.stop);
+        }
         return;
       }
       const delay = computeDelay(
@@ -355,13 +291,16 @@ export class RowSender {
         pacer.serviceNow(receivedAt),
         this.parts.random,
       );
-      this.pauseWhy =
-        headers.retryAfterMs !== undefined || result.rateLimited
-          ? "the service asked to wait"
-          : `retrying after ${describeFailure(result.error)}`;
+      const { error } = result;
+      const failure = error instanceof HttpError ? `a ${error.status} answer` : "a network error";
+      const asked = headers.retryAfterMs !== undefined || result.rateLimited;
+      this.pauseWhy = asked ? "the service asked to wait" : `retrying after ${failure}`;
       pacer.complete(issued, completion, receivedAt + delay);
       if (attempt > retry.limit || delay > retry.maxRetryAfter) {
         this.notAdded(row, "failed", last, result.error);
+        // A wait too long to make names its end, as it does to a row waiting for it.
+        if (delay > MAX_WAIT_MS)
+          this.onWait({ go: false, reason: "pause", untilLocalMs: receivedAt + delay });
         const attempts = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
         const { message, exitCode, hint } = result.error;
         this.stop(

@@ -3,57 +3,48 @@
  * schema (the server's own rules), and for a valid one the exact request body
  * and its digest. The digest ties a line of the results file to the content
  * that was sent, so `--resume` can tell that a row is still the same row.
+ *
+ * The first pass (firstPass) reads every row and keeps only counts and the
+ * problems, so nothing is sent unless the whole input is good (or --skip-invalid
+ * says to send the good rows); the second reads the rows again to send them.
  */
 import { hash } from "node:crypto";
-import { INT64_MAX, INT64_MIN, NAME_MAX_LENGTH, type NewPet } from "../schema/pet.js";
+import { UsageError } from "../errors.js";
+import type { IO } from "../io.js";
+import type { NewPet } from "../schema/pet.js";
 import { validateNewPet } from "../schema/validate.js";
 import type { InputSource } from "./input/source.js";
-
-export interface RowProblem {
-  /** The field at fault; absent when the record could not be read at all. */
-  field?: string;
-  message: string;
-}
+import { PriorState, wasSent, type PriorRuns } from "./prior-runs.js";
+import type { RowProblem } from "./results.js";
 
 export interface Row {
   row: number;
   line: number;
-  /** Present when the row is valid. */
-  pet?: NewPet;
   /** The JSON body of the POST (present when valid). */
   body?: string;
-  /** 16 hex digits of the SHA-256 of `body` (present when valid). */
+  /** 16 hex digits of the SHA-256 of `body` (present with it). */
   digest?: string;
   /** Present when the row is invalid. */
   problems?: RowProblem[];
 }
 
-export function digestOf(body: string): string {
-  return hash("sha256", body, "hex").slice(0, 16);
+/** What the first pass found: the rows the run starts from. */
+export interface RunPlan {
+  rows: number;
+  invalid: number;
+  /** Added by an earlier run (--resume). */
+  previouslyAdded: number;
+  /** Left unknown by an earlier run, and not sent again without --retry-unknown. */
+  heldUnknown: number;
+  /** Meant to be sent by this run. */
+  toSend: number;
 }
 
-/**
- * The common case without a schema run (most of the cost of reading a row): a
- * record that NewPet certainly accepts, as NewPet would give it back. Anything
- * else (undefined) goes through validateNewPet, which also words the problems.
- */
-export function plainlyValid(value: unknown): NewPet | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const record = value as Record<string, unknown>;
-  for (const key in record) {
-    if (key !== "name" && key !== "categoryId" && key !== "status") return undefined;
-    if (!Object.prototype.hasOwnProperty.call(record, key)) return undefined;
-  }
-  const { name, categoryId, status } = record;
-  if (typeof name !== "string" || name.length < 1 || name.length > NAME_MAX_LENGTH)
-    return undefined;
-  if (name.trim().length === 0) return undefined;
-  if (typeof categoryId !== "bigint" || categoryId < INT64_MIN || categoryId > INT64_MAX) {
-    return undefined;
-  }
-  if (status === undefined) return "status" in record ? undefined : { name, categoryId };
-  if (status !== "available" && status !== "pending" && status !== "sold") return undefined;
-  return { name, categoryId, status };
+/** Rows named on stderr for a resume that does not match, or whose outcome is unknown. */
+export const SHOWN = 20;
+
+export function digestOf(body: string): string {
+  return hash("sha256", body, "hex").slice(0, 16);
 }
 
 /** What stringifyJson gives for the NewPet, written out (the digest of --resume depends on it). */
@@ -62,37 +53,71 @@ export function petBody(pet: NewPet): string {
   return `{"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId}${status}}`;
 }
 
-/** `withBody`: also build the request body and its digest (not needed to count problems). */
-export function* readRows(source: InputSource, withBody = true): Generator<Row> {
-  for (const record of source.records()) {
+export async function* readRows(source: InputSource): AsyncGenerator<Row> {
+  for await (const record of source.records()) {
     const { row, line } = record;
     if (record.unreadable !== undefined) {
       yield { row, line, problems: [{ message: record.unreadable }] };
       continue;
     }
-    let pet = plainlyValid(record.value);
-    if (pet === undefined) {
-      const checked = validateNewPet(record.value);
-      if (!checked.ok) {
-        const problems = checked.problems.map((p) => ({ field: p.field, message: p.problem }));
-        yield { row, line, problems };
-        continue;
-      }
-      pet = checked.value;
-    }
-    if (!withBody) {
-      yield { row, line, pet };
+    const checked = validateNewPet(record.value);
+    if (!checked.ok) {
+      const problems = checked.problems.map((p) => ({ field: p.field, message: p.problem }));
+      yield { row, line, problems };
       continue;
     }
-    const body = petBody(pet);
-    yield { row, line, pet, body, digest: digestOf(body) };
+    const body = petBody(checked.value);
+    yield { row, line, body, digest: digestOf(body) };
   }
 }
 
-/** `row 3 (line 4): categoryId must be ...` */
-export function describeProblem(row: { row: number; line: number }, problem: RowProblem): string {
-  const where = `row ${row.row} (line ${row.line})`;
-  return problem.field === undefined
-    ? `${where}: ${problem.message}`
-    : `${where}: ${problem.field} ${problem.message}`;
+/**
+ * Reads and checks every row (and, with --resume, compares it with the results
+ * of earlier runs). Every problem is listed on stderr as it is found (a compiler's
+ * habit): memory stays flat, and a spreadsheet's every typo is fixed in one round.
+ */
+export async function firstPass(
+  source: InputSource,
+  prior: PriorRuns | undefined,
+  options: { retryUnknown: boolean; resume?: string },
+  io: IO,
+): Promise<RunPlan> {
+  const plan: RunPlan = { rows: 0, invalid: 0, previouslyAdded: 0, heldUnknown: 0, toSend: 0 };
+  const mismatches: string[] = [];
+  let mismatchCount = 0;
+  const mismatch = (text: string) => {
+    if (mismatchCount++ < SHOWN) mismatches.push(text);
+  };
+  for await (const row of readRows(source)) {
+    plan.rows++;
+    if (row.problems !== undefined) {
+      if (plan.invalid++ === 0) io.stderr.write(`petstore add: problems in ${source.label}:\n`);
+      for (const { field, message } of row.problems) {
+        const what = field === undefined ? message : `${field} ${message}`;
+        io.stderr.write(`  row ${row.row} (line ${row.line}): ${what}\n`);
+      }
+    }
+    const state = prior?.state(row.row) ?? PriorState.None;
+    const sent = wasSent(state);
+    if (sent && !prior!.sameContent(row.row, row.digest)) {
+      const was = state === PriorState.Added ? "added" : "sent";
+      mismatch(`row ${row.row} (line ${row.line}) is not the row that was ${was} before`);
+      continue;
+    }
+    if (row.problems !== undefined) continue;
+    if (state === PriorState.Added) plan.previouslyAdded++;
+    else if (sent && !options.retryUnknown) plan.heldUnknown++;
+    else plan.toSend++;
+  }
+  for (const row of prior?.sentBeyond(plan.rows) ?? []) {
+    mismatch(`row ${row} was sent before; the input has ${plan.rows} rows`);
+  }
+  if (mismatchCount > 0) {
+    const more = mismatchCount > SHOWN ? `\n  and ${mismatchCount - SHOWN} more` : "";
+    throw new UsageError(
+      `${source.label} is not the input of the run recorded in ${options.resume}; nothing was sent:\n  ${mismatches.join("\n  ")}${more}`,
+      "resume with the same input file (rows may be fixed, not moved), or start a new --results file",
+    );
+  }
+  return plan;
 }

@@ -3,7 +3,7 @@
  * The request flags (--timeout, --max-retries, --base-url...) mean what they
  * mean for every command; the single-pet flags do not apply to a file of pets.
  * Of the output flags, `--json` (or `--output ndjson`) and `-q` put each row's
- * outcome on stdout (src/bulk/outcome-stream.ts); the other formats do not apply.
+ * outcome on stdout (src/bulk/outcomes.ts); the other formats do not apply.
  */
 import { wholeNumberFlag } from "../schema/whole-number.js";
 import { Option, type OptionValues } from "commander";
@@ -13,7 +13,7 @@ import { requestOptionsFrom, type RequestOptions } from "./request-options.js";
 import { UsageError } from "../errors.js";
 import type { BulkOptions } from "../bulk/engine.js";
 import { INPUT_FORMATS, isInputFormat } from "../bulk/input/input-format.js";
-import type { StdoutMode } from "../bulk/outcome-stream.js";
+import type { StdoutMode } from "../bulk/outcomes.js";
 
 /** Measured against `petstore serve` (docs/benchmarks.md): the rate stops growing beyond it. */
 export const DEFAULT_CONCURRENCY = 16;
@@ -117,6 +117,13 @@ export function bulkOptionsFrom(
       "--retry-unknown sends again the rows of an earlier run whose outcome is unknown; it needs --resume <results>",
     );
   }
+  const results = values.results as string | undefined;
+  if (results !== undefined && resume !== undefined && results !== resume) {
+    throw new UsageError(
+      "--resume continues the results file it names; --results names the file of a new run",
+      `to continue that run: --resume ${resume} (without --results)`,
+    );
+  }
   const request = requestOptionsFrom(values, env);
   const bulk: BulkOptions = {
     from,
@@ -130,7 +137,6 @@ export function bulkOptionsFrom(
   if (format !== undefined) bulk.format = format;
   if (stdout !== undefined) bulk.stdout = stdout;
   if (values.ignoreUnknownColumns === true) bulk.ignoreUnknownColumns = true;
-  const results = values.results as string | undefined;
   if (results !== undefined) bulk.results = results;
   if (resume !== undefined) bulk.resume = resume;
   return { bulk, request };

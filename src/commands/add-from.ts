@@ -14,7 +14,7 @@ import { routeTo } from "./proxy-route.js";
 import { runBulkAdd, type BulkOptions, type BulkReport } from "../bulk/engine.js";
 import type { StdinChunks } from "../bulk/input/source.js";
 import { bulkOptionsFrom } from "./add-from-options.js";
-import { formatCount, formatElapsed } from "../bulk/progress.js";
+import { formatCount, formatElapsed } from "../bulk/outcomes.js";
 import { stdoutWriteError } from "../output/write-failure.js";
 
 /** Streams stdin when the IO can; otherwise (a test IO) reads it whole. */

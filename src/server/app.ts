@@ -5,9 +5,10 @@
  * order docs/serve.md gives: route, CORS preflight (answered at once, using no
  * quota), rate limit (per key, or per client address without a valid key), what
  * node:http would refuse itself (no Host, an unmet Expect), authentication,
- * 404/405, faults, the operation. CONNECT and requests node:http cannot parse
- * never reach the handler: they are answered on the socket. responder.ts writes,
- * counts, logs and journals every answer.
+ * 404/405, faults, the operation. A /v1 request is an `Exchange` from there on:
+ * `answer()` and `drop()` are the one place its answer, or its dropped
+ * connection, is written, counted, logged and journaled. CONNECT and requests
+ * node:http cannot parse never reach the handler: they are answered on the socket.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
@@ -15,20 +16,20 @@ import { deprecationHeaderValues } from "../schema/deprecation.js";
 import type { AccessLog } from "./access-log.js";
 import { adminAccess, refusal } from "./admin/access.js";
 import { FakeClock, type Clock } from "./admin/clock.js";
-import { ControlPlane } from "./admin/control-plane.js";
-import { DEFAULT_JOURNAL_SIZE, JournalEntry, RequestJournal } from "./admin/request-journal.js";
-import { createAdminRoutes, isAdminPath } from "./admin/routes.js";
-import { Keyring, unauthorizedReply, type Identity } from "./auth.js";
-import { createCors, type CorsOption } from "./cors.js";
+import { JournalEntry, RequestJournal } from "./admin/request-journal.js";
+import { createAdminRoutes, health, isAdminPath, keyEntry, type Fake } from "./admin/routes.js";
+import { createCors } from "./cors.js";
 import { faultInjector, type FaultSettings } from "./faults.js";
 import { createHomeRoute, isHomePath } from "./home/route.js";
+import { Keyring, unauthorizedReply, type Identity } from "./auth.js";
 import type { ApiKeySpec } from "./keys.js";
 import { createOpenApiRoute } from "./openapi-route.js";
 import { PageCache } from "./page-cache.js";
 import { createPet, getPet, listPets } from "./pet-routes.js";
-import { DEFAULT_BAN_POLICY, RequestLimiter, type BanPolicy } from "./rate-limit.js";
+import { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
 import { errorReply, printable, type Reply } from "./reply.js";
-import { Responder, type ServerStats } from "./responder.js";
+import { Responder } from "./responder.js";
+import { DEFAULT_JOURNAL_SIZE } from "./serve-defaults.js";
 import type { PetStore } from "./store/types.js";
 
 export type { Clock } from "./admin/clock.js";
@@ -41,8 +42,8 @@ export interface AppOptions {
   log?: AccessLog;
   faults?: FaultSettings;
   ban?: BanPolicy;
-  /** CORS: true (the default) for any origin, a list of origins, or false for off. */
-  cors?: CorsOption;
+  /** CORS: true (the default) for any origin, a list of normalized origins, or false for off. */
+  cors?: boolean | readonly string[];
   /** Requests kept in the request journal; 0 turns it off. Default 1,000. */
   journalSize?: number;
   /**
@@ -53,6 +54,17 @@ export interface AppOptions {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** One /v1 request being answered. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  startedAt: number;
+  /** Headers every answer to it carries besides CORS (rate limits, deprecation). */
+  headers: readonly string[];
+  /** Its entry in the request journal; none for a preflight, or with the journal off. */
+  entry?: JournalEntry;
+}
 
 const enum Route {
   None,
@@ -76,8 +88,7 @@ function routeOf(path: string): Route {
 
 /** Sent on every answer of `GET /v1/pets/{petId}`. */
 const DEPRECATION_HEADERS = Object.entries(deprecationHeaderValues()).flat();
-/** Retry-After of an injected 503, in seconds. */
-const FAULT_RETRY_AFTER = "1";
+const NO_CONTENT: Reply = { status: 204, body: "" };
 
 const planOf = (identity: Identity) => (typeof identity === "object" ? identity.plan : null);
 
@@ -129,58 +140,100 @@ function clientErrorReply(code: string | undefined): Reply {
   return errorReply("bad_request", "the request is not valid HTTP/1.1");
 }
 
-/** The home page's keys: the entries of GET /__admin/keys with each key in full. */
-function keysInFull(control: ControlPlane): Reply {
-  const specs = control.keys();
-  const keys = control.keyEntries().map((entry, i) => ({ ...entry, key: specs[i]!.key }));
-  return { status: 200, body: JSON.stringify({ keys }) };
-}
-
 export function createApp(store: PetStore, options: AppOptions) {
   const clock = new FakeClock(options.clock);
   const log = options.log;
-  const keyring = new Keyring(options.keys);
-  const cors = createCors(options.cors);
-  const limiter = new RequestLimiter(options.ban ?? DEFAULT_BAN_POLICY);
+  const keyring = new Keyring(options.keys, options.ban ?? DEFAULT_BAN_POLICY);
+  const cors = createCors(options.cors ?? true);
   const journal = new RequestJournal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
-  const responder = new Responder(cors, clock, journal, log);
-  const journaling = responder.journaling;
+  const responder = new Responder(clock, log);
   const pages = new PageCache(store);
   const openApi = createOpenApiRoute();
-  let faultSettings = options.faults ?? {};
-  let faults = faultInjector(faultSettings);
+  let faults = faultInjector(options.faults ?? {});
   let closed = false;
-  const control = new ControlPlane({
+  const fake: Fake = {
     store,
-    keys: options.keys,
     keyring,
-    limiter,
     clock,
     journal,
-    faults: {
-      get: () => faultSettings,
-      set: (settings) => {
-        faults = faultInjector(settings);
-        faultSettings = settings;
-      },
+    startedAt: performance.now(),
+    faults: options.faults ?? {},
+    setFaults(settings) {
+      faults = faultInjector(settings);
+      fake.faults = settings;
     },
-  });
+  };
   const access = adminAccess(options.admin?.host ?? "0.0.0.0", options.admin?.token);
-  const admin = createAdminRoutes(control, access, {
-    clock,
-    count: (status) => responder.count(status),
-    note: (message) => log?.note(message),
-  });
+  const admin = createAdminRoutes(fake, access, responder);
   const home = createHomeRoute({
     list: (query) => listPets(pages, query),
     openApi,
-    keys: (req) => refusal(access, req) ?? keysInFull(control),
-    health: () => control.health(),
+    // The home page's keys: the entries of GET /__admin/keys with each key in full.
+    keys: (req) =>
+      refusal(access, req) ?? {
+        status: 200,
+        body: JSON.stringify({
+          keys: keyring.list().map((account) => ({ ...keyEntry(fake, account), key: account.key })),
+        }),
+      },
+    health: () => health(fake),
     now: () => clock.now(),
   });
 
+  /** Writes the answer to a /v1 request: the one place every /v1 answer leaves. */
+  function answer(exchange: Exchange, reply: Reply): void {
+    const { req, res, headers } = exchange;
+    responder.write(res, reply, [...headers, ...cors.headers(req.headers.origin)]);
+    finish(exchange, reply.status);
+  }
+
+  /** Closes the connection of a /v1 request on purpose, without an answer (a reset fault, shutdown). */
+  function drop(exchange: Exchange): void {
+    exchange.req.socket.destroy();
+    finish(exchange, "reset");
+  }
+
+  function finish({ req, startedAt, entry }: Exchange, outcome: number | "reset"): void {
+    responder.answered(req, outcome, startedAt);
+    if (entry !== undefined) {
+      journal.record(entry, outcome === "reset" ? null : outcome, performance.now() - startedAt);
+    }
+  }
+
+  /** The operation; `resetAfter`: its connection is closed instead of answered. */
+  function operate(
+    exchange: Exchange,
+    route: Route,
+    path: string,
+    query: string,
+    resetAfter: boolean,
+  ) {
+    const { req, res, entry } = exchange;
+    const finishWith = (reply: Reply | undefined) => {
+      if (reply === undefined) return;
+      if (resetAfter) drop(exchange);
+      else answer(exchange, reply);
+    };
+    const failed = (error: unknown) =>
+      finishWith(responder.failed(`${req.method} request`, res, error));
+    if (route === Route.Pets && req.method === "POST") {
+      const keep = entry && ((bytes: Buffer) => journal.keepBody(entry, bytes));
+      createPet(store, req, keep).then(finishWith, failed);
+      return;
+    }
+    try {
+      finishWith(
+        route === Route.Pets
+          ? listPets(pages, query)
+          : getPet(store, path.slice(PET_PREFIX.length)),
+      );
+    } catch (error) {
+      failed(error);
+    }
+  }
+
   function handle(req: IncomingMessage, res: ServerResponse, unmetExpectation: boolean): void {
-    const startedAt = responder.startedAt();
+    const startedAt = performance.now();
     const url = req.url ?? "/";
     const queryAt = url.indexOf("?");
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
@@ -190,62 +243,44 @@ export function createApp(store: PetStore, options: AppOptions) {
     const address = req.socket.remoteAddress;
     // The home page (GET /, /__home/*) is outside the API: no key, no quota used.
     if (isHomePath(path)) {
-      const limit = limiter.check(identity, address, clock.now(), false);
+      const limit = keyring.limit(identity, address, clock.now(), false);
       return responder.answered(req, home(req, res, path, limit.headers)!, startedAt);
     }
+    // A /v1 request starts here.
+    const exchange: Exchange = { req, res, startedAt, headers: [] };
     if (req.method === "OPTIONS" && !unmetExpectation && /^\/v1(?:\/|$)/.test(path)) {
       const grants = cors.preflight(req.headers);
       if (grants !== undefined) {
-        const limit = limiter.check(identity, address, clock.now(), false);
-        return responder.sendNoContent(req, res, [...limit.headers, ...grants], startedAt);
+        const limit = keyring.limit(identity, address, clock.now(), false);
+        responder.write(res, NO_CONTENT, [...limit.headers, ...grants]);
+        return responder.answered(req, 204, startedAt);
       }
     }
     const route = routeOf(path);
     const nowMs = clock.now();
-    const limit = limiter.check(identity, address, nowMs, true);
-    if (journaling) {
-      const entry = new JournalEntry(nowMs, req.method ?? "-", url, path.length, planOf(identity));
-      journal.begin(req, entry);
-    }
-    const headers =
+    const limit = keyring.limit(identity, address, nowMs, true);
+    exchange.headers =
       route === Route.Pet ? [...limit.headers, ...DEPRECATION_HEADERS] : limit.headers;
-    const send = (reply: Reply) => responder.send(req, res, reply, headers, startedAt);
+    if (journal.capacity > 0) {
+      exchange.entry = new JournalEntry(
+        nowMs,
+        req.method ?? "-",
+        url,
+        path.length,
+        planOf(identity),
+      );
+    }
     const refused = limit.refusal ?? refusalOf(req, identity, route, path, unmetExpectation);
-    if (refused !== undefined) return send(refused);
-    if (route === Route.OpenApi) return send({ status: 200, body: openApi(req) });
-
-    /** The operation; `resetAfter`: its connection is closed instead of answered. */
-    const operate = (resetAfter: boolean) => {
-      const finish = (reply: Reply | undefined) => {
-        if (reply === undefined) return;
-        if (resetAfter) responder.reset(req, startedAt);
-        else send(reply);
-      };
-      if (route === Route.Pets && req.method === "POST") {
-        const keep = journaling ? (bytes: Buffer) => journal.keepBody(req, bytes) : undefined;
-        createPet(store, req, keep).then(finish, (error: unknown) => {
-          finish(responder.failed(req, res, error));
-        });
-        return;
-      }
-      let reply: Reply | undefined;
-      try {
-        reply =
-          route === Route.Pets
-            ? listPets(pages, query)
-            : getPet(store, path.slice(PET_PREFIX.length));
-      } catch (error) {
-        reply = responder.failed(req, res, error);
-      }
-      finish(reply);
-    };
-    if (faults === undefined) return operate(false);
+    if (refused !== undefined) return answer(exchange, refused);
+    if (route === Route.OpenApi) return answer(exchange, { status: 200, body: openApi(req) });
+    if (faults === undefined) return operate(exchange, route, path, query, false);
     const plan = faults();
     const proceed = () => {
-      if (closed || plan.failure === "reset") return responder.reset(req, startedAt);
-      if (plan.failure !== "503") return operate(plan.failure === "reset-after");
+      if (closed || plan.failure === "reset") return drop(exchange);
+      if (plan.failure !== "503")
+        return operate(exchange, route, path, query, plan.failure === "reset-after");
       const message = "injected fault (--fail-rate): the service is unavailable; retry later";
-      send(errorReply("fault_injected", message, ["Retry-After", FAULT_RETRY_AFTER]));
+      answer(exchange, errorReply("fault_injected", message, ["Retry-After", "1"]));
     };
     if (plan.delayMs > 0) setTimeout(proceed, plan.delayMs).unref();
     else proceed();
@@ -255,23 +290,23 @@ export function createApp(store: PetStore, options: AppOptions) {
   function handleConnect(req: IncomingMessage, socket: Duplex): void {
     // node:http hands the socket over without its error listener.
     socket.on("error", () => socket.destroy());
-    const startedAt = responder.startedAt();
+    const startedAt = performance.now();
     const nowMs = clock.now();
     const identity = keyring.identify(req.headers.authorization);
-    const limit = limiter.check(identity, req.socket.remoteAddress, nowMs, true);
+    const limit = keyring.limit(identity, req.socket.remoteAddress, nowMs, true);
     const reply =
       limit.refusal ??
       errorReply("method_not_allowed", "CONNECT is not allowed: the fake is not a proxy", [
         "Allow",
         ALLOW[Route.Pets]!,
       ]);
-    responder.sendOnSocket(socket, reply, limit.headers, req.headers.origin, nowMs);
+    const headers = [...limit.headers, ...cors.headers(req.headers.origin)];
+    responder.writeOnSocket(socket, reply, headers, nowMs);
     responder.answered(req, reply.status, startedAt);
-    if (journaling) {
+    if (journal.capacity > 0) {
       const target = req.url ?? "";
       const entry = new JournalEntry(nowMs, "CONNECT", target, target.length, planOf(identity));
-      journal.begin(req, entry);
-      journal.finish(req, reply.status, performance.now() - startedAt);
+      journal.record(entry, reply.status, performance.now() - startedAt);
     }
   }
 
@@ -286,9 +321,14 @@ export function createApp(store: PetStore, options: AppOptions) {
     const headers = started?.req?.headers;
     const address = (socket as Duplex & { remoteAddress?: string }).remoteAddress;
     const nowMs = clock.now();
-    const limit = limiter.check(keyring.identify(headers?.authorization), address, nowMs, false);
+    const limit = keyring.limit(keyring.identify(headers?.authorization), address, nowMs, false);
     const reply = clientErrorReply(error.code);
-    responder.sendOnSocket(socket, reply, limit.headers, headers?.origin, nowMs);
+    responder.writeOnSocket(
+      socket,
+      reply,
+      [...limit.headers, ...cors.headers(headers?.origin)],
+      nowMs,
+    );
     responder.answeredMalformed(reply.status, error.code ?? error.message);
   }
 
@@ -297,9 +337,9 @@ export function createApp(store: PetStore, options: AppOptions) {
     handleExpectation: (req: IncomingMessage, res: ServerResponse) => handle(req, res, true),
     handleConnect,
     handleClientError,
-    stats: (): ServerStats => responder.stats(),
-    /** The control plane's operations, for the library's RunningServer. */
-    control,
+    stats: () => responder.stats(),
+    /** The server's parts, as the control plane's operations act on them (the library's too). */
+    fake,
     /** Shutting down: answers ask clients to close the connection. */
     drain: () => {
       responder.draining = true;

@@ -1,9 +1,14 @@
 /**
- * API keys of the fake and their plans. A key spec is `key[:plan[:perMinute/perDay]]`:
- * `abc` (free), `abc:pro`, `abc:enterprise` (unlimited), `abc:enterprise:600/20000`.
- * Keys are RFC 6750 b64token characters, so `:` and `,` can separate fields and specs.
+ * API keys of the fake and their plans. One schema checks a key in each of its
+ * forms: the spec `key[:plan[:perMinute/perDay]]` of `--key`, `--keys-file` and
+ * `PETSTORE_SERVE_KEYS` (`abc`, `abc:pro`, `abc:enterprise:600/20000`), the
+ * body of `POST /__admin/keys`, and the `keys` option and `addKey()` of the
+ * library (a spec, or `{key, plan?, limits?}`). Keys are RFC 6750 b64token
+ * characters, so `:` and `,` can separate fields and specs.
  */
 import { randomBytes } from "node:crypto";
+import * as z from "zod/mini";
+import { check, integer, strict, type Checked } from "./check.js";
 import { ServerConfigError } from "./config-error.js";
 
 export interface WindowLimits {
@@ -20,7 +25,8 @@ export const PLAN_LIMITS = {
 } as const satisfies Record<string, WindowLimits | null>;
 
 export type PlanName = keyof typeof PLAN_LIMITS;
-export const PLAN_NAMES = Object.keys(PLAN_LIMITS) as PlanName[];
+export const PLAN_NAMES = Object.keys(PLAN_LIMITS) as [PlanName, ...PlanName[]];
+export const PLAN = z.enum(PLAN_NAMES, { error: `must be one of ${PLAN_NAMES.join(", ")}` });
 
 export interface ApiKeySpec {
   key: string;
@@ -29,63 +35,94 @@ export interface ApiKeySpec {
   limits: WindowLimits | null;
 }
 
-export const KEY_PATTERN = /^[A-Za-z0-9\-._~+/]+=*$/;
-export const MAX_KEY_LENGTH = 512;
-const CUSTOM_LIMITS_PATTERN = /^([1-9][0-9]{0,8})\/([1-9][0-9]{0,9})$/;
-
-function isPlanName(text: string): text is PlanName {
-  return Object.prototype.hasOwnProperty.call(PLAN_LIMITS, text);
-}
-
-/** Parses one spec; `where` names its origin in messages (e.g. `--key`, `keys.txt line 3`). */
-export function parseKeySpec(spec: string, where = "--key"): ApiKeySpec {
-  const [key = "", planText, limitsText, ...rest] = spec.trim().split(":");
-  if (key === "") throw new ServerConfigError(`${where}: the key is empty`);
-  if (key.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(key)) {
-    throw new ServerConfigError(
-      `${where}: a key must be 1 to ${MAX_KEY_LENGTH} of the characters A-Z a-z 0-9 - . _ ~ + / (then optional =)`,
-    );
-  }
-  if (rest.length > 0) {
-    throw new ServerConfigError(`${where}: expected key[:plan[:perMinute/perDay]]`);
-  }
-  const plan = planText === undefined || planText === "" ? "free" : planText.toLowerCase();
-  if (!isPlanName(plan)) {
-    throw new ServerConfigError(
-      `${where}: unknown plan ${JSON.stringify(planText)}; plans: ${PLAN_NAMES.join(", ")}`,
-    );
-  }
-  if (limitsText === undefined) return { key, plan, limits: PLAN_LIMITS[plan] };
-  if (plan !== "enterprise") {
-    throw new ServerConfigError(
-      `${where}: custom limits are for the enterprise plan only; ${plan} has ${describeLimits(PLAN_LIMITS[plan])}`,
-    );
-  }
-  const match = CUSTOM_LIMITS_PATTERN.exec(limitsText);
-  if (!match) {
-    throw new ServerConfigError(
-      `${where}: limits must be perMinute/perDay as positive integers, e.g. 600/20000; got ${JSON.stringify(limitsText)}`,
-    );
-  }
-  const limits = { perMinute: Number(match[1]), perDay: Number(match[2]) };
-  if (limits.perDay < limits.perMinute) {
-    throw new ServerConfigError(`${where}: the per-day limit is below the per-minute limit`);
-  }
-  return { key, plan, limits };
-}
+const KEY_RULE = "must be 1 to 512 of the characters A-Z a-z 0-9 - . _ ~ + / (then optional =)";
+const MAX_PER_MINUTE = 999_999_999;
+const MAX_PER_DAY = 9_999_999_999;
+const SPEC = "key[:plan[:perMinute/perDay]]";
 
 function describeLimits(limits: WindowLimits | null): string {
   return limits === null ? "no limits" : `${limits.perMinute}/min and ${limits.perDay}/day`;
 }
 
+/** A key in fields, as `POST /__admin/keys` takes it (custom limits: enterprise only). */
+export const KeyFields = z.pipe(
+  strict(
+    {
+      key: z
+        .string({ error: KEY_RULE })
+        .check(
+          z.minLength(1, { error: KEY_RULE }),
+          z.maxLength(512, { error: KEY_RULE }),
+          z.regex(/^[A-Za-z0-9\-._~+/]+=*$/, { error: KEY_RULE }),
+        ),
+      plan: z._default(PLAN, "free"),
+      perMinute: z.optional(
+        integer(1, MAX_PER_MINUTE).check(z.describe("enterprise only, with perDay")),
+      ),
+      perDay: z.optional(
+        integer(1, MAX_PER_DAY).check(z.describe("enterprise only, with perMinute")),
+      ),
+    },
+    'the body must be a JSON object such as {"key": "ci", "plan": "pro"}',
+  ).check(
+    z.superRefine(({ plan, perMinute, perDay }, context) => {
+      const problem =
+        (perMinute === undefined) !== (perDay === undefined)
+          ? "perMinute and perDay go together: give both or neither"
+          : perMinute === undefined || perDay === undefined
+            ? undefined
+            : plan !== "enterprise"
+              ? `custom limits are for the enterprise plan only; ${plan} has ${describeLimits(PLAN_LIMITS[plan])}`
+              : perDay < perMinute
+                ? "the per-day limit is below the per-minute limit"
+                : undefined;
+      if (problem !== undefined)
+        context.issues.push({ code: "custom", message: problem, input: plan });
+    }),
+  ),
+  z.transform(({ key, plan, perMinute, perDay }): ApiKeySpec => ({
+    key,
+    plan,
+    limits: perMinute === undefined ? PLAN_LIMITS[plan] : { perMinute, perDay: perDay! },
+  })),
+);
+
+/** A spec's fields, or what is wrong with its form. */
+function specFields(spec: string): Checked<unknown> {
+  const [key, plan, limits, ...rest] = spec.trim().split(":");
+  if (rest.length > 0) return { ok: false, problems: [`expected ${SPEC}`] };
+  const counts = limits === undefined ? null : /^([0-9]{1,10})\/([0-9]{1,10})$/.exec(limits);
+  if (limits !== undefined && counts === null) {
+    return {
+      ok: false,
+      problems: [`limits must be perMinute/perDay, e.g. 600/20000; got ${JSON.stringify(limits)}`],
+    };
+  }
+  return {
+    ok: true,
+    value: {
+      key,
+      plan: plan === undefined || plan === "" ? undefined : plan.toLowerCase(),
+      perMinute: counts === null ? undefined : Number(counts[1]),
+      perDay: counts === null ? undefined : Number(counts[2]),
+    },
+  };
+}
+
+/** One spec; `where` names its origin in messages (e.g. `--key`, `keys.txt line 3`). */
+export function parseKeySpec(spec: string, where = "--key"): ApiKeySpec {
+  const fields = specFields(spec);
+  const checked = fields.ok ? check(KeyFields, fields.value) : fields;
+  if (!checked.ok) throw new ServerConfigError(`${where}: ${checked.problems.join("; ")}`);
+  return checked.value;
+}
+
 /** A keys file: one spec per line; blank lines and `#` comments are skipped. */
 export function parseKeysFile(text: string, fileName: string): ApiKeySpec[] {
-  const keys: ApiKeySpec[] = [];
-  text.split(/\r?\n/).forEach((line, index) => {
+  return text.split(/\r?\n/).flatMap((line, index) => {
     const content = line.replace(/#.*$/, "").trim();
-    if (content !== "") keys.push(parseKeySpec(content, `${fileName} line ${index + 1}`));
+    return content === "" ? [] : [parseKeySpec(content, `${fileName} line ${index + 1}`)];
   });
-  return keys;
 }
 
 /** `PETSTORE_SERVE_KEYS`: specs separated by commas. */
@@ -97,22 +134,63 @@ export function parseKeysList(text: string, where: string): ApiKeySpec[] {
     .map((spec) => parseKeySpec(spec, where));
 }
 
-/** Rejects a key given twice with different plans; drops exact repeats. */
-export function mergeKeys(specs: readonly ApiKeySpec[]): ApiKeySpec[] {
-  const byKey = new Map<string, ApiKeySpec>();
-  for (const spec of specs) {
-    const seen = byKey.get(spec.key);
-    if (seen === undefined) {
-      byKey.set(spec.key, spec);
-    } else if (
-      seen.plan !== spec.plan ||
-      describeLimits(seen.limits) !== describeLimits(spec.limits)
-    ) {
-      throw new ServerConfigError("the same key is given twice with different plans or limits");
-    }
-  }
-  return [...byKey.values()];
+/** The library's object form: limits that are the plan's own are no custom limits. */
+const KeyObject = strict(
+  {
+    key: z.string(),
+    plan: z.optional(PLAN),
+    limits: z.optional(z.nullable(z.object({ perMinute: z.int(), perDay: z.int() }))),
+  },
+  `must be a ${SPEC} or {key, plan?, limits?}`,
+);
+
+/** The fields of a key in the library's object form. */
+function objectFields(input: unknown): Checked<unknown> {
+  const checked = check(KeyObject, input);
+  if (!checked.ok) return checked;
+  const { key, plan = "free", limits } = checked.value;
+  const standard = PLAN_LIMITS[plan];
+  const own =
+    limits == null ||
+    (standard !== null &&
+      limits.perMinute === standard.perMinute &&
+      limits.perDay === standard.perDay);
+  return { ok: true, value: { key, plan, ...(own ? {} : limits) } };
 }
+
+/** A key of the library: a spec or `{key, plan?, limits?}` (as `running.keys` gives them). */
+export const KeyInput = z.pipe(
+  z.union([z.string(), z.custom<z.input<typeof KeyObject>>((value) => typeof value === "object")], {
+    error: `must be a ${SPEC} or {key, plan?, limits?}`,
+  }),
+  z.transform((input, context) => {
+    const fields = typeof input === "string" ? specFields(input) : objectFields(input);
+    const checked = fields.ok ? check(KeyFields, fields.value) : fields;
+    if (checked.ok) return checked.value;
+    context.issues.push({ code: "custom", message: checked.problems.join("; "), input });
+    return z.NEVER;
+  }),
+);
+
+/** The keys of the library (none: one generated free key); a key given twice must be the same. */
+export const KeyList = z.pipe(
+  z.array(KeyInput, { error: `must be an array of key specs (${SPEC}) or {key, plan?, limits?}` }),
+  z.transform((specs, context) => {
+    const byKey = new Map<string, ApiKeySpec>();
+    for (const spec of specs) {
+      const seen = byKey.get(spec.key);
+      if (seen === undefined) byKey.set(spec.key, spec);
+      else if (
+        seen.plan !== spec.plan ||
+        describeLimits(seen.limits) !== describeLimits(spec.limits)
+      ) {
+        const message = "the same key is given twice with different plans or limits";
+        context.issues.push({ code: "custom", message, input: specs });
+      }
+    }
+    return byKey.size > 0 ? [...byKey.values()] : [generateKey()];
+  }),
+);
 
 /** A fresh free-plan key, 192 random bits. */
 export function generateKey(): ApiKeySpec {

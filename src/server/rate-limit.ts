@@ -13,15 +13,12 @@
  * ends, its rejections are forgotten: a request after it, with the window still
  * exhausted, gets a plain 429 whose Retry-After is that window's real reset, and
  * only `banAfter` more rejections ban it again.
- *
- * Keys are limited by their plan; requests without a valid key by client
- * address, at the free plan's limits; unlimited keys get constant headers.
  */
-import { PLAN_LIMITS, type WindowLimits } from "./keys.js";
+import type { WindowLimits } from "./keys.js";
 import { errorReply, type Reply } from "./reply.js";
 
 const MINUTE_MS = 60_000;
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 export interface BanPolicy {
   /** Rejections tolerated within one limited period before a ban. */
@@ -67,15 +64,21 @@ function roll(bucket: RateBucket, nowMs: number): void {
   }
 }
 
-/** Counts one request against `bucket` when it is allowed, and says what to answer. */
+/**
+ * Where a request of `bucket` stands, counted when it is allowed and `count`
+ * (one that could not even be read is not: its answer only shows where the
+ * client stands).
+ */
 export function takeRequest(
   bucket: RateBucket,
   limits: WindowLimits,
   nowMs: number,
   policy: BanPolicy,
+  count = true,
 ): RateDecision {
   roll(bucket, nowMs);
   if (bucket.bannedUntilMs > nowMs) return banDecision(bucket, limits, nowMs);
+  if (!count) return describe(bucket, limits);
   if (bucket.bannedUntilMs !== 0) {
     bucket.bannedUntilMs = 0;
     bucket.rejectedInPeriod = 0;
@@ -107,13 +110,6 @@ export function takeRequest(
   return describe(bucket, limits);
 }
 
-/** The headers `bucket` would get now, without counting a request. */
-export function peekRequest(bucket: RateBucket, limits: WindowLimits, nowMs: number): RateDecision {
-  roll(bucket, nowMs);
-  if (bucket.bannedUntilMs > nowMs) return banDecision(bucket, limits, nowMs);
-  return describe(bucket, limits);
-}
-
 /** Where an allowed request leaves `bucket`: the window that binds first. */
 function describe(bucket: RateBucket, limits: WindowLimits): RateDecision {
   const minuteLeft = limits.perMinute - bucket.minuteCount;
@@ -140,14 +136,16 @@ function banDecision(bucket: RateBucket, limits: WindowLimits, nowMs: number): R
   };
 }
 
-/** What an unlimited key is told: a limit that never runs out. */
-export const UNLIMITED = 2147483647;
-
-/** What a key's limits are kept in (auth.ts's accounts). */
-export interface RateAccount {
-  /** null: unlimited. */
-  limits: WindowLimits | null;
-  bucket: RateBucket;
+/** What an unlimited key is told: a limit that never runs out, reset at the end of the minute. */
+export function unlimited(nowMs: number): RateDecision {
+  const resetSeconds = (Math.floor(nowMs / MINUTE_MS) + 1) * 60;
+  return {
+    verdict: "allowed",
+    limit: 2147483647,
+    remaining: 2147483647,
+    resetSeconds,
+    retryAfterSeconds: 0,
+  };
 }
 
 export interface LimitOutcome {
@@ -157,97 +155,28 @@ export interface LimitOutcome {
   refusal?: Reply;
 }
 
-export class RequestLimiter {
-  /** Buckets of clients without a valid key; stale ones are dropped as it grows. */
-  private addresses = new Map<string, RateBucket>();
-  private sweepAt = 4096;
-  // Unlimited keys get the same headers for a whole minute: no work per request.
-  private unlimitedHeaders: string[] = [];
-  private unlimitedUntilMs = -Infinity;
-
-  constructor(private readonly ban: BanPolicy) {}
-
-  /**
-   * `count`: whether the request uses up quota (one that could not even be
-   * read does not: its answer only shows where the client stands).
-   */
-  /** `identity`: the account of a valid key, else why there is none (auth.ts). */
-  check(
-    identity: RateAccount | string,
-    address: string | undefined,
-    nowMs: number,
-    count: boolean,
-  ): LimitOutcome {
-    if (typeof identity === "object" && identity.limits === null) {
-      return { headers: this.headersForUnlimited(nowMs) };
-    }
-    const [bucket, limits] =
-      typeof identity === "object"
-        ? [identity.bucket, identity.limits!]
-        : [this.addressBucket(address ?? "", nowMs), PLAN_LIMITS.free];
-    const decision = count
-      ? takeRequest(bucket, limits, nowMs, this.ban)
-      : peekRequest(bucket, limits, nowMs);
-    const headers = [
-      "X-RateLimit-Limit",
-      String(decision.limit),
-      "X-RateLimit-Remaining",
-      String(decision.remaining),
-      "X-RateLimit-Reset",
-      String(decision.resetSeconds),
-    ];
-    return { headers, refusal: decision.verdict === "allowed" ? undefined : refusal(decision) };
-  }
-
-  /** The windows and bans of clients without a valid key start over. */
-  clearAddresses(): void {
-    this.addresses = new Map();
-  }
-
-  private addressBucket(address: string, nowMs: number): RateBucket {
-    let bucket = this.addresses.get(address);
-    if (bucket === undefined) {
-      if (this.addresses.size >= this.sweepAt) {
-        const today = Math.floor(nowMs / DAY_MS);
-        for (const [known, old] of this.addresses) {
-          if (old.dayWindow < today && old.bannedUntilMs <= nowMs) this.addresses.delete(known);
-        }
-        this.sweepAt = Math.max(4096, this.addresses.size * 2);
-      }
-      bucket = new RateBucket();
-      this.addresses.set(address, bucket);
-    }
-    return bucket;
-  }
-
-  private headersForUnlimited(nowMs: number): string[] {
-    if (nowMs >= this.unlimitedUntilMs) {
-      this.unlimitedUntilMs = (Math.floor(nowMs / 60_000) + 1) * 60_000;
-      this.unlimitedHeaders = [
-        "X-RateLimit-Limit",
-        String(UNLIMITED),
-        "X-RateLimit-Remaining",
-        String(UNLIMITED),
-        "X-RateLimit-Reset",
-        String(this.unlimitedUntilMs / 1000),
-      ];
-    }
-    return this.unlimitedHeaders;
-  }
-}
-
-function refusal(decision: RateDecision): Reply {
+export function outcome(decision: RateDecision): LimitOutcome {
+  const headers = [
+    "X-RateLimit-Limit",
+    String(decision.limit),
+    "X-RateLimit-Remaining",
+    String(decision.remaining),
+    "X-RateLimit-Reset",
+    String(decision.resetSeconds),
+  ];
+  if (decision.verdict === "allowed") return { headers };
   const retryAfter = ["Retry-After", String(decision.retryAfterSeconds)];
-  if (decision.verdict === "banned") {
-    return errorReply(
-      "banned",
-      `too many requests while rate limited: banned for ${decision.retryAfterSeconds} s; wait for Retry-After before retrying`,
-      retryAfter,
-    );
-  }
-  return errorReply(
-    "rate_limited",
-    `rate limit of ${decision.limit} requests exceeded; retry after ${decision.retryAfterSeconds} s`,
-    retryAfter,
-  );
+  const refusal =
+    decision.verdict === "banned"
+      ? errorReply(
+          "banned",
+          `too many requests while rate limited: banned for ${decision.retryAfterSeconds} s; wait for Retry-After before retrying`,
+          retryAfter,
+        )
+      : errorReply(
+          "rate_limited",
+          `rate limit of ${decision.limit} requests exceeded; retry after ${decision.retryAfterSeconds} s`,
+          retryAfter,
+        );
+  return { headers, refusal };
 }

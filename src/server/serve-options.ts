@@ -1,27 +1,25 @@
 /**
  * From the flags of `petstore serve` (strings, as commander hands them over) and
- * the environment to `startServer` options. Every problem is a ServerConfigError
- * whose message names the flag or variable.
+ * the environment to `startServer` options: each flag is read into its option
+ * and the options' own schema (options.ts) checks them, so a flag takes exactly
+ * what its option takes. Every problem is a ServerConfigError whose message
+ * names the flag or variable, in the flag's own syntax where it has one.
  */
-import { wholeNumberFlag } from "../schema/whole-number.js";
 import { readFileSync } from "node:fs";
+import { readWholeNumber } from "../schema/whole-number.js";
+import { isLoopback } from "./admin/access.js";
+import { describeIssue } from "./check.js";
 import { ServerConfigError } from "./config-error.js";
-import { MAX_CONNECTIONS_LIMIT } from "./connection-cap.js";
-import { parseCorsFlag } from "./cors.js";
+import { MAX_FAULT_SEED, MAX_LATENCY_MS } from "./faults.js";
 import {
   generateKey,
-  mergeKeys,
-  parseKeySpec,
   parseKeysFile,
+  parseKeySpec,
   parseKeysList,
   type ApiKeySpec,
 } from "./keys.js";
-import { ADMIN_TOKEN_PATTERN, ADMIN_TOKEN_RULE, isLoopback } from "./admin/access.js";
+import { MAX_BAN_SECONDS, START_OPTIONS, type ServerOptions } from "./options.js";
 import { ADMIN_TOKEN_VARIABLE, KEYS_VARIABLE } from "./serve-defaults.js";
-import type { StartServerOptions } from "./server.js";
-import { faultsFromFlags } from "./faults.js";
-import { banAfter, banMs, journalSize, port, seed } from "./start-options.js";
-import { readFlag } from "./settings.js";
 import { planTls, type TlsFlags } from "./tls/tls-flags.js";
 
 export interface ServeFlags extends TlsFlags {
@@ -46,8 +44,55 @@ export interface ServeFlags extends TlsFlags {
   adminToken?: string;
 }
 
+type ValueFlag = Exclude<keyof ServeFlags, "key" | "cors" | "printEnv" | "quiet" | "tls">;
+
+/**
+ * The flags that set a value: the option it goes to, how its text is read as a
+ * candidate value (the text itself when it cannot be), and its words where its
+ * syntax is not the option's.
+ */
+const VALUE_FLAGS: ReadonlyArray<[ValueFlag, string[], (text: string) => unknown, string?]> = [
+  ["file", ["file"], (text) => text.trim() && text],
+  ["host", ["host"], (text) => text.trim()],
+  ["port", ["port"], readWholeNumber],
+  ["seed", ["seed"], readWholeNumber],
+  [
+    "latency",
+    ["faults", "latencyMs"],
+    (text) => {
+      const match = /^\s*([0-9]{1,6})(?:\s*-\s*([0-9]{1,6}))?\s*$/.exec(text);
+      return match ? { min: Number(match[1]), max: Number(match[2] ?? match[1]) } : text;
+    },
+    `must be <ms> or <min>-<max> with 0 <= min <= max <= ${MAX_LATENCY_MS}`,
+  ],
+  [
+    "failRate",
+    ["faults", "failRate"],
+    (text) => (/^\s*(?:[0-9]+\.?[0-9]*|\.[0-9]+)\s*$/.test(text) ? Number(text) : text),
+  ],
+  ["failMode", ["faults", "failMode"], (text) => text.trim().toLowerCase()],
+  [
+    "faultSeed",
+    ["faults", "seed"],
+    readWholeNumber,
+    `must be an integer from 0 to ${MAX_FAULT_SEED}`,
+  ],
+  ["banAfter", ["ban", "banAfter"], readWholeNumber],
+  [
+    "banSeconds",
+    ["ban", "banMs"],
+    (text) => readWholeNumber(text) * 1000,
+    `must be an integer from 0 to ${MAX_BAN_SECONDS}`,
+  ],
+  ["maxConnections", ["maxConnections"], readWholeNumber],
+  ["journalSize", ["journalSize"], readWholeNumber],
+];
+
+/** `failRate` is `--fail-rate`. */
+const flagName = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
 export interface ServePlan {
-  options: StartServerOptions & { keys: ApiKeySpec[] };
+  options: ServerOptions;
   /** A key made up because none was given: the person must be told it. */
   generatedKey?: ApiKeySpec;
   /** A self-signed certificate given with --tls-cert, which clients may trust directly. */
@@ -76,64 +121,48 @@ function resolveKeys(flags: ServeFlags, env: NodeJS.ProcessEnv): ApiKeySpec[] {
     ...flags.key.map((spec) => parseKeySpec(spec, "--key")),
     ...(flags.keysFile === undefined ? [] : readKeysFile(flags.keysFile)),
   ];
-  if (fromFlags.length > 0) return mergeKeys(fromFlags);
+  if (fromFlags.length > 0) return fromFlags;
   const variable = env[KEYS_VARIABLE];
-  return variable === undefined ? [] : mergeKeys(parseKeysList(variable, KEYS_VARIABLE));
+  return variable === undefined ? [] : parseKeysList(variable, KEYS_VARIABLE);
 }
 
 export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan {
-  const host = flags.host.trim();
-  if (host === "") throw new ServerConfigError("--host must not be empty");
-  if (flags.file.trim() === "") throw new ServerConfigError("--file must not be empty");
-  const faults = faultsFromFlags(flags);
+  if (flags.failMode !== undefined && flags.failRate === undefined) {
+    throw new ServerConfigError("--fail-mode needs --fail-rate (the share of requests that fail)");
+  }
   const keys = resolveKeys(flags, env);
   const generatedKey = keys.length === 0 ? generateKey() : undefined;
   const { tls, trustFile } = planTls(flags);
-  const options: ServePlan["options"] = {
-    file: flags.file,
-    port: readFlag(port, flags.port),
-    host,
-    keys: generatedKey === undefined ? keys : [generatedKey],
-    quiet: flags.quiet === true,
-    faults,
-    ban: {},
-    tls,
-  };
-  if (flags.seed !== undefined) options.seed = readFlag(seed, flags.seed);
-  if (flags.banAfter !== undefined) options.ban!.banAfter = readFlag(banAfter, flags.banAfter);
-  if (flags.banSeconds !== undefined) options.ban!.banMs = readFlag(banMs, flags.banSeconds);
-  if (flags.maxConnections !== undefined) {
-    const cap = wholeNumberFlag(
-      flags.maxConnections,
-      "--max-connections",
-      1,
-      MAX_CONNECTIONS_LIMIT,
-    );
-    if (!cap.ok) throw new ServerConfigError(cap.problem);
-    options.maxConnections = cap.value;
-  }
-  if (flags.cors !== undefined) {
-    options.cors = flags.cors === false ? false : parseCorsFlag(flags.cors);
-  }
-  if (flags.journalSize !== undefined) {
-    options.journalSize = readFlag(journalSize, flags.journalSize);
-  }
-  const adminToken = resolveAdminToken(flags, env);
-  if (adminToken !== undefined) options.adminToken = adminToken;
-  return { options, generatedKey, trustFile };
-}
-
-/** --admin-token, else the environment variable (which `ps` does not show). */
-function resolveAdminToken(flags: ServeFlags, env: NodeJS.ProcessEnv): string | undefined {
-  const [token, where] =
+  // --admin-token, else the environment variable (which `ps` does not show).
+  const [adminToken, tokenFrom] =
     flags.adminToken !== undefined
       ? [flags.adminToken, "--admin-token"]
-      : [env[ADMIN_TOKEN_VARIABLE], ADMIN_TOKEN_VARIABLE];
-  if (token === undefined || (token === "" && where === ADMIN_TOKEN_VARIABLE)) return undefined;
-  if (!ADMIN_TOKEN_PATTERN.test(token)) {
-    throw new ServerConfigError(`${where} ${ADMIN_TOKEN_RULE}`);
+      : [env[ADMIN_TOKEN_VARIABLE] || undefined, ADMIN_TOKEN_VARIABLE];
+  const options: Record<string, unknown> = {
+    keys: generatedKey === undefined ? keys : [generatedKey],
+    quiet: flags.quiet === true,
+    tls,
+    adminToken,
+    cors: typeof flags.cors === "string" ? flags.cors.split(",") : flags.cors,
+  };
+  for (const [flag, [first, second], read] of VALUE_FLAGS) {
+    const text = flags[flag];
+    if (text === undefined) continue;
+    if (second === undefined) options[first!] = read(text);
+    else options[first!] = { ...(options[first!] as object), [second]: read(text) };
   }
-  return token;
+  const parsed = START_OPTIONS.safeParse(options);
+  if (parsed.success) return { options: parsed.data, generatedKey, trustFile };
+  const issue = parsed.error.issues[0]!;
+  const flag = VALUE_FLAGS.find(([, path]) => path.every((key, i) => issue.path[i] === key));
+  if (flag === undefined) {
+    const names: Record<string, string> = { keys: "--key", adminToken: tokenFrom };
+    const name = names[String(issue.path[0])] ?? flagName(String(issue.path[0]));
+    throw new ServerConfigError(describeIssue(issue, options, "option", name));
+  }
+  const [name, , , rule] = flag;
+  const message = rule ?? issue.message;
+  throw new ServerConfigError(`${flagName(name)} ${message}; got ${JSON.stringify(flags[name])}`);
 }
 
 /** The line `serve` writes about the control plane at start-up. */

@@ -1,29 +1,27 @@
 /**
  * `startServer`: the fake on a real port, for `petstore serve` and for test
  * suites. With `file` it serves a JSON file through the file store; without, a
- * memory store (of `pets`, or of `seed` demo pets). A start checks its options,
- * opens the store, then listens with node:http(s), whose timeouts and refusals
- * are set here, and undoes what it made when a step fails; the RunningServer it
- * gives back is running-server.ts's.
+ * memory store (of `pets`, or of `seed` demo pets). A start checks its options
+ * (options.ts), opens the store, then listens with node:http(s), whose timeouts
+ * and refusals are set here, and undoes what it made when a step fails. The
+ * RunningServer it gives back runs the control plane's own handlers
+ * (admin/routes.ts), its arguments checked by the same schemas.
  */
 import { createServer, type Server } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
-import { AccessLog, type LogSink } from "./access-log.js";
-import { createApp, type App, type Clock } from "./app.js";
+import * as z from "zod/mini";
+import { AccessLog } from "./access-log.js";
+import type { KeyEntry } from "./admin/bodies.js";
+import { ClockBody } from "./admin/bodies.js";
+import { JOURNAL_FILTER } from "./admin/filters.js";
+import type { RecordedRequest } from "./admin/request-journal.js";
+import { adminOperation, type AdminReply, type AdminRequest } from "./admin/routes.js";
+import { createApp } from "./app.js";
 import { ServerConfigError } from "./config-error.js";
-import { normalizeCors } from "./cors.js";
-import {
-  capConnections,
-  defaultMaxConnections,
-  MAX_CONNECTIONS_LIMIT,
-  type ConnectionCapStats,
-} from "./connection-cap.js";
-import { faultSettingsOf, type FaultOptions } from "./faults.js";
-import { generateKey, mergeKeys, type ApiKeySpec } from "./keys.js";
-import { keySpecOf, optionsChecker, petsOf, START_OPTION_SHAPE } from "./start-options.js";
-import type { Pet } from "../schema/pet.js";
-import { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
-import { runningServer, type RunningServer } from "./running-server.js";
+import { capConnections } from "./connection-cap.js";
+import { FaultOption, type FaultOptions } from "./faults.js";
+import { KeyInput, type ApiKeySpec } from "./keys.js";
+import { parse, START_OPTIONS, type ServerOptions, type StartServerOptions } from "./options.js";
 import { createMemoryStore } from "./store/memory.js";
 import { demoPets } from "./store/seed.js";
 import type { PetStore } from "./store/types.js";
@@ -32,131 +30,62 @@ import {
   checkTlsOption,
   noteHandshakeFailures,
   setUpTls,
-  type TlsOption,
   type TlsSetup,
 } from "./tls/server-tls.js";
 
-export type { RequestFilter, RunningServer } from "./running-server.js";
+export type { ServerTimeouts, StartServerOptions } from "./options.js";
+export type RunningServer = Awaited<ReturnType<typeof startServer>>;
 
-export interface ServerTimeouts {
-  /** Time allowed for a request's headers (slowloris guard). */
-  headersTimeoutMs: number;
-  /** Time allowed for a whole request, headers and body. */
-  requestTimeoutMs: number;
-  /** How long an idle keep-alive connection is kept. */
-  keepAliveTimeoutMs: number;
-  /** How often the two request timeouts above are checked. */
-  checkIntervalMs: number;
-  /** On close, how long in-flight requests may take before connections are cut. */
-  shutdownTimeoutMs: number;
+/** Filters of `requests()`, as the query of `GET /__admin/requests`. */
+export interface RequestFilter {
+  /** GET, POST... (any case). */
+  method?: string;
+  /** Exact, or a prefix when it ends in `*`. */
+  path?: string;
+  /** 404, or a class: "4xx". */
+  status?: number | string;
+  /** At or after: a Date, Unix milliseconds or an ISO 8601 string (the fake's clock). */
+  since?: Date | number | string;
+  /** Only requests with a larger id (ids increase by one per request). */
+  after?: number;
+  /** At most this many, the oldest first. */
+  limit?: number;
 }
 
-const DEFAULT_TIMEOUTS: ServerTimeouts = {
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5_000,
-  checkIntervalMs: 1_000,
-  shutdownTimeoutMs: 10_000,
-};
+/** A filter object as the query's text. */
+const filterText = (filter: unknown) =>
+  typeof filter !== "object" || filter === null
+    ? filter
+    : Object.fromEntries(
+        Object.entries(filter)
+          .filter(([, value]) => value !== undefined)
+          .map(([name, value]) => [
+            name,
+            value instanceof Date ? String(value.getTime()) : String(value),
+          ]),
+      );
 
-export interface StartServerOptions {
-  /** JSON file of pets (created when missing); without it, a memory store. */
-  file?: string;
-  /** A store to serve instead of `file`; `close()` closes it. */
-  store?: PetStore;
-  /** Number of demo pets to start with when the file is new (or in memory). */
-  seed?: number;
-  /**
-   * The pets of an in-memory store (ids given; numbers or bigints), what `reset()`
-   * goes back to. Not with `file`, `store` or `seed`.
-   */
-  pets?: ReadonlyArray<
-    Omit<Pet, "id" | "categoryId"> & { id: bigint | number; categoryId: bigint | number }
-  >;
-  /** Default 0: a free port. */
-  port?: number;
-  /** Default 127.0.0.1. */
-  host?: string;
-  /** Key specs (`key[:plan[:perMinute/perDay]]`) or parsed keys; default: one generated free key. */
-  keys?: ReadonlyArray<string | ApiKeySpec>;
-  clock?: Clock;
-  /** No access log (server notes are still written). */
-  quiet?: boolean;
-  /** Where the access log and notes go; default stderr. */
-  log?: LogSink;
-  faults?: FaultOptions;
-  ban?: Partial<BanPolicy>;
-  timeouts?: Partial<ServerTimeouts>;
-  /**
-   * Open connections allowed; idle ones are closed first to make room. Default
-   * 1,000, or fewer under a lower open-files limit.
-   */
-  maxConnections?: number;
-  /**
-   * Serve https: `{ cert, key }` (PEM text) with that certificate, or `true` with
-   * one signed by a local CA, which is kept next to `file` (`<file>.ca.pem`,
-   * reused while valid) or, without a file, in memory. `running.tls.ca` is the
-   * certificate for clients to trust.
-   */
-  tls?: TlsOption;
-  /**
-   * CORS: true (the default) for any origin, answered with the request's own
-   * origin; a list of origins (`scheme://host[:port]`) for those only; false for off.
-   */
-  cors?: boolean | readonly string[];
-  /** Requests kept in the request journal (`requests()`); 0 turns it off. Default 1,000. */
-  journalSize?: number;
-  /**
-   * Required as `Authorization: Bearer <token>` by `/__admin/*`; without it the
-   * control plane is open on a loopback host and off on any other.
-   */
-  adminToken?: string;
-}
-
-const checkOptions = optionsChecker<StartServerOptions>(START_OPTION_SHAPE, "startServer");
-
-export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
-  checkOptions(options);
-  const clash = (["file", "store", "seed"] as const).filter((name) => options[name] !== undefined);
-  if (options.pets !== undefined && clash.length > 0) {
-    throw new ServerConfigError(
-      `startServer: pets start an in-memory store and cannot be given with ${clash.join(" or ")}`,
-    );
-  }
-  const host = options.host ?? "127.0.0.1";
-  const port = options.port ?? 0;
-  const given = (options.keys ?? []).map((key) => keySpecOf(key, "key"));
-  const keys = given.length > 0 ? mergeKeys(given) : [generateKey()];
-  const faults = options.faults && faultSettingsOf(options.faults, "startServer");
-  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-  const maxConnections = options.maxConnections ?? defaultMaxConnections();
-  if (
-    !(Number.isInteger(maxConnections) && maxConnections >= 1) ||
-    maxConnections > MAX_CONNECTIONS_LIMIT
-  ) {
-    throw new ServerConfigError(
-      `the connection cap must be an integer from 1 to ${MAX_CONNECTIONS_LIMIT}; got ${maxConnections}`,
-    );
-  }
+export async function startServer(input: StartServerOptions = {}) {
+  const options = parse(START_OPTIONS, input, "startServer");
+  const { host, timeouts } = options;
   const tlsOption = checkTlsOption(options.tls);
   /** The data file the local CA is kept next to. */
   const caNextTo = options.store === undefined ? options.file : undefined;
-  const cors = normalizeCors(options.cors);
   const log = new AccessLog(options.log ?? process.stderr, options.quiet !== true);
-  const store: PetStore & { abandon?(): Promise<void> } = await (
-    options.store === undefined ? openStore(options, log) : Promise.resolve(options.store)
-  ).catch((error: unknown) => {
-    log.flush();
-    throw error;
-  });
+  const store: PetStore & { abandon?(): Promise<void> } =
+    options.store ??
+    (await openStore(options, log).catch((error: unknown) => {
+      log.flush();
+      throw error;
+    }));
   /** Closes the store of a start that failed; one opened here removes what it created. */
   const abandon = () =>
     options.store === undefined && store.abandon !== undefined ? store.abandon() : store.close();
 
-  let app: App;
-  let server: Server | HttpsServer;
-  let capStats: () => ConnectionCapStats;
   let tls: TlsSetup | undefined;
+  let app: ReturnType<typeof createApp>;
+  let server: Server | HttpsServer;
+  let capStats: ReturnType<typeof capConnections>;
   try {
     // After the store: its lock keeps two serves of one file from writing one CA.
     if (tlsOption !== undefined) {
@@ -167,16 +96,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
         note: (line) => log.note(line),
       });
     }
-    app = createApp(store, {
-      keys,
-      clock: options.clock,
-      log,
-      faults,
-      ban: { ...DEFAULT_BAN_POLICY, ...options.ban },
-      cors,
-      journalSize: options.journalSize,
-      admin: { host, token: options.adminToken },
-    });
+    app = createApp(store, { ...options, log, admin: { host, token: options.adminToken } });
     const serverOptions = {
       headersTimeout: timeouts.headersTimeoutMs,
       requestTimeout: timeouts.requestTimeoutMs,
@@ -201,8 +121,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     server.on("clientError", app.handleClientError);
     server.on("checkExpectation", app.handleExpectation);
     server.on("connect", app.handleConnect);
-    capStats = capConnections(server, maxConnections, (line) => log.note(line));
-    await listen(server, port, host);
+    capStats = capConnections(server, options.maxConnections, (line) => log.note(line));
+    await listen(server, options.port, host);
   } catch (error) {
     // The CA files first: the store's lock, let go by abandon(), is what keeps another
     // serve of this file from writing its own CA there meanwhile.
@@ -216,23 +136,100 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     noteHandshakeFailures(server as HttpsServer, tls.caFile, (line) => log.note(line));
   }
   const address = server.address();
-  const boundPort = typeof address === "object" && address !== null ? address.port : port;
+  const port = typeof address === "object" && address !== null ? address.port : options.port;
 
-  return runningServer({
-    app,
-    server,
-    store,
-    log,
-    tls,
-    capStats,
-    shutdownTimeoutMs: timeouts.shutdownTimeoutMs,
+  async function close(): Promise<void> {
+    app.drain();
+    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const force = setTimeout(() => {
+      app.close();
+      server.closeAllConnections();
+    }, timeouts.shutdownTimeoutMs);
+    await stopped;
+    clearTimeout(force);
+    app.close();
+    try {
+      await store.close();
+    } finally {
+      log.flush();
+    }
+  }
+  let closing: Promise<void> | undefined;
+
+  const { fake } = app;
+  /** A control-plane operation, as its route runs it; the body checked by the caller. */
+  const run = (operationId: string, request: Partial<AdminRequest<unknown>>) =>
+    adminOperation(operationId)(fake, {
+      body: undefined,
+      query: "",
+      key: "",
+      ...request,
+    }) as AdminReply;
+  const origin = `${tls === undefined ? "http" : "https"}://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  return {
+    /** Base URL, `http://HOST:PORT/v1` (`https://` over TLS). */
+    url: `${origin}/v1`,
+    /** The control plane, `http://HOST:PORT/__admin`. */
+    adminUrl: `${origin}/__admin`,
+    port,
     host,
-    port: boundPort,
-  });
+    /** The keys accepted now (with those added and removed at run time). */
+    get keys(): readonly ApiKeySpec[] {
+      return fake.keyring.list().map(({ key, plan, limits }) => ({ key, plan, limits }));
+    },
+    store: store as PetStore,
+    /** Over TLS: the CA certificate (PEM) and its file, when serve made the certificate. */
+    tls: tls && { ca: tls.ca, caFile: tls.caFile },
+    /** Responses by status, resets, and connections evicted or dropped by the cap. */
+    stats: () => ({ ...app.stats(), ...capStats() }),
+    /**
+     * The store back to what it held at start (durably); rate-limit windows, bans
+     * and the request journal cleared. Keys, faults and the clock stay.
+     */
+    reset: async (): Promise<void> => {
+      await run("reset", {});
+    },
+    /** The request journal, oldest first, filtered (all that match, at once); never a key. */
+    requests: (filter?: RequestFilter): RecordedRequest[] =>
+      fake.journal.list(parse(JOURNAL_FILTER, filterText(filter ?? {}), "requests")),
+    clearRequests: (): void => void run("clearRequests", {}),
+    /** The fake's clock: moving it moves rate-limit windows, bans, Date and X-RateLimit-Reset. */
+    clock: {
+      now: () => new Date(fake.clock.now()),
+      /**
+       * Forward only: 0 to ten years a step, up to 9999-01-01T00:00:00Z in all
+       * (a ServerConfigError past it, the clock unmoved).
+       */
+      advance(seconds: number): void {
+        const body = parse(ClockBody, { advanceSeconds: seconds }, "clock.advance");
+        const reply = run("advanceClock", { body });
+        if (reply.status !== 200) {
+          const { message } = JSON.parse(String(reply.body)) as { message: string };
+          throw new ServerConfigError(`clock.advance: ${message}`);
+        }
+      },
+      get offsetSeconds(): number {
+        return fake.clock.offsetSeconds;
+      },
+    },
+    /** Replaces every fault setting (as the `faults` option; `{}` for none). */
+    setFaults: (faults: FaultOptions): void =>
+      void run("setFaults", { body: parse(FaultOption, faults, "setFaults") }),
+    /** Adds a key (a spec string or {key, plan?, limits?}), or gives a known key this plan. */
+    addKey: (key: string | ApiKeySpec): KeyEntry =>
+      run("addKey", { body: parse(KeyInput, key, "addKey") }).value as KeyEntry,
+    /** Whether the key was there. */
+    removeKey: (key: string): boolean =>
+      run("removeKey", { key: parse(z.string({ error: "must be a string" }), key, "removeKey") })
+        .status === 204,
+    /** Stops accepting, finishes in-flight requests, closes the store. */
+    close: () => (closing ??= close()),
+  };
 }
 
-async function openStore(options: StartServerOptions, log: AccessLog): Promise<PetStore> {
-  if (options.pets !== undefined) return createMemoryStore(petsOf(options.pets));
+async function openStore(options: ServerOptions, log: AccessLog): Promise<PetStore> {
+  if (options.pets !== undefined) return createMemoryStore(options.pets);
   if (options.file === undefined) return createMemoryStore(demoPets(options.seed ?? 0));
   const { openFileStore } = await import("./store/file-store.js");
   return openFileStore({ file: options.file, seed: options.seed, log: (line) => log.note(line) });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Pacer, realTimers } from "../../src/bulk/pacer.js";
-import { Progress } from "../../src/bulk/progress.js";
+import { realTimers } from "../../src/bulk/pacer.js";
+import { Outcomes } from "../../src/bulk/outcomes.js";
 import { createPoster, RowSender, type Poster } from "../../src/bulk/row-sender.js";
 import type { Row } from "../../src/bulk/rows.js";
 import { createTestIO } from "../../src/io/test-io.js";
@@ -127,35 +127,39 @@ describe("one POST of a row", () => {
 });
 
 describe("the rows a sender reads", () => {
-  it("are one ahead per request in flight, never more, and none once the run stops", async () => {
+  it("are one ahead per request in flight (at most concurrency), never more, and none once the run stops", async () => {
     let read = 0;
     let answered = 0;
     let mostAhead = 0;
-    function* rows(): Generator<Row> {
+    let inFlight = 0;
+    let mostInFlight = 0;
+    async function* rows(): AsyncGenerator<Row> {
       for (let row = 1; row <= 300; row++) {
         read++;
         mostAhead = Math.max(mostAhead, read - answered);
         yield { row, line: row + 1, body: "{}", digest: "0123456789abcdef" };
       }
     }
-    const plan = { rows: 300, toSend: 300, invalid: 0, previouslyAdded: 0 };
+    const plan = { rows: 300, toSend: 300, invalid: 0, previouslyAdded: 0, heldUnknown: 0 };
+    const outcomes = new Outcomes(plan, createTestIO(), Date.now);
     const sender = new RowSender({
-      pacer: new Pacer({ concurrency: 4, marginMs: 0, timers: realTimers }),
-      now: Date.now,
+      timers: realTimers,
       random: Math.random,
       retry: DEFAULT_RETRY_POLICY,
-      progress: new Progress(createTestIO(), plan, { now: Date.now }),
       results: undefined,
-      outcomes: undefined,
+      outcomes,
       url: "http://127.0.0.1:1/v1/pets",
     });
     const post: Poster = async () => {
+      mostInFlight = Math.max(mostInFlight, ++inFlight);
       await new Promise((resolve) => setTimeout(resolve, 1));
+      inFlight--;
       if (++answered === 100) sender.stop(new PetstoreError("stopped here", 1));
       const answer = { status: 201, headers: {}, body: '{"id":1}', durationMs: 1 };
       return { result: { kind: "added", id: 1n }, counted: "yes", answer };
     };
     await sender.send(rows(), post, 4);
+    expect(mostInFlight).toBe(4);
     expect(mostAhead).toBeLessThanOrEqual(8);
     expect(answered).toBeGreaterThanOrEqual(100);
     expect(answered).toBeLessThanOrEqual(104);

@@ -31,7 +31,7 @@ const header = (input: string) => ({ input, format: "csv", startedAt: "2030-01-0
 
 async function attempt(from: string, rows = AUTO_RESULTS_ROWS + 1) {
   const io = createTestIO();
-  const results = await openAutoResults(from, rows, header(from), io);
+  const results = await openAutoResults(from, rows, header(from), 1, io);
   await results?.close();
   return { results, err: io.err() };
 }
@@ -126,14 +126,14 @@ describe("the results file of a long run", () => {
     const target = join(dir, "raced-target.ndjson");
     await symlink(target, dangling);
     for (const path of [empty, dangling]) {
-      expect(() => ResultsWriter.open({ path, header: header("x.csv"), exclusive: true })).toThrow(
-        `cannot write the results file ${path} (EEXIST)`,
-      );
+      expect(() =>
+        ResultsWriter.open({ path, header: header("x.csv"), concurrency: 1, exclusive: true }),
+      ).toThrow(`cannot write the results file ${path} (EEXIST)`);
     }
     expect(await readFile(empty, "utf8")).toBe("");
     await expect(lstat(target)).rejects.toThrow("ENOENT");
     // Without `exclusive` (--results), an empty file is taken: the difference is the point.
-    const taken = ResultsWriter.open({ path: empty, header: header("x.csv") });
+    const taken = ResultsWriter.open({ path: empty, header: header("x.csv"), concurrency: 1 });
     await taken.close();
     expect(await readFile(empty, "utf8")).toContain('{"run":');
   });

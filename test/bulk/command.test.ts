@@ -4,7 +4,7 @@ import { runBulkCommand, summaryLine } from "../../src/commands/add-from.js";
 import { DEFAULT_CONCURRENCY, bulkOptionsFrom } from "../../src/commands/add-from-options.js";
 import { buildProgram } from "../../src/commands/program.js";
 import { BULK_OPTIONS } from "../../src/commands/add-from-options.js";
-import { Progress, formatDuration, formatElapsed } from "../../src/bulk/progress.js";
+import { Outcomes, formatElapsed } from "../../src/bulk/outcomes.js";
 import { EXIT, PetstoreError, UsageError } from "../../src/errors.js";
 import { createFactory } from "../../src/commands/factory.js";
 import { createTestIO } from "../../src/io/test-io.js";
@@ -112,6 +112,11 @@ describe("bulk flags", () => {
       "--concurrency must be an integer from 1 to 64",
     );
     expect(parse({ from: "a.csv", concurrency: "65" })).toThrow(UsageError);
+    // --resume continues its own file: one run, one file.
+    expect(parse({ from: "a.csv", resume: "old.ndjson", results: "new.ndjson" })).toThrow(
+      "--resume continues the results file it names",
+    );
+    expect(parse({ from: "a.csv", resume: "same.ndjson", results: "same.ndjson" })).not.toThrow();
   });
 });
 
@@ -212,17 +217,6 @@ describe("the command, with outcomes on stdout", () => {
 });
 
 describe("durations", () => {
-  it("rounds a wait up, so it is never announced shorter than it is", () => {
-    const cases: Array<[number, string]> = [
-      [1, "1 s"],
-      [1_000, "1 s"],
-      [1_001, "2 s"],
-      [119_001, "2 min 0 s"],
-      [125_000, "2 min 5 s"],
-    ];
-    for (const [ms, text] of cases) expect(formatDuration(ms), String(ms)).toBe(text);
-  });
-
   it("tells time spent to the tenth under 10 s, then to the nearest second", () => {
     const cases: Array<[number, string]> = [
       [0, "0.1 s"],
@@ -237,14 +231,22 @@ describe("durations", () => {
   });
 });
 
+/** A run of `toSend` rows, all to be sent. */
+const plan = (toSend: number) => ({
+  rows: toSend,
+  toSend,
+  invalid: 0,
+  previouslyAdded: 0,
+  heldUnknown: 0,
+});
+
 describe("progress", () => {
   it("on a terminal, redraws a spinner with done, left and the rate-limit wait", async () => {
     const io = createTestIO({ stderrTTY: true });
     let now = 0;
-    const plan = { rows: 10, toSend: 10, invalid: 0, previouslyAdded: 0 };
-    const progress = new Progress(io, plan, { now: () => now });
+    const progress = new Outcomes(plan(10), io, () => now);
     progress.start();
-    for (let row = 1; row <= 4; row++) progress.rowAdded();
+    for (let row = 1; row <= 4; row++) progress.record({ row, line: row + 1, outcome: "added" });
     now = 2_000;
     progress.waiting(42_000, "rate limit reached");
     now = 3_000;
@@ -262,8 +264,7 @@ describe("progress", () => {
 
   it("elsewhere, writes one plain line when a long wait begins", () => {
     const io = createTestIO();
-    const plan = { rows: 1, toSend: 1, invalid: 0, previouslyAdded: 0 };
-    const progress = new Progress(io, plan, { now: () => Date.UTC(2030, 0, 1, 12, 0, 20) });
+    const progress = new Outcomes(plan(1), io, () => Date.UTC(2030, 0, 1, 12, 0, 20));
     progress.start();
     progress.waiting(Date.UTC(2030, 0, 1, 12, 1, 0, 250), "rate limit reached");
     progress.waiting(Date.UTC(2030, 0, 1, 12, 1, 0, 250), "rate limit reached");
@@ -276,11 +277,11 @@ describe("progress", () => {
     vi.useFakeTimers({ now: Date.UTC(2030, 0, 1, 12, 0, 0) });
     try {
       const io = createTestIO();
-      const plan = { rows: 5_000, toSend: 5_000, invalid: 0, previouslyAdded: 0 };
-      const progress = new Progress(io, plan, { now: () => Date.now() });
+      const progress = new Outcomes(plan(5_000), io, () => Date.now());
       progress.start();
+      let row = 0;
       for (let second = 1; second <= 11; second++) {
-        for (let row = 1; row <= 200; row++) progress.rowAdded();
+        for (let n = 0; n < 200; n++) progress.record({ row: ++row, line: row, outcome: "added" });
         vi.advanceTimersByTime(1_000);
       }
       progress.stop();

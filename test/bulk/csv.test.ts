@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { parseCsv } from "../../src/bulk/input/csv.js";
 import { InputFormatError, type InputRecord } from "../../src/bulk/input/input-record.js";
 
-function* chunked(text: string, cuts: number[] = []): Generator<string> {
+async function* chunked(text: string, cuts: number[] = []): AsyncGenerator<string> {
   let start = 0;
   for (const cut of [...new Set(cuts)].sort((a, b) => a - b)) {
     if (cut <= start || cut >= text.length) continue;
@@ -14,13 +14,19 @@ function* chunked(text: string, cuts: number[] = []): Generator<string> {
   yield text.slice(start);
 }
 
-function csv(text: string, ignoreUnknownColumns = false, cuts?: number[]): InputRecord[] {
-  return [...parseCsv(chunked(text, cuts), { ignoreUnknownColumns })];
+/** The records of `text` cut into chunks at `cuts`, its first 4 KiB its head (see source.ts). */
+async function csv(text: string, ignoreUnknownColumns = false, cuts?: number[]) {
+  const records: InputRecord[] = [];
+  const head = text.slice(0, 4096);
+  for await (const record of parseCsv(chunked(text, cuts), { ignoreUnknownColumns, head })) {
+    records.push(record);
+  }
+  return records;
 }
 
-function failure(text: string, ignoreUnknownColumns = false): InputFormatError {
+async function failure(text: string, ignoreUnknownColumns = false): Promise<InputFormatError> {
   try {
-    csv(text, ignoreUnknownColumns);
+    await csv(text, ignoreUnknownColumns);
   } catch (error) {
     if (error instanceof InputFormatError) return error;
     throw error;
@@ -29,44 +35,46 @@ function failure(text: string, ignoreUnknownColumns = false): InputFormatError {
 }
 
 describe("the delimiter", () => {
-  it("is a semicolon when the header is split by semicolons (Excel in much of Europe)", () => {
-    expect(csv('name;categoryId;status\r\n"Rex; jr";1;sold\r\nTom, the cat;2;\r\n')).toEqual([
+  it("is a semicolon when the header is split by semicolons (Excel in much of Europe)", async () => {
+    expect(await csv('name;categoryId;status\r\n"Rex; jr";1;sold\r\nTom, the cat;2;\r\n')).toEqual([
       { row: 1, line: 2, value: { name: "Rex; jr", categoryId: 1n, status: "sold" } },
       { row: 2, line: 3, value: { name: "Tom, the cat", categoryId: 2n } },
     ]);
   });
 
-  it("is a tab when the header is split by tabs", () => {
-    expect(csv("Name\tCategory_ID\nRex, jr; the 2nd\t3\n")).toEqual([
+  it("is a tab when the header is split by tabs", async () => {
+    expect(await csv("Name\tCategory_ID\nRex, jr; the 2nd\t3\n")).toEqual([
       { row: 1, line: 2, value: { name: "Rex, jr; the 2nd", categoryId: 3n } },
     ]);
   });
 
-  it("is read from quoted header names, after blank lines, with delimiters inside quotes", () => {
+  it("is read from quoted header names, after blank lines, with delimiters inside quotes", async () => {
     const text = '\n  \r\n"name";"categoryId";"a,b"\n"x,y";4;"p;q"\n';
-    expect(csv(text, true)).toEqual([{ row: 1, line: 4, value: { name: "x,y", categoryId: 4n } }]);
+    expect(await csv(text, true)).toEqual([
+      { row: 1, line: 4, value: { name: "x,y", categoryId: 4n } },
+    ]);
   });
 
-  it("is the one that finds the most known columns; a tie goes to the comma", () => {
+  it("is the one that finds the most known columns; a tie goes to the comma", async () => {
     // The comma finds status only; the semicolon finds name and categoryId.
-    expect(csv("status,x;name;categoryId\nsold,a;Rex;1\n", true)).toEqual([
+    expect(await csv("status,x;name;categoryId\nsold,a;Rex;1\n", true)).toEqual([
       { row: 1, line: 2, value: { name: "Rex", categoryId: 1n } },
     ]);
     // One known column each way: the comma, and the unknown column is named as the comma sees it.
-    expect(failure("name;x,categoryId\n").message).toContain('unknown column "name;x"');
-    expect(failure("a\tb;c\n").message).toContain('unknown column "a\\tb;c"');
+    expect((await failure("name;x,categoryId\n")).message).toContain('unknown column "name;x"');
+    expect((await failure("a\tb;c\n")).message).toContain('unknown column "a\\tb;c"');
   });
 
-  it("gives the same records however a semicolon file is cut into chunks", () => {
+  it("gives the same records however a semicolon file is cut into chunks", async () => {
     const text =
       '\r\n"name";categoryId;status\r\n"a "";"" b";1;sold\r\n"x\r\ny";2;\r\n\r\nplain,3;3;pending\n"";4;\r"z";5;available';
-    const whole = csv(text);
+    const whole = await csv(text);
     expect(whole).toHaveLength(5);
-    fc.assert(
-      fc.property(
+    await fc.assert(
+      fc.asyncProperty(
         fc.array(fc.integer({ min: 1, max: text.length - 1 }), { maxLength: 8 }),
-        (cuts) => {
-          expect(csv(text, false, cuts)).toEqual(whole);
+        async (cuts) => {
+          expect(await csv(text, false, cuts)).toEqual(whole);
         },
       ),
       { numRuns: 300 },
@@ -75,30 +83,30 @@ describe("the delimiter", () => {
 });
 
 describe("unknown columns", () => {
-  it("are refused, every one named, with the flag that ignores them", () => {
-    const error = failure("name,Colour,categoryId,,age\n");
+  it("are refused, every one named, with the flag that ignores them", async () => {
+    const error = await failure("name,Colour,categoryId,,age\n");
     expect(error.line).toBe(1);
     expect(error.message).toBe(
       'line 1: the CSV header has unknown columns "Colour", an unnamed column (4), "age"; the columns are name, categoryId (or category_id) and status; --ignore-unknown-columns ignores them',
     );
   });
 
-  it("are ignored with --ignore-unknown-columns, their cells whatever they hold", () => {
-    expect(csv('colour,name,categoryId,\nred,Rex,1,"x\ny"\n,Tom,2,\n', true)).toEqual([
+  it("are ignored with --ignore-unknown-columns, their cells whatever they hold", async () => {
+    expect(await csv('colour,name,categoryId,\nred,Rex,1,"x\ny"\n,Tom,2,\n', true)).toEqual([
       { row: 1, line: 2, value: { name: "Rex", categoryId: 1n } },
       { row: 2, line: 4, value: { name: "Tom", categoryId: 2n } },
     ]);
   });
 
-  it("do not stand in for a required one, nor for a name Object's prototype has", () => {
-    expect(failure("name,colour\n", true).message).toContain("no categoryId column");
-    expect(failure("constructor,name,categoryId\n").message).toContain('"constructor"');
+  it("do not stand in for a required one, nor for a name Object's prototype has", async () => {
+    expect((await failure("name,colour\n", true)).message).toContain("no categoryId column");
+    expect((await failure("constructor,name,categoryId\n")).message).toContain('"constructor"');
   });
 });
 
 describe("rows that do not match the header", () => {
-  it("are invalid when short, named by their line, and the rest is read", () => {
-    expect(csv('name,categoryId,status\nRex,1\nTom\n"Kit\nten",3,sold\n"Max",4\n')).toEqual([
+  it("are invalid when short, named by their line, and the rest is read", async () => {
+    expect(await csv('name,categoryId,status\nRex,1\nTom\n"Kit\nten",3,sold\n"Max",4\n')).toEqual([
       { row: 1, line: 2, unreadable: "has 2 fields; the header has 3" },
       { row: 2, line: 3, unreadable: "has 1 field; the header has 3" },
       { row: 3, line: 4, value: { name: "Kit\nten", categoryId: 3n, status: "sold" } },
@@ -106,17 +114,19 @@ describe("rows that do not match the header", () => {
     ]);
   });
 
-  it("are skipped when every cell is empty, as spreadsheets write rows below the data", () => {
-    expect(csv("name;categoryId;status\r\n;;\r\nRex;1;\r\n ; ;\r\n;\r\n\t;;\r\n")).toEqual([
+  it("are skipped when every cell is empty, as spreadsheets write rows below the data", async () => {
+    expect(await csv("name;categoryId;status\r\n;;\r\nRex;1;\r\n ; ;\r\n;\r\n\t;;\r\n")).toEqual([
       { row: 1, line: 3, value: { name: "Rex", categoryId: 1n } },
     ]);
   });
 
-  it("are invalid when long, counting the ignored columns of the header", () => {
-    expect(csv("name;categoryId;colour\r\nRex;1\r\nTom;2;red;x\r\nKit;3;\r\n", true)).toEqual([
-      { row: 1, line: 2, unreadable: "has 2 fields; the header has 3" },
-      { row: 2, line: 3, unreadable: "has 4 fields; the header has 3" },
-      { row: 3, line: 4, value: { name: "Kit", categoryId: 3n } },
-    ]);
+  it("are invalid when long, counting the ignored columns of the header", async () => {
+    expect(await csv("name;categoryId;colour\r\nRex;1\r\nTom;2;red;x\r\nKit;3;\r\n", true)).toEqual(
+      [
+        { row: 1, line: 2, unreadable: "has 2 fields; the header has 3" },
+        { row: 2, line: 3, unreadable: "has 4 fields; the header has 3" },
+        { row: 3, line: 4, value: { name: "Kit", categoryId: 3n } },
+      ],
+    );
   });
 });

@@ -30,7 +30,7 @@ async function fileOf(bytes: Buffer | string): Promise<string> {
 async function readAll(path: string): Promise<{ text: string; error?: InputFormatError }> {
   let text = "";
   try {
-    for (const chunk of decodedChunks(path)) text += chunk;
+    for await (const chunk of decodedChunks(path)) text += chunk;
   } catch (error) {
     if (error instanceof InputFormatError) return { text, error };
     throw error;
@@ -193,7 +193,9 @@ describe("an input without rows", () => {
     await writeFile(path, bytes);
     const source = await openInput(path, options, noStdin);
     try {
-      return [...source.records()];
+      const records = [];
+      for await (const record of source.records()) records.push(record);
+      return records;
     } finally {
       await source.dispose();
     }

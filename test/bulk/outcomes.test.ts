@@ -203,6 +203,24 @@ describe("what each answer means for the row and for the run", () => {
     expect(script.log).toHaveLength(1);
   });
 
+  it("names the end of a 429's wait too long to make, even with no other row waiting", async () => {
+    const input = await writeInput(dir, "far429.csv", csvOf(2, "f"));
+    const tomorrow = String(Math.floor(Date.now() / 86_400_000 + 1) * 86_400);
+    const script = scripted(() =>
+      error(429, "rate_limited", {
+        "x-ratelimit-limit": "1000",
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-reset": tomorrow,
+      }),
+    );
+    const report = await runBulkAdd(
+      options(input, { concurrency: 1 }),
+      deps(BASE, { transport: script.transport }),
+    );
+    expect(report).toMatchObject({ failed: 1, notSent: 1, exitCode: EXIT.RATE_LIMITED });
+    expect(report.stopped?.message).toMatch(/the rate limit allows no more requests until .* UTC/);
+  });
+
   it("with --no-retry stops at the first refusal", async () => {
     const input = await writeInput(dir, "noretry.csv", csvOf(2, "n"));
     const script = scripted(() => error(503, "fault_injected", { "retry-after": "1" }));

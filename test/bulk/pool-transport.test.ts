@@ -8,7 +8,7 @@ import { createServer as createHttpsServer } from "node:https";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createPoolTransport, type PoolTransport } from "../../src/bulk/pool-transport.js";
+import { createPoolTransport } from "../../src/bulk/pool-transport.js";
 import type { TransportRequest } from "../../src/client/transport.js";
 import { NetworkError, TimeoutError, TlsError, UsageError } from "../../src/errors.js";
 import { REPO_ROOT } from "../server/cli-build.js";
@@ -17,6 +17,7 @@ import { unusedPort } from "../client/http-server.js";
 const TLS_DIR = join(REPO_ROOT, "test", "fixtures", "tls");
 
 let servers: Array<{ close(callback: () => void): void }> = [];
+type PoolTransport = ReturnType<typeof createPoolTransport>;
 let pools: PoolTransport[] = [];
 afterEach(async () => {
   for (const pool of pools) pool.close();

@@ -8,9 +8,13 @@ import { readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PriorState, READ_CHUNK_BYTES, readPriorRuns } from "../../src/bulk/prior-runs.js";
-import type { Outcome } from "../../src/bulk/result-lines.js";
-import { ResultsWriter } from "../../src/bulk/results.js";
+import {
+  PriorRuns,
+  PriorState,
+  READ_CHUNK_BYTES,
+  readPriorRuns,
+} from "../../src/bulk/prior-runs.js";
+import { ResultsWriter, type Outcome } from "../../src/bulk/results.js";
 import { EXIT, UsageError } from "../../src/errors.js";
 import { tempDir } from "./helpers.js";
 import { HANG_MS } from "../limits.js";
@@ -107,8 +111,9 @@ const samples = fc.record({
 }) as fc.Arbitrary<Sample>;
 
 /** Resumes `path` as a run would, appending one line; returns the bytes of the file after. */
-async function resume(path: string, validBytes: number): Promise<Buffer> {
-  const writer = ResultsWriter.open({ path, header, resume: { path, validBytes } });
+async function resume(prior: PriorRuns): Promise<Buffer> {
+  const { path } = prior;
+  const writer = ResultsWriter.open({ path, header, concurrency: 1, resume: prior });
   writer.record({ row: 1, line: 2, outcome: "added", id: 1n, digest: DIGEST });
   await writer.close();
   return readFile(path);
@@ -127,7 +132,7 @@ describe("--resume reads every complete line, whatever the chunk boundaries", ()
         expect(prior.maxRow).toBe(states.size);
         for (const [row, state] of states) expect(prior.state(row)).toBe(state);
 
-        const after = await resume(path, prior.validBytes);
+        const after = await resume(prior);
         expect(after.subarray(0, valid).equals(bytes.subarray(0, valid))).toBe(true);
         const again = await readPriorRuns(path);
         expect(again.state(1)).toBe(PriorState.Added);
@@ -156,7 +161,7 @@ describe("--resume reads every complete line, whatever the chunk boundaries", ()
       await writeFile(path, text);
       const prior = await readPriorRuns(path);
       expect(prior.validBytes).toBe(valid);
-      const after = await resume(path, prior.validBytes);
+      const after = await resume(prior);
       expect(after.subarray(0, size).toString()).toBe(text);
     },
   );
@@ -186,7 +191,7 @@ describe("--resume reads every complete line, whatever the chunk boundaries", ()
     }
     expect(prior.sameContent(rows, rows.toString(16).padStart(16, "0"))).toBe(true);
 
-    const after = await resume(path, prior.validBytes);
+    const after = await resume(prior);
     expect(digestOf(after.subarray(0, complete.length))).toBe(digestOf(complete));
     expect(after.subarray(complete.length).toString()).toMatch(/^\{"run":.*\n\{"row":1,.*\n$/);
     const again = await readPriorRuns(path);

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PriorState, readPriorRuns } from "../../src/bulk/prior-runs.js";
+import { PriorRuns, PriorState, readPriorRuns } from "../../src/bulk/prior-runs.js";
 import { ResultsWriter } from "../../src/bulk/results.js";
 import { UsageError } from "../../src/errors.js";
 import { tempDir } from "./helpers.js";
@@ -22,7 +22,7 @@ const RUN = `{"run":{"input":"pets.csv","format":"csv","startedAt":"2030-01-01T0
 describe("results file", () => {
   it("writes one JSON line per record, int64 ids exact, after a run line", async () => {
     const path = join(dir, "write.results");
-    const writer = ResultsWriter.open({ path, header });
+    const writer = ResultsWriter.open({ path, header, concurrency: 1 });
     writer.record({ row: 1, line: 2, outcome: "sending", digest: D1 });
     writer.record({ row: 1, line: 2, outcome: "added", digest: D1, id: 9223372036854775807n });
     writer.record({
@@ -41,33 +41,9 @@ describe("results file", () => {
     ]);
   });
 
-  it("writes the sending and added lines of a row as record() would", async () => {
-    const path = join(dir, "fast-lines.results");
-    const writer = ResultsWriter.open({ path, header });
-    const rows = [
-      { row: 7, line: 9, digest: D1, id: 9223372036854775807n },
-      { row: 8, line: 10, digest: D2, id: undefined },
-    ];
-    for (const { row, line, digest, id } of rows) {
-      writer.sending(row, line, digest);
-      writer.added(row, line, digest, id);
-      writer.record({ row, line, outcome: "sending", digest });
-      writer.record({ row, line, outcome: "added", digest, ...(id !== undefined ? { id } : {}) });
-    }
-    await writer.close();
-    const lines = (await readFile(path, "utf8")).trimEnd().split("\n").slice(1);
-    expect(lines).toHaveLength(8);
-    for (let at = 0; at < 8; at += 4) {
-      expect(lines.slice(at, at + 2)).toEqual(lines.slice(at + 2, at + 4));
-    }
-    expect(lines[1]).toBe(
-      `{"row":7,"line":9,"outcome":"added","id":9223372036854775807,"digest":"${D1}"}`,
-    );
-  });
-
   it("writes a turn's lines together: on flush(), at the end of the turn (written()), or at close", async () => {
     const path = join(dir, "batched.results");
-    const writer = ResultsWriter.open({ path, header });
+    const writer = ResultsWriter.open({ path, header, concurrency: 1 });
     // Read synchronously: an asynchronous read would let the turn end (and the lines be written).
     // The room claimed after the last line (spaces) is not a line.
     const lines = () =>
@@ -98,10 +74,10 @@ describe("results file", () => {
 
   it("holds a lock while open, refuses a second writer, and takes over the lock of a dead run", async () => {
     const path = join(dir, "locked.results");
-    const writer = ResultsWriter.open({ path, header });
-    expect(() => ResultsWriter.open({ path: join(dir, "locked.results"), header })).toThrow(
-      /in use by another petstore add/,
-    );
+    const writer = ResultsWriter.open({ path, header, concurrency: 1 });
+    expect(() =>
+      ResultsWriter.open({ path: join(dir, "locked.results"), header, concurrency: 1 }),
+    ).toThrow(/in use by another petstore add/);
     await writer.close();
     expect(existsSync(`${path}.lock`)).toBe(false);
     // A lock left by a process that no longer runs (pid 2^22 + 1 is beyond Linux's pid range).
@@ -110,7 +86,8 @@ describe("results file", () => {
     const again = ResultsWriter.open({
       path,
       header,
-      resume: { path, validBytes: prior.validBytes },
+      concurrency: 1,
+      resume: prior,
     });
     await again.close();
   });
@@ -122,7 +99,7 @@ describe("results file", () => {
     await symlink(victim, `${path}.lock`);
     const error = (() => {
       try {
-        ResultsWriter.open({ path, header });
+        ResultsWriter.open({ path, header, concurrency: 1 });
       } catch (e) {
         return e;
       }
@@ -143,7 +120,7 @@ describe("results file", () => {
     const directory = join(dir, "results-dir");
     await mkdir(directory);
     for (const path of [device, fifo, directory]) {
-      expect(() => ResultsWriter.open({ path, header })).toThrow(
+      expect(() => ResultsWriter.open({ path, header, concurrency: 1 })).toThrow(
         new RegExp(`the results file ${path} is not a regular file`),
       );
       expect(existsSync(`${path}.lock`)).toBe(false);
@@ -155,7 +132,12 @@ describe("results file", () => {
     const path = join(dir, "swapped.results");
     execFileSync("mkfifo", [path]);
     expect(() =>
-      ResultsWriter.open({ path, header, resume: { path, validBytes: RUN.length } }),
+      ResultsWriter.open({
+        path,
+        header,
+        concurrency: 1,
+        resume: Object.assign(new PriorRuns(path), { validBytes: RUN.length, size: RUN.length }),
+      }),
     ).toThrow(new RegExp(`the results file ${path} is not a regular file`));
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
@@ -163,23 +145,7 @@ describe("results file", () => {
   it("refuses to start a new run in an existing file", async () => {
     const path = join(dir, "exists.results");
     await writeFile(path, "{}\n");
-    expect(() => ResultsWriter.open({ path, header })).toThrow(UsageError);
-  });
-
-  it("resuming into another file copies the earlier lines first", async () => {
-    const old = join(dir, "old.results");
-    await writeFile(old, `${RUN}{"row":1,"line":2,"outcome":"added","id":5,"digest":"${D1}"}\n`);
-    const path = join(dir, "new.results");
-    const prior = await readPriorRuns(old);
-    const writer = ResultsWriter.open({
-      path,
-      header,
-      resume: { path: old, validBytes: prior.validBytes },
-    });
-    writer.record({ row: 2, line: 3, outcome: "added", id: 6n, digest: D2 });
-    await writer.close();
-    const copy = await readPriorRuns(path);
-    expect([copy.state(1), copy.state(2)]).toEqual([PriorState.Added, PriorState.Added]);
+    expect(() => ResultsWriter.open({ path, header, concurrency: 1 })).toThrow(UsageError);
   });
 });
 
@@ -223,7 +189,8 @@ describe("reading earlier runs (--resume)", () => {
     const writer = ResultsWriter.open({
       path,
       header,
-      resume: { path, validBytes: prior.validBytes },
+      concurrency: 1,
+      resume: prior,
     });
     writer.record({ row: 1, line: 2, outcome: "unknown", digest: D1 });
     await writer.close();
@@ -233,10 +200,8 @@ describe("reading earlier runs (--resume)", () => {
 
   it("claims room before the lines that fill it; a run killed with it is resumed right after its last line", async () => {
     const path = join(dir, "room.results");
-    const writer = ResultsWriter.open({ path, header });
-    expect(writer.reserveRow(1, 2)).toBe(true);
-    writer.sending(1, 2, D1);
-    expect(writer.flush()).toBe(true);
+    const writer = ResultsWriter.open({ path, header, concurrency: 1 });
+    expect(await writer.sending(1, 2, D1)).toBe(true);
     // What a run killed now (kill -9) leaves: its lines, then room (spaces, no line break).
     const killed = readFileSync(path, "utf8");
     const sending = `{"row":1,"line":2,"outcome":"sending","digest":"${D1}"}\n`;
@@ -244,7 +209,7 @@ describe("reading earlier runs (--resume)", () => {
     expect(killed.length).toBeGreaterThanOrEqual(64 * 1024);
     expect(killed.slice((RUN + sending).length)).toMatch(/^ +$/);
     await writeFile(join(dir, "room-killed.results"), killed);
-    writer.added(1, 2, D1, 5n);
+    writer.record({ row: 1, line: 2, outcome: "added", digest: D1, id: 5n }, true);
     await writer.close();
     // A run that ends cuts the room it did not use.
     expect(await readFile(path, "utf8")).toBe(
@@ -258,7 +223,8 @@ describe("reading earlier runs (--resume)", () => {
     const resumed = ResultsWriter.open({
       path: copy,
       header,
-      resume: { path: copy, validBytes: prior.validBytes },
+      concurrency: 1,
+      resume: prior,
     });
     resumed.record({ row: 1, line: 2, outcome: "unknown", digest: D1 });
     await resumed.close();
@@ -274,9 +240,9 @@ describe("reading earlier runs (--resume)", () => {
     const prior = await readPriorRuns(path);
     const grown = first + `{"row":1,"line":2,"outcome":"added","id":4,"digest":"${D1}"}\n`;
     await writeFile(path, grown);
-    expect(() =>
-      ResultsWriter.open({ path, header, resume: { path, validBytes: prior.validBytes } }),
-    ).toThrow(/changed after it was read/);
+    expect(() => ResultsWriter.open({ path, header, concurrency: 1, resume: prior })).toThrow(
+      /changed after it was read/,
+    );
     expect(await readFile(path, "utf8")).toBe(grown);
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
@@ -289,7 +255,8 @@ describe("reading earlier runs (--resume)", () => {
     const writer = ResultsWriter.open({
       path,
       header,
-      resume: { path, validBytes: prior.validBytes },
+      concurrency: 1,
+      resume: prior,
     });
     await writer.close();
     expect((await readFile(path, "utf8")).split("\n")[2]).toMatch(/^\{"run"/);

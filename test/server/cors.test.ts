@@ -328,7 +328,7 @@ describe("cors option validation", () => {
     [["localhost:5173"], /cors.*"localhost:5173".*scheme:\/\/host/],
     [["http://localhost:5173/app"], /cors.*"http:\/\/localhost:5173\/app".*no path/],
     [["ftp://files.example"], /cors.*http or https/],
-    [[""], /cors.*empty/],
+    [[""], /cors: "" is not an origin/],
     [["http://a.example?x=1"], /no path, query or fragment/],
     [["http://user@a.example"], /user name or password/],
     [["*", "http://a.example"], /\* .*alone/],
@@ -350,6 +350,6 @@ describe("--cors and --no-cors", () => {
     ).toEqual(["http://a.test", "https://b.test:8443"]);
     expect(planServe({ ...flags, cors: "*" }, {}).options.cors).toBe(true);
     expect(planServe({ ...flags, cors: false }, {}).options.cors).toBe(false);
-    expect(planServe(flags, {}).options.cors).toBeUndefined();
+    expect(planServe(flags, {}).options.cors).toBe(true);
   });
 });

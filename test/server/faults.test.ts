@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { FAULT_SETTINGS, faultInjector } from "../../src/server/faults.js";
-import { readFlag } from "../../src/server/settings.js";
+import { faultInjector } from "../../src/server/faults.js";
+import { planServe, type ServeFlags } from "../../src/server/serve-options.js";
 import { call, startTestServer } from "./http.js";
 
 const KEY = "fault-key";
@@ -126,11 +126,14 @@ describe("the fault plan", () => {
   });
 });
 
-const { latencyMs, failRate, failMode, seed } = FAULT_SETTINGS;
-const parseLatency = (text: string) => readFlag(latencyMs, text);
-const parseFailRate = (text: string) => readFlag(failRate, text);
-const parseFailMode = (text: string) => readFlag(failMode, text);
-const parseFaultSeed = (text: string) => readFlag(seed, text);
+/** The fault settings `serve` is given by its flags. */
+const faultsOf = (flags: Partial<ServeFlags>) =>
+  planServe({ file: "f.json", port: "0", host: "127.0.0.1", key: ["k"], ...flags }, {}).options
+    .faults;
+const parseLatency = (latency: string) => faultsOf({ latency })?.latencyMs;
+const parseFailRate = (failRate: string) => faultsOf({ failRate })?.failRate;
+const parseFailMode = (failMode: string) => faultsOf({ failRate: "0", failMode })?.failMode;
+const parseFaultSeed = (faultSeed: string) => faultsOf({ faultSeed })?.seed;
 
 describe("fault flag parsing", () => {
   it.each([

@@ -148,13 +148,13 @@ describe("petstore serve", () => {
   it.each([
     [["--port", "http"], "--port must be an integer from 0 to 65535"],
     [["--port", "70000"], "--port must be an integer from 0 to 65535"],
-    [["--key", "k:gold"], 'unknown plan "gold"'],
+    [["--key", "k:gold"], '--key: plan must be one of free, pro, business, enterprise; got "gold"'],
     [["--latency", "slow"], "--latency must be"],
     [["--fail-rate", "2"], "--fail-rate must be a number from 0 to 1"],
     [["--fail-rate", "0.5", "--fail-mode", "drop"], "--fail-mode must be one of"],
     [["--seed", "-3"], "--seed must be an integer"],
-    [["--cors", "localhost:5173"], '--cors: "localhost:5173" is not an origin; give scheme://host'],
-    [["--cors", "http://a.test,"], "--cors: an empty origin"],
+    [["--cors", "localhost:5173"], '--cors: "localhost:5173" is not an origin: scheme://host'],
+    [["--cors", "http://a.test,"], '--cors: "" is not an origin'],
     [
       ["--keys-file", "missing-keys.txt"],
       "--keys-file missing-keys.txt: cannot read it (no such file)",

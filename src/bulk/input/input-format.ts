@@ -3,6 +3,8 @@
  * else its first non-blank character (`[` a JSON array, `{` NDJSON, anything
  * else CSV). A `.json` file may hold either JSON form, so its content decides.
  */
+import { extname } from "node:path";
+
 export const INPUT_FORMATS = ["csv", "ndjson", "json"] as const;
 export type InputFormat = (typeof INPUT_FORMATS)[number];
 
@@ -16,16 +18,9 @@ export function isInputFormat(text: string): text is InputFormat {
   return (INPUT_FORMATS as readonly string[]).includes(text);
 }
 
-/** The extension of a path, lower-cased, with its dot; "" when there is none. */
-function extensionOf(path: string): string {
-  const base = path.slice(Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\")) + 1);
-  const dot = base.lastIndexOf(".");
-  return dot > 0 ? base.slice(dot).toLowerCase() : "";
-}
-
 /** `head`: the first characters of the input (a few kilobytes are plenty). */
 export function detectFormat(path: string | undefined, head: string): InputFormat {
-  const byExtension = path === undefined ? undefined : BY_EXTENSION[extensionOf(path)];
+  const byExtension = path === undefined ? undefined : BY_EXTENSION[extname(path).toLowerCase()];
   if (byExtension !== undefined) return byExtension;
   const first = /[^\s\uFEFF]/.exec(head)?.[0];
   if (first === "[") return "json";

@@ -1,158 +1,97 @@
 /**
- * A JSON array of pets, read element by element: a scanner finds where each
- * element starts and ends (strings, escapes and nesting understood), and the
- * lossless parser reads that element alone. A large file therefore takes the
- * memory of one element, and a broken element is reported with its own line and
- * column while the others are still read. Broken structure between elements (a
- * missing comma, an unclosed array) ends the reading: nothing after it can be trusted.
+ * A JSON array of pets, read element by element: a scanner counts the nesting
+ * (strings and escapes understood) to find the commas between elements and the
+ * array's end, and the lossless parser reads each element's text alone. A large
+ * file therefore takes the memory of one element, and a broken element (a
+ * missing comma between two included) is reported with its own line and column
+ * while the others are still read. What breaks the array itself (no '[', an
+ * empty element, no closing ']', text after it) ends the reading: nothing after
+ * it can be trusted.
  */
-import { JsonSyntaxError } from "../../schema/json.js";
-import {
-  InputFormatError,
-  MAX_RECORD_CHARS,
-  parseRecordJson,
-  type InputRecord,
-} from "./input-record.js";
+import { JsonSyntaxError, parseJson } from "../../schema/json.js";
+import { InputFormatError, MAX_RECORD_CHARS, type InputRecord } from "./input-record.js";
 
-const enum Phase {
-  Start,
-  FirstValue,
-  Value,
-  InValue,
-  AfterValue,
-  End,
-}
+const isWhitespace = (c: string) => c === " " || c === "\n" || c === "\r" || c === "\t";
 
-function isWhitespace(c: number): boolean {
-  return c === 32 || c === 10 || c === 13 || c === 9;
-}
-
-function describe(ch: string): string {
-  return ch.charCodeAt(0) < 0x20
-    ? `U+${ch.charCodeAt(0).toString(16).padStart(4, "0")}`
-    : `'${ch}'`;
-}
-
-export function* parseJsonArray(chunks: Iterable<string>): Generator<InputRecord> {
-  let phase: Phase = Phase.Start;
+export async function* parseJsonArray(chunks: AsyncIterable<string>): AsyncGenerator<InputRecord> {
+  /** 0 before the array, 1 between its elements, more inside one. */
+  let depth = 0;
+  let closed = false;
+  let inString = false;
+  let escaped = false;
   let line = 1;
   let column = 0;
   let row = 0;
+  /** The element's text so far, and where its first character is. */
   let text = "";
-  let depth = 0;
-  let inString = false;
-  let escaped = false;
-  let scalar = false;
-  let startLine = 0;
-  let startColumn = 0;
+  let start: { line: number; column: number } | undefined;
 
   const fail = (reason: string): never => {
     throw new InputFormatError(reason, line, column);
   };
-
   const element = (): InputRecord => {
-    row++;
-    const source = text;
+    const where = start!;
+    const source = text.trimEnd();
     text = "";
+    start = undefined;
+    row++;
     try {
-      return { row, line: startLine, value: parseRecordJson(source) };
+      return { row, line: where.line, value: parseJson(source) };
     } catch (error) {
       if (!(error instanceof JsonSyntaxError)) throw error;
       const at =
         error.line === 1
-          ? `line ${startLine}, column ${startColumn + error.column - 1}`
-          : `line ${startLine + error.line - 1}, column ${error.column}`;
-      return { row, line: startLine, unreadable: `not valid JSON: ${error.reason} at ${at}` };
+          ? `line ${where.line}, column ${where.column + error.column - 1}`
+          : `line ${where.line + error.line - 1}, column ${error.column}`;
+      return { row, line: where.line, unreadable: `not valid JSON: ${error.reason} at ${at}` };
     }
   };
 
-  for (const chunk of chunks) {
-    let runStart = phase === Phase.InValue ? 0 : -1;
+  for await (const chunk of chunks) {
+    /** Where the element's text in this chunk begins. */
+    let from = 0;
     for (let i = 0; i < chunk.length; i++) {
-      const c = chunk.charCodeAt(i);
-      if (c === 10) {
+      const c = chunk[i]!;
+      if (c === "\n") {
         line++;
         column = 0;
       } else {
         column++;
       }
-      if (phase === Phase.InValue) {
-        let ended = false;
-        let endsBefore = false;
-        if (scalar) {
-          if (isWhitespace(c) || c === 44 || c === 93 || c === 125) {
-            ended = true;
-            endsBefore = true;
-          }
-        } else if (inString) {
-          if (escaped) escaped = false;
-          else if (c === 92) escaped = true;
-          else if (c === 34) {
-            inString = false;
-            if (depth === 0) ended = true;
-          }
-        } else if (c === 34) {
-          inString = true;
-        } else if (c === 123 || c === 91) {
-          depth++;
-        } else if (c === 125 || c === 93) {
-          if (--depth === 0) ended = true;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === "\\") escaped = true;
+        else if (c === '"') inString = false;
+        continue;
+      }
+      if (closed || depth === 0) {
+        if (isWhitespace(c) || c === "\uFEFF") continue;
+        if (closed) fail(`nothing may follow the array's closing ']'; found ${JSON.stringify(c)}`);
+        if (c !== "[") fail(`a JSON array must start with '['; found ${JSON.stringify(c)}`);
+        depth = 1;
+      } else if (depth === 1 && (c === "," || c === "]")) {
+        if (start !== undefined) {
+          text += chunk.slice(from, i);
+          yield element();
+        } else if (c === "," || row > 0) {
+          fail(`a value is expected ${row === 0 ? "before" : "after"} ','`);
         }
-        if (!ended) continue;
-        text += chunk.slice(runStart, endsBefore ? i : i + 1);
-        runStart = -1;
-        if (text.length > MAX_RECORD_CHARS)
-          fail(`an element longer than ${MAX_RECORD_CHARS} characters`);
-        yield element();
-        phase = Phase.AfterValue;
-        if (!endsBefore) continue;
-        // The character that ended a number or literal belongs to what follows it.
-      }
-      if (isWhitespace(c)) continue;
-      const ch = chunk[i]!;
-      switch (phase) {
-        case Phase.Start:
-          if (c === 0xfeff) continue;
-          if (c !== 91) fail(`a JSON array must start with '['; found ${describe(ch)}`);
-          phase = Phase.FirstValue;
-          break;
-        case Phase.FirstValue:
-        case Phase.Value:
-          if (c === 93) {
-            if (phase === Phase.Value) fail("a value is expected after ','");
-            phase = Phase.End;
-            break;
-          }
-          if (c === 44) fail("a value is expected before ','");
-          phase = Phase.InValue;
-          startLine = line;
-          startColumn = column;
-          runStart = i;
-          depth = c === 123 || c === 91 ? 1 : 0;
-          inString = c === 34;
-          escaped = false;
-          scalar = depth === 0 && !inString;
-          break;
-        case Phase.AfterValue:
-          if (c === 44) phase = Phase.Value;
-          else if (c === 93) phase = Phase.End;
-          else fail(`',' or ']' is expected after an element; found ${describe(ch)}`);
-          break;
-        case Phase.End:
-          fail(`nothing may follow the array's closing ']'; found ${describe(ch)}`);
+        closed = c === "]";
+      } else {
+        if (start === undefined && !isWhitespace(c)) {
+          start = { line, column };
+          from = i;
+        }
+        if (c === '"') inString = true;
+        else if (c === "{" || c === "[") depth++;
+        else if ((c === "}" || c === "]") && depth > 1) depth--;
       }
     }
-    if (phase === Phase.InValue) {
-      text += chunk.slice(runStart);
-      if (text.length > MAX_RECORD_CHARS)
-        fail(`an element longer than ${MAX_RECORD_CHARS} characters`);
+    if (start !== undefined) text += chunk.slice(from);
+    if (text.length > MAX_RECORD_CHARS) {
+      fail(`an element longer than ${MAX_RECORD_CHARS} characters`);
     }
   }
-  if (phase === Phase.InValue && scalar) {
-    yield element();
-    phase = Phase.AfterValue;
-  }
-  const ending = phase as Phase;
   // An empty input has no rows, as `[]` has none: the caller says so.
-  if (ending !== Phase.End && ending !== Phase.Start) fail("the array is not closed with ']'");
+  if (depth > 0 && !closed) fail("the array is not closed with ']'");
 }

@@ -4,26 +4,20 @@
  * read twice, so it is first copied to a private temporary file, deleted at the
  * end. Text is decoded as strict UTF-8 (utf8.ts).
  */
-import { createWriteStream } from "node:fs";
-import { mkdtemp, open, rm, stat } from "node:fs/promises";
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { once } from "node:events";
+import { pipeline } from "node:stream/promises";
 import { UsageError } from "../../errors.js";
 import { parseCsv } from "./csv.js";
 import { detectFormat, type InputFormat } from "./input-format.js";
 import { parseJsonArray } from "./json-array.js";
 import { parseNdjson } from "./ndjson.js";
-import type { InputRecord, RecordParser } from "./input-record.js";
+import type { InputRecord } from "./input-record.js";
 import { decodedChunks } from "./utf8.js";
 
 const HEAD_BYTES = 4096;
-
-const PARSERS: Record<InputFormat, RecordParser> = {
-  csv: parseCsv,
-  ndjson: parseNdjson,
-  json: parseJsonArray,
-};
 
 export interface InputOptions {
   /** From `--format`; else detected. */
@@ -37,7 +31,7 @@ export interface InputSource {
   readonly label: string;
   readonly format: InputFormat;
   /** A fresh pass over the records; an input without any is a usage error ("no rows"). */
-  records(): Iterable<InputRecord>;
+  records(): AsyncIterable<InputRecord>;
   /** Removes the copy of stdin, if one was made. */
   dispose(): Promise<void>;
 }
@@ -47,30 +41,21 @@ export type StdinChunks = () => AsyncIterable<Uint8Array | string>;
 async function spoolStdin(stdin: StdinChunks): Promise<{ path: string; dir: string }> {
   const dir = await mkdtemp(join(tmpdir(), "petstore-add-"));
   const path = join(dir, "stdin");
-  const out = createWriteStream(path, { mode: 0o600 });
   try {
-    for await (const chunk of stdin()) {
-      if (!out.write(chunk)) await once(out, "drain");
-    }
-    out.end();
-    await once(out, "close");
+    await pipeline(stdin(), createWriteStream(path, { mode: 0o600 }));
   } catch (error) {
-    out.destroy();
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
   return { path, dir };
 }
 
+/** The first characters of the input: enough to tell its format and a CSV header's delimiter. */
 async function readHead(path: string): Promise<string> {
-  const handle = await open(path, "r");
-  try {
-    const buffer = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
-    return buffer.subarray(0, bytesRead).toString("utf8");
-  } finally {
-    await handle.close();
+  for await (const bytes of createReadStream(path, { end: HEAD_BYTES - 1 })) {
+    return (bytes as Buffer).toString("utf8");
   }
+  return "";
 }
 
 /** `from` is a path or `-` (stdin). */
@@ -105,10 +90,10 @@ export async function openInput(
         `--ignore-unknown-columns applies to CSV; ${label} is read as ${format === "json" ? "a JSON array" : "NDJSON"}, where a field the service does not know makes the row invalid`,
       );
     }
-    const parse = PARSERS[format];
-    function* records(): Generator<InputRecord> {
+    const parse = { csv: parseCsv, ndjson: parseNdjson, json: parseJsonArray }[format];
+    async function* records(): AsyncGenerator<InputRecord> {
       let any = false;
-      for (const record of parse(decodedChunks(path), { ignoreUnknownColumns })) {
+      for await (const record of parse(decodedChunks(path), { ignoreUnknownColumns, head })) {
         any = true;
         yield record;
       }

@@ -1,23 +1,16 @@
 /**
- * The JSON the control plane takes and answers, as zod schemas: the routes check
- * bodies with them (strictly: an unknown field or a wrong type is a 400 naming
- * the field), and its OpenAPI document's schemas are made from them (openapi.ts),
- * under the names given here. Answers are plain objects, so a client does not
- * break on a field added later. The request journal's entries are described in
- * request-journal.ts, the fault settings in ../settings/faults.ts.
+ * The JSON the control plane takes and answers, as zod schemas with their words:
+ * the routes check bodies with them (strictly: an unknown field or a wrong type
+ * is a 400 naming the field), and its OpenAPI document's schemas are made from
+ * them (openapi.ts), under the names given here. Answers are plain objects, so a
+ * client does not break on a field added later. The request journal's entries
+ * are described in request-journal.ts, the fault settings in ../faults.ts, a
+ * new key in ../keys.ts.
  */
 import * as z from "zod/mini";
-import { ServerConfigError } from "../config-error.js";
-import {
-  KEY_PATTERN,
-  MAX_KEY_LENGTH,
-  PLAN_NAMES,
-  parseKeySpec,
-  type ApiKeySpec,
-  type PlanName,
-} from "../keys.js";
-import { FaultsAnswer, FaultSettings, parseFaultsBody } from "../faults.js";
-import { check, type Checked, type Rules } from "../settings.js";
+import { strict } from "../check.js";
+import { FaultsAnswer, FaultSettings } from "../faults.js";
+import { KeyFields, PLAN } from "../keys.js";
 import { MAX_ADVANCE_SECONDS } from "./clock.js";
 
 /** The schemas the document names in its components. */
@@ -32,7 +25,6 @@ export const described = <S extends z.ZodMiniType>(schema: S, description: strin
   schema.check(z.describe(description)) as S;
 
 export const count = () => z.int().check(z.gte(0));
-export const PLAN = z.enum(PLAN_NAMES as [PlanName, ...PlanName[]]);
 
 export const ErrorAnswer = named(
   "Error",
@@ -47,7 +39,6 @@ export const ClockAnswer = named(
   "Clock",
   z.object({ now: z.iso.datetime(), nowMs: count(), offsetSeconds: z.number().check(z.gte(0)) }),
 );
-export type ClockState = z.infer<typeof ClockAnswer>;
 
 export const Faults = named("Faults", FaultsAnswer);
 
@@ -69,95 +60,34 @@ export const KeyEntryAnswer = named(
 );
 export type KeyEntry = z.infer<typeof KeyEntryAnswer>;
 
-/** A body a route takes: its schema, and how it is checked (`optional`: no body is fine too). */
-export interface Body<T> {
-  schema: z.ZodMiniType;
-  parse(value: unknown): Checked<T>;
-  optional?: boolean;
-}
-
-const NoFields = z.strictObject({});
-export const RESET_BODY: Body<unknown> = {
-  schema: NoFields,
-  optional: true,
-  parse: (value) =>
-    value === undefined || NoFields.safeParse(value).success
-      ? { ok: true, value }
-      : { ok: false, problems: ["POST /__admin/reset takes no fields: send no body, or {}"] },
-};
-
-/** A step of the clock: the body's field and the argument of the library's clock.advance(). */
-export const AdvanceSeconds = z.number().check(z.gte(0), z.lte(MAX_ADVANCE_SECONDS));
-const ClockBody = named("AdvanceClock", z.strictObject({ advanceSeconds: AdvanceSeconds }));
-const CLOCK_RULES: Rules = {
-  "": 'the body must be a JSON object {"advanceSeconds": N}',
-  advanceSeconds: `must be a number of seconds from 0 to ${MAX_ADVANCE_SECONDS} (the clock only moves forward)`,
-};
-export const CLOCK_BODY: Body<number> = {
-  schema: ClockBody,
-  parse(value) {
-    const checked = check(ClockBody, value, CLOCK_RULES);
-    return checked.ok ? { ok: true, value: checked.value.advanceSeconds } : checked;
-  },
-};
-
-export const FAULTS_BODY: Body<FaultSettings> = {
-  schema: named(
-    "FaultsUpdate",
-    described(
-      FaultSettings,
-      "Replaces every setting; an omitted one takes its default (none, 0, 503, random).",
-    ),
-  ),
-  parse: parseFaultsBody,
-};
-
-const MAX_PER_MINUTE = 999_999_999;
-const MAX_PER_DAY = 9_999_999_999;
-
-const KeyBody = named(
-  "NewKey",
-  z.strictObject({
-    key: z.string().check(z.minLength(1), z.maxLength(MAX_KEY_LENGTH), z.regex(KEY_PATTERN)),
-    plan: z._default(PLAN, "free"),
-    perMinute: z.optional(
-      z.int().check(z.gte(1), z.lte(MAX_PER_MINUTE), z.describe("enterprise only, with perDay")),
-    ),
-    perDay: z.optional(
-      z.int().check(z.gte(1), z.lte(MAX_PER_DAY), z.describe("enterprise only, with perMinute")),
-    ),
-  }),
+/** No body, or `{}`. */
+export const NoFields = z.optional(
+  strict({}, "POST /__admin/reset takes no fields: send no body, or {}"),
 );
-const KEY_RULES: Rules = {
-  "": 'the body must be a JSON object such as {"key": "ci", "plan": "pro"}',
-  key: `must be 1 to ${MAX_KEY_LENGTH} of the characters A-Z a-z 0-9 - . _ ~ + / (then optional =)`,
-  plan: `must be one of ${PLAN_NAMES.join(", ")}`,
-  perMinute: `must be an integer from 1 to ${MAX_PER_MINUTE}`,
-  perDay: `must be an integer from 1 to ${MAX_PER_DAY}`,
-};
 
-/** A key from its parts, with the rules of `--key` (custom limits for enterprise only). */
-export function keyFromParts(
-  parts: { key: string; plan?: PlanName; perMinute?: number; perDay?: number },
-  where: string,
-): Checked<ApiKeySpec> {
-  const { key, plan = "free", perMinute, perDay } = parts;
-  if ((perMinute === undefined) !== (perDay === undefined)) {
-    return { ok: false, problems: ["perMinute and perDay go together: give both or neither"] };
-  }
-  try {
-    const limits = perMinute === undefined ? "" : `:${perMinute}/${perDay}`;
-    return { ok: true, value: parseKeySpec(`${key}:${plan}${limits}`, where) };
-  } catch (error) {
-    if (!(error instanceof ServerConfigError)) throw error;
-    return { ok: false, problems: [error.message] };
-  }
-}
+const SECONDS_RULE = `must be a number of seconds from 0 to ${MAX_ADVANCE_SECONDS} (the clock only moves forward)`;
+/** A step of the clock: the body of `POST /__admin/clock`, and of the library's clock.advance(). */
+export const ClockBody = named(
+  "AdvanceClock",
+  strict(
+    {
+      advanceSeconds: z
+        .number({ error: SECONDS_RULE })
+        .check(
+          z.gte(0, { error: SECONDS_RULE }),
+          z.lte(MAX_ADVANCE_SECONDS, { error: SECONDS_RULE }),
+        ),
+    },
+    'the body must be a JSON object {"advanceSeconds": N}',
+  ),
+);
 
-export const KEY_BODY: Body<ApiKeySpec> = {
-  schema: KeyBody,
-  parse(value) {
-    const checked = check(KeyBody, value, KEY_RULES);
-    return checked.ok ? keyFromParts(checked.value, "the key") : checked;
-  },
-};
+export const FaultsBody = named(
+  "FaultsUpdate",
+  described(
+    FaultSettings,
+    "Replaces every setting; an omitted one takes its default (none, 0, 503, random).",
+  ),
+);
+
+export const KeyBody = named("NewKey", KeyFields);

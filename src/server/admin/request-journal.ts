@@ -4,16 +4,15 @@
  * `requests()`. It holds what a test asserts on: method, path, query, status,
  * duration, the fake's time, the plan of the key (never the key: the
  * Authorization header is not kept) and, for a POST, the start of the body as
- * received (`bodyLimit` bytes). Recording is one small object per request, kept
- * aside until the request is answered, then put in a ring, so it costs the request
+ * received (`bodyLimit` bytes). Recording is one small object per request, made
+ * when it arrives and put in a ring when it is answered, so it costs the request
  * path next to nothing; the JSON form is made only when read, a page at a time
  * (`page`): one read never builds more than about PAGE_BYTES of JSON, whatever the
  * journal holds.
  */
-import type { IncomingMessage } from "node:http";
 import * as z from "zod/mini";
-import type { PlanName } from "../keys.js";
-import { count, described, named, PLAN } from "./bodies.js";
+import { PLAN, type PlanName } from "../keys.js";
+import { count, described, named } from "./bodies.js";
 import { isoTime } from "./clock.js";
 
 /** Bytes of a POST body kept per request; the rest is counted, not kept. */
@@ -22,7 +21,6 @@ export const MAX_BODY_KEPT = 64 * 1024;
 export const BODY_BUDGET = 64 * 1024 * 1024;
 /** About how many bytes of JSON one answer of `GET /__admin/requests` holds at most. */
 export const PAGE_BYTES = 1024 * 1024;
-export { DEFAULT_JOURNAL_SIZE, MAX_JOURNAL_SIZE } from "../serve-defaults.js";
 
 /** One request, as recorded. Every field is set in the constructor: one object shape. */
 export class JournalEntry {
@@ -111,9 +109,6 @@ export class RequestJournal {
   private next = 0;
   private count = 0;
   private lastRecordedId = 0;
-  private currentRequest: IncomingMessage | undefined;
-  private current: JournalEntry | undefined;
-  private readonly later = new WeakMap<IncomingMessage, JournalEntry>();
 
   /** Bytes kept of a POST body: MAX_BODY_KEPT, less when the journal is large (BODY_BUDGET in all). */
   readonly bodyLimit: number;
@@ -123,25 +118,8 @@ export class RequestJournal {
     this.bodyLimit = Math.min(MAX_BODY_KEPT, Math.floor(BODY_BUDGET / Math.max(1, capacity)));
   }
 
-  /**
-   * A request arrived. Most are answered before the next one arrives (a GET is
-   * answered at once): their entry waits in `current`. One still unanswered when
-   * the next arrives (a POST reading its body, a delayed fault) waits in `later`.
-   */
-  begin(req: IncomingMessage, entry: JournalEntry): void {
-    if (this.currentRequest !== undefined) this.later.set(this.currentRequest, this.current!);
-    this.currentRequest = req;
-    this.current = entry;
-  }
-
-  private entryOf(req: IncomingMessage): JournalEntry | undefined {
-    return req === this.currentRequest ? this.current : this.later.get(req);
-  }
-
   /** The body of a POST as received, for its entry. */
-  keepBody(req: IncomingMessage, bytes: Buffer): void {
-    const entry = this.entryOf(req);
-    if (entry === undefined) return;
+  keepBody(entry: JournalEntry, bytes: Buffer): void {
     let end = Math.min(bytes.length, this.bodyLimit);
     // Cut before a character, never inside one.
     if (end < bytes.length) while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
@@ -150,22 +128,9 @@ export class RequestJournal {
   }
 
   /** The request was answered (`status`) or cut off (null): its entry goes into the ring. */
-  finish(req: IncomingMessage, status: number | null, durationMs: number): void {
-    const entry = this.entryOf(req);
-    if (entry === undefined) return;
-    if (req === this.currentRequest) {
-      this.currentRequest = undefined;
-      this.current = undefined;
-    } else {
-      this.later.delete(req);
-    }
+  record(entry: JournalEntry, status: number | null, durationMs: number): void {
     entry.status = status;
     entry.durationUs = Math.round(durationMs * 1000);
-    this.record(entry);
-  }
-
-  private record(entry: JournalEntry): void {
-    if (this.capacity === 0) return;
     entry.id = ++this.lastRecordedId;
     this.ring[this.next] = entry;
     if (++this.next === this.capacity) this.next = 0;

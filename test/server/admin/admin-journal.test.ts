@@ -209,9 +209,12 @@ describe("GET /__admin/requests", () => {
       "?since=yesterday",
       'since must be an ISO 8601 time (2030-01-01T00:00:00Z) or Unix milliseconds; got "yesterday"',
     ],
-    ["?key=x", '"key" is not a filter; filters: method, path, status, since, after, limit'],
-    ["?after=-1", 'after must be a request id, a whole number (0 for the oldest on); got "-1"'],
-    ["?limit=100001", 'limit must be a whole number from 0 to 100000; got "100001"'],
+    ["?key=x", "key is not a filter; filters: method, path, status, since, after, limit"],
+    [
+      "?after=-1",
+      'after must be a request id, a whole number (0 for the oldest on); got the string "-1"',
+    ],
+    ["?limit=100001", 'limit must be a whole number from 0 to 100000; got the string "100001"'],
     ["?status=200&status=201", "status is given more than once"],
   ])("refuses the query %s with a 400 naming the filter", async (query, expected) => {
     const { url } = await start();

@@ -373,7 +373,7 @@ describe("/__admin/keys", () => {
     [{ plan: "pro" }, "key is required"],
     [
       { key: "with:colon" },
-      'key must be 1 to 512 of the characters A-Z a-z 0-9 - . _ ~ + / (then optional =); got "with:colon"',
+      "key must be 1 to 512 of the characters A-Z a-z 0-9 - . _ ~ + / (then optional =)",
     ],
     [{ key: "k", plan: "gold" }, 'plan must be one of free, pro, business, enterprise; got "gold"'],
     [

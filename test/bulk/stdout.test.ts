@@ -4,18 +4,26 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { OutcomeStream, WINDOW } from "../../src/bulk/outcome-stream.js";
+import { Outcomes, WINDOW, type StdoutMode } from "../../src/bulk/outcomes.js";
 import { createTestIO } from "../../src/io/test-io.js";
 import { parseJson } from "../../src/schema/json.js";
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
+const plan = { rows: 0, invalid: 0, previouslyAdded: 0, heldUnknown: 0, toSend: 0 };
+
+/** The outcomes of a run without a results file, to `io`'s stdout. */
+function streamTo(io: ReturnType<typeof createTestIO>, mode: StdoutMode, window?: number) {
+  return new Outcomes(plan, io, Date.now, undefined, mode, window);
+}
+
 describe("--json", () => {
   it("writes one line per outcome, ids exact, in the order outcomes are known", async () => {
     const io = createTestIO();
-    const stream = new OutcomeStream("json", io.stdout, () => undefined);
-    expect(stream.taken(1)).toBeUndefined();
-    stream.added(2, 3, 9223372036854775807n);
+    const stream = streamTo(io, "json");
+    expect(stream.room(1)).toBeUndefined();
+    stream.sending(1);
+    stream.record({ row: 2, line: 3, outcome: "added", id: 9223372036854775807n });
     stream.record({
       row: 1,
       line: 2,
@@ -33,12 +41,10 @@ describe("--json", () => {
       digest: "0123456789abcdef",
     });
     stream.record({ row: 4, line: 6, outcome: "unknown", error: { message: "timed out" } });
-    stream.added(5, 7, undefined);
-    stream.addedBefore(6, 8, -9223372036854775808n);
-    stream.unknownBefore(7, 9);
+    stream.record({ row: 5, line: 7, outcome: "added" });
+    stream.earlier(6, 8, "added", -9223372036854775808n);
+    stream.earlier(7, 9, "unknown");
     stream.settled(1);
-    expect(io.out()).toBe(""); // gathered until the end of the turn
-    await tick();
     expect(io.out().split("\n")).toEqual([
       '{"row":2,"line":3,"outcome":"added","id":9223372036854775807}',
       '{"row":1,"line":2,"outcome":"invalid","error":{"message":"status must be one of available, pending, sold; x","problems":[{"field":"status","message":"must be one of available, pending, sold"},{"message":"x"}]}}',
@@ -51,31 +57,14 @@ describe("--json", () => {
     ]);
     for (const line of io.out().trimEnd().split("\n")) expect(() => parseJson(line)).not.toThrow();
   });
-
-  it("writes what it has at the end of the run without waiting for the turn", () => {
-    const io = createTestIO();
-    const stream = new OutcomeStream("json", io.stdout, () => undefined);
-    stream.added(1, 2, 5n);
-    stream.end();
-    expect(io.out()).toBe('{"row":1,"line":2,"outcome":"added","id":5}\n');
-  });
-
-  it("writes at once past 64 KiB gathered in one turn (a long run of rows added before)", () => {
-    const io = createTestIO();
-    const stream = new OutcomeStream("json", io.stdout, () => undefined);
-    let row = 0;
-    while (io.out() === "") stream.addedBefore(++row, row + 1, BigInt(row));
-    expect(io.out().length).toBeGreaterThanOrEqual(64 * 1024);
-    expect(io.out().length).toBeLessThan(64 * 1024 + 100);
-  });
 });
 
 type Kind = "added" | "failed" | "before" | "invalid" | "none";
 
 /**
- * Drives a stream as the engine does: rows read in order (rows not sent get their
- * hook as they are read), sending rows taken in order by `concurrency` senders,
- * answers coming back in the order `picks` chooses.
+ * Drives the outcomes as the engine does: rows read in order, each waiting for room
+ * first (rows not sent get their outcome as they are read), the rows to send taken
+ * in order by `concurrency` senders, answers coming back in the order `picks` chooses.
  */
 async function drive(
   kinds: Kind[],
@@ -84,34 +73,33 @@ async function drive(
   picks: number[],
 ): Promise<{ out: string; maxHeld: number }> {
   const io = createTestIO();
-  const idBefore = (row: number) => (kinds[row - 1] === "before" ? 1000n + BigInt(row) : undefined);
-  const stream = new OutcomeStream("ids", io.stdout, idBefore, window);
-  let read = 0;
-  const nextToSend = (): number | undefined => {
-    while (read < kinds.length) {
-      const row = ++read;
+  const stream = streamTo(io, "ids", window);
+  async function* toSend(): AsyncGenerator<number> {
+    for (let row = 1; row <= kinds.length; row++) {
+      await stream.room(row);
       const kind = kinds[row - 1];
-      if (kind === "before") stream.addedBefore(row, row + 1, idBefore(row));
+      if (kind === "before") stream.earlier(row, row + 1, "added", 1000n + BigInt(row));
       else if (kind === "invalid") stream.record({ row, line: row + 1, outcome: "invalid" });
-      else return row;
+      else {
+        stream.sending(row);
+        yield row;
+      }
     }
-    return undefined;
-  };
+  }
+  const rows = toSend();
   const inFlight: Array<{ row: number; answer: () => void }> = [];
   let maxHeld = 0;
   let sendersLeft = concurrency;
   const sender = async () => {
-    for (;;) {
-      const row = nextToSend();
-      if (row === undefined) break;
-      const wait = stream.taken(row);
-      if (wait !== undefined) await wait;
+    for (let next = await rows.next(); next.done !== true; next = await rows.next()) {
+      const row = next.value;
       await new Promise<void>((answer) => inFlight.push({ row, answer }));
       const kind = kinds[row - 1];
-      if (kind === "added") stream.added(row, row + 1, 5000n + BigInt(row));
+      if (kind === "added")
+        stream.record({ row, line: row + 1, outcome: "added", id: 5000n + BigInt(row) });
       else if (kind === "failed") stream.record({ row, line: row + 1, outcome: "failed" });
       stream.settled(row);
-      maxHeld = Math.max(maxHeld, stream.held);
+      maxHeld = Math.max(maxHeld, stream.heldRows);
     }
     sendersLeft--;
   };
@@ -129,7 +117,6 @@ async function drive(
     inFlight.splice(index, 1)[0]!.answer();
   }
   await Promise.all(senders);
-  stream.end();
   return { out: io.out(), maxHeld };
 }
 
@@ -164,18 +151,19 @@ describe("-q", () => {
 
   it("holds a row back while it is the window's width ahead of the first row not printed", async () => {
     const io = createTestIO();
-    const stream = new OutcomeStream("ids", io.stdout, () => undefined, 3);
-    expect(stream.taken(1)).toBeUndefined();
-    expect(stream.taken(2)).toBeUndefined();
-    expect(stream.taken(3)).toBeUndefined();
+    const stream = streamTo(io, "ids", 3);
+    for (const row of [1, 2, 3]) {
+      expect(stream.room(row)).toBeUndefined();
+      stream.sending(row);
+    }
     let fourth = false;
-    void stream.taken(4)!.then(() => (fourth = true));
-    stream.added(3, 4, 33n);
-    stream.added(2, 3, 22n);
+    void stream.room(4)!.then(() => (fourth = true));
+    stream.record({ row: 3, line: 4, outcome: "added", id: 33n });
+    stream.record({ row: 2, line: 3, outcome: "added", id: 22n });
     await tick();
     expect(fourth).toBe(false);
     expect(io.out()).toBe("");
-    stream.added(1, 2, 11n);
+    stream.record({ row: 1, line: 2, outcome: "added", id: 11n });
     await tick();
     expect(fourth).toBe(true);
     expect(io.out()).toBe("11\n22\n33\n");
@@ -183,14 +171,19 @@ describe("-q", () => {
 
   it("at its real width, lets 4,096 rows go past one still sending and holds the 4,097th", async () => {
     const io = createTestIO();
-    const stream = new OutcomeStream("ids", io.stdout, () => undefined);
-    for (let row = 1; row <= WINDOW; row++) expect(stream.taken(row), String(row)).toBeUndefined();
-    for (let row = 2; row <= WINDOW; row++) stream.added(row, row + 1, BigInt(row));
+    const stream = streamTo(io, "ids");
+    for (let row = 1; row <= WINDOW; row++) {
+      expect(stream.room(row), String(row)).toBeUndefined();
+      stream.sending(row);
+    }
+    for (let row = 2; row <= WINDOW; row++) {
+      stream.record({ row, line: row + 1, outcome: "added", id: BigInt(row) });
+    }
     let released = false;
-    void stream.taken(WINDOW + 1)!.then(() => (released = true));
+    void stream.room(WINDOW + 1)!.then(() => (released = true));
     await tick();
     expect([released, io.out()]).toEqual([false, ""]);
-    stream.added(1, 2, 1n);
+    stream.record({ row: 1, line: 2, outcome: "added", id: 1n });
     await tick();
     expect(released).toBe(true);
     const ids = io.out().trimEnd().split("\n");
@@ -200,24 +193,22 @@ describe("-q", () => {
 
   it("prints the ids of rows added before, past the last row sent, once the run ends", () => {
     const io = createTestIO();
-    const stream = new OutcomeStream("ids", io.stdout, (row) =>
-      row >= 2 ? BigInt(row * 10) : undefined,
-    );
-    stream.taken(1);
-    stream.addedBefore(2, 3, 20n);
-    stream.addedBefore(3, 4, 30n);
-    stream.added(1, 2, 7n);
+    const stream = streamTo(io, "ids");
+    stream.sending(1);
+    stream.earlier(2, 3, "added", 20n);
+    stream.earlier(3, 4, "added", 30n);
+    stream.record({ row: 1, line: 2, outcome: "added", id: 7n });
     stream.settled(1);
-    stream.end();
     expect(io.out()).toBe("7\n20\n30\n");
   });
 
   it("stops at the last row the run reached: rows never read print nothing, even if added before", () => {
     const io = createTestIO();
-    const stream = new OutcomeStream("ids", io.stdout, (row) => BigInt(row));
-    stream.taken(2);
+    const stream = streamTo(io, "ids");
+    stream.earlier(1, 2, "added", 1n);
+    stream.sending(2);
     stream.settled(2);
-    stream.end();
+    // Row 3, added before, was never read: the run stopped after row 2.
     expect(io.out()).toBe("1\n");
   });
 });

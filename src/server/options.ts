@@ -1,0 +1,206 @@
+/**
+ * The options of `startServer()`: one zod schema, with the words a bad value
+ * gets, that also fills in the defaults and gives each value the form the server
+ * uses (keys checked and merged, origins normalized, pets validated). The flags
+ * of `petstore serve` are read into it (serve-options.ts), and its types are the
+ * library's (`StartServerOptions`). The library is called from plain JavaScript
+ * too, where types are not checked: an unknown or mistyped option is a
+ * ServerConfigError naming it (`startServer: faults.failRate must be a number
+ * from 0 to 1; got 2`), never a server that starts with `NaN` in a header.
+ */
+import * as z from "zod/mini";
+import { INT64_MAX, INT64_MIN, PET_STATUSES, type Pet } from "../schema/pet.js";
+import { formatProblems, validateNewPet } from "../schema/validate.js";
+import type { LogSink } from "./access-log.js";
+import type { Clock } from "./admin/clock.js";
+import { check, integer, strict, withMethod } from "./check.js";
+import { ServerConfigError } from "./config-error.js";
+import { defaultMaxConnections, MAX_CONNECTIONS_LIMIT } from "./connection-cap.js";
+import { normalizeOrigins } from "./cors.js";
+import { FaultOption } from "./faults.js";
+import { KeyList } from "./keys.js";
+import { DEFAULT_BAN_POLICY } from "./rate-limit.js";
+import { DEFAULT_JOURNAL_SIZE, MAX_JOURNAL_SIZE } from "./serve-defaults.js";
+import type { PetStore } from "./store/types.js";
+import type { TlsOption } from "./tls/server-tls.js";
+
+/** Demo pets a new store may start with (`--seed`). */
+export const MAX_SEED_PETS = 1_000_000;
+export const MAX_BAN_SECONDS = 86_400;
+/** What an admin token must look like: 16 to 512 RFC 6750 b64token characters. */
+export const ADMIN_TOKEN_PATTERN = /^[A-Za-z0-9\-._~+/]{16,512}=*$/;
+export const ADMIN_TOKEN_RULE =
+  "must be 16 to 512 of the characters A-Z a-z 0-9 - . _ ~ + / (then optional =)";
+
+const text = (rule: string) => z.string({ error: rule }).check(z.minLength(1, { error: rule }));
+const Integer = z.union([z.bigint(), z.int()], {
+  error: "must be an integer (a number or a bigint)",
+});
+const milliseconds = (min: number, fallback: number) =>
+  z._default(integer(min, 3_600_000, "must be an integer of milliseconds up to 3600000"), fallback);
+
+/** The pets of an in-memory store, each checked as the API checks a new pet, with its id. */
+const Pets = z.pipe(
+  z.array(
+    strict(
+      {
+        id: Integer,
+        name: z.string({ error: "must be a string" }),
+        categoryId: Integer,
+        status: z.optional(
+          z.enum(PET_STATUSES, { error: `must be one of ${PET_STATUSES.join(", ")}` }),
+        ),
+      },
+      "must be a pet {id, name, categoryId, status?}",
+    ),
+    { error: "must be an array of pets {id, name, categoryId, status?}" },
+  ),
+  z.transform((pets, context): Pet[] =>
+    pets.flatMap(({ id, ...input }, index) => {
+      const checked = validateNewPet({ ...input, categoryId: BigInt(input.categoryId) });
+      const problems = checked.ok ? [] : [formatProblems(checked.problems)];
+      if (BigInt(id) < INT64_MIN || BigInt(id) > INT64_MAX) {
+        problems.unshift(`id must be an integer from ${INT64_MIN} to ${INT64_MAX}`);
+      }
+      if (checked.ok && problems.length === 0) return [{ id: BigInt(id), ...checked.value }];
+      context.issues.push({ code: "custom", message: problems.join("; "), input, path: [index] });
+      return [];
+    }),
+  ),
+);
+
+const Cors = z.pipe(
+  z.union([z.boolean(), z.array(z.string())], {
+    error: "must be true (any origin), false (off) or a list of origins",
+  }),
+  z.transform((cors, context) => {
+    if (typeof cors === "boolean") return cors;
+    const origins = normalizeOrigins(cors);
+    if (typeof origins === "string") {
+      context.issues.push({ code: "custom", message: origins, input: cors });
+    }
+    return origins as true | string[];
+  }),
+);
+
+export const START_OPTIONS = strict(
+  {
+    /** JSON file of pets (created when missing); without it, a memory store. */
+    file: z.optional(text("must be a path (a non-empty string)")),
+    /** A store to serve instead of `file`; `close()` closes it. */
+    store: z.optional(
+      withMethod<PetStore>(
+        "listJson",
+        "must be a PetStore (listJson, getJson, create, reset, close)",
+      ),
+    ),
+    /** Number of demo pets to start with when the file is new (or in memory). */
+    seed: z.optional(integer(0, MAX_SEED_PETS)),
+    /**
+     * The pets of an in-memory store (ids given; numbers or bigints), what `reset()`
+     * goes back to. Not with `file`, `store` or `seed`.
+     */
+    pets: z.optional(Pets),
+    /** Default 0: a free port. */
+    port: z._default(integer(0, 65535), 0),
+    host: z._default(text("must be an address (a non-empty string)"), "127.0.0.1"),
+    /** Key specs (`key[:plan[:perMinute/perDay]]`) or `{key, plan?, limits?}`; default: one generated free key. */
+    keys: z.prefault(KeyList, []),
+    /** The fake's time: makes day windows testable in milliseconds. */
+    clock: z.optional(
+      withMethod<Clock>("now", "must be an object with now(), milliseconds since the Unix epoch"),
+    ),
+    /** No access log (server notes are still written). */
+    quiet: z.optional(z.boolean({ error: "must be true or false" })),
+    /** Where the access log and notes go; default stderr. */
+    log: z.optional(withMethod<LogSink>("write", "must be an object with write(text)")),
+    faults: z.optional(FaultOption),
+    ban: z.prefault(
+      strict(
+        {
+          /** 429s a client may earn in one limited period before a ban. */
+          banAfter: z._default(integer(0, 1_000_000), DEFAULT_BAN_POLICY.banAfter),
+          banMs: z._default(
+            integer(
+              0,
+              MAX_BAN_SECONDS * 1000,
+              `must be an integer of milliseconds from 0 to ${MAX_BAN_SECONDS * 1000}`,
+            ),
+            DEFAULT_BAN_POLICY.banMs,
+          ),
+        },
+        "must be {banAfter?, banMs?}",
+      ),
+      {},
+    ),
+    timeouts: z.prefault(
+      strict(
+        {
+          /** Time allowed for a request's headers (slowloris guard). */
+          headersTimeoutMs: milliseconds(1, 10_000),
+          /** Time allowed for a whole request, headers and body. */
+          requestTimeoutMs: milliseconds(1, 30_000),
+          /** How long an idle keep-alive connection is kept. */
+          keepAliveTimeoutMs: milliseconds(1, 5_000),
+          /** How often the two request timeouts above are checked. */
+          checkIntervalMs: milliseconds(1, 1_000),
+          /** On close, how long in-flight requests may take before connections are cut. */
+          shutdownTimeoutMs: milliseconds(0, 10_000),
+        },
+        "must be an object of timeouts in milliseconds",
+      ),
+      {},
+    ),
+    /** Open connections allowed, idle ones closed first; default 1,000, fewer under a low `ulimit -n`. */
+    maxConnections: z._default(integer(1, MAX_CONNECTIONS_LIMIT), defaultMaxConnections),
+    /** Requests kept in the request journal (`requests()`); 0 turns it off. */
+    journalSize: z._default(integer(0, MAX_JOURNAL_SIZE), DEFAULT_JOURNAL_SIZE),
+    /**
+     * Required as `Authorization: Bearer <token>` by `/__admin/*`; without it the
+     * control plane is open on a loopback host and off on any other.
+     */
+    adminToken: z.optional(
+      z
+        .string({ error: ADMIN_TOKEN_RULE })
+        .check(z.regex(ADMIN_TOKEN_PATTERN, { error: ADMIN_TOKEN_RULE })),
+    ),
+    /**
+     * CORS: true (the default) for any origin, answered with the request's own
+     * origin; a list of origins (`scheme://host[:port]`) for those only; false for off.
+     */
+    cors: z._default(Cors, true),
+    /**
+     * Serve https: `{ cert, key }` (PEM text), or `true` for a certificate signed by a
+     * local CA kept next to `file` (reused while valid) or, without a file, in memory.
+     * `running.tls.ca` is the certificate for clients to trust. Checked by server-tls.ts.
+     */
+    tls: z.optional(z.custom<TlsOption>()),
+  },
+  "the options must be an object",
+).check(
+  z.superRefine((options, context) => {
+    const clash = (["file", "store", "seed"] as const).filter(
+      (name) => options[name] !== undefined,
+    );
+    if (options.pets !== undefined && clash.length > 0) {
+      const message = `pets start an in-memory store and cannot be given with ${clash.join(" or ")}`;
+      context.issues.push({ code: "custom", message, input: options });
+    }
+  }),
+);
+
+/** Arrays the library takes may be readonly (as `running.keys` is). */
+type ReadonlyArrays<T> = {
+  [K in keyof T]: T[K] extends Array<infer E> | undefined ? readonly E[] : T[K];
+};
+
+export type StartServerOptions = ReadonlyArrays<z.input<typeof START_OPTIONS>>;
+export type ServerOptions = z.output<typeof START_OPTIONS>;
+export type ServerTimeouts = ServerOptions["timeouts"];
+
+/** `input` as `schema` gives it, or a ServerConfigError naming each problem after `label`. */
+export function parse<T>(schema: z.ZodMiniType<T>, input: unknown, label: string): T {
+  const checked = check(schema, input, "option");
+  if (!checked.ok) throw new ServerConfigError(`${label}: ${checked.problems.join("; ")}`);
+  return checked.value;
+}
