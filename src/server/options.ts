@@ -194,7 +194,9 @@ type ReadonlyArrays<T> = {
   [K in keyof T]: T[K] extends Array<infer E> | undefined ? readonly E[] : T[K];
 };
 
-export type StartServerOptions = ReadonlyArrays<z.input<typeof START_OPTIONS>>;
+/** An interface, not an alias, so that the declarations users see name it rather than expand it. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface StartServerOptions extends ReadonlyArrays<z.input<typeof START_OPTIONS>> {}
 export type ServerOptions = z.output<typeof START_OPTIONS>;
 export type ServerTimeouts = ServerOptions["timeouts"];
 

@@ -65,8 +65,8 @@ const filterText = (filter: unknown) =>
           ]),
       );
 
-export async function startServer(input: StartServerOptions = {}) {
-  const options = parse(START_OPTIONS, input, "startServer");
+export async function startServer(startOptions: StartServerOptions = {}) {
+  const options = parse(START_OPTIONS, startOptions, "startServer");
   const { host, timeouts } = options;
   const tlsOption = checkTlsOption(options.tls);
   /** The data file the local CA is kept next to. */
