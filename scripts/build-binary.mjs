@@ -12,7 +12,8 @@
 // blob goes in (injecting would break it); the binary is unsigned.
 //
 // The home page's files (dist/home/, made by `npm run build`) are embedded as SEA
-// assets named home/<file>, which the server reads with node:sea's getAsset. The
+// assets named home/<file>, which the server reads with node:sea's getAsset; jq
+// (dist/jq.wasm) as the asset jq.wasm, which `--jq` reads the same way. The
 // target's keyring binding (@napi-rs/keyring-<platform>, fetched with `npm pack` at the
 // version of package.json's optionalDependencies) is the asset keyring.node, which
 // src/profiles/keyring-binding.ts writes to a private file and loads.
@@ -33,6 +34,7 @@ import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -116,8 +118,8 @@ async function runTargetNode(target, node, args) {
   }
 }
 
-/** The home page's files as SEA assets; `npm run build` (build:binary runs it first) makes them. */
-function homeAssets() {
+/** The home page's files and jq as SEA assets; `npm run build` (build:binary runs it first) makes them. */
+function seaAssets() {
   const dir = join(root, "dist", "home");
   let names;
   try {
@@ -125,7 +127,9 @@ function homeAssets() {
   } catch (error) {
     throw new Error(`${dir} cannot be read (${error.code}); run \`npm run build\` first`);
   }
-  return names.map((name) => [`home/${name}`, join(dir, name)]);
+  const jq = join(root, "dist", "jq.wasm");
+  if (!existsSync(jq)) throw new Error(`${jq} is missing; run \`npm run build\` first`);
+  return [...names.map((name) => [`home/${name}`, join(dir, name)]), ["jq.wasm", jq]];
 }
 
 /** The one script every target's blob carries, and the packages it bundles. */
@@ -198,7 +202,7 @@ async function buildTarget(target, { script, packages }) {
       disableExperimentalSEAWarning: true,
       useCodeCache: true,
       assets: Object.fromEntries(
-        [...homeAssets(), [KEYRING_ASSET, keyring.file]].map(([name, file]) => [name, path(file)]),
+        [...seaAssets(), [KEYRING_ASSET, keyring.file]].map(([name, file]) => [name, path(file)]),
       ),
     }),
   );

@@ -20,6 +20,8 @@
 //   optional dependency (@napi-rs/keyring-<platform>), from node_modules.
 // - dist/tls.cjs: making certificates (src/server/tls/make-certificates.ts and
 //   @peculiar/x509), required only by `serve --tls`.
+// - dist/jq.cjs and dist/jq.wasm: `--jq` (src/output/jq.ts and jq-wasm, with jq
+//   itself as WebAssembly, copied as it is), required only when `--jq` is given.
 // - dist/vendor/*.cjs: chalk, cli-table3, ora and https-proxy-agent (the one-shot
 //   commands' CONNECT tunnel behind a proxy), required on first use by either
 //   bundle, so each is loaded once and only when a command needs it.
@@ -43,7 +45,7 @@
 // Everything is built into a staging directory that then replaces dist/ in one
 // rename, so a test or benchmark running meanwhile never sees half a build.
 import { build } from "esbuild";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { writeCodeCache } from "./code-cache.mjs";
 import { copyHomeAssets, COPIED_PACKAGES } from "./home-assets.mjs";
 import { mergeMetafiles, writeThirdPartyLicenses } from "./third-party-licenses.mjs";
@@ -89,6 +91,7 @@ const SEPARATE_FILES = [
   [/(^|\/)config-write\.js$/, "./config.cjs"],
   [/(^|\/)keyring\.js$/, "./keyring.cjs"],
   [/(^|\/)make-certificates\.js$/, "./tls.cjs"],
+  [/(^|\/)output\/jq\.js$/, "./jq.cjs"],
 ];
 
 const separateFiles = {
@@ -210,6 +213,11 @@ const results = await Promise.all([
   }),
   build({
     ...commonJs,
+    entryPoints: { jq: "src/output/jq.ts" },
+    plugins: [separateFiles],
+  }),
+  build({
+    ...commonJs,
     entryPoints: { index: "src/index.ts" },
   }),
   build({
@@ -221,6 +229,10 @@ const results = await Promise.all([
   }),
 ]);
 await copyHomeAssets({ root: root.pathname, outdir: new URL(`${staging}/`, root).pathname });
+await copyFile(
+  new URL("node_modules/jq-wasm/dist/build/jq.wasm", root),
+  new URL(`${staging}/jq.wasm`, root),
+);
 await writeFile(new URL(`${staging}/package.json`, root), '{"type":"module"}\n');
 const metafile = mergeMetafiles(results.map((result) => result.metafile));
 await writeFile(new URL(`${staging}/metafile.json`, root), JSON.stringify(metafile));

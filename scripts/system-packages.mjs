@@ -22,6 +22,11 @@ export const SYSTEM_PACKAGES = [
   },
   { file: "/usr/bin/tmux", pkg: "tmux", for: "the terminal tests and the README tour (tmux)" },
   {
+    file: "/usr/bin/jq",
+    pkg: "jq",
+    for: "Debian's jq, which `--jq` is compared with (test/e2e/jq.test.ts)",
+  },
+  {
     file: "/bin/zsh",
     pkg: "zsh",
     for: "the zsh completion script (test/completion/shells.test.ts)",

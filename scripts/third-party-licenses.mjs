@@ -12,6 +12,14 @@ import { join } from "node:path";
 const LICENCE_FILE = /^(licen[cs]e|copying|notice)([.-][\w.-]*)?$/i;
 const RULE = "=".repeat(80);
 
+/**
+ * Licence texts a package needs beside its own, for what it holds without shipping
+ * their licences, kept in scripts/licences/: jq-wasm is jq compiled to WebAssembly,
+ * oniguruma inside (jq 1.8.2's COPYING, and that of its oniguruma submodule, 6.9.10).
+ */
+const HELD_LICENCES = { "jq-wasm": ["jq.COPYING", "oniguruma.COPYING"] };
+const HELD_LICENCES_DIR = new URL("licences/", import.meta.url);
+
 /** The inputs of several metafiles as one (the builds of one dist/ share a working directory). */
 export function mergeMetafiles(metafiles) {
   return {
@@ -72,6 +80,9 @@ export async function readPackage(dir, label = dir, expectedName = undefined, ex
       }
     }),
   );
+  for (const name of HELD_LICENCES[manifest.name] ?? []) {
+    files.push({ name, text: await readFile(new URL(name, HELD_LICENCES_DIR), "utf8") });
+  }
   return {
     name: manifest.name,
     version: manifest.version,

@@ -69,8 +69,9 @@ export async function main(argv: readonly string[], deps: MainDeps = {}): Promis
     await runProgram(argv, factory);
   } catch (error) {
     factory.finish();
-    return settleOutput(io, await reportError(error, io, flags.debug));
+    return settleOutput(factory.io, await reportError(error, io, flags.debug));
   }
   factory.finish();
-  return settleOutput(io, EXIT.OK);
+  // factory.io: with --jq, stdout is the filter's (src/commands/output-options.ts).
+  return settleOutput(factory.io, EXIT.OK);
 }

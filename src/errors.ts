@@ -40,7 +40,7 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export const EXIT_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [EXIT.OK]: "success",
   [EXIT.UNEXPECTED]:
-    "unexpected error (a stack trace only with `--debug`), or the output could not be written (a full disk)",
+    "unexpected error (a stack trace only with `--debug`), or the output could not be written (a full disk) or made (a `--jq` filter failed on the data)",
   [EXIT.USAGE]: "usage or invalid input, including a 400 from the service and a redirect",
   [EXIT.AUTH]: "authentication: no key, or the key was rejected (401)",
   [EXIT.NOT_FOUND]: "not found (404)",

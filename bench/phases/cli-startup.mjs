@@ -1,7 +1,8 @@
 /**
  * Start-up of the one-shot CLI: `--version` paired against `node -e 0`, `list --json` against a
  * running serve paired against a plain node:http GET script of the same list (the goal: what
- * the CLI adds over the plainest client), and the peak memory of `list`. Goals are on wall time;
+ * the CLI adds over the plainest client), and the peak memory of `list`; then, in runs of their
+ * own, what `--jq` adds to `list --json` (loading jq and its first filter). Goals are on wall time;
  * CPU time (user + system) is shown beside it because it barely moves when other work shares
  * the two cores, while wall time does.
  */
@@ -60,6 +61,44 @@ function cpuRow(measurement, resources, index) {
     baselineLabel: "node -e 0",
     notes: [CPU_NOTE],
   });
+}
+
+/** `list --jq .` against `list --json`: the cost of loading jq, compiling a filter and running it once. */
+async function measureJq(ctx, subject, bin, env) {
+  ctx.log("timing list --jq . against list --json: paired runs");
+  const { wall, resources } = await measureSubjects(ctx, [
+    subject("petstore list --json", [bin, "list", "--json"], env),
+    subject("petstore list --jq .", [bin, "list", "--jq", "."], env),
+  ]);
+  const row = (measurement, figure, baseline, notes) =>
+    measured({
+      phase: name,
+      measurement,
+      figure,
+      unit: "ms",
+      baseline,
+      baselineLabel: "list --json",
+      notes,
+    });
+  ctx.record(
+    row(
+      "--jq: petstore list --jq . vs list --json",
+      wall[1].median,
+      wall[0].median,
+      failureNotes(wall[1]),
+    ),
+  );
+  if (resources) {
+    ctx.record(
+      row(
+        "--jq CPU time: petstore list --jq . vs list --json",
+        resources[1].cpu.median,
+        resources[0].cpu.median,
+        [CPU_NOTE],
+      ),
+    );
+  }
+  ctx.detail("jq", { wall, resources });
 }
 
 export async function run(ctx) {
@@ -200,6 +239,7 @@ export async function run(ctx) {
       }),
     );
     ctx.detail("list", { wall, resources });
+    await measureJq(ctx, subject, bin, env);
 
     if (!resources) {
       ctx.record(

@@ -16,6 +16,7 @@ import type { Factory } from "./factory.js";
 import { getCommand } from "./get.js";
 import { addHelpSections, configureHelpLayout, type HelpSection } from "./help-layout.js";
 import { listCommand } from "./list.js";
+import { useJqFilter } from "./output-options.js";
 import { profileListCommand } from "./profile/list.js";
 import { profileRemoveCommand } from "./profile/remove.js";
 import { profileShowCommand } from "./profile/show.js";
@@ -104,7 +105,8 @@ export function buildProgram(factory: Factory, argv: readonly string[] = []): Co
     })
     .exitOverride()
     .option("--no-color", "no colour on stdout or stderr (also NO_COLOR=1, TERM=dumb)")
-    .option("--debug", "show stack traces of errors");
+    .option("--debug", "show stack traces of errors")
+    .hook("preAction", (_program, command) => useJqFilter(command, factory));
   configureHelpLayout(program);
   addHelpSections(program, [EXIT_CODES_SECTION, ENVIRONMENT_SECTION]);
   const named = argv.find((arg) => arg !== "--no-color" && arg !== "--debug");

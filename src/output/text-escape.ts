@@ -39,6 +39,12 @@ export function tsvField(text: string): string {
 
 // What TSV escapes, but tab and line feed: CSV carries them as data (a line feed quoted).
 const CSV_CONTROL = new RegExp(`[\u0000-\u0008\u000b-\u001f\u007f-\u009f${BIDI}]`, "g");
+
+/** For text whose tabs and line feeds are data (a CSV field, a string `--jq` prints): other controls escaped. */
+export function dataText(text: string): string {
+  return text.replace(CSV_CONTROL, escapeControl);
+}
+
 /** A cell a spreadsheet would run as a formula (OWASP), or one that starts with the `'` that marks it. */
 const FORMULA_START = /^[=+\-@\t\r']/;
 const INTEGER = /^-?[0-9]+$/;
@@ -53,7 +59,7 @@ const INTEGER = /^-?[0-9]+$/;
  * negative or not, and is written as it is.
  */
 export function csvField(text: string, options: { integer?: boolean } = {}): string {
-  let field = text.replace(CSV_CONTROL, escapeControl);
+  let field = dataText(text);
   const formula = !(options.integer && INTEGER.test(text)) && FORMULA_START.test(text);
   if (formula) field = "'" + field;
   return formula || /[",\n]/.test(field) ? `"${field.replace(/"/g, '""')}"` : field;

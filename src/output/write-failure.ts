@@ -1,10 +1,15 @@
 /**
  * Output that could not be written is a failure (exit 1), never a silent success:
  * `id=$(petstore add ... -q)` on a full disk must not look like it worked. The
- * message names the system error as a person reads it, and its code.
+ * message names the system error as a person reads it, and its code. Output that
+ * could not be made, by a `--jq` filter that failed on the data, is the same
+ * failure, said as jq says it.
  */
 import { getSystemErrorMap } from "node:util";
 import { EXIT, PetstoreError } from "../errors.js";
+
+/** The code of the failure of a `--jq` filter (src/output/jq.ts), a string: it crosses bundles. */
+export const JQ_FAILED = "ERR_PETSTORE_JQ";
 
 /** "no space left on device (ENOSPC)": libuv's description of the errno, and its name. */
 function describeSystemError(error: NodeJS.ErrnoException): string {
@@ -19,9 +24,9 @@ export function stdoutWriteError(
   before = "",
   hint?: string,
 ): PetstoreError {
-  return new PetstoreError(
-    `${before}could not write to standard output: ${describeSystemError(error)}`,
-    EXIT.UNEXPECTED,
-    hint,
-  );
+  const what =
+    error.code === JQ_FAILED
+      ? `the --jq filter failed: ${error.message}`
+      : `could not write to standard output: ${describeSystemError(error)}`;
+  return new PetstoreError(`${before}${what}`, EXIT.UNEXPECTED, hint);
 }

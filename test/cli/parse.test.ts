@@ -300,4 +300,19 @@ describe("the command line", () => {
     expect(names(["help", "list"])).toEqual(all);
     expect(names(["lst"])).toEqual(all);
   });
+
+  it("gives every command that has --json a --jq, and --jq only to those", () => {
+    const withFlag = (flag: string) => {
+      const found: string[] = [];
+      const walk = (command: Command, path: string) => {
+        if (command.options.some((option) => option.long === flag)) found.push(path);
+        for (const child of command.commands) walk(child, `${path} ${child.name()}`.trim());
+      };
+      walk(buildProgram(createFactory({ io: createTestIO(), env: {} })), "");
+      return found;
+    };
+    const json = withFlag("--json");
+    expect(json).toEqual(["list", "get", "add", "auth status", "profile list", "profile show"]);
+    expect(withFlag("--jq")).toEqual(json);
+  });
 });

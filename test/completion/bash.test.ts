@@ -78,6 +78,7 @@ describe("bash completion", () => {
     expect(await complete("petstore", "profile", "list", "--")).toEqual([
       "--output",
       "--json",
+      "--jq",
       "--help",
       "--no-color",
       "--debug",

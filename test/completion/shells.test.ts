@@ -79,7 +79,7 @@ describe.each(Object.keys(SHELLS) as (keyof typeof SHELLS)[])("%s completion", (
     ["petstore auth ", ["help", "login", "logout", "status"]],
     ["petstore --no-color li", ["list"]],
     ["petstore list --st", ["--status"]],
-    ["petstore profile list --", ["--debug", "--help", "--json", "--no-color", "--output"]],
+    ["petstore profile list --", ["--debug", "--help", "--jq", "--json", "--no-color", "--output"]],
     ["petstore list --limit 5 --li", ["--limit"]],
     ["petstore list -s ", ["available", "pending", "sold"]],
     ["petstore add --status=s", ["--status=sold"]],

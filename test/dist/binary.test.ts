@@ -128,6 +128,9 @@ describe.each(TARGETS)("the standalone binary for $name", (target) => {
     const swagger = listedEntries(text).get(copied[0]!)!;
     expect(swagger).toContain("License: Apache-2.0");
     expect(swagger).toContain("--- swagger-ui-bundle.js.LICENSE.txt ---");
+    const jq = [...listedEntries(text)].find(([id]) => id.startsWith("jq-wasm@"))?.[1];
+    expect(jq).toContain("jq is copyright (C) 2012 Stephen Dolan");
+    expect(jq).toContain("Copyright (c) 2002-2021  K.Kosako");
   });
 
   it(
@@ -155,6 +158,35 @@ describe.each(TARGETS)("the standalone binary for $name", (target) => {
       const get = bin.run(["get", "13", "-o", "tsv"], client());
       expect(get.status, get.stderr).toBe(0);
       expect(get.stdout).toBe("13\tBinary\t9223372036854775807\tavailable\n");
+    },
+    limit,
+  );
+
+  it(
+    "filters with --jq, jq being inside it: strings raw, int64 exact, a bad filter exit 2",
+    () => {
+      const names = bin.run(
+        ["list", "--limit", "3", "--jq", '.[] | "\\(.id)\\t\\(.name)"'],
+        client(),
+      );
+      expect(names.status, names.stderr).toBe(0);
+      expect(names.stdout).toMatch(/^1\t\S.*\n2\t\S.*\n3\t\S.*\n$/);
+      const big = bin.run(
+        [
+          "add",
+          "--name",
+          "Filtered",
+          "--category-id",
+          "9223372036854775807",
+          "--jq",
+          ".categoryId",
+        ],
+        client(),
+      );
+      expect(big).toMatchObject({ status: 0, stdout: "9223372036854775807\n" });
+      const bad = bin.run(["list", "--jq", ".["], client());
+      expect(bad.status).toBe(2);
+      expect(bad.stderr).toContain("jq: 1 compile error");
     },
     limit,
   );

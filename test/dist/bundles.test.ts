@@ -2,7 +2,7 @@
  * undici is for the bulk add only: it is bundled into dist/bulk.cjs and nowhere
  * else, and `list` (the start-up path of the one-shot commands) loads neither
  * that bundle nor the server, nor, without a proxy, the proxy agent, nor, without
- * a key kept in the system keyring, the keyring.
+ * a key kept in the system keyring, the keyring, nor, without `--jq`, jq.
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -66,6 +66,17 @@ describe("the bundles", () => {
     writeFileSync(from, '{"name":"Rex","categoryId":1}\n');
     const bulk = requiredFiles(["add", "--from", from, "--no-retry"], env);
     expect(bulk).toContain(join(DIST, "bulk.cjs"));
+  });
+
+  it("`list --json` does not load jq; `list --jq` loads dist/jq.cjs", async () => {
+    const port = await unusedPort();
+    const env = {
+      PETSTORE_BASE_URL: `http://127.0.0.1:${port}/v1`,
+      PETSTORE_API_KEY: "key-for-a-service-that-is-not-there",
+    };
+    const jq = join(DIST, "jq.cjs");
+    expect(requiredFiles(["list", "--json", "--no-retry"], env)).not.toContain(jq);
+    expect(requiredFiles(["list", "--jq", ".", "--no-retry"], env)).toContain(jq);
   });
 
   it("`list` loads the keyring only for a key kept there: not with PETSTORE_API_KEY, not for a key in the file", async () => {

@@ -37,6 +37,7 @@ const ALLOWED = [
   /^completions\/(petstore\.bash|_petstore|petstore\.fish)$/,
   /^dist\/[a-z]+\.(cjs|js)$/,
   /^dist\/cli\.cjs\.cache$/,
+  /^dist\/jq\.wasm$/,
   /^dist\/package\.json$/,
   /^dist\/THIRD_PARTY_LICENSES$/,
   /^dist\/(chunks|vendor)\/[\w-]+\.(js|cjs)$/,
@@ -88,6 +89,7 @@ describe("the npm package", () => {
       "dist/cli.cjs",
       "dist/index.js",
       "dist/index.cjs",
+      "dist/jq.wasm",
       "dist/types/index.d.ts",
       "dist/types/index.d.cts",
       "dist/home/home.js",
@@ -133,6 +135,11 @@ describe("the npm package", () => {
       });
       expect(list.status, list.stderr).toBe(0);
       expect((parseJson(list.stdout) as unknown[]).length).toBe(7);
+      const jq = run(cli, ["list", "--jq", "length"], {
+        cwd: work,
+        env: { ...env, PETSTORE_BASE_URL: server.url, PETSTORE_API_KEY: "k" },
+      });
+      expect(jq.stdout, jq.stderr).toBe("7\n");
       await expectHomeServed(server.url);
     } finally {
       expect(await server.stop()).toBe(0);

@@ -78,6 +78,16 @@ describe("dist/THIRD_PARTY_LICENSES", () => {
     }
   });
 
+  it("carries, in jq-wasm's entry, the licences of jq and of the oniguruma inside it", () => {
+    const entry = [...listedEntries(text())].find(([id]) => id.startsWith("jq-wasm@"))?.[1];
+    expect(entry).toContain("jq is copyright (C) 2012 Stephen Dolan");
+    expect(entry).toContain("Copyright (c) 2002-2021  K.Kosako");
+    for (const name of ["jq.COPYING", "oniguruma.COPYING"]) {
+      const licence = readFileSync(join(REPO_ROOT, "scripts", "licences", name), "utf8").trim();
+      expect(entry, name).toContain(licence);
+    }
+  });
+
   it("is caught by the check when a package is left out", () => {
     const listed = text();
     const dropped = bundled().find((pkg) => pkg.dir === "node_modules/commander")!.id;

@@ -4,16 +4,10 @@
  * spreadsheet (formulas), bidirectional controls that reorder what is shown, a C1
  * CSI, and integers at the edges of int64, negative included. Nothing but tab and
  * the CRLF line ends may reach the terminal as a control character, in CSV, TSV,
- * the table or JSON (whose values still read back the same).
+ * the table, JSON (whose values still read back the same) or what `--jq` prints.
  */
-import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serve, type Served } from "../dist/run.js";
-import { CLI } from "./cli.js";
-import { PRO_KEY, tempDir } from "./harness.js";
-import { HANG_MS } from "../limits.js";
+import { servePetsFile } from "./harness.js";
 
 const ESC = "\u001b";
 /** Control characters but tab and line feed. */
@@ -51,42 +45,20 @@ const EXPECTED =
   "12,csi\\x9b31m red,12,pending\r\n" +
   `9223372036854775807,"Plain, with a comma",9223372036854775807,pending\r\n`;
 
-let dir: ReturnType<typeof tempDir>;
-let served: Served;
+let fake: Awaited<ReturnType<typeof servePetsFile>>;
 
 beforeAll(async () => {
-  dir = tempDir();
-  const lines = PETS.map(
-    ([id, name, categoryId]) =>
-      `{"id":${id},"name":${JSON.stringify(name)},"categoryId":${categoryId},"status":"pending"}`,
-  );
-  writeFileSync(join(dir.path, "pets.json"), `[\n${lines.join(",\n")}\n]\n`);
-  served = await serve(
-    [...CLI],
-    ["--file", join(dir.path, "pets.json"), "--key", `${PRO_KEY}:pro`],
-    { cwd: dir.path, env: { PATH: process.env.PATH, HOME: dir.path } },
+  fake = await servePetsFile(
+    PETS.map(
+      ([id, name, categoryId]) =>
+        `{"id":${id},"name":${JSON.stringify(name)},"categoryId":${categoryId},"status":"pending"}`,
+    ),
   );
 });
 
-afterAll(async () => {
-  await served?.stop();
-  dir?.remove();
-});
+afterAll(() => fake?.stop());
 
-function list(output: string) {
-  return spawnSync(CLI[0], [CLI[1], "list", "--output", output], {
-    cwd: dir.path,
-    env: {
-      PATH: process.env.PATH,
-      HOME: dir.path,
-      PETSTORE_CONFIG_DIR: dir.path,
-      PETSTORE_BASE_URL: served.url,
-      PETSTORE_API_KEY: PRO_KEY,
-    },
-    encoding: "utf8",
-    timeout: HANG_MS / 2,
-  });
-}
+const list = (output: string, ...more: string[]) => fake.cli(["list", "--output", output, ...more]);
 
 describe("list --output csv", () => {
   it("escapes control characters, neutralises formulas in names, keeps integers exact", () => {
@@ -125,5 +97,20 @@ describe("bidirectional and C1 controls in every output", () => {
               .map((line) => JSON.parse(line) as { name: string });
       expect(values.map((pet) => pet.name)).toEqual(PETS.map(([, name]) => name));
     }
+  });
+
+  it("are escaped in the strings --jq prints as in CSV, and \\u escapes in its JSON", () => {
+    const names = list("json", "--jq", ".[].name");
+    expect(names.status, names.stderr).toBe(0);
+    expect(names.stdout).not.toMatch(BIDI_CONTROL);
+    expect(names.stdout.replace(/[\t\n]/g, "")).not.toMatch(TERMINAL_CONTROL);
+    expect(names.stdout).toContain("\\x1b[2J\\x1b[31mscreen wiped\n");
+    expect(names.stdout).toContain("\\u202etxt.exe\n");
+    expect(names.stdout).toContain("\t=1+1\n");
+    const json = list("json", "--jq", "map({name})");
+    expect(json.stdout).not.toMatch(BIDI_CONTROL);
+    expect(json.stdout.replace(/\n/g, "")).not.toMatch(TERMINAL_CONTROL);
+    const values = JSON.parse(json.stdout) as Array<{ name: string }>;
+    expect(values.map((pet) => pet.name)).toEqual(PETS.map(([, name]) => name));
   });
 });

@@ -2,7 +2,7 @@
  * End-to-end runs: the real CLI (the packed npm package's `bin/petstore.js`, test/e2e/cli.ts) as a child process, with an environment of its own (a fresh config directory, no
  * PETSTORE_* variable from the machine), against a real server on 127.0.0.1:0.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type RequestListener } from "node:http";
 import { tmpdir } from "node:os";
@@ -12,6 +12,8 @@ import {
   type RunningServer,
   type StartServerOptions,
 } from "../../src/server/server.js";
+import { serve, type Served } from "../dist/run.js";
+import { HANG_MS } from "../limits.js";
 import { CLI } from "./cli.js";
 
 export interface CliResult {
@@ -98,4 +100,45 @@ export async function closedPortUrl(): Promise<string> {
   const odd = await startOddServer(() => undefined);
   await odd.close();
   return odd.url;
+}
+
+/**
+ * `petstore serve` as a process, on a data file of these pets (JSON texts, one per pet) in a
+ * fresh directory, and the CLI run against it there, synchronously.
+ */
+export async function servePetsFile(pets: string[]) {
+  const dir = tempDir();
+  writeFileSync(join(dir.path, "pets.json"), `[\n${pets.join(",\n")}\n]\n`);
+  let served: Served;
+  try {
+    served = await serve(
+      [...CLI],
+      ["--file", join(dir.path, "pets.json"), "--key", `${PRO_KEY}:pro`],
+      { cwd: dir.path, env: { PATH: process.env.PATH, HOME: dir.path } },
+    );
+  } catch (error) {
+    dir.remove();
+    throw error;
+  }
+  return {
+    dir: dir.path,
+    url: served.url,
+    cli: (args: string[]) =>
+      spawnSync(CLI[0], [CLI[1], ...args], {
+        cwd: dir.path,
+        env: {
+          PATH: process.env.PATH,
+          HOME: dir.path,
+          PETSTORE_CONFIG_DIR: dir.path,
+          PETSTORE_BASE_URL: served.url,
+          PETSTORE_API_KEY: PRO_KEY,
+        },
+        encoding: "utf8",
+        timeout: HANG_MS / 2,
+      }),
+    async stop() {
+      await served.stop();
+      dir.remove();
+    },
+  };
 }

@@ -234,6 +234,20 @@ describe("the Windows CLI against a Linux serve", () => {
   );
 
   it(
+    "filters with --jq, jq.wasm found beside its bundle through a Windows path",
+    async () => {
+      const env = { PETSTORE_BASE_URL: server.url, PETSTORE_API_KEY: PRO_KEY };
+      const json = await run(["list", "--json"], { env });
+      const pets = JSON.parse(json.stdout) as { id: number; name: string }[];
+      expect(pets.length).toBeGreaterThan(0);
+      const filtered = await run(["list", "--jq", '.[] | "\\(.id) \\(.name)"'], { env });
+      expect(filtered.code, filtered.stderr).toBe(0);
+      expect(filtered.stdout).toBe(pets.map((pet) => `${pet.id} ${pet.name}\n`).join(""));
+    },
+    TEST_LIMIT_MS,
+  );
+
+  it(
     "keeps the key in the Credential Manager through the binding npm installs on Windows",
     async () => {
       // What `npm install` puts beside the package on Windows (an optional dependency),

@@ -92,12 +92,15 @@ export function sortPets(pets: StoredPet[]): [number, number] | undefined {
   return undefined;
 }
 
+/** Shared by every store, so that no two stores (or states of one) have the same revision. */
+let lastRevision = 0;
+
 export class MemoryStore implements PetStore {
   /** Sorted by id, no id twice. */
   protected pets: StoredPet[] = [];
   /** Made at the first list by status: not a cost of every start-up. */
   private byStatus: Record<PetStatus, StoredPet[]> | undefined;
-  revision = 0;
+  revision = ++lastRevision;
   /** The pets served right after opening, for `reset`. */
   protected opening: readonly StoredPet[] = [];
   /** The largest id ever given or served: new ids go above it. */
@@ -160,7 +163,7 @@ export class MemoryStore implements PetStore {
   protected serve(pets: StoredPet[]): void {
     this.pets = pets;
     this.byStatus = undefined;
-    this.revision++;
+    this.revision = ++lastRevision;
     this.idsUsedUpTo = maxId(this.idsUsedUpTo, pets[pets.length - 1]?.id);
   }
 
@@ -168,7 +171,7 @@ export class MemoryStore implements PetStore {
   protected append(pet: StoredPet): void {
     this.pets.push(pet);
     if (pet.status !== undefined) this.byStatus?.[pet.status].push(pet);
-    this.revision++;
+    this.revision = ++lastRevision;
     this.idsUsedUpTo = maxId(this.idsUsedUpTo, pet.id);
   }
 }
