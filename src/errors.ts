@@ -148,7 +148,7 @@ export class TlsError extends NetworkError {
 
 /**
  * The base URL's host name does not resolve, and another attempt would meet the
- * same answer (see client/dns.ts): never retried. Nothing was sent.
+ * same answer (see client/network-errors.ts): never retried. Nothing was sent.
  */
 export class HostNotFoundError extends NetworkError {
   static override [ERROR_KIND] = "HostNotFoundError";

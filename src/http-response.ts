@@ -4,7 +4,7 @@
  * neither side imports the other (docs/design.md, "Layers").
  */
 
-/** From the X-RateLimit-* headers of one response (see client/rate-limit-headers.ts). */
+/** From the X-RateLimit-* headers of one response (see client/headers.ts). */
 export interface RateLimitInfo {
   limit: number;
   remaining: number;

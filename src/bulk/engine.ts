@@ -8,7 +8,8 @@
  */
 import type { RetryPolicy } from "../client/retry.js";
 import { parseBaseUrl } from "../profiles/environments.js";
-import { createSender, sendRefusal } from "../client/send.js";
+import { sendRefusal } from "../client/key-safety.js";
+import { createSender } from "../client/send.js";
 import type { ProxyServer } from "../client/proxy-env.js";
 import type { Transport } from "../client/transport.js";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";

@@ -3,7 +3,7 @@
  * or undici's ProxyAgent behind a proxy. Keep-alive, the bound on connections
  * (one per request in flight) and the connection options (TLS through
  * tls.connect, so NODE_EXTRA_CA_CERTS applies) are undici's. The one-shot
- * commands stay on node:http (client/node-transport.ts): undici's start-up cost
+ * commands stay on node:http (client/transport.ts): undici's start-up cost
  * matters there, not in a run of thousands of requests.
  *
  * What is ours: the timeout of one attempt (from the request's start to the last
@@ -14,7 +14,7 @@
  * been read, even on a kept-alive connection the service was closing, so the
  * row's outcome is unknown and it is never sent again blindly. Behind a proxy,
  * onRequestStart comes once the tunnel and TLS through it are up; a failure of
- * the proxy itself is a ProxyError (client/proxy-errors.ts), never retried.
+ * the proxy itself is a ProxyError (client/network-errors.ts), never retried.
  *
  * Behind a proxy, the proxy chosen by client/proxy-env.ts is given to ProxyAgent
  * (never EnvHttpProxyAgent, which would read the variables a second way): CONNECT
@@ -25,9 +25,14 @@
  */
 import { Pool, ProxyAgent, type Dispatcher } from "undici";
 import { UsageError, type RequestSummary } from "../errors.js";
-import { networkError, timeoutError, tooLargeError } from "../client/network-errors.js";
+import {
+  networkError,
+  proxyError,
+  timeoutError,
+  tooLargeError,
+  type ProxyFailureFacts,
+} from "../client/network-errors.js";
 import type { ProxyServer } from "../client/proxy-env.js";
-import { proxyError, type ProxyFailureFacts } from "../client/proxy-errors.js";
 import type { Transport, TransportRequest, TransportResponse } from "../client/transport.js";
 
 /** A pet is a few hundred bytes; an answer this large is not our service. */

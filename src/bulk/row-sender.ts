@@ -14,8 +14,7 @@
  *   that is not trusted, a host that does not exist...) would refuse every row
  *   the same way: the row fails and the run stops; the rest stays for --resume.
  */
-import { idFromLocation } from "../client/created.js";
-import { completeRateLimit, rateLimitFromHeaders } from "../client/rate-limit-headers.js";
+import { completeRateLimit, idFromLocation, rateLimitFromHeaders } from "../client/headers.js";
 import { computeDelay, RESET_MARGIN_MS, retryReason, type RetryPolicy } from "../client/retry.js";
 import type { Sender, SendOutcome } from "../client/send.js";
 import { formatWait, isoTime } from "../client/wait-text.js";

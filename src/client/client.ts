@@ -4,19 +4,18 @@
  * values as bigint; `raw` is the service's text, unchanged.
  */
 import * as z from "zod/mini";
-import { EXIT, HttpError, UsageError } from "../errors.js";
-import { JsonSyntaxError, parseJson, stringifyJson } from "../schema/json.js";
-import { type ListQuery, type NewPet, Pet } from "../schema/pet.js";
-import { deprecationFromHeaders } from "./deprecation-headers.js";
+import { EXIT, HttpError, OutcomeUnknownError, UsageError } from "../errors.js";
+import { parseJson, stringifyJson } from "../schema/json.js";
+import { type ListQuery, type NewPet, Pet, petToJson } from "../schema/pet.js";
+import { deprecationFromHeaders, idFromLocation } from "./headers.js";
 import { parseBaseUrl } from "../profiles/environments.js";
-import { nodeTransport } from "./node-transport.js";
 import type { ProxyRoute } from "./proxy-env.js";
 import { type RetryPolicy, withRetry } from "./retry.js";
-import { createdUnread } from "./created.js";
-import { printable } from "./response-errors.js";
+import { printable, UNKNOWN_ADD_HINT } from "./response-errors.js";
 import { createSender } from "./send.js";
-import type { Transport } from "./transport.js";
-import type { ClientResult, HttpRequest, PetstoreClient, RetryEvent } from "./types.js";
+import { nodeTransport, type Transport } from "./transport.js";
+import type { HttpRequest, PetstoreClient, RetryEvent } from "./types.js";
+import type { HttpResponse } from "../http-response.js";
 
 export type { Transport, TransportRequest } from "./transport.js";
 
@@ -52,41 +51,30 @@ export interface ClientOptions {
 const AnswerPet = z.object(Pet.shape);
 const AnswerPetList = z.array(AnswerPet);
 
-/** node:http, direct or through the proxy (proxied-transport.ts, loaded only then). */
-function defaultTransport(route: ProxyRoute | undefined): Transport {
-  if (route?.kind !== "proxy") return nodeTransport;
-  const { proxy } = route;
-  return async (request) => {
-    const { proxiedTransport } = await import("./proxied-transport.js");
-    return proxiedTransport(proxy)(request);
-  };
-}
-
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function dataOf<T>(
   schema: z.ZodMiniType<T>,
   what: string,
   request: HttpRequest,
-  result: Omit<ClientResult<unknown>, "data">,
+  response: HttpResponse,
 ): T {
   const fail = (problem: string) =>
     new HttpError(
       `the service's answer to ${request.method} ${request.path} is not ${what}: ${problem}`,
       EXIT.UNEXPECTED,
-      result.response.status,
+      response.status,
       { method: request.method, url: request.path },
       undefined,
       "check that the base URL points at the Pet Store service",
-      result.response,
+      response,
     );
   let json;
   try {
-    json = parseJson(result.raw);
+    json = parseJson(response.body);
   } catch (error) {
     // The message may quote a character of the answer: no control reaches the terminal.
-    if (error instanceof JsonSyntaxError) throw fail(`invalid JSON (${printable(error.message)})`);
-    throw error;
+    throw fail(`invalid JSON (${printable((error as Error).message)})`);
   }
   const parsed = schema.safeParse(json);
   if (parsed.success) return parsed.data;
@@ -98,30 +86,25 @@ export function createClient(options: ClientOptions): PetstoreClient {
   const base = parseBaseUrl(options.baseUrl);
   if (!base.ok) throw new UsageError(`the base URL ${base.problem}`);
   const now = options.now ?? Date.now;
-  const send = withRetry(
-    createSender({
-      baseUrl: base.url,
-      apiKey: options.apiKey,
-      timeoutMs: options.timeoutMs,
-      allowInsecure: options.allowInsecure ?? false,
-      transport: options.transport ?? defaultTransport(options.proxy),
-      now,
-      userAgent: options.userAgent ?? "petstore-cli",
-      debug: options.debug,
-    }),
-    options.retry,
-    {
-      sleep: options.sleep ?? realSleep,
-      now,
-      random: options.random ?? Math.random,
-      onRetry: options.onRetry,
-    },
-  );
+  const proxy = options.proxy?.kind === "proxy" ? options.proxy.proxy : undefined;
+  const sender = createSender({
+    ...options,
+    baseUrl: base.url,
+    allowInsecure: options.allowInsecure ?? false,
+    transport: options.transport ?? nodeTransport(proxy),
+    now,
+    userAgent: options.userAgent ?? "petstore-cli",
+  });
+  const send = withRetry(sender, options.retry, {
+    sleep: options.sleep ?? realSleep,
+    now,
+    random: options.random ?? Math.random,
+    onRetry: options.onRetry,
+  });
 
   async function call<T>(request: HttpRequest, schema: z.ZodMiniType<T>, what: string) {
     const response = await send(request);
-    const result = { raw: response.body, response };
-    return { ...result, data: dataOf(schema, what, request, result) };
+    return { raw: response.body, response, data: dataOf(schema, what, request, response) };
   }
 
   return {
@@ -134,21 +117,26 @@ export function createClient(options: ClientOptions): PetstoreClient {
       return call({ method: "GET", path: `/pets?${params}` }, AnswerPetList, "a list of pets");
     },
     async createPet(pet: NewPet) {
-      const body = stringifyJson({
-        name: pet.name,
-        categoryId: pet.categoryId,
-        status: pet.status,
-      });
-      const request: HttpRequest = { method: "POST", path: "/pets", body };
-      const response = await send(request);
-      const result = { raw: response.body, response };
+      const { name, categoryId, status } = pet;
+      const body = stringifyJson({ name, categoryId, status });
       try {
-        return { ...result, data: dataOf(AnswerPet, "a pet", request, result) };
+        return await call({ method: "POST", path: "/pets", body }, AnswerPet, "a pet");
       } catch (error) {
-        // The service said it created the pet: an answer we cannot read does not undo that.
-        if (!(error instanceof HttpError)) throw error;
-        const summary = { method: request.method, url: `${base.url}${request.path}` };
-        return createdUnread(pet, summary, response, error.message);
+        // The service said it created the pet (2xx): an answer we cannot read does not undo
+        // that. With a Location naming the id, the pet is the one sent, with that id.
+        if (!(error instanceof HttpError) || error.status >= 300 || !error.response) throw error;
+        const { message, response } = error;
+        const id = idFromLocation(response.headers.location);
+        if (id === undefined) {
+          throw new OutcomeUnknownError(
+            `${message}; it answered ${response.status}, so the pet was most likely added, but no id can be read (no Location header names one)`,
+            { method: "POST", url: `${base.url}/pets` },
+            UNKNOWN_ADD_HINT,
+          );
+        }
+        const data: Pet = { id, name, categoryId };
+        if (status !== undefined) data.status = status;
+        return { data, raw: petToJson(data), response, unreadable: message };
       }
     },
     async getPet(id: bigint) {

@@ -4,8 +4,15 @@
  * whether the request may have reached the service (`sent`). Until the
  * connection is up (TLS included) no byte of the request can have arrived.
  */
-import { NetworkError, TimeoutError, TlsError, type RequestSummary } from "../errors.js";
-import { lastingDnsFailure } from "./dns.js";
+import {
+  HostNotFoundError,
+  NetworkError,
+  ProxyError,
+  TimeoutError,
+  TlsError,
+  type RequestSummary,
+} from "../errors.js";
+import { isReservedHostName, type ProxyServer } from "./proxy-env.js";
 
 /** The connection never came up: nothing was sent. */
 const NOT_CONNECTED_CODES: Record<string, string> = {
@@ -26,6 +33,29 @@ const LASTING_TLS_FAILURE = /CERT|SELF_SIGNED|ALTNAME|UNABLE_TO_(GET|VERIFY)|^ER
 
 const CHECK_BASE_URL =
   "check the base URL (--base-url, PETSTORE_BASE_URL or the profile) and that the service is up";
+
+/**
+ * The HostNotFoundError for a lasting DNS failure, or undefined. ENOTFOUND is
+ * the resolver's final answer (NXDOMAIN), so it is not retried. EAI_AGAIN means
+ * the resolver could not answer now (a network that is down, a DNS timeout) and
+ * is retried like a refused connection, except for a reserved name, where no
+ * later answer can differ.
+ */
+export function lastingDnsFailure(
+  code: string,
+  summary: RequestSummary,
+  url: URL,
+): HostNotFoundError | undefined {
+  const lasting =
+    code === "ENOTFOUND" || (code === "EAI_AGAIN" && isReservedHostName(url.hostname));
+  if (!lasting) return undefined;
+  return new HostNotFoundError(
+    `could not connect to ${url.host}: the host ${url.hostname} was not found (DNS ${code})`,
+    summary,
+    false,
+    "check the host name in the base URL (--base-url, PETSTORE_BASE_URL or the profile)",
+  );
+}
 
 export function timeoutError(
   summary: RequestSummary,
@@ -62,17 +92,12 @@ export function networkError(
   connected: boolean,
 ): NetworkError {
   const code = (error as NodeJS.ErrnoException).code ?? "";
-  // A name that cannot resolve (ENOTFOUND, a placeholder host): not retried.
   const hostNotFound = connected ? undefined : lastingDnsFailure(code, summary, url);
   if (hostNotFound !== undefined) return hostNotFound;
   const notConnected = NOT_CONNECTED_CODES[code];
   if (notConnected !== undefined && !connected) {
-    return new NetworkError(
-      `could not connect to ${url.host}: ${notConnected}`,
-      summary,
-      false,
-      CHECK_BASE_URL,
-    );
+    const message = `could not connect to ${url.host}: ${notConnected}`;
+    return new NetworkError(message, summary, false, CHECK_BASE_URL);
   }
   if (RESET_CODES.has(code) || (code === "UND_ERR_SOCKET" && error.message === UNDICI_CLOSED)) {
     return new NetworkError(`${url.host} reset the connection`, summary, connected);
@@ -80,17 +105,57 @@ export function networkError(
   // Any other failure of an https request before the handshake completed is the TLS layer's.
   if (url.protocol === "https:" && !connected) {
     const message = `TLS connection to ${url.host} failed: ${error.message}`;
-    if (LASTING_TLS_FAILURE.test(code)) {
-      return new TlsError(
-        message,
-        summary,
-        false,
-        "check the host name in the base URL; for a certificate of a private authority, point NODE_EXTRA_CA_CERTS at that authority's certificate",
-      );
-    }
-    return new NetworkError(message, summary, false);
+    if (!LASTING_TLS_FAILURE.test(code)) return new NetworkError(message, summary, false);
+    return new TlsError(
+      message,
+      summary,
+      false,
+      "check the host name in the base URL; for a certificate of a private authority, point NODE_EXTRA_CA_CERTS at that authority's certificate",
+    );
   }
   // undici's codes (UND_ERR_...) say less than its messages ("bad response").
   const what = code === "" || code.startsWith("UND_ERR_") ? error.message : code;
   return new NetworkError(`request to ${url.host} failed: ${what}`, summary, connected);
+}
+
+export interface ProxyFailureFacts {
+  message: string;
+  /** The proxy's answer, when it gave one (to CONNECT, or a 407 to a plain request). */
+  status?: number;
+  causeCode?: string;
+}
+
+const PROXY_CLOSED = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED"]);
+
+/**
+ * A proxy's failure, for both transports: it names the proxy (its URL never
+ * holds the credentials, see proxy-env.ts) and the variable it came from, and
+ * never the service, which nothing reached.
+ */
+export function proxyError(facts: ProxyFailureFacts, proxy: ProxyServer, target: URL): ProxyError {
+  const where = `the proxy ${proxy.url} (from ${proxy.variable})`;
+  const { status, causeCode = "" } = facts;
+  let message = `could not connect to ${where}: ${facts.message}`;
+  let hint = `check ${proxy.variable}; NO_PROXY lists the hosts to reach without a proxy`;
+  if (status === 407 && proxy.authorization === undefined) {
+    message = `${where} asks for credentials (407 Proxy Authentication Required)`;
+    hint = `give them in ${proxy.variable}: http://user:password@host:port (%-encode any @ : / in them)`;
+  } else if (status === 407) {
+    message = `${where} refused the credentials (407 Proxy Authentication Required)`;
+    hint = `check the user name and password in ${proxy.variable}`;
+  } else if (status !== undefined) {
+    const what = status >= 502 && status <= 504 ? "could not reach" : "refused a tunnel to";
+    message = `${where} ${what} ${target.host} (it answered ${status} to CONNECT)`;
+    hint = "ask whoever runs the proxy; NO_PROXY lists the hosts to reach without a proxy";
+  } else if (causeCode === "ECONNREFUSED") {
+    message = `could not connect to ${where}: connection refused`;
+  } else if (causeCode === "ENOTFOUND" || causeCode === "EAI_AGAIN") {
+    const host = new URL(proxy.url).hostname;
+    message = `could not connect to ${where}: its host ${host} was not found (DNS ${causeCode})`;
+  } else if (PROXY_CLOSED.has(causeCode)) {
+    message = `${where} closed the connection before the request reached ${target.host}`;
+  } else if (causeCode === "UND_ERR_CONNECT_TIMEOUT") {
+    message = `could not connect to ${where} in time`;
+  }
+  return new ProxyError(message, proxy.url, hint);
 }

@@ -16,63 +16,37 @@
  */
 import { BlockList, isIP } from "node:net";
 
+const unbracket = (host: string) => host.replace(/^\[(.*)\]$/, "$1");
+
 /** The entry of `noProxy` that matches, as written, or undefined. */
 export function noProxyMatch(noProxy: string, url: URL): string | undefined {
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
   const host = unbracket(url.hostname.toLowerCase());
-  const ipType = ipFamily(host);
-  const name = ipType === undefined ? host.replace(/\.$/, "") : host;
-  for (const entry of noProxy.split(/[\s,]+/)) {
-    if (entry === "") continue;
-    if (entry === "*") return entry;
-    const parsed = parseEntry(entry.toLowerCase());
-    if (parsed.port !== undefined && parsed.port !== port) continue;
-    const matches =
-      ipType === undefined
-        ? nameMatches(name, parsed.host)
-        : addressMatches(host, ipType, parsed.host);
-    if (matches) return entry;
+  return noProxy
+    .split(/[\s,]+/)
+    .find((entry) => entry === "*" || (entry !== "" && matches(entry.toLowerCase(), host, port)));
+}
+
+function matches(entry: string, host: string, port: number): boolean {
+  // `[v6]:port`, `host:port`; an IPv6 entry without brackets (more than one colon) has no port.
+  const [, pattern = entry, entryPort] =
+    /^\[([^\]]*)\](?::(\d+))?$/.exec(entry) ??
+    (entry.split(":").length === 2 ? /^(.*):(\d+)$/.exec(entry) : null) ??
+    [];
+  if (entryPort !== undefined && Number(entryPort) !== port) return false;
+  const family = isIP(host);
+  if (family === 0) {
+    const name = host.replace(/\.$/, "");
+    const domain = pattern.replace(/^\*?\./, "").replace(/\.$/, "");
+    return domain !== "" && (name === domain || name.endsWith(`.${domain}`));
   }
-  return undefined;
-}
-
-function unbracket(host: string): string {
-  return host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
-}
-
-function ipFamily(host: string): "ipv4" | "ipv6" | undefined {
-  const version = isIP(host);
-  return version === 4 ? "ipv4" : version === 6 ? "ipv6" : undefined;
-}
-
-/** `host`, `host:port`, `[v6]`, `[v6]:port`, `v6` (more than one colon: no port), `net/bits`. */
-function parseEntry(entry: string): { host: string; port?: number } {
-  const bracketed = /^\[([^\]]*)\](?::(\d+))?$/.exec(entry);
-  if (bracketed !== null) return withPort(bracketed[1]!, bracketed[2]);
-  const colons = entry.split(":").length - 1;
-  const withPortText = colons === 1 ? /^(.*):(\d+)$/.exec(entry) : null;
-  return withPortText === null ? { host: entry } : withPort(withPortText[1]!, withPortText[2]);
-}
-
-function withPort(host: string, port: string | undefined): { host: string; port?: number } {
-  return port === undefined ? { host } : { host, port: Number(port) };
-}
-
-function nameMatches(name: string, entry: string): boolean {
-  const domain = entry.replace(/^\*?\./, "").replace(/\.$/, "");
-  if (domain === "") return false;
-  return name === domain || name.endsWith(`.${domain}`);
-}
-
-function addressMatches(address: string, type: "ipv4" | "ipv6", entry: string): boolean {
-  const slash = entry.indexOf("/");
-  const network = unbracket(slash === -1 ? entry : entry.slice(0, slash));
-  const networkType = ipFamily(network);
-  if (networkType !== type) return false;
-  const full = type === "ipv4" ? 32 : 128;
-  const bitsText = slash === -1 ? String(full) : entry.slice(slash + 1);
-  if (!/^\d{1,3}$/.test(bitsText) || Number(bitsText) > full) return false;
+  const [network = "", bits = family === 4 ? "32" : "128", extra] = pattern.split("/");
+  const type = family === 4 ? "ipv4" : "ipv6";
+  if (extra !== undefined || isIP(unbracket(network)) !== family || !/^\d{1,3}$/.test(bits)) {
+    return false;
+  }
+  if (Number(bits) > (family === 4 ? 32 : 128)) return false;
   const list = new BlockList();
-  list.addSubnet(network, Number(bitsText), type);
-  return list.check(address, type);
+  list.addSubnet(unbracket(network), Number(bits), type);
+  return list.check(host, type);
 }

@@ -24,7 +24,6 @@
  * told that no base URL is configured.
  */
 import { UsageError } from "../errors.js";
-import { isReservedHostName } from "./dns.js";
 import { isLoopbackHost } from "./key-safety.js";
 import { noProxyMatch } from "./no-proxy.js";
 
@@ -55,36 +54,33 @@ export type ProxyRoute =
 
 const CURL_PROXY_PORT = "1080";
 
-/** The value of the first of `names` that is set and not empty, with its name. */
-function firstSet(env: NodeJS.ProcessEnv, names: string[]): [string, string] | undefined {
-  for (const name of names) {
-    const value = env[name];
-    if (value !== undefined && value !== "") return [name, value];
-  }
-  return undefined;
+/** Names reserved never to resolve (RFC 2606 and 6761), such as the built-in placeholders. */
+const RESERVED_NEVER_RESOLVING = /(^|\.)(example|invalid)\.?$/i;
+
+export function isReservedHostName(hostname: string): boolean {
+  return RESERVED_NEVER_RESOLVING.test(hostname);
+}
+
+/** The first of `names` that is set and not empty. */
+function firstSet(env: NodeJS.ProcessEnv, names: string[]): string | undefined {
+  return names.find((name) => env[name] !== undefined && env[name] !== "");
 }
 
 export function proxyRoute(target: URL, env: NodeJS.ProcessEnv): ProxyRoute {
   const https = target.protocol === "https:";
-  const found = firstSet(env, https ? ["https_proxy", "HTTPS_PROXY"] : ["http_proxy"]);
-  if (found === undefined) {
+  const variable = firstSet(env, https ? ["https_proxy", "HTTPS_PROXY"] : ["http_proxy"]);
+  if (variable === undefined) {
     const ignored = !https && firstSet(env, ["HTTP_PROXY"]) !== undefined;
     return ignored ? { kind: "direct", ignored: "HTTP_PROXY" } : { kind: "direct" };
   }
-  const [variable, value] = found;
   if (isLoopbackHost(target.hostname)) return { kind: "direct", reason: "loopback", variable };
   if (isReservedHostName(target.hostname)) return { kind: "direct", reason: "reserved", variable };
   const noProxy = firstSet(env, ["no_proxy", "NO_PROXY"]);
-  const entry = noProxy === undefined ? undefined : noProxyMatch(noProxy[1], target);
+  const entry = noProxy === undefined ? undefined : noProxyMatch(env[noProxy]!, target);
   if (entry !== undefined) {
-    return {
-      kind: "direct",
-      reason: "no_proxy",
-      variable,
-      noProxy: { variable: noProxy![0], entry },
-    };
+    return { kind: "direct", reason: "no_proxy", variable, noProxy: { variable: noProxy!, entry } };
   }
-  return { kind: "proxy", proxy: parseProxyUrl(variable, value, https) };
+  return { kind: "proxy", proxy: parseProxyUrl(variable, env[variable]!, https) };
 }
 
 function parseProxyUrl(variable: string, value: string, tunnel: boolean): ProxyServer {
@@ -95,12 +91,8 @@ function parseProxyUrl(variable: string, value: string, tunnel: boolean): ProxyS
     );
   const text = value.trim();
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`;
-  let url: URL;
-  try {
-    url = new URL(withScheme);
-  } catch {
-    throw refuse("is not a proxy URL petstore can read");
-  }
+  if (!URL.canParse(withScheme)) throw refuse("is not a proxy URL petstore can read");
+  const url = new URL(withScheme);
   if (url.protocol !== "http:") {
     throw refuse(
       `names a ${url.protocol.slice(0, -1)}:// proxy; petstore speaks only to http:// proxies`,
@@ -109,11 +101,7 @@ function parseProxyUrl(variable: string, value: string, tunnel: boolean): ProxyS
   if (url.hostname === "") throw refuse("names no proxy host");
   // The URL parser drops a port that is http's default: `:80` written is still port 80.
   const port = url.port || (hasPort(withScheme) ? "80" : CURL_PROXY_PORT);
-  const proxy: ProxyServer = {
-    url: `http://${url.hostname}:${port}`,
-    variable,
-    tunnel,
-  };
+  const proxy: ProxyServer = { url: `http://${url.hostname}:${port}`, variable, tunnel };
   if (url.username !== "" || url.password !== "") {
     let credentials: string;
     try {

@@ -8,13 +8,12 @@
 import {
   HostNotFoundError,
   NetworkError,
-  type PetstoreError,
   RateLimitError,
   TimeoutError,
   TlsError,
 } from "../errors.js";
-import { type RateLimitHeaders, rateLimitFromHeaders } from "./rate-limit-headers.js";
-import { limitUsedUp, stillRateLimited } from "./rate-limit-errors.js";
+import { type RateLimitHeaders, rateLimitFromHeaders } from "./headers.js";
+import { limitUsedUp, stillRateLimited } from "./response-errors.js";
 import type { Sender, SendOutcome } from "./send.js";
 import type { HttpResponse, RateLimitInfo } from "../http-response.js";
 import type { HttpRequest, RetryEvent } from "./types.js";
@@ -93,27 +92,20 @@ export interface DelayInput {
  * jitter: uniform in [0, ceiling).
  */
 export function computeDelay(
-  input: DelayInput,
+  { retry, status, headers }: DelayInput,
   policy: RetryPolicy,
   nowMs: number,
   random: () => number,
 ): number {
-  const { retryAfterMs, remaining, resetAt } = input.headers;
-  const { status } = input;
-  if (
-    retryAfterMs !== undefined &&
-    status !== undefined &&
-    policy.afterStatusCodes.includes(status)
-  ) {
+  const { retryAfterMs, remaining, resetAt } = headers;
+  if (retryAfterMs !== undefined && policy.afterStatusCodes.includes(status!)) {
     return retryAfterMs + RESET_MARGIN_MS;
   }
-  const ceiling = Math.min(policy.backoffLimit, policy.backoffBase * 2 ** (input.retry - 1));
+  const ceiling = Math.min(policy.backoffLimit, policy.backoffBase * 2 ** (retry - 1));
   const backoff = Math.floor(random() * ceiling);
   const limitSpent = status === 429 || remaining === 0;
-  if (limitSpent && resetAt !== undefined && resetAt > nowMs) {
-    return Math.max(backoff, resetAt - nowMs + RESET_MARGIN_MS);
-  }
-  return backoff;
+  if (!limitSpent || resetAt === undefined || resetAt <= nowMs) return backoff;
+  return Math.max(backoff, resetAt - nowMs + RESET_MARGIN_MS);
 }
 
 /** How long a new request must wait because the last answer said Remaining: 0. */
@@ -126,7 +118,8 @@ export function exhaustedWaitMs(rateLimit: RateLimitInfo | undefined, nowMs: num
  * Why a failed attempt may be sent again under `policy`, or undefined. A
  * request that certainly was not processed (its connection never came up, or
  * the service said so) may always be sent again; one that may have been
- * processed only when its method is idempotent.
+ * processed only when its method is idempotent. A certificate that is not
+ * trusted, or a host that does not exist, fails the same way every time.
  */
 export function retryReason(
   outcome: SendOutcome,
@@ -134,30 +127,24 @@ export function retryReason(
   policy: RetryPolicy,
 ): RetryEvent["reason"] | undefined {
   const idempotent = policy.methods.includes(method);
-  switch (outcome.kind) {
-    case "answered": {
-      const { status } = outcome.response;
-      if (outcome.error === undefined) return undefined;
-      const again =
-        policy.unprocessedStatusCodes.includes(status) ||
-        (idempotent && policy.statusCodes.includes(status));
-      if (!again) return undefined;
-      return status === 429 ? "rate_limited" : "server_error";
-    }
-    case "not-sent":
-      // A certificate that is not trusted fails the same way every time.
-      if (outcome.error instanceof TlsError || outcome.error instanceof HostNotFoundError) {
-        return undefined;
-      }
-      return outcome.error instanceof TimeoutError ? "timeout" : "network";
-    case "unknown":
-      if (!idempotent || !(outcome.error instanceof NetworkError)) return undefined;
-      return outcome.error instanceof TimeoutError ? "timeout" : "network";
+  const { error } = outcome;
+  if (outcome.kind === "answered") {
+    const { status } = outcome.response;
+    const again =
+      policy.unprocessedStatusCodes.includes(status) ||
+      (idempotent && policy.statusCodes.includes(status));
+    if (error === undefined || !again) return undefined;
+    return status === 429 ? "rate_limited" : "server_error";
   }
+  if (outcome.kind === "not-sent") {
+    if (error instanceof TlsError || error instanceof HostNotFoundError) return undefined;
+  } else if (!idempotent || !(error instanceof NetworkError)) {
+    return undefined;
+  }
+  return error instanceof TimeoutError ? "timeout" : "network";
 }
 
-type Send = (request: HttpRequest) => Promise<HttpResponse>;
-export type RetryingSend = Send & {
+export type RetryingSend = ((request: HttpRequest) => Promise<HttpResponse>) & {
   /** The rate limit of the last answer that carried one. */
   readonly lastRateLimit: RateLimitInfo | undefined;
 };
@@ -185,31 +172,23 @@ export function withRetry(send: Sender, policy: RetryPolicy, hooks: RetryHooks):
     /** Whether a wait would leave too little of the budget for the attempt after it. */
     const pastBudget = (ms: number) => ms + SHORTEST_ATTEMPT_MS > timeLeft();
     let waited = false;
-    const wait = async (
-      ms: number,
-      reason: RetryEvent["reason"],
-      attempt: number,
-      giveUp: () => PetstoreError,
-    ) => {
-      if (policy.limit === 0 || ms > policy.maxRetryAfter || pastBudget(ms)) throw giveUp();
+    const wait = async (ms: number, reason: RetryEvent["reason"], attempt: number) => {
+      if (policy.limit === 0 || ms > policy.maxRetryAfter || pastBudget(ms)) return false;
       waited = true;
       hooks.onRetry?.({ reason, waitMs: ms, attempt, maxAttempts });
       await hooks.sleep(ms);
+      return true;
     };
-    // After a wait, an attempt has what is left of the budget (in tenths of a second) at most.
-    const attemptOf = (): HttpRequest =>
-      waited ? { ...request, timeoutMs: Math.floor(timeLeft() / 100) * 100 } : request;
 
     const spent = lastRateLimit;
     const untilReset = exhaustedWaitMs(spent, hooks.now());
-    if (spent !== undefined && untilReset > 0) {
-      await wait(untilReset, "rate_limit_exhausted", 1, () =>
-        limitUsedUp(request, spent, hooks.now()),
-      );
+    if (untilReset > 0 && !(await wait(untilReset, "rate_limit_exhausted", 1))) {
+      throw limitUsedUp(request, spent!, hooks.now());
     }
-
     for (let attempt = 1; ; attempt++) {
-      const outcome = await send(attemptOf());
+      // After a wait, an attempt has what is left of the budget (in tenths of a second) at most.
+      const timeoutMs = waited ? Math.floor(timeLeft() / 100) * 100 : undefined;
+      const outcome = await send(timeoutMs === undefined ? request : { ...request, timeoutMs });
       const response = outcome.kind === "answered" ? outcome.response : undefined;
       if (response?.rateLimit !== undefined) lastRateLimit = response.rateLimit;
       const { error } = outcome;
@@ -218,20 +197,13 @@ export function withRetry(send: Sender, policy: RetryPolicy, hooks: RetryHooks):
       if (reason === undefined) throw error;
       const nowMs = hooks.now();
       const headers = response ? rateLimitFromHeaders(response.headers, nowMs) : {};
-      const delay = computeDelay(
-        { retry: attempt, status: response?.status, headers },
-        policy,
-        nowMs,
-        hooks.random,
-      );
+      const input = { retry: attempt, status: response?.status, headers };
+      const delay = computeDelay(input, policy, nowMs, hooks.random);
+      if (attempt < maxAttempts && (await wait(delay, reason, attempt + 1))) continue;
+      if (!(error instanceof RateLimitError)) throw error;
       // More attempts could help only if they ran out before the waiting did.
       const moreAttemptsHelp = policy.limit > 0 && attempt >= maxAttempts && !pastBudget(delay);
-      const giveUp = () =>
-        error instanceof RateLimitError
-          ? stillRateLimited(error, { attempts: attempt, waitMs: delay, nowMs, moreAttemptsHelp })
-          : error;
-      if (attempt >= maxAttempts) throw giveUp();
-      await wait(delay, reason, attempt + 1, giveUp);
+      throw stillRateLimited(error, { attempts: attempt, waitMs: delay, nowMs, moreAttemptsHelp });
     }
   }
 

@@ -24,8 +24,6 @@ export interface ClientResult<T> {
 }
 
 export interface Deprecation {
-  /** From the Deprecation header (RFC 9745 `@<seconds>`, or an HTTP date), when it gives a moment. */
-  since?: Date;
   /** From the Sunset header, or 5 December 2030 when it is absent. */
   sunset: Date;
   /** Target of the Link header (rel="successor-version"), when given. */

@@ -6,7 +6,7 @@
  */
 import type { OptionValues } from "commander";
 import { VERSION } from "./version.js";
-import { LIST_CANNOT_TELL } from "../client/created.js";
+import { LIST_CANNOT_TELL } from "../client/response-errors.js";
 import { EXIT, PetstoreError } from "../errors.js";
 import type { Factory } from "./factory.js";
 import type { InputStream } from "../io.js";

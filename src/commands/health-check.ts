@@ -5,7 +5,7 @@
  * elsewhere in the CLI: 3 for a token refused, 4 for a control plane that is off,
  * 6 for no answer or a 5xx.
  */
-import { nodeTransport } from "../client/node-transport.js";
+import { nodeTransport } from "../client/transport.js";
 import { EXIT, PetstoreError } from "../errors.js";
 import type { IO } from "../io.js";
 
@@ -27,7 +27,7 @@ export async function checkHealth(url: string, token: string | undefined, io: IO
   const headers: Record<string, string> = {};
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   const request = { method: "GET" as const, url, headers, timeoutMs: TIMEOUT_MS };
-  const { status, body } = await nodeTransport(request).catch((error: unknown) => {
+  const { status, body } = await nodeTransport()(request).catch((error: unknown) => {
     if (!(error instanceof PetstoreError)) throw error;
     // The transport's hint is about a base URL, which this check does not take.
     throw new PetstoreError(error.message, error.exitCode, "is the fake started, on this --port?");

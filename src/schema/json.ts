@@ -42,15 +42,11 @@ export function parseJson(text: string, elementStarts?: number[]): JsonValue {
 
 /** Line and column (both 1-based) of a character offset. */
 export function lineAndColumn(text: string, position: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
   const end = Math.min(position, text.length);
-  for (let i = 0; i < end; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
-    }
-  }
+  let line = 1;
+  for (let at = text.indexOf("\n"); at !== -1 && at < end; at = text.indexOf("\n", at + 1)) line++;
+  // lastIndexOf reads a negative start as 0: a newline at 0 is not before position 0.
+  const lineStart = end === 0 ? 0 : text.lastIndexOf("\n", end - 1) + 1;
   return { line, column: end - lineStart + 1 };
 }
 
@@ -61,6 +57,28 @@ function describeChar(text: string, position: number): string {
   if (code < 0x20) return `control character U+${code.toString(16).padStart(4, "0").toUpperCase()}`;
   return `'${ch}'`;
 }
+
+/** The characters of a string that need no decoding (a control character must be escaped). */
+// eslint-disable-next-line no-control-regex -- the control characters JSON refuses in a string
+const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+const ESCAPES: Record<string, string> = {
+  '"': '"',
+  "\\": "\\",
+  "/": "/",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+};
+const LITERALS = [
+  ["true", true],
+  ["false", false],
+  ["null", null],
+] as const;
+/** A JSON number: its integer part, then the fraction and exponent that make it a double. */
+const NUMBER = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
 
 class Parser {
   private pos = 0;
@@ -88,255 +106,150 @@ class Parser {
     throw new JsonSyntaxError(reason, position, line, column, limit);
   }
 
-  private unexpected(expected: string): never {
-    if (this.pos >= this.text.length) this.fail(`Unexpected end of input, expected ${expected}`);
-    this.fail(`Unexpected ${describeChar(this.text, this.pos)}, expected ${expected}`);
+  private unexpected(expected: string, position = this.pos): never {
+    const what = position >= this.text.length ? "end of input" : describeChar(this.text, position);
+    this.fail(`Unexpected ${what}, expected ${expected}`, position);
   }
 
   private skipWhitespace(): void {
-    const text = this.text;
-    let pos = this.pos;
-    for (;;) {
-      const c = text.charCodeAt(pos);
-      if (c === 32 || c === 10 || c === 13 || c === 9) pos++;
-      else break;
-    }
-    this.pos = pos;
+    let c = this.text.charCodeAt(this.pos);
+    while (c === 32 || c === 10 || c === 13 || c === 9) c = this.text.charCodeAt(++this.pos);
   }
 
   private parseValue(): JsonValue {
-    const c = this.text.charCodeAt(this.pos);
-    switch (c) {
-      case 123: // {
-        return this.parseObject();
-      case 91: // [
-        return this.parseArray();
-      case 34: // "
-        return this.parseString();
-      case 116: // t
-        return this.parseLiteral("true", true);
-      case 102: // f
-        return this.parseLiteral("false", false);
-      case 110: // n
-        return this.parseLiteral("null", null);
-      default:
-        if (c === 45 || (c >= 48 && c <= 57)) return this.parseNumber();
-        return this.unexpected("a JSON value");
-    }
-  }
-
-  private parseLiteral<T extends JsonValue>(word: string, value: T): T {
-    if (this.text.startsWith(word, this.pos)) {
-      this.pos += word.length;
-      return value;
+    const c = this.text[this.pos];
+    if (c === "{") return this.parseObject();
+    if (c === "[") return this.parseArray();
+    if (c === '"') return this.parseString();
+    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return this.parseNumber();
+    for (const [word, value] of LITERALS) {
+      if (this.text.startsWith(word, this.pos)) {
+        this.pos += word.length;
+        return value;
+      }
     }
     return this.unexpected("a JSON value");
   }
 
-  private enter(): void {
-    if (++this.depth > MAX_DEPTH) {
+  /** Past the opening bracket of a container; true when `close` follows at once (it is empty). */
+  private open(close: string): boolean {
+    if (++this.depth > MAX_DEPTH)
       this.fail(`Nesting deeper than ${MAX_DEPTH} levels`, this.pos, true);
-    }
+    this.pos++;
+    this.skipWhitespace();
+    return this.text[this.pos] === close && this.closed();
+  }
+
+  private closed(): true {
+    this.pos++;
+    this.depth--;
+    return true;
+  }
+
+  /** After a member or an element: false when a ',' follows, true when `close` ends the container. */
+  private atEnd(close: string): boolean {
+    this.skipWhitespace();
+    const c = this.text[this.pos];
+    if (c === close) return this.closed();
+    if (c !== ",") this.unexpected(`',' or '${close}'`);
+    this.pos++;
+    this.skipWhitespace();
+    return false;
   }
 
   private parseObject(): JsonValue {
-    this.enter();
-    this.pos++;
     const result: Record<string, JsonValue> = Object.create(null);
-    this.skipWhitespace();
-    if (this.text.charCodeAt(this.pos) === 125) {
-      this.pos++;
-      this.depth--;
-      return result;
-    }
-    for (;;) {
-      if (this.text.charCodeAt(this.pos) !== 34) this.unexpected("a string key in double quotes");
+    if (this.open("}")) return result;
+    do {
+      if (this.text[this.pos] !== '"') this.unexpected("a string key in double quotes");
       const keyPosition = this.pos;
       const key = this.parseString();
-      if (Object.prototype.hasOwnProperty.call(result, key)) {
+      if (Object.hasOwn(result, key))
         this.fail(`Duplicate key ${JSON.stringify(key)}`, keyPosition);
-      }
       this.skipWhitespace();
-      if (this.text.charCodeAt(this.pos) !== 58) this.unexpected("':' after the key");
+      if (this.text[this.pos] !== ":") this.unexpected("':' after the key");
       this.pos++;
       this.skipWhitespace();
       this.memberKey = key;
       result[key] = this.parseValue();
-      if (!this.nextMember(125, "',' or '}'")) return result;
-    }
-  }
-
-  /** After a member or an element: true when a ',' follows, false when `close` ends the container. */
-  private nextMember(close: number, expected: string): boolean {
-    this.skipWhitespace();
-    const c = this.text.charCodeAt(this.pos);
-    if (c === 44) {
-      this.pos++;
-      this.skipWhitespace();
-      return true;
-    }
-    if (c !== close) this.unexpected(expected);
-    this.pos++;
-    this.depth--;
-    return false;
+    } while (!this.atEnd("}"));
+    return result;
   }
 
   private parseArray(): JsonValue {
-    this.enter();
-    this.pos++;
     const result: JsonValue[] = [];
-    this.skipWhitespace();
-    if (this.text.charCodeAt(this.pos) === 93) {
-      this.pos++;
-      this.depth--;
-      return result;
-    }
-    for (;;) {
+    if (this.open("]")) return result;
+    do {
       this.memberKey = undefined;
       if (this.depth === 1) this.elementStarts?.push(this.pos);
       result.push(this.parseValue());
-      if (!this.nextMember(93, "',' or ']'")) return result;
-    }
+    } while (!this.atEnd("]"));
+    return result;
   }
 
   private parseString(): string {
-    const text = this.text;
-    const start = ++this.pos;
-    let pos = start;
-    // Fast path: no escapes.
+    const { text } = this;
+    const start = this.pos;
+    let pos = start + 1;
+    let out = "";
     for (;;) {
-      const c = text.charCodeAt(pos);
-      if (c === 34) {
-        this.pos = pos + 1;
-        return text.slice(start, pos);
+      PLAIN_RUN.lastIndex = pos;
+      PLAIN_RUN.test(text);
+      out += text.slice(pos, PLAIN_RUN.lastIndex);
+      pos = PLAIN_RUN.lastIndex;
+      const c = text[pos];
+      if (c === '"') break;
+      if (c === undefined || (c === "\\" && pos + 1 >= text.length)) {
+        this.fail("Unterminated string", start);
       }
-      if (c === 92) break;
-      if (c < 0x20 || Number.isNaN(c)) {
-        if (pos >= text.length) this.fail("Unterminated string", start - 1);
-        this.fail(`Unexpected ${describeChar(text, pos)} in string`, pos);
-      }
-      pos++;
-    }
-    let out = text.slice(start, pos);
-    for (;;) {
-      const c = text.charCodeAt(pos);
-      if (c === 34) {
-        this.pos = pos + 1;
-        return out;
-      }
-      if (c === 92) {
-        const e = text.charCodeAt(pos + 1);
-        switch (e) {
-          case 34:
-            out += '"';
-            break;
-          case 92:
-            out += "\\";
-            break;
-          case 47:
-            out += "/";
-            break;
-          case 98:
-            out += "\b";
-            break;
-          case 102:
-            out += "\f";
-            break;
-          case 110:
-            out += "\n";
-            break;
-          case 114:
-            out += "\r";
-            break;
-          case 116:
-            out += "\t";
-            break;
-          case 117: {
-            const hex = text.slice(pos + 2, pos + 6);
-            if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail("Invalid \\u escape in string", pos);
-            out += String.fromCharCode(parseInt(hex, 16));
-            pos += 4;
-            break;
-          }
-          default:
-            if (pos + 1 >= text.length) this.fail("Unterminated string", start - 1);
-            this.fail(`Invalid escape \\${text[pos + 1]} in string`, pos);
-        }
+      if (c !== "\\") this.fail(`Unexpected ${describeChar(text, pos)} in string`, pos);
+      const escape = text[pos + 1]!;
+      if (escape === "u") {
+        const hex = text.slice(pos + 2, pos + 6);
+        if (!HEX4.test(hex)) this.fail("Invalid \\u escape in string", pos);
+        out += String.fromCharCode(parseInt(hex, 16));
+        pos += 6;
+      } else {
+        if (ESCAPES[escape] === undefined) this.fail(`Invalid escape \\${escape} in string`, pos);
+        out += ESCAPES[escape];
         pos += 2;
-        continue;
       }
-      if (c < 0x20 || Number.isNaN(c)) {
-        if (pos >= text.length) this.fail("Unterminated string", start - 1);
-        this.fail(`Unexpected ${describeChar(text, pos)} in string`, pos);
-      }
-      out += text[pos];
-      pos++;
     }
+    this.pos = pos + 1;
+    return out;
   }
 
   private parseNumber(): number | bigint {
-    const text = this.text;
+    const { text } = this;
     const start = this.pos;
-    let pos = start;
-    if (text.charCodeAt(pos) === 45) pos++;
-    const first = text.charCodeAt(pos);
-    if (first === 48) {
-      pos++;
-    } else if (first >= 49 && first <= 57) {
-      while (isDigit(text.charCodeAt(pos))) pos++;
-    } else {
-      this.pos = pos;
-      this.unexpected("a digit");
-    }
-    let integer = true;
-    if (text.charCodeAt(pos) === 46) {
-      integer = false;
-      pos++;
-      if (!isDigit(text.charCodeAt(pos))) {
-        this.pos = pos;
-        this.unexpected("a digit after the decimal point");
-      }
-      while (isDigit(text.charCodeAt(pos))) pos++;
-    }
-    const e = text.charCodeAt(pos);
-    if (e === 101 || e === 69) {
-      integer = false;
-      pos++;
-      const sign = text.charCodeAt(pos);
-      if (sign === 43 || sign === 45) pos++;
-      if (!isDigit(text.charCodeAt(pos))) {
-        this.pos = pos;
-        this.unexpected("a digit in the exponent");
-      }
-      while (isDigit(text.charCodeAt(pos))) pos++;
-    }
-    if (isDigit(text.charCodeAt(pos))) {
-      this.pos = pos;
+    NUMBER.lastIndex = start;
+    const match = NUMBER.exec(text);
+    if (match === null) return this.unexpected("a digit", start + 1);
+    const [literal, integerPart, fraction, exponent] = match;
+    const end = start + literal.length;
+    const next = text[end];
+    if (next !== undefined && next >= "0" && next <= "9") {
       this.fail("Leading zeros are not allowed in numbers", start);
     }
-    this.pos = pos;
-    if (!integer) return Number(text.slice(start, pos));
-    const digits = pos - start - (text.charCodeAt(start) === 45 ? 1 : 0);
-    if (digits > MAX_INTEGER_DIGITS) this.tooLong(digits, start);
-    return BigInt(text.slice(start, pos));
-  }
-
-  private tooLong(digits: number, start: number): never {
+    if (next === "." && fraction === undefined) {
+      this.unexpected("a digit after the decimal point", end + 1);
+    }
+    if ((next === "e" || next === "E") && exponent === undefined) {
+      const sign = text[end + 1] === "+" || text[end + 1] === "-";
+      this.unexpected("a digit in the exponent", end + (sign ? 2 : 1));
+    }
+    this.pos = end;
+    if (fraction !== undefined || exponent !== undefined) return Number(literal);
+    const digits = integerPart!.length;
+    if (digits <= MAX_INTEGER_DIGITS) return BigInt(literal);
     const key = this.memberKey;
     const where =
       key === undefined
         ? "in an array"
         : `for ${JSON.stringify(key.length > 60 ? key.slice(0, 57) + "..." : key)}`;
-    this.fail(
-      `Integer of ${digits} digits ${where} is out of int64 range (at most ${MAX_INTEGER_DIGITS} digits are read)`,
-      start,
-      true,
-    );
+    const reason = `Integer of ${digits} digits ${where} is out of int64 range (at most ${MAX_INTEGER_DIGITS} digits are read)`;
+    return this.fail(reason, start, true);
   }
-}
-
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57;
 }
 
 /**
@@ -348,36 +261,19 @@ export function stringifyJson(value: unknown, indent = 0): string {
 }
 
 function write(value: unknown, unit: string, current: string): string {
-  switch (typeof value) {
-    case "bigint":
-      return value.toString();
-    case "number":
-      return Number.isFinite(value) ? String(value) : "null";
-    case "string":
-      return JSON.stringify(value);
-    case "boolean":
-      return value ? "true" : "false";
-    case "object": {
-      if (value === null) return "null";
-      const inner = current + unit;
-      const open = unit ? "\n" + inner : "";
-      const sep = unit ? ",\n" + inner : ",";
-      const close = unit ? "\n" + current : "";
-      const colon = unit ? ": " : ":";
-      if (Array.isArray(value)) {
-        if (value.length === 0) return "[]";
-        return "[" + open + value.map((v) => write(v, unit, inner)).join(sep) + close + "]";
-      }
-      const parts: string[] = [];
-      for (const key of Object.keys(value)) {
-        const member = (value as Record<string, unknown>)[key];
-        if (member === undefined || typeof member === "function") continue;
-        parts.push(JSON.stringify(key) + colon + write(member, unit, inner));
-      }
-      if (parts.length === 0) return "{}";
-      return "{" + open + parts.join(sep) + close + "}";
-    }
-    default:
-      return "null";
-  }
+  if (typeof value === "bigint") return value.toString();
+  // Strings, booleans and numbers as JSON.stringify writes them; NaN, undefined and the like as null.
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
+  const inner = current + unit;
+  const parts = Array.isArray(value)
+    ? value.map((item) => write(item, unit, inner))
+    : Object.entries(value)
+        .filter(([, member]) => member !== undefined && typeof member !== "function")
+        .map(
+          ([key, member]) => `${JSON.stringify(key)}:${unit && " "}${write(member, unit, inner)}`,
+        );
+  const [open, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
+  if (parts.length === 0) return open + close;
+  if (!unit) return open + parts.join(",") + close;
+  return `${open}\n${inner}${parts.join(`,\n${inner}`)}\n${current}${close}`;
 }

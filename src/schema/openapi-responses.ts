@@ -52,18 +52,18 @@ export function componentHeaders() {
   };
 }
 
-export const RATE_LIMIT_HEADERS = {
-  "X-RateLimit-Limit": headerRef("X-RateLimit-Limit"),
-  "X-RateLimit-Remaining": headerRef("X-RateLimit-Remaining"),
-  "X-RateLimit-Reset": headerRef("X-RateLimit-Reset"),
-};
+/** References to the components.headers of these names. */
+export const headerRefs = (...names: string[]) =>
+  Object.fromEntries(names.map((name) => [name, headerRef(name)]));
+
+export const RATE_LIMIT_HEADERS = headerRefs(
+  "X-RateLimit-Limit",
+  "X-RateLimit-Remaining",
+  "X-RateLimit-Reset",
+);
 
 /** Every response of the deprecated `getPet`, errors included, carries these. */
-export const DEPRECATION_HEADERS = {
-  Deprecation: headerRef("Deprecation"),
-  Sunset: headerRef("Sunset"),
-  Link: headerRef("Link"),
-};
+export const DEPRECATION_HEADERS = headerRefs("Deprecation", "Sunset", "Link");
 
 export const PET_EXAMPLES = [
   { id: 1, name: "Biscuit", categoryId: 1, status: "available" },
@@ -122,12 +122,12 @@ export function sharedResponses(): Record<string, Json> {
   return {
     Unauthorized: errorResponse("API key missing or invalid.", ["unauthorized", "invalid_key"], {
       ...RATE_LIMIT_HEADERS,
-      "WWW-Authenticate": headerRef("WWW-Authenticate"),
+      ...headerRefs("WWW-Authenticate"),
     }),
     TooManyRequests: errorResponse(
       "Rate limit exceeded, or the key is temporarily banned.",
       ["rate_limited", "banned"],
-      { ...RATE_LIMIT_HEADERS, "Retry-After": headerRef("Retry-After") },
+      { ...RATE_LIMIT_HEADERS, ...headerRefs("Retry-After") },
     ),
     InternalError: errorResponse("The service failed unexpectedly; retry later.", [
       "internal_error",

@@ -78,16 +78,13 @@ export function componentSchemas(): Record<string, JsonSchema> {
     delete schema.$schema;
     delete schema.$id;
     if (RESPONSE_SCHEMAS.includes(name)) delete schema.additionalProperties;
-    const described = DESCRIPTIONS[name];
-    if (described !== undefined) {
-      const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
-      for (const [property, description] of Object.entries(described.properties)) {
-        properties[property] = { ...properties[property], description };
-      }
-      result[name] = { description: described.self, ...schema };
-    } else {
-      result[name] = schema;
+    // Every schema of the registry is described.
+    const described = DESCRIPTIONS[name]!;
+    const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+    for (const [property, description] of Object.entries(described.properties)) {
+      properties[property] = { ...properties[property], description };
     }
+    result[name] = { description: described.self, ...schema };
   }
   return result;
 }

@@ -13,6 +13,7 @@ import {
   RATE_LIMIT_HEADERS,
   componentHeaders,
   errorResponse,
+  headerRefs,
   sharedErrors,
   sharedResponses,
 } from "./openapi-responses.js";
@@ -93,7 +94,7 @@ function createPet(): JsonSchema {
     responses: {
       "201": {
         description: "Animal added; the body includes the assigned id.",
-        headers: { ...RATE_LIMIT_HEADERS, Location: { $ref: "#/components/headers/Location" } },
+        headers: { ...RATE_LIMIT_HEADERS, ...headerRefs("Location") },
         content: json(schemaRef("Pet"), { pet: example("The animal added", CREATED_PET_EXAMPLE) }),
       },
       "400": errorResponse(

@@ -42,28 +42,20 @@ const RULES: Record<string, string> = {
 
 const INEXACT_INTEGER = `must be written as plain digits beyond ${Number.MAX_SAFE_INTEGER} in size: with a fraction or exponent such an integer cannot be read exactly`;
 
-/** Characters as JSON Schema's maxLength counts them: code points, not UTF-16 units. */
-function codePoints(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-}
-
 /** A short, unambiguous rendering of a value a client sent. */
 export function describeValue(value: unknown): string {
-  if (value === undefined) return "nothing";
-  if (value === null) return "null";
   if (typeof value === "string") {
-    const shown =
-      value.length > 60 ? JSON.stringify(value.slice(0, 57)) + "..." : JSON.stringify(value);
+    const shown = quoted(value);
     return /^-?[0-9]+(\.[0-9]+)?$/.test(value) ? `the string ${shown}` : shown;
   }
-  if (typeof value === "bigint") return value.toString();
-  if (typeof value === "number") return String(value);
-  if (typeof value === "boolean") return String(value);
-  if (Array.isArray(value)) return "an array";
-  return "an object";
+  if (value === undefined) return "nothing";
+  if (value === null || typeof value !== "object") return String(value);
+  return Array.isArray(value) ? "an array" : "an object";
 }
+
+/** At most 60 characters of it, in double quotes. */
+const quoted = (text: string) =>
+  text.length > 60 ? JSON.stringify(text.slice(0, 57)) + "..." : JSON.stringify(text);
 
 /** "an array", "a string", "null"...: what a JSON value is, for messages. */
 export function jsonKindOf(value: unknown): string {
@@ -75,50 +67,40 @@ export function jsonKindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** Query parameters and arguments are always text: quote them, without "the string". */
-function describeText(value: unknown): string {
-  return typeof value === "string"
-    ? JSON.stringify(value.length > 60 ? value.slice(0, 57) + "..." : value)
-    : describeValue(value);
-}
-
 function problemsFrom(
   error: z.core.$ZodError,
   input: Record<string, unknown>,
   unknownLabel: string,
   allowed: readonly string[],
-  describe: (value: unknown) => string = describeValue,
+  /** Query parameters and arguments are always text: quoted, without "the string". */
+  text = false,
 ): Problem[] {
   const problems: Problem[] = [];
-  const seen = new Set<string>();
   for (const issue of error.issues) {
     if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) {
-        problems.push({
-          field: key,
-          problem: `${unknownLabel}; allowed: ${allowed.join(", ")}`,
-        });
-      }
+      const problem = `${unknownLabel}; allowed: ${allowed.join(", ")}`;
+      problems.push(...issue.keys.map((field) => ({ field, problem })));
       continue;
     }
     const field = String(issue.path[0] ?? "body");
-    if (seen.has(field)) continue;
-    seen.add(field);
-    const given = Object.prototype.hasOwnProperty.call(input, field) ? input[field] : undefined;
+    if (problems.some((p) => p.field === field)) continue;
+    const given = Object.hasOwn(input, field) ? input[field] : undefined;
+    let problem = `${RULES[field] ?? "is not valid"}; got `;
     if (given === undefined) {
-      problems.push({ field, problem: "is required" });
-      continue;
+      problem = "is required";
+    } else if (
+      typeof given === "number" &&
+      Number.isInteger(given) &&
+      !Number.isSafeInteger(given)
+    ) {
+      problem = INEXACT_INTEGER;
+    } else if (field === "name" && typeof given === "string" && given.length > NAME_MAX_LENGTH) {
+      // Characters as JSON Schema's maxLength counts them: code points, not UTF-16 units.
+      problem += `${[...given].length} characters`;
+    } else {
+      problem += text && typeof given === "string" ? quoted(given) : describeValue(given);
     }
-    if (typeof given === "number" && Number.isInteger(given) && !Number.isSafeInteger(given)) {
-      problems.push({ field, problem: INEXACT_INTEGER });
-      continue;
-    }
-    const rule = RULES[field] ?? "is not valid";
-    let detail = describe(given);
-    if (field === "name" && typeof given === "string" && given.length > NAME_MAX_LENGTH) {
-      detail = `${codePoints(given)} characters`;
-    }
-    problems.push({ field, problem: `${rule}; got ${detail}` });
+    problems.push({ field, problem });
   }
   return problems;
 }
@@ -132,15 +114,8 @@ const NEW_PET_FIELDS = ["name", "categoryId", "status"] as const;
 /** A request body (already parsed by `parseJson`) against NewPet. */
 export function validateNewPet(input: unknown): Validated<NewPetType> {
   if (!isPlainObject(input)) {
-    return {
-      ok: false,
-      problems: [
-        {
-          field: "body",
-          problem: `must be a JSON object with name and categoryId; got ${jsonKindOf(input)}`,
-        },
-      ],
-    };
+    const problem = `must be a JSON object with name and categoryId; got ${jsonKindOf(input)}`;
+    return { ok: false, problems: [{ field: "body", problem }] };
   }
   const result = NewPet.safeParse(input);
   if (result.success) return { ok: true, value: result.data };
@@ -179,18 +154,15 @@ export function validateListQuery(params: Iterable<[string, string]>): Validated
   const input: Record<string, string> = Object.create(null);
   const problems: Problem[] = [];
   for (const [key, value] of params) {
-    if (Object.prototype.hasOwnProperty.call(input, key)) {
-      if (!problems.some((p) => p.field === key)) {
-        problems.push({ field: key, problem: "is given more than once" });
-      }
-      continue;
+    if (!Object.hasOwn(input, key)) input[key] = value;
+    else if (!problems.some((p) => p.field === key)) {
+      problems.push({ field: key, problem: "is given more than once" });
     }
-    input[key] = value;
   }
   const result = ListQuery.safeParse(input);
   if (!result.success) {
     problems.push(
-      ...problemsFrom(result.error, input, "unknown query parameter", LIST_PARAMS, describeText),
+      ...problemsFrom(result.error, input, "unknown query parameter", LIST_PARAMS, true),
     );
   }
   if (problems.length > 0 || !result.success) return { ok: false, problems };
@@ -203,10 +175,8 @@ export function validateListQuery(params: Iterable<[string, string]>): Validated
 export function validatePetId(text: string): Validated<bigint> {
   const result = PetIdParam.safeParse(text);
   if (result.success) return { ok: true, value: result.data };
-  return {
-    ok: false,
-    problems: [{ field: "petId", problem: `${RULES.petId}; got ${describeText(text)}` }],
-  };
+  const problem = `${RULES.petId}; got ${quoted(text)}`;
+  return { ok: false, problems: [{ field: "petId", problem }] };
 }
 
 /** "name is required; categoryId must be ..." */

@@ -108,7 +108,6 @@ describe("the client over a real socket", () => {
     expect(server.requests[0]?.url).toBe("/v1/pets/7");
     expect(result.data).toEqual({ id: 7n, name: "Tom", categoryId: 1n });
     expect(result.deprecation).toEqual({
-      since: new Date("2025-01-01T00:00:00Z"),
       sunset: new Date("2030-12-04T00:00:00Z"),
       replacement: `${server.origin}/v1/pets`,
     });

@@ -9,8 +9,8 @@ import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import { describe, expect, it } from "vitest";
 import { createClient, type Transport } from "../../src/client/client.js";
-import { isReservedHostName } from "../../src/client/dns.js";
-import { exchange } from "../../src/client/node-transport.js";
+import { isReservedHostName } from "../../src/client/proxy-env.js";
+import { exchange } from "../../src/client/transport.js";
 import { DEFAULT_RETRY_POLICY } from "../../src/client/retry.js";
 import { HostNotFoundError, NetworkError } from "../../src/errors.js";
 

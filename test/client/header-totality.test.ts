@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { runBulkAdd } from "../../src/bulk/engine.js";
 import type { Timers } from "../../src/bulk/pacer.js";
-import { deprecationFromHeaders } from "../../src/client/deprecation-headers.js";
+import { deprecationFromHeaders } from "../../src/client/headers.js";
 import { DEFAULT_RETRY_POLICY, withRetry } from "../../src/client/retry.js";
 import { createSender } from "../../src/client/send.js";
 import type { Transport } from "../../src/client/transport.js";

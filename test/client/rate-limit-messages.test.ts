@@ -4,8 +4,8 @@
  * when more attempts could have helped.
  */
 import { describe, expect, it } from "vitest";
-import { completeRateLimit, rateLimitFromHeaders } from "../../src/client/rate-limit-headers.js";
-import { MORE_ATTEMPTS_HINT } from "../../src/client/rate-limit-errors.js";
+import { completeRateLimit, rateLimitFromHeaders } from "../../src/client/headers.js";
+import { MORE_ATTEMPTS_HINT } from "../../src/client/response-errors.js";
 import { errorFromResponse } from "../../src/client/response-errors.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withRetry } from "../../src/client/retry.js";
 import type { HttpRequest } from "../../src/client/types.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { completeRateLimit, rateLimitFromHeaders } from "../../src/client/rate-limit-headers.js";
+import { completeRateLimit, rateLimitFromHeaders } from "../../src/client/headers.js";
 import { errorFromResponse } from "../../src/client/response-errors.js";
 import {
   computeDelay,

@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { lastingDnsFailure } from "../../src/client/dns.js";
+import { lastingDnsFailure } from "../../src/client/network-errors.js";
 import type { TransportRequest } from "../../src/client/client.js";
 import { cliForEachTest } from "./run-cli.js";
 
