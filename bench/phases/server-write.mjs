@@ -15,7 +15,7 @@ export const summary = "durable POST /v1/pets req/s at 1k, 10k and 1M pets";
 
 const CONNECTIONS = 32;
 const RATE_GOAL = { on: "figure", op: ">=", value: 2500 };
-const SCALING_GOAL = { on: "ratio", op: ">=", value: 0.5 };
+const SCALING_GOAL = { on: "ratio", op: ">=", value: 0.85 };
 
 const count = (n) => n.toLocaleString("en-US");
 
