@@ -69,23 +69,44 @@ export async function jqStdout(
     throw new UsageError(`the --jq filter does not compile:\n${compiled.stderr}`);
   }
   let failure: NodeJS.ErrnoException | undefined;
+  /** Prints one run's output; false when jq failed (the failure is kept). */
+  const print = (result: ReturnType<typeof jq.raw>) => {
+    if (result.stdout !== "") stdout.write(jqText(result.stdout) + "\n");
+    if (result.exitCode !== 0) {
+      const message = result.stderr || `jq stopped with exit code ${result.exitCode}`;
+      failure = Object.assign(new Error(message), { code: JQ_FAILED });
+    } else if (result.stderr !== "") {
+      stderr.write(result.stderr + "\n");
+    }
+    return result.exitCode === 0;
+  };
+  // The texts written within a moment go to jq in one run: a run costs about 2 ms whatever
+  // its input (add --from writes a line a row; docs/benchmarks.md, "--jq"). A run that
+  // fails or says anything on stderr is made again text by text, so that nothing after the failing text is printed.
+  let pending: string[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    const texts = pending;
+    pending = [];
+    if (failure !== undefined || texts.length === 0) return;
+    const all = jq.raw(texts.join("\n"), filter, ARGS);
+    // jq-wasm reports an error on any text but the last only on stderr, with exit code 0.
+    if (texts.length === 1 || (all.exitCode === 0 && all.stderr === "")) print(all);
+    else texts.every((text) => print(jq.raw(text, filter, ARGS)));
+  };
   return {
     write(text) {
-      if (failure !== undefined) return;
-      const result = jq.raw(text, filter, ARGS);
-      if (result.stdout !== "") stdout.write(jqText(result.stdout) + "\n");
-      if (result.exitCode !== 0) {
-        const message = result.stderr || `jq stopped with exit code ${result.exitCode}`;
-        failure = Object.assign(new Error(message), { code: JQ_FAILED });
-      } else if (result.stderr !== "") {
-        stderr.write(result.stderr + "\n");
-      }
+      pending.push(text);
+      timer ??= setTimeout(flush, 20);
     },
     isTTY: stdout.isTTY,
     get columns() {
       return stdout.columns;
     },
     async settle() {
+      flush();
       const written = await stdout.settle();
       return failure ?? written;
     },

@@ -205,6 +205,21 @@ describe("a filter that fails on the data", () => {
     );
   });
 
+  it("in add --from, prints the lines before the failing one and none after it", () => {
+    const rows = join(fake.dir, "rows-failing.ndjson");
+    writeFileSync(
+      rows,
+      ["D", "E", "F"].map((name) => `{"name":"${name}","categoryId":1}\n`).join(""),
+    );
+    const run = fake.cli([
+      ...["add", "--from", rows, "--concurrency", "1"],
+      ...["--jq", 'if .row == 2 then error("row two") else .row end'],
+    ]);
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stdout).toBe("1\n");
+    expect(run.stderr).toContain("row two");
+  });
+
   it("after add, says the pet was added and which it is", () => {
     const run = fake.cli(["add", "--name", "Added anyway", "-c", "1", "--jq", ".name | tonumber"]);
     expect(run.status).toBe(1);
