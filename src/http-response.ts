@@ -1,7 +1,7 @@
 /**
  * One answer of the service as the client saw it. Its own file, below the client and
  * errors.ts alike: an HttpError carries the answer, and the client builds it, so
- * neither side imports the other (docs/design.md, "Layers").
+ * neither side imports the other (docs/design.md, "Layout and dependency rules").
  */
 
 /** From the X-RateLimit-* headers of one response (see client/headers.ts). */
