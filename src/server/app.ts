@@ -16,12 +16,13 @@ import { deprecationHeaderValues } from "../schema/deprecation.js";
 import type { AccessLog } from "./access-log.js";
 import { adminAccess, refusal } from "./admin/access.js";
 import { FakeClock, type Clock } from "./admin/clock.js";
+import { ScriptedAnswers, type ScriptedAnswer } from "./admin/next.js";
 import { JournalEntry, RequestJournal } from "./admin/request-journal.js";
 import { createAdminRoutes, health, isAdminPath, keyEntry, type Fake } from "./admin/routes.js";
 import { createCors } from "./cors.js";
 import { faultInjector, type FaultSettings } from "./faults.js";
 import { createHomeRoute, isHomePath } from "./home/route.js";
-import { Keyring, unauthorizedReply, type Identity } from "./keyring.js";
+import { Keyring, unauthorizedReply, UNKNOWN_KEY, type Account, type Identity } from "./keyring.js";
 import type { ApiKeySpec } from "./keys.js";
 import { createOpenApiRoute } from "./openapi-route.js";
 import { PageCache } from "./page-cache.js";
@@ -156,6 +157,7 @@ export function createApp(store: PetStore, options: AppOptions) {
     keyring,
     clock,
     journal,
+    next: new ScriptedAnswers(),
     startedAt: performance.now(),
     faults: options.faults ?? {},
     setFaults(settings) {
@@ -201,14 +203,21 @@ export function createApp(store: PetStore, options: AppOptions) {
   }
 
   /** The operation; `resetAfter`: its connection is closed instead of answered. */
-  function operate(exchange: Exchange, route: Route, path: string, query: string, resetAfter: boolean) {
+  function operate(
+    exchange: Exchange,
+    route: Route,
+    path: string,
+    query: string,
+    resetAfter: boolean,
+  ) {
     const { req, res, entry } = exchange;
     const finishWith = (reply: Reply | undefined) => {
       if (reply === undefined) return;
       if (resetAfter) drop(exchange);
       else answer(exchange, reply);
     };
-    const failed = (error: unknown) => finishWith(responder.failed(`${req.method} request`, res, error));
+    const failed = (error: unknown) =>
+      finishWith(responder.failed(`${req.method} request`, res, error));
     if (route === Route.Pets && req.method === "POST") {
       const keep = entry && ((bytes: Buffer) => journal.keepBody(entry, bytes));
       createPet(store, req, keep).then(finishWith, failed);
@@ -216,11 +225,47 @@ export function createApp(store: PetStore, options: AppOptions) {
     }
     try {
       finishWith(
-        route === Route.Pets ? listPets(pages, query) : getPet(store, path.slice(PET_PREFIX.length)),
+        route === Route.Pets
+          ? listPets(pages, query)
+          : getPet(store, path.slice(PET_PREFIX.length)),
       );
     } catch (error) {
       failed(error);
     }
+  }
+
+  /** A scripted answer (POST /__admin/next) in place of the faults. */
+  function script(
+    exchange: Exchange,
+    scripted: ScriptedAnswer,
+    account: Account,
+    route: Route,
+    path: string,
+    query: string,
+  ) {
+    const { status, retryAfterSeconds = 1, drop: dropWhen, delayMs } = scripted;
+    if (dropWhen === "before") return drop(exchange);
+    if (dropWhen === "after") return operate(exchange, route, path, query, true);
+    if (delayMs !== undefined) {
+      const late = () => (closed ? drop(exchange) : operate(exchange, route, path, query, false));
+      return void setTimeout(late, delayMs).unref();
+    }
+    const message = `a scripted answer (POST /__admin/next) of status ${status}`;
+    const retryAfter = ["Retry-After", String(retryAfterSeconds)];
+    if (status === 429) {
+      const limited = keyring.scripted429(account, clock.now(), retryAfterSeconds);
+      const deprecation = route === Route.Pet ? DEPRECATION_HEADERS : [];
+      exchange.headers = [...limited.headers, ...deprecation];
+      return answer(exchange, limited.refusal!);
+    }
+    const replies: Record<number, () => Reply> = {
+      400: () => errorReply("bad_request", message),
+      401: () => unauthorizedReply(UNKNOWN_KEY),
+      404: () => errorReply(route === Route.Pet ? "pet_not_found" : "not_found", message),
+      500: () => errorReply("internal_error", message),
+      503: () => errorReply("fault_injected", message, retryAfter),
+    };
+    answer(exchange, replies[status!]!());
   }
 
   function handle(req: IncomingMessage, res: ServerResponse, unmetExpectation: boolean): void {
@@ -253,16 +298,26 @@ export function createApp(store: PetStore, options: AppOptions) {
     exchange.headers =
       route === Route.Pet ? [...limit.headers, ...DEPRECATION_HEADERS] : limit.headers;
     if (journal.capacity > 0) {
-      exchange.entry = new JournalEntry(nowMs, req.method ?? "-", url, path.length, planOf(identity));
+      exchange.entry = new JournalEntry(
+        nowMs,
+        req.method ?? "-",
+        url,
+        path.length,
+        planOf(identity),
+      );
     }
     const refused = limit.refusal ?? refusalOf(req, identity, route, path, unmetExpectation);
     if (refused !== undefined) return answer(exchange, refused);
     if (route === Route.OpenApi) return answer(exchange, { status: 200, body: openApi(req) });
+    const account = identity as Account;
+    const scripted = fake.next.take(req.method ?? "", path, account.key);
+    if (scripted !== undefined) return script(exchange, scripted, account, route, path, query);
     if (faults === undefined) return operate(exchange, route, path, query, false);
     const plan = faults();
     const proceed = () => {
       if (closed || plan.failure === "reset") return drop(exchange);
-      if (plan.failure !== "503") return operate(exchange, route, path, query, plan.failure === "reset-after");
+      if (plan.failure !== "503")
+        return operate(exchange, route, path, query, plan.failure === "reset-after");
       const message = "injected fault (--fail-rate): the service is unavailable; retry later";
       answer(exchange, errorReply("fault_injected", message, ["Retry-After", "1"]));
     };
@@ -307,7 +362,12 @@ export function createApp(store: PetStore, options: AppOptions) {
     const nowMs = clock.now();
     const limit = keyring.limit(keyring.identify(headers?.authorization), address, nowMs, false);
     const reply = clientErrorReply(error.code);
-    responder.writeOnSocket(socket, reply, [...limit.headers, ...cors.headers(headers?.origin)], nowMs);
+    responder.writeOnSocket(
+      socket,
+      reply,
+      [...limit.headers, ...cors.headers(headers?.origin)],
+      nowMs,
+    );
     responder.answeredMalformed(reply.status, error.code ?? error.message);
   }
 

@@ -14,6 +14,7 @@ import { AccessLog } from "./access-log.js";
 import type { KeyEntry } from "./admin/bodies.js";
 import { ClockBody } from "./admin/bodies.js";
 import { JOURNAL_FILTER } from "./admin/filters.js";
+import { NextRuleBody, type NextRule } from "./admin/next.js";
 import type { RecordedRequest } from "./admin/request-journal.js";
 import { adminOperation, type AdminReply, type AdminRequest } from "./admin/routes.js";
 import { createApp } from "./app.js";
@@ -60,7 +61,10 @@ const filterText = (filter: unknown) =>
     : Object.fromEntries(
         Object.entries(filter)
           .filter(([, value]) => value !== undefined)
-          .map(([name, value]) => [name, value instanceof Date ? String(value.getTime()) : String(value)]),
+          .map(([name, value]) => [
+            name,
+            value instanceof Date ? String(value.getTime()) : String(value),
+          ]),
       );
 
 export async function startServer(input: StartServerOptions = {}) {
@@ -159,7 +163,12 @@ export async function startServer(input: StartServerOptions = {}) {
   const { fake } = app;
   /** A control-plane operation, as its route runs it; the body checked by the caller. */
   const run = (operationId: string, request: Partial<AdminRequest<unknown>>) =>
-    adminOperation(operationId)(fake, { body: undefined, query: "", key: "", ...request }) as AdminReply;
+    adminOperation(operationId)(fake, {
+      body: undefined,
+      query: "",
+      key: "",
+      ...request,
+    }) as AdminReply;
   const origin = `${tls === undefined ? "http" : "https"}://${host.includes(":") ? `[${host}]` : host}:${port}`;
   return {
     /** Base URL, `http://HOST:PORT/v1` (`https://` over TLS). */
@@ -207,6 +216,22 @@ export async function startServer(input: StartServerOptions = {}) {
         return fake.clock.offsetSeconds;
       },
     },
+    /**
+     * Scripted answers, as POST /__admin/next: the next `times` requests that match get
+     * `answer` (a ServerConfigError naming the field when the rule is not valid).
+     */
+    next(rule: NextRule) {
+      const reply = run("addNext", { body: parse(NextRuleBody, rule, "next") });
+      if (reply.status !== 201) {
+        throw new ServerConfigError(
+          `next: ${(JSON.parse(String(reply.body)) as { message: string }).message}`,
+        );
+      }
+      return reply.value as NextRule & { times: number; used: number };
+    },
+    /** The scripted answers with how often each was used, as GET /__admin/next. */
+    nextRules: () => fake.next.list().rules,
+    clearNext: (): void => fake.next.clear(),
     /** Replaces every fault setting (as the `faults` option; `{}` for none). */
     setFaults: (faults: FaultOptions): void =>
       void run("setFaults", { body: parse(FaultOption, faults, "setFaults") }),

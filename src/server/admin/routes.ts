@@ -37,6 +37,7 @@ import {
 } from "./bodies.js";
 import { isoTime, LATEST_CLOCK_MS, type FakeClock } from "./clock.js";
 import { FILTER_PARAMETERS, JOURNAL_FILTER } from "./filters.js";
+import { MAX_RULES, NextRuleBody, NextRules, RuleState, type ScriptedAnswers } from "./next.js";
 import { adminOpenApi } from "./openapi.js";
 import { PAGE_BYTES, Requests, type RequestJournal } from "./request-journal.js";
 
@@ -46,6 +47,7 @@ export interface Fake {
   keyring: Keyring;
   clock: FakeClock;
   journal: RequestJournal;
+  next: ScriptedAnswers;
   /** When the server started (performance.now()). */
   startedAt: number;
   faults: FaultSettings;
@@ -139,7 +141,8 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     path: "/__admin/reset",
     operationId: "reset",
     summary:
-      "The store back to what it held at start-up (durably); rate limits, bans and the journal cleared.",
+      "The store back to what it held at start-up (durably); rate limits, bans, the journal " +
+      "and the scripted answers cleared.",
     body: NoFields,
     answers: { 200: z.object({ status: z.literal("reset"), pets: count() }) },
     errors: {
@@ -151,6 +154,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
       await fake.store.reset();
       fake.keyring.clear();
       fake.journal.clear();
+      fake.next.clear();
       return json(200, { status: "reset", pets: fake.store.size });
     },
   }),
@@ -181,6 +185,48 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     answers: { 204: null },
     handle(fake) {
       fake.journal.clear();
+      return NO_CONTENT;
+    },
+  }),
+  route({
+    method: "GET",
+    path: "/__admin/next",
+    operationId: "listNext",
+    summary: "The scripted answers, in the order they were added, with how often each was used.",
+    answers: { 200: NextRules },
+    handle: (fake) => json(200, fake.next.list()),
+  }),
+  route({
+    method: "POST",
+    path: "/__admin/next",
+    operationId: "addNext",
+    summary:
+      "Adds a scripted answer: the next `times` requests that match (after authentication, " +
+      "the rate limit, 404 and 405) get it instead of the faults. A scripted 429 counts " +
+      `toward a ban as a real one does. ${MAX_RULES} rules at most (a spent one makes room).`,
+    body: NextRuleBody,
+    answers: { 201: RuleState },
+    errors: {
+      400: `invalid_admin_request (names the field); also ${MAX_RULES} rules with uses left`,
+    },
+    handle(fake, { body }) {
+      const rule = fake.next.add(body);
+      if (rule === undefined) {
+        return invalid([
+          `${MAX_RULES} rules with uses left are kept already; DELETE /__admin/next first`,
+        ]);
+      }
+      return json(201, rule);
+    },
+  }),
+  route({
+    method: "DELETE",
+    path: "/__admin/next",
+    operationId: "clearNext",
+    summary: "Removes every scripted answer.",
+    answers: { 204: null },
+    handle(fake) {
+      fake.next.clear();
       return NO_CONTENT;
     },
   }),
