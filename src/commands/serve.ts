@@ -155,6 +155,10 @@ export function serveCommand(program: Command, factory: Factory): void {
       "requests kept for GET /__admin/requests; 0 turns the journal off",
       String(DEFAULT_JOURNAL_SIZE),
     )
+    .option(
+      "--sunset <date|now>",
+      "remove GET /v1/pets/{petId} (410 Gone) from this ISO 8601 date on (default: 2030-12-05)",
+    )
     .option("--admin-token <token>", "require this bearer token on /__admin (needed off loopback)")
     .option(
       "--health-check",

@@ -12,10 +12,10 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { deprecationHeaderValues } from "../schema/deprecation.js";
+import { deprecationHeaderValues, SUCCESSOR_PATH, SUNSET_DATE } from "../schema/deprecation.js";
 import type { AccessLog } from "./access-log.js";
 import { adminAccess, refusal } from "./admin/access.js";
-import { FakeClock, type Clock } from "./admin/clock.js";
+import { FakeClock, isoTime, type Clock } from "./admin/clock.js";
 import { ScriptedAnswers, type ScriptedAnswer } from "./admin/next.js";
 import { JournalEntry, RequestJournal } from "./admin/request-journal.js";
 import { createAdminRoutes, health, isAdminPath, keyEntry, type Fake } from "./admin/routes.js";
@@ -52,6 +52,8 @@ export interface AppOptions {
    * loopback address, off elsewhere without a token. Default: off.
    */
   admin?: { host: string; token?: string };
+  /** When GET /v1/pets/{petId} is removed (410 from then on): "now" is the clock at start. Default: 5 Dec 2030. */
+  sunset?: Date | number | string;
 }
 
 export type App = ReturnType<typeof createApp>;
@@ -87,8 +89,6 @@ function routeOf(path: string): Route {
   return path === "/v1/openapi.json" ? Route.OpenApi : Route.None;
 }
 
-/** Sent on every answer of `GET /v1/pets/{petId}`. */
-const DEPRECATION_HEADERS = Object.entries(deprecationHeaderValues()).flat();
 const NO_CONTENT: Reply = { status: 204, body: "" };
 
 const planOf = (identity: Identity) => (typeof identity === "object" ? identity.plan : null);
@@ -149,7 +149,20 @@ export function createApp(store: PetStore, options: AppOptions) {
   const journal = new RequestJournal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
   const responder = new Responder(clock, log);
   const pages = new PageCache(store);
-  const openApi = createOpenApiRoute();
+  const sunsetMs =
+    options.sunset === undefined
+      ? undefined
+      : options.sunset === "now"
+        ? clock.now()
+        : new Date(options.sunset).getTime();
+  const sunsetIso = isoTime(sunsetMs ?? Date.parse(SUNSET_DATE));
+  const openApi = createOpenApiRoute(sunsetMs);
+  /** Sent on every answer of `GET /v1/pets/{petId}`. */
+  const DEPRECATION_HEADERS = Object.entries(deprecationHeaderValues(sunsetMs)).flat();
+  const gone = errorReply(
+    "gone",
+    `GET /v1/pets/{petId} was removed on ${sunsetIso}; use GET ${SUCCESSOR_PATH} instead (filter it with status)`,
+  );
   let faults = faultInjector(options.faults ?? {});
   let closed = false;
   const fake: Fake = {
@@ -309,6 +322,7 @@ export function createApp(store: PetStore, options: AppOptions) {
     const refused = limit.refusal ?? refusalOf(req, identity, route, path, unmetExpectation);
     if (refused !== undefined) return answer(exchange, refused);
     if (route === Route.OpenApi) return answer(exchange, { status: 200, body: openApi(req) });
+    if (route === Route.Pet && nowMs >= Date.parse(sunsetIso)) return answer(exchange, gone);
     const account = identity as Account;
     const scripted = fake.next.take(req.method ?? "", path, account.key);
     if (scripted !== undefined) return script(exchange, scripted, account, route, path, query);

@@ -89,7 +89,10 @@ export const START_OPTIONS = strict(
     file: z.optional(text("must be a path (a non-empty string)")),
     /** A store to serve instead of `file`; `close()` closes it. */
     store: z.optional(
-      withMethod<PetStore>("listJson", "must be a PetStore (listJson, getJson, create, reset, close)"),
+      withMethod<PetStore>(
+        "listJson",
+        "must be a PetStore (listJson, getJson, create, reset, close)",
+      ),
     ),
     /** Number of demo pets to start with when the file is new (or in memory). */
     seed: z.optional(integer(0, MAX_SEED_PETS)),
@@ -150,6 +153,22 @@ export const START_OPTIONS = strict(
     ),
     /** Open connections allowed, idle ones closed first; default 1,000, fewer under a low `ulimit -n`. */
     maxConnections: z._default(integer(1, MAX_CONNECTIONS_LIMIT), defaultMaxConnections),
+    /**
+     * When `GET /v1/pets/{petId}` is removed (410 Gone from then on, by the fake's
+     * clock): a Date, Unix milliseconds, an ISO 8601 date or time, or "now" (the
+     * fake's clock at start). Default: the contract's 5 December 2030.
+     */
+    sunset: z.optional(
+      z.custom<Date | number | string>(
+        (value) =>
+          value === "now" ||
+          ((value instanceof Date ||
+            typeof value === "number" ||
+            (typeof value === "string" && ISO_DATE.test(value))) &&
+            Number.isFinite(new Date(value).getTime())),
+        { error: "must be a date (2030-12-05 or 2030-12-05T00:00:00Z), Unix milliseconds or now" },
+      ),
+    ),
     /** Requests kept in the request journal (`requests()`); 0 turns it off. */
     journalSize: z._default(integer(0, MAX_JOURNAL_SIZE), DEFAULT_JOURNAL_SIZE),
     /**
@@ -176,7 +195,9 @@ export const START_OPTIONS = strict(
   "the options must be an object",
 ).check(
   z.superRefine((options, context) => {
-    const clash = (["file", "store", "seed"] as const).filter((name) => options[name] !== undefined);
+    const clash = (["file", "store", "seed"] as const).filter(
+      (name) => options[name] !== undefined,
+    );
     if (options.pets !== undefined && clash.length > 0) {
       const message = `pets start an in-memory store and cannot be given with ${clash.join(" or ")}`;
       context.issues.push({ code: "custom", message, input: options });
@@ -185,7 +206,13 @@ export const START_OPTIONS = strict(
 );
 
 /** Arrays the library takes may be readonly (as `running.keys` is). */
-type ReadonlyArrays<T> = { [K in keyof T]: T[K] extends Array<infer E> | undefined ? readonly E[] : T[K] };
+type ReadonlyArrays<T> = {
+  [K in keyof T]: T[K] extends Array<infer E> | undefined ? readonly E[] : T[K];
+};
+
+/** An ISO 8601 date, or a date and time with its zone. */
+const ISO_DATE =
+  /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
 export type StartServerOptions = ReadonlyArrays<z.input<typeof START_OPTIONS>>;
 export type ServerOptions = z.output<typeof START_OPTIONS>;

@@ -35,6 +35,7 @@ export interface ServeFlags extends TlsFlags {
   /** `--cors <origins>` gives the list; `--no-cors` is false. */
   cors?: string | false;
   journalSize?: string;
+  sunset?: string;
   adminToken?: string;
 }
 
@@ -80,6 +81,7 @@ const VALUE_FLAGS: ReadonlyArray<[ValueFlag, string[], (text: string) => unknown
   ],
   ["maxConnections", ["maxConnections"], readWholeNumber],
   ["journalSize", ["journalSize"], readWholeNumber],
+  ["sunset", ["sunset"], (text) => text.trim()],
 ];
 
 /** `failRate` is `--fail-rate`. */
