@@ -44,7 +44,6 @@
 // rename, so a test or benchmark running meanwhile never sees half a build.
 import { build } from "esbuild";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { writeCodeCache } from "./code-cache.mjs";
 import { copyHomeAssets, COPIED_PACKAGES } from "./home-assets.mjs";
 import { mergeMetafiles, writeThirdPartyLicenses } from "./third-party-licenses.mjs";
@@ -88,20 +87,15 @@ const SEPARATE_FILES = [
   [/(^|\/)add-from\.js$/, "./bulk.cjs"],
   [/(^|\/)add-prompts\.js$/, "./prompts.cjs"],
   [/(^|\/)config-write\.js$/, "./config.cjs"],
-  // src/profiles/keyring.ts, not src/server/keyring.ts.
-  [/(^|\/)keyring\.js$/, "./keyring.cjs", "profiles"],
+  [/(^|\/)keyring\.js$/, "./keyring.cjs"],
   [/(^|\/)make-certificates\.js$/, "./tls.cjs"],
 ];
 
 const separateFiles = {
   name: "separate-files",
   setup(builder) {
-    for (const [filter, path, directory] of SEPARATE_FILES) {
-      builder.onResolve({ filter }, (args) =>
-        directory === undefined || join(args.resolveDir, args.path).includes(`/${directory}/`)
-          ? { path, external: true }
-          : undefined,
-      );
+    for (const [filter, path] of SEPARATE_FILES) {
+      builder.onResolve({ filter }, () => ({ path, external: true }));
     }
     builder.onResolve({ filter: new RegExp(`^(${VENDORED_NAMES.join("|")})$`) }, (args) => ({
       path: `./vendor/${args.path}.cjs`,

@@ -22,7 +22,7 @@ import { createAdminRoutes, health, isAdminPath, keyEntry, type Fake } from "./a
 import { createCors } from "./cors.js";
 import { faultInjector, type FaultSettings } from "./faults.js";
 import { createHomeRoute, isHomePath } from "./home/route.js";
-import { Keyring, unauthorizedReply, UNKNOWN_KEY, type Account, type Identity } from "./keyring.js";
+import { Keyring, unauthorizedReply, UNKNOWN_KEY, type Account, type Identity } from "./auth.js";
 import type { ApiKeySpec } from "./keys.js";
 import { createOpenApiRoute } from "./openapi-route.js";
 import { PageCache } from "./page-cache.js";

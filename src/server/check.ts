@@ -64,7 +64,8 @@ export function describeIssue(
     return issue.keys
       .map((key) => {
         const named = name === "" ? key : `${name}.${key}`;
-        const allowed = issue.message === "" ? ` it takes no ${kind}s` : ` ${kind}s${where}: ${issue.message}`;
+        const allowed =
+          issue.message === "" ? ` it takes no ${kind}s` : ` ${kind}s${where}: ${issue.message}`;
         return `${named} is not ${article} ${kind};${allowed}`;
       })
       .join("; ");
@@ -80,11 +81,7 @@ export function describeIssue(
 }
 
 /** The value as `schema` gives it, or what is wrong with it, one problem per field. */
-export function check<T>(
-  schema: z.ZodMiniType<T>,
-  input: unknown,
-  kind = "field",
-): Checked<T> {
+export function check<T>(schema: z.ZodMiniType<T>, input: unknown, kind = "field"): Checked<T> {
   const result = schema.safeParse(input);
   if (result.success) return { ok: true, value: result.data };
   const problems: string[] = [];

@@ -32,7 +32,9 @@ const RATE_RULE = "must be a number from 0 to 1";
 /** The delay of the pet operations, uniform in [min, max] milliseconds. */
 const LatencyRange = strict(
   {
-    min: integer(0, MAX_LATENCY_MS, MS_RULE).check(z.describe("The shortest delay, in milliseconds.")),
+    min: integer(0, MAX_LATENCY_MS, MS_RULE).check(
+      z.describe("The shortest delay, in milliseconds."),
+    ),
     max: integer(0, MAX_LATENCY_MS, MAX_RULE).check(
       z.describe("The longest delay, in milliseconds; at least min."),
     ),

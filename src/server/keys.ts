@@ -59,7 +59,9 @@ export const KeyFields = z.pipe(
       perMinute: z.optional(
         integer(1, MAX_PER_MINUTE).check(z.describe("enterprise only, with perDay")),
       ),
-      perDay: z.optional(integer(1, MAX_PER_DAY).check(z.describe("enterprise only, with perMinute"))),
+      perDay: z.optional(
+        integer(1, MAX_PER_DAY).check(z.describe("enterprise only, with perMinute")),
+      ),
     },
     'the body must be a JSON object such as {"key": "ci", "plan": "pro"}',
   ).check(
@@ -74,16 +76,15 @@ export const KeyFields = z.pipe(
               : perDay < perMinute
                 ? "the per-day limit is below the per-minute limit"
                 : undefined;
-      if (problem !== undefined) context.issues.push({ code: "custom", message: problem, input: plan });
+      if (problem !== undefined)
+        context.issues.push({ code: "custom", message: problem, input: plan });
     }),
   ),
-  z.transform(
-    ({ key, plan, perMinute, perDay }): ApiKeySpec => ({
-      key,
-      plan,
-      limits: perMinute === undefined ? PLAN_LIMITS[plan] : { perMinute, perDay: perDay! },
-    }),
-  ),
+  z.transform(({ key, plan, perMinute, perDay }): ApiKeySpec => ({
+    key,
+    plan,
+    limits: perMinute === undefined ? PLAN_LIMITS[plan] : { perMinute, perDay: perDay! },
+  })),
 );
 
 /** A spec's fields, or what is wrong with its form. */
@@ -179,7 +180,10 @@ export const KeyList = z.pipe(
     for (const spec of specs) {
       const seen = byKey.get(spec.key);
       if (seen === undefined) byKey.set(spec.key, spec);
-      else if (seen.plan !== spec.plan || describeLimits(seen.limits) !== describeLimits(spec.limits)) {
+      else if (
+        seen.plan !== spec.plan ||
+        describeLimits(seen.limits) !== describeLimits(spec.limits)
+      ) {
         const message = "the same key is given twice with different plans or limits";
         context.issues.push({ code: "custom", message, input: specs });
       }

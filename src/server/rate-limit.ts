@@ -162,7 +162,13 @@ function banDecision(bucket: RateBucket, limits: WindowLimits, nowMs: number): R
 /** What an unlimited key is told: a limit that never runs out, reset at the end of the minute. */
 export function unlimited(nowMs: number): RateDecision {
   const resetSeconds = (Math.floor(nowMs / MINUTE_MS) + 1) * 60;
-  return { verdict: "allowed", limit: 2147483647, remaining: 2147483647, resetSeconds, retryAfterSeconds: 0 };
+  return {
+    verdict: "allowed",
+    limit: 2147483647,
+    remaining: 2147483647,
+    resetSeconds,
+    retryAfterSeconds: 0,
+  };
 }
 
 export interface LimitOutcome {

@@ -90,7 +90,8 @@ export class Responder {
   /** Counts an answer to a request that could not be read; logged as a note. */
   answeredMalformed(status: number, cause: string): void {
     this.count(status);
-    if (this.log?.logsRequests === true) this.log.note(`${status} to a malformed request: ${cause}`);
+    if (this.log?.logsRequests === true)
+      this.log.note(`${status} to a malformed request: ${cause}`);
   }
 
   /**
@@ -100,7 +101,8 @@ export class Responder {
   failed(what: string, res: ServerResponse, error: unknown): Reply | undefined {
     const cause = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     this.log?.note(`internal error on ${what}: ${cause}`);
-    if (!res.headersSent) return errorReply("internal_error", "the fake failed unexpectedly; see its log");
+    if (!res.headersSent)
+      return errorReply("internal_error", "the fake failed unexpectedly; see its log");
     res.destroy();
     return undefined;
   }

@@ -11,7 +11,13 @@ import { isLoopback } from "./admin/access.js";
 import { describeIssue } from "./check.js";
 import { ServerConfigError } from "./config-error.js";
 import { MAX_FAULT_SEED, MAX_LATENCY_MS } from "./faults.js";
-import { generateKey, parseKeysFile, parseKeySpec, parseKeysList, type ApiKeySpec } from "./keys.js";
+import {
+  generateKey,
+  parseKeysFile,
+  parseKeySpec,
+  parseKeysList,
+  type ApiKeySpec,
+} from "./keys.js";
 import { MAX_BAN_SECONDS, START_OPTIONS, type ServerOptions } from "./options.js";
 import { ADMIN_TOKEN_VARIABLE, KEYS_VARIABLE } from "./serve-defaults.js";
 import { planTls, type TlsFlags } from "./tls/tls-flags.js";

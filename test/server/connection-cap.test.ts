@@ -141,7 +141,7 @@ describe("the connection cap", () => {
 
   it("refuses a cap that is not a whole number from 1", async () => {
     await expect(startServer({ quiet: true, maxConnections: 0 })).rejects.toThrow(
-      "the connection cap must be an integer from 1 to 1000000; got 0",
+      "startServer: maxConnections must be an integer from 1 to 1000000; got 0",
     );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Keyring, NO_KEY, UNKNOWN_KEY } from "../../src/server/keyring.js";
+import { Keyring, NO_KEY, UNKNOWN_KEY } from "../../src/server/auth.js";
 import {
   KeyList,
   PLAN_LIMITS,

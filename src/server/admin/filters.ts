@@ -58,7 +58,12 @@ const FILTER = strict(
 /** The filters as the OpenAPI document's query parameters. */
 export const FILTER_PARAMETERS = Object.entries(
   (z.toJSONSchema(FILTER) as { properties: Record<string, { description: string }> }).properties,
-).map(([name, { description }]) => ({ name, in: "query", description, schema: { type: "string" } }));
+).map(([name, { description }]) => ({
+  name,
+  in: "query",
+  description,
+  schema: { type: "string" },
+}));
 
 /** The filters' text as a test on each entry, and the cursor and count of a page. */
 export const JOURNAL_FILTER = z.pipe(

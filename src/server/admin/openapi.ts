@@ -9,9 +9,24 @@
 import { STATUS_CODES } from "node:http";
 import * as z from "zod/mini";
 import { ADMIN_SCHEMAS, ErrorAnswer } from "./bodies.js";
-import type { AdminRoute } from "./routes.js";
 
 type Json = Record<string, unknown>;
+
+/** What the document says of a route (routes.ts's AdminRoute adds its handler). */
+export interface DocumentedRoute {
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  /** A path under /__admin; `{key}` is a path parameter, the rest of the path. */
+  path: string;
+  operationId: string;
+  summary: string;
+  /** The body it takes; one that takes undefined may be left out. */
+  body?: z.ZodMiniType;
+  parameters?: readonly Record<string, unknown>[];
+  /** The schema of each answer that is not an error (null: no body). */
+  answers: Record<number, z.ZodMiniType | null>;
+  /** The errors it answers besides those every route answers, and every route with a body. */
+  errors?: Record<number, string>;
+}
 
 const EVERY_ROUTE_ERRORS = {
   401: "admin_unauthorized: the fake has an --admin-token and it was not sent",
@@ -37,7 +52,7 @@ function content(schema: z.ZodMiniType): Json {
   return { "application/json": { schema: ref } };
 }
 
-function operation(route: AdminRoute): Json {
+function operation(route: DocumentedRoute): Json {
   const responses: Json = {};
   for (const [status, schema] of Object.entries(route.answers)) {
     const description = STATUS_CODES[status];
@@ -73,7 +88,7 @@ function componentSchemas(): Record<string, Json> {
 }
 
 /** The document of `routes`; its `servers` are left for the fake's own origin. */
-export function adminOpenApi(routes: readonly AdminRoute[]): Json {
+export function adminOpenApi(routes: readonly DocumentedRoute[]): Json {
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route) };

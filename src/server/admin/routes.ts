@@ -15,7 +15,7 @@ import * as z from "zod/mini";
 import { redactKey } from "../../schema/redact-key.js";
 import { check, plainJson } from "../check.js";
 import { faultsAnswer, type FaultSettings } from "../faults.js";
-import type { Account, Keyring } from "../keyring.js";
+import type { Account, Keyring } from "../auth.js";
 import { FAKE_SERVER_DESCRIPTION, fakeOrigin } from "../openapi-route.js";
 import { unlimited } from "../rate-limit.js";
 import { errorReply, printable, type Reply } from "../reply.js";
@@ -38,7 +38,7 @@ import {
 import { isoTime, LATEST_CLOCK_MS, type FakeClock } from "./clock.js";
 import { FILTER_PARAMETERS, JOURNAL_FILTER } from "./filters.js";
 import { MAX_RULES, NextRuleBody, NextRules, RuleState, type ScriptedAnswers } from "./next.js";
-import { adminOpenApi } from "./openapi.js";
+import { adminOpenApi, type DocumentedRoute } from "./openapi.js";
 import { PAGE_BYTES, Requests, type RequestJournal } from "./request-journal.js";
 
 /** What the control plane reads and changes: the server's parts. */
@@ -68,19 +68,8 @@ export interface AdminRequest<T> {
 }
 
 /** A route: how it is served, and what the document (openapi.ts) says of it. */
-export interface AdminRoute<T = unknown> {
-  method: "GET" | "POST" | "PUT" | "DELETE";
-  /** A path under /__admin; `{key}` is a path parameter, the rest of the path. */
-  path: string;
-  operationId: string;
-  summary: string;
-  /** The body it takes; one that takes undefined may be left out. */
+export interface AdminRoute<T = unknown> extends DocumentedRoute {
   body?: z.ZodMiniType<T>;
-  parameters?: readonly Record<string, unknown>[];
-  /** The schema of each answer that is not an error (null: no body). */
-  answers: Record<number, z.ZodMiniType | null>;
-  /** The errors it answers besides those every route answers, and every route with a body. */
-  errors?: Record<number, string>;
   handle(fake: Fake, request: AdminRequest<T>): AdminReply | Promise<AdminReply>;
 }
 

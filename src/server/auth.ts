@@ -83,7 +83,12 @@ export class Keyring {
   }
 
   /** Where a request stands: counted against its key or address when `count`. */
-  decide(identity: Identity, address: string | undefined, nowMs: number, count: boolean): RateDecision {
+  decide(
+    identity: Identity,
+    address: string | undefined,
+    nowMs: number,
+    count: boolean,
+  ): RateDecision {
     if (typeof identity !== "object") {
       const bucket = this.addressBucket(address ?? "", nowMs);
       return takeRequest(bucket, PLAN_LIMITS.free, nowMs, this.ban, count);
@@ -93,7 +98,12 @@ export class Keyring {
   }
 
   /** The X-RateLimit headers of a request, and its 429 when it is over the limit. */
-  limit(identity: Identity, address: string | undefined, nowMs: number, count: boolean): LimitOutcome {
+  limit(
+    identity: Identity,
+    address: string | undefined,
+    nowMs: number,
+    count: boolean,
+  ): LimitOutcome {
     return outcome(this.decide(identity, address, nowMs, count));
   }
 
