@@ -20,6 +20,7 @@ import { ScriptedAnswers, type ScriptedAnswer } from "./admin/next.js";
 import { JournalEntry, RequestJournal } from "./admin/request-journal.js";
 import { createAdminRoutes, health, isAdminPath, keyEntry, type Fake } from "./admin/routes.js";
 import { createCors } from "./cors.js";
+import { VerdictBook } from "./verdict.js";
 import { faultInjector, type FaultSettings } from "./faults.js";
 import { createHomeRoute, isHomePath } from "./home/route.js";
 import { Keyring, unauthorizedReply, UNKNOWN_KEY, type Account, type Identity } from "./auth.js";
@@ -67,6 +68,12 @@ interface Exchange {
   headers: readonly string[];
   /** Its entry in the request journal; none for a preflight, or with the journal off. */
   entry?: JournalEntry;
+  /** What the verdict needs: the fake's clock at arrival, the valid key, banned then, a POST's body. */
+  arrivedMs: number;
+  account?: Account;
+  banned: boolean;
+  body?: Buffer;
+  getPet: boolean;
 }
 
 const enum Route {
@@ -146,6 +153,7 @@ export function createApp(store: PetStore, options: AppOptions) {
   const log = options.log;
   const keyring = new Keyring(options.keys, options.ban ?? DEFAULT_BAN_POLICY);
   const cors = createCors(options.cors ?? true);
+  const verdict = new VerdictBook();
   const journal = new RequestJournal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
   const responder = new Responder(clock, log);
   const pages = new PageCache(store);
@@ -171,6 +179,7 @@ export function createApp(store: PetStore, options: AppOptions) {
     clock,
     journal,
     next: new ScriptedAnswers(),
+    verdict,
     startedAt: performance.now(),
     faults: options.faults ?? {},
     setFaults(settings) {
@@ -198,21 +207,41 @@ export function createApp(store: PetStore, options: AppOptions) {
   /** Writes the answer to a /v1 request: the one place every /v1 answer leaves. */
   function answer(exchange: Exchange, reply: Reply): void {
     const { req, res, headers } = exchange;
+    const delivered = !req.socket.destroyed;
     responder.write(res, reply, [...headers, ...cors.headers(req.headers.origin)]);
-    finish(exchange, reply.status);
+    finish(exchange, reply.status, reply, delivered);
   }
 
   /** Closes the connection of a /v1 request on purpose, without an answer (a reset fault, shutdown). */
-  function drop(exchange: Exchange): void {
+  function drop(exchange: Exchange, processed?: Reply): void {
     exchange.req.socket.destroy();
-    finish(exchange, "reset");
+    finish(exchange, "reset", processed, false);
   }
 
-  function finish({ req, startedAt, entry }: Exchange, outcome: number | "reset"): void {
+  /** `reply`: the answer given, or the one a request processed then dropped would have had. */
+  function finish(
+    exchange: Exchange,
+    outcome: number | "reset",
+    reply: Reply | undefined,
+    delivered: boolean,
+  ): void {
+    const { req, startedAt, entry } = exchange;
     responder.answered(req, outcome, startedAt);
     if (entry !== undefined) {
       journal.record(entry, outcome === "reset" ? null : outcome, performance.now() - startedAt);
     }
+    const retryAfter = reply?.headers?.indexOf("Retry-After") ?? -1;
+    verdict.observe({
+      ...exchange,
+      method: req.method ?? "-",
+      path: (req.url ?? "").split("?")[0]!,
+      leftMs: clock.now(),
+      id: entry?.id ?? null,
+      status: outcome === "reset" ? null : outcome,
+      delivered,
+      retryAfterSeconds: retryAfter === -1 ? undefined : Number(reply!.headers![retryAfter + 1]),
+      petId: reply?.status === 201 ? /"id":(-?[0-9]+)/.exec(String(reply.body))?.[1] : undefined,
+    });
   }
 
   /** The operation; `resetAfter`: its connection is closed instead of answered. */
@@ -226,13 +255,16 @@ export function createApp(store: PetStore, options: AppOptions) {
     const { req, res, entry } = exchange;
     const finishWith = (reply: Reply | undefined) => {
       if (reply === undefined) return;
-      if (resetAfter) drop(exchange);
+      if (resetAfter) drop(exchange, reply);
       else answer(exchange, reply);
     };
     const failed = (error: unknown) =>
       finishWith(responder.failed(`${req.method} request`, res, error));
     if (route === Route.Pets && req.method === "POST") {
-      const keep = entry && ((bytes: Buffer) => journal.keepBody(entry, bytes));
+      const keep = (bytes: Buffer) => {
+        exchange.body = bytes;
+        if (entry !== undefined) journal.keepBody(entry, bytes);
+      };
       createPet(store, req, keep).then(finishWith, failed);
       return;
     }
@@ -296,7 +328,15 @@ export function createApp(store: PetStore, options: AppOptions) {
       return responder.answered(req, home(req, res, path, limit.headers)!, startedAt);
     }
     // A /v1 request starts here.
-    const exchange: Exchange = { req, res, startedAt, headers: [] };
+    const exchange: Exchange = {
+      req,
+      res,
+      startedAt,
+      headers: [],
+      arrivedMs: 0,
+      banned: false,
+      getPet: false,
+    };
     if (req.method === "OPTIONS" && !unmetExpectation && /^\/v1(?:\/|$)/.test(path)) {
       const grants = cors.preflight(req.headers);
       if (grants !== undefined) {
@@ -307,6 +347,12 @@ export function createApp(store: PetStore, options: AppOptions) {
     }
     const route = routeOf(path);
     const nowMs = clock.now();
+    exchange.arrivedMs = nowMs;
+    if (typeof identity === "object") {
+      exchange.account = identity;
+      exchange.banned = identity.limits !== null && identity.bucket.bannedUntilMs > nowMs;
+    }
+    exchange.getPet = route === Route.Pet && (req.method === "GET" || req.method === "HEAD");
     const limit = keyring.limit(identity, address, nowMs, true);
     exchange.headers =
       route === Route.Pet ? [...limit.headers, ...DEPRECATION_HEADERS] : limit.headers;

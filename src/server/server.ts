@@ -229,6 +229,8 @@ export async function startServer(input: StartServerOptions = {}) {
       }
       return reply.value as NextRule & { times: number; used: number };
     },
+    /** The verdict on the app under test, as GET /__admin/verdict. */
+    verdict: () => fake.verdict.verdict(),
     /** The scripted answers with how often each was used, as GET /__admin/next. */
     nextRules: () => fake.next.list().rules,
     clearNext: (): void => fake.next.clear(),

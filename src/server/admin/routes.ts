@@ -40,6 +40,7 @@ import { FILTER_PARAMETERS, JOURNAL_FILTER } from "./filters.js";
 import { MAX_RULES, NextRuleBody, NextRules, RuleState, type ScriptedAnswers } from "./next.js";
 import { adminOpenApi, type DocumentedRoute } from "./openapi.js";
 import { PAGE_BYTES, Requests, type RequestJournal } from "./request-journal.js";
+import { GRACE_MS, MAX_ITEMS, VerdictAnswer, type VerdictBook } from "../verdict.js";
 
 /** What the control plane reads and changes: the server's parts. */
 export interface Fake {
@@ -48,6 +49,7 @@ export interface Fake {
   clock: FakeClock;
   journal: RequestJournal;
   next: ScriptedAnswers;
+  verdict: VerdictBook;
   /** When the server started (performance.now()). */
   startedAt: number;
   faults: FaultSettings;
@@ -131,7 +133,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     operationId: "reset",
     summary:
       "The store back to what it held at start-up (durably); rate limits, bans, the journal " +
-      "and the scripted answers cleared.",
+      "the scripted answers and the verdict cleared.",
     body: NoFields,
     answers: { 200: z.object({ status: z.literal("reset"), pets: count() }) },
     errors: {
@@ -144,6 +146,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
       fake.keyring.clear();
       fake.journal.clear();
       fake.next.clear();
+      fake.verdict.clear();
       return json(200, { status: "reset", pets: fake.store.size });
     },
   }),
@@ -218,6 +221,19 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
       fake.next.clear();
       return NO_CONTENT;
     },
+  }),
+  route({
+    method: "GET",
+    path: "/__admin/verdict",
+    operationId: "verdict",
+    summary:
+      "The verdict on the app under test since the start or the last reset: the contract's " +
+      "rules it broke (violations: early-retry, with a grace of " +
+      `${GRACE_MS} ms; request-while-banned; no-backoff; duplicate-after-unknown-outcome; ` +
+      "removed-endpoint) and warnings (deprecated-endpoint, repeated-create, unauthenticated). " +
+      `${MAX_ITEMS} items of each list are kept at most.`,
+    answers: { 200: VerdictAnswer },
+    handle: (fake) => json(200, fake.verdict.verdict()),
   }),
   route({
     method: "GET",

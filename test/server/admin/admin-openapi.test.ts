@@ -111,6 +111,7 @@ describe("the control plane's OpenAPI document", () => {
       ["POST", "/next", { json: { match: { path: "/v1/pets/1" }, answer: { status: 404 } } }],
       ["POST", "/next", { json: { answer: { status: 418 } } }],
       ["GET", "/next"],
+      ["GET", "/verdict"],
       ["DELETE", "/next"],
       ["DELETE", "/requests"],
       ["POST", "/reset"],
