@@ -4,7 +4,7 @@
 # Subcommands of a command path.
 __petstore_commands() {
   case "$1" in
-    "") REPLY="list get add auth profile completion serve help" ;;
+    "") REPLY="list get add auth profile completion serve verdict help" ;;
     "auth") REPLY="login status logout help" ;;
     "profile") REPLY="list use show remove help" ;;
     *) REPLY="" ;;
@@ -30,7 +30,8 @@ __petstore_flags() {
     "profile remove") REPLY="-h --help --no-color --debug" ;;
     "profile help") REPLY="" ;;
     "completion") REPLY="-h --help --no-color --debug" ;;
-    "serve") REPLY="--file --port --host --seed --key --keys-file --tls --tls-cert --tls-key --print-env --quiet --latency --fail-rate --fail-mode --fault-seed --ban-after --ban-seconds --max-connections --cors --no-cors --journal-size --admin-token --health-check -h --help --no-color --debug" ;;
+    "serve") REPLY="--file --port --host --seed --key --keys-file --tls --tls-cert --tls-key --print-env --quiet --latency --fail-rate --fail-mode --fault-seed --ban-after --ban-seconds --max-connections --cors --no-cors --journal-size --sunset --admin-token --health-check -h --help --no-color --debug" ;;
+    "verdict") REPLY="--base-url --admin-token --json -h --help --no-color --debug" ;;
     "help") REPLY="" ;;
     *) REPLY="" ;;
   esac
@@ -55,7 +56,8 @@ __petstore_value_flags() {
     "profile remove") REPLY="" ;;
     "profile help") REPLY="" ;;
     "completion") REPLY="" ;;
-    "serve") REPLY="--file --port --host --seed --key --keys-file --tls-cert --tls-key --latency --fail-rate --fail-mode --fault-seed --ban-after --ban-seconds --max-connections --cors --journal-size --admin-token" ;;
+    "serve") REPLY="--file --port --host --seed --key --keys-file --tls-cert --tls-key --latency --fail-rate --fail-mode --fault-seed --ban-after --ban-seconds --max-connections --cors --journal-size --sunset --admin-token" ;;
+    "verdict") REPLY="--base-url --admin-token" ;;
     "help") REPLY="" ;;
     *) REPLY="" ;;
   esac

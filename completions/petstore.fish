@@ -4,7 +4,7 @@
 function __petstore_commands
     switch "$argv[1]"
         case ''
-            printf '%s\n' list get add auth profile completion serve help
+            printf '%s\n' list get add auth profile completion serve verdict help
         case 'auth'
             printf '%s\n' login status logout help
         case 'profile'
@@ -31,7 +31,9 @@ function __petstore_value_flags
         case 'profile show'
             printf '%s\n' --env --base-url
         case 'serve'
-            printf '%s\n' --file --port --host --seed --key --keys-file --tls-cert --tls-key --latency --fail-rate --fail-mode --fault-seed --ban-after --ban-seconds --max-connections --cors --journal-size --admin-token
+            printf '%s\n' --file --port --host --seed --key --keys-file --tls-cert --tls-key --latency --fail-rate --fail-mode --fault-seed --ban-after --ban-seconds --max-connections --cors --journal-size --sunset --admin-token
+        case 'verdict'
+            printf '%s\n' --base-url --admin-token
     end
 end
 
@@ -75,6 +77,7 @@ complete -c petstore -n '__petstore_at ""' -a auth -d 'store, check and remove A
 complete -c petstore -n '__petstore_at ""' -a profile -d 'list, choose, show and remove stored profiles'
 complete -c petstore -n '__petstore_at ""' -a completion -d 'print a shell completion script (bash, zsh, fish)'
 complete -c petstore -n '__petstore_at ""' -a serve -d 'run a local fake of the Pet Store service on a JSON file'
+complete -c petstore -n '__petstore_at ""' -a verdict -d 'exit 12 when `petstore serve` saw the app under test break the contract'
 complete -c petstore -n '__petstore_at ""' -a help -d 'display help for command'
 complete -c petstore -n '__petstore_at ""' -s V -l version -d 'print the version'
 complete -c petstore -n '__petstore_at ""' -l no-color -d 'no colour on stdout or stderr (also NO_COLOR=1, TERM=dumb)'
@@ -223,8 +226,15 @@ complete -c petstore -n '__petstore_at "serve"' -l max-connections -r -d 'open c
 complete -c petstore -n '__petstore_at "serve"' -l cors -r -d 'allow only these browser origins, scheme://host[:port],... (default: any origin)'
 complete -c petstore -n '__petstore_at "serve"' -l no-cors -d 'send no CORS headers: browser pages on other origins cannot call it'
 complete -c petstore -n '__petstore_at "serve"' -l journal-size -r -d 'requests kept for GET /__admin/requests; 0 turns the journal off'
+complete -c petstore -n '__petstore_at "serve"' -l sunset -r -d 'remove GET /v1/pets/{petId} (410 Gone) from this ISO 8601 date on (default: 2030-12-05)'
 complete -c petstore -n '__petstore_at "serve"' -l admin-token -r -d 'require this bearer token on /__admin (needed off loopback)'
 complete -c petstore -n '__petstore_at "serve"' -l health-check -d 'do not serve: exit 0 when the fake at --host and --port answers GET /__admin/health'
 complete -c petstore -n '__petstore_at "serve"' -s h -l help -d 'show help'
 complete -c petstore -n '__petstore_at "serve"' -l no-color -d 'no colour on stdout or stderr (also NO_COLOR=1, TERM=dumb)'
 complete -c petstore -n '__petstore_at "serve"' -l debug -d 'show stack traces of errors'
+complete -c petstore -n '__petstore_at "verdict"' -l base-url -r -d 'the fake\'s base URL (default: PETSTORE_BASE_URL, else the serve default)'
+complete -c petstore -n '__petstore_at "verdict"' -l admin-token -r -d 'the fake\'s admin token (default: PETSTORE_SERVE_ADMIN_TOKEN)'
+complete -c petstore -n '__petstore_at "verdict"' -l json -d 'print the verdict as the fake gives it'
+complete -c petstore -n '__petstore_at "verdict"' -s h -l help -d 'show help'
+complete -c petstore -n '__petstore_at "verdict"' -l no-color -d 'no colour on stdout or stderr (also NO_COLOR=1, TERM=dumb)'
+complete -c petstore -n '__petstore_at "verdict"' -l debug -d 'show stack traces of errors'

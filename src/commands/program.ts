@@ -21,6 +21,7 @@ import { profileRemoveCommand } from "./profile/remove.js";
 import { profileShowCommand } from "./profile/show.js";
 import { profileUseCommand } from "./profile/use.js";
 import { serveCommand } from "./serve.js";
+import { verdictCommand } from "./verdict.js";
 import { VERSION } from "./version.js";
 
 /** What each exit code means (EXIT_MEANINGS, the README's table too). */
@@ -78,6 +79,7 @@ const COMMANDS: Record<string, Declare> = {
     completionCommand(program, factory, () => buildProgram(factory)),
   __complete: completeCommand,
   serve: serveCommand,
+  verdict: verdictCommand,
 };
 
 /** Under a usage error, every command says where its own help is: "run `petstore get --help` for usage". */
