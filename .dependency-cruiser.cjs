@@ -78,7 +78,7 @@ module.exports = {
     },
     {
       name: "completion-reads-the-tree-only",
-      comment: "The completion generator works on the commander tree it is given.",
+      comment: "Completion works on the commander tree it is given.",
       severity: "error",
       from: { path: "^src/completion/" },
       to: { path: "^src/", pathNot: "^src/completion/" },

@@ -4,8 +4,11 @@ export interface SecretService {
   readonly address: string;
   /** The variables a client on this bus needs. */
   readonly env: { DBUS_SESSION_BUS_ADDRESS: string };
-  /** Starts GNOME Keyring on the bus, its login keyring unlocked or (from an earlier start) locked. */
-  startKeyring(state: "unlocked" | "locked"): Promise<void>;
+  /**
+   * Starts GNOME Keyring on the bus, its login keyring unlocked or (from an earlier start)
+   * locked; or a Secret Service that hangs (owns its name, never answers).
+   */
+  startKeyring(state: "unlocked" | "locked" | "hung"): Promise<void>;
   stopKeyring(): Promise<void>;
   /** The key stored for `account`, as secret-tool reads it; undefined when there is none. */
   lookup(account: string): string | undefined;

@@ -22,6 +22,16 @@ export const SYSTEM_PACKAGES = [
   },
   { file: "/usr/bin/tmux", pkg: "tmux", for: "the terminal tests and the README tour (tmux)" },
   {
+    file: "/bin/zsh",
+    pkg: "zsh",
+    for: "the zsh completion script (test/completion/shells.test.ts)",
+  },
+  {
+    file: "/usr/bin/fish",
+    pkg: "fish",
+    for: "the fish completion script (test/completion/shells.test.ts)",
+  },
+  {
     file: "/usr/sbin/squid",
     pkg: "squid",
     for: "the proxy tests against a real proxy (test/e2e/squid.test.ts)",

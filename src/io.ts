@@ -24,7 +24,7 @@ export function createProcessIO(env: NodeJS.ProcessEnv = process.env): IO {
       stdin: processStdin(),
     },
     env,
-    (text) => startOraSpinner(text, env),
+    startOraSpinner,
   );
   io.promptStreams = () => ({ input: process.stdin, output: process.stderr });
   return io;

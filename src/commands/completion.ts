@@ -1,28 +1,23 @@
-/** `petstore completion <shell>`: prints the completion script generated from the command tree. */
+/** `petstore completion <shell>`: prints the completion script of a shell. */
 import { Argument, type Command } from "commander";
 import { withHint, words } from "../completion/hints.js";
-import { completionScript } from "../completion/index.js";
-import { isShell, SHELLS } from "../completion/shells.js";
+import { completionScript, SHELLS } from "../completion/scripts.js";
 import { UsageError } from "../errors.js";
 import type { Factory } from "./factory.js";
 import { addExamples } from "./help-layout.js";
 
-/** `wholeTree` builds every command (the program declares only the one it runs). */
-export function completionCommand(
-  program: Command,
-  factory: Factory,
-  wholeTree: () => Command,
-): void {
+export function completionCommand(program: Command, factory: Factory): void {
   const shells = SHELLS.join(", ");
   const command = program
     .command("completion")
     .description(`print a shell completion script (${shells})`)
     .addArgument(withHint(new Argument("<shell>", shells), words(SHELLS)))
     .action((shell: string) => {
-      if (!isShell(shell)) {
+      const script = completionScript(shell);
+      if (script === undefined) {
         throw new UsageError(`<shell> must be one of ${shells}; got ${JSON.stringify(shell)}`);
       }
-      factory.io.stdout.write(completionScript(wholeTree(), shell));
+      factory.io.stdout.write(script);
     });
   addExamples(command, [
     "petstore completion bash > ~/.local/share/bash-completion/completions/petstore",

@@ -75,9 +75,8 @@ const COMMANDS: Record<string, Declare> = {
     profileShowCommand,
     profileRemoveCommand,
   ]),
-  completion: (program, factory) =>
-    completionCommand(program, factory, () => buildProgram(factory)),
-  __complete: completeCommand,
+  completion: completionCommand,
+  __complete: (program, factory) => completeCommand(program, factory, () => buildProgram(factory)),
   serve: serveCommand,
   verdict: verdictCommand,
 };

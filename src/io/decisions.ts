@@ -29,13 +29,11 @@ export function decideColor(options: {
  * Spinners redraw a line with escape codes: a terminal only, never a CI log or a
  * dumb terminal, nor one that reports no width (ora cannot count its lines there).
  */
-export function decideSpinner(options: {
-  stderrIsTTY: boolean;
-  stderrColumns: number | undefined;
-  env: NodeJS.ProcessEnv;
-}): boolean {
-  const { stderrIsTTY, stderrColumns, env } = options;
-  if (!stderrIsTTY || !stderrColumns || env.TERM === "dumb") return false;
+export function decideSpinner(
+  stderr: Pick<OutputStream, "isTTY" | "columns">,
+  env: NodeJS.ProcessEnv,
+): boolean {
+  if (!stderr.isTTY || !stderr.columns || env.TERM === "dumb") return false;
   // CI=true, CI=1, CI=github...: any value but an "off" one means a CI log.
   return envFlag(env, "CI") === false;
 }
@@ -44,7 +42,7 @@ export function decideSpinner(options: {
 export function withDecisions(
   streams: { stdout: OutputStream; stderr: OutputStream; stdin: InputStream },
   env: NodeJS.ProcessEnv,
-  makeSpinner: (text: string) => Spinner,
+  makeSpinner: (text: string, color: boolean) => Spinner,
 ): IO {
   let noColorFlag = false;
   const io: IO = {
@@ -55,15 +53,9 @@ export function withDecisions(
     colorEnabled(stream) {
       return decideColor({ isTTY: streams[stream].isTTY, env, noColorFlag });
     },
-    spinnerEnabled() {
-      return decideSpinner({
-        stderrIsTTY: streams.stderr.isTTY,
-        stderrColumns: streams.stderr.columns,
-        env,
-      });
-    },
     startSpinner(text) {
-      return io.spinnerEnabled() ? makeSpinner(text) : undefined;
+      if (!decideSpinner(streams.stderr, env)) return undefined;
+      return makeSpinner(text, io.colorEnabled("stderr"));
     },
   };
   return io;

@@ -1,9 +1,8 @@
 /** Spinners on stderr, with ora loaded on the first one only. */
-import { decideColor } from "./decisions.js";
 import type { Spinner } from "./types.js";
 
 /** ora is loaded on the first spinner only; calls made before it arrives are replayed. */
-export function startOraSpinner(text: string, env: NodeJS.ProcessEnv): Spinner {
+export function startOraSpinner(text: string, color: boolean): Spinner {
   let current = text;
   let stopped: { finalText: string | undefined } | undefined;
   let spinner: { text: string; stop(): unknown } | undefined;
@@ -12,13 +11,12 @@ export function startOraSpinner(text: string, env: NodeJS.ProcessEnv): Spinner {
       if (stopped.finalText !== undefined) process.stderr.write(stopped.finalText + "\n");
       return;
     }
-    const colorOn = decideColor({ isTTY: true, env, noColorFlag: false });
     spinner = ora({
       text: current,
       stream: process.stderr,
       isEnabled: true,
       discardStdin: false,
-      color: colorOn ? "cyan" : false,
+      color: color ? "cyan" : false,
     }).start();
   });
   return {

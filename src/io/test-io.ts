@@ -3,7 +3,7 @@
  * TTY flag, so tests run commands with any combination of terminals.
  */
 import { withDecisions } from "./decisions.js";
-import type { InputStream, IO, OutputStream } from "./types.js";
+import type { InputStream, OutputStream } from "./types.js";
 
 export interface TestIOOptions {
   stdoutTTY?: boolean;
@@ -20,39 +20,29 @@ export interface TestIOOptions {
   stdoutFailure?: NodeJS.ErrnoException;
 }
 
-interface SpinnerEvent {
-  event: "start" | "update" | "stop";
-  text: string | undefined;
-}
-
-export interface TestIO extends IO {
-  /** Everything written to stdout so far. */
-  out(): string;
-  err(): string;
-  readonly spinnerEvents: SpinnerEvent[];
-  /** Writes and spinner events in the order they happened: `stdout`, `stderr`, `spinner:start`. */
-  readonly transcript: string[];
-  /** The prompts shown for hidden input. */
-  readonly prompts: string[];
-}
+export type TestIO = ReturnType<typeof createTestIO>;
 
 /** The test twin: every stream is a buffer, each with its own TTY flag. */
-export function createTestIO(options: TestIOOptions = {}): TestIO {
-  let out = "";
-  let err = "";
-  const spinnerEvents: SpinnerEvent[] = [];
+export function createTestIO(options: TestIOOptions = {}) {
+  const written = { stdout: "", stderr: "" };
+  const spinnerEvents: { event: "start" | "update" | "stop"; text: string | undefined }[] = [];
+  /** Writes and spinner events in the order they happened: `stdout`, `stderr`, `spinner:start`. */
   const transcript: string[] = [];
+  /** The prompts shown for hidden input. */
   const prompts: string[] = [];
   const answers = [...(options.hiddenAnswers ?? [])];
-  const columns = options.columns ?? 80;
   const output = (
-    isTTY: boolean,
-    append: (text: string) => void,
+    name: "stdout" | "stderr",
+    isTTY = false,
     failure?: NodeJS.ErrnoException,
   ): OutputStream => ({
-    write: failure ? () => undefined : append,
+    write(text) {
+      if (failure) return;
+      transcript.push(name);
+      written[name] += text;
+    },
     isTTY,
-    columns: isTTY ? columns : undefined,
+    columns: isTTY ? (options.columns ?? 80) : undefined,
     settle: async () => failure,
   });
   const stdin: InputStream = {
@@ -66,39 +56,27 @@ export function createTestIO(options: TestIOOptions = {}): TestIO {
       return answer;
     },
   };
-  const io = withDecisions(
-    {
-      stdout: output(
-        options.stdoutTTY ?? false,
-        (text) => {
-          transcript.push("stdout");
-          out += text;
-        },
-        options.stdoutFailure,
-      ),
-      stderr: output(options.stderrTTY ?? false, (text) => {
-        transcript.push("stderr");
-        err += text;
-      }),
-      stdin,
-    },
-    options.env ?? {},
-    (text) => {
-      spinnerEvents.push({ event: "start", text });
-      transcript.push("spinner:start");
-      return {
-        update: (next) => void spinnerEvents.push({ event: "update", text: next }),
-        stop(finalText) {
-          spinnerEvents.push({ event: "stop", text: finalText });
-          transcript.push("spinner:stop");
-          if (finalText !== undefined) err += finalText + "\n";
-        },
-      };
-    },
-  );
+  const streams = {
+    stdout: output("stdout", options.stdoutTTY, options.stdoutFailure),
+    stderr: output("stderr", options.stderrTTY),
+    stdin,
+  };
+  const io = withDecisions(streams, options.env ?? {}, (text) => {
+    spinnerEvents.push({ event: "start", text });
+    transcript.push("spinner:start");
+    return {
+      update: (next) => void spinnerEvents.push({ event: "update", text: next }),
+      stop(finalText) {
+        spinnerEvents.push({ event: "stop", text: finalText });
+        transcript.push("spinner:stop");
+        if (finalText !== undefined) written.stderr += finalText + "\n";
+      },
+    };
+  });
   return Object.assign(io, {
-    out: () => out,
-    err: () => err,
+    /** Everything written to stdout so far. */
+    out: () => written.stdout,
+    err: () => written.stderr,
     spinnerEvents,
     transcript,
     prompts,

@@ -45,9 +45,10 @@ export interface IO {
   disableColor(): void;
   /** The colour decision for one stream (see `decideColor`). */
   colorEnabled(stream: StreamName): boolean;
-  /** Spinners need stderr to be an interactive terminal, and never run in CI logs. */
-  spinnerEnabled(): boolean;
-  /** A spinner when `spinnerEnabled()`, otherwise undefined (callers print plain lines). */
+  /**
+   * A spinner when stderr is an interactive terminal and not a CI log (see
+   * `decideSpinner`), otherwise undefined (callers print plain lines).
+   */
   startSpinner(text: string): Spinner | undefined;
   /** For an interactive prompt: keys from stdin, drawn on stderr. Only the process IO has it. */
   promptStreams?(): { input: NodeJS.ReadStream; output: NodeJS.WriteStream };

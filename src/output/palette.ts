@@ -6,36 +6,21 @@
  */
 import type { IO, StreamName } from "../io.js";
 
-export interface Palette {
-  readonly enabled: boolean;
-  bold(text: string): string;
-  dim(text: string): string;
-  red(text: string): string;
-  green(text: string): string;
-  yellow(text: string): string;
+const STYLES = ["bold", "dim", "red", "green", "yellow"] as const;
+export type Style = (typeof STYLES)[number];
+export type Palette = Record<Style, (text: string) => string>;
+
+function palette(paint: (style: Style, text: string) => string): Palette {
+  return Object.fromEntries(
+    STYLES.map((style) => [style, (text: string) => paint(style, text)]),
+  ) as Palette;
 }
 
-const plain = (text: string) => text;
-
-export const PLAIN_PALETTE: Palette = {
-  enabled: false,
-  bold: plain,
-  dim: plain,
-  red: plain,
-  green: plain,
-  yellow: plain,
-};
+export const PLAIN_PALETTE = palette((_style, text) => text);
 
 export async function loadPalette(io: IO, stream: StreamName): Promise<Palette> {
   if (!io.colorEnabled(stream)) return PLAIN_PALETTE;
   const { Chalk } = await import("chalk");
   const chalk = new Chalk({ level: 1 });
-  return {
-    enabled: true,
-    bold: (text) => chalk.bold(text),
-    dim: (text) => chalk.dim(text),
-    red: (text) => chalk.red(text),
-    green: (text) => chalk.green(text),
-    yellow: (text) => chalk.yellow(text),
-  };
+  return palette((style, text) => chalk[style](text));
 }

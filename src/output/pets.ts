@@ -1,15 +1,38 @@
 /**
- * Writes pets to stdout in the chosen rendering. JSON is the service's own text:
- * ids above 2^53 pass through digit for digit (the response is never rebuilt from
- * doubles). Only the table path loads chalk and cli-table3.
+ * Pets in the chosen rendering: their columns, and `-q`'s ids. JSON is the
+ * service's own text, so ids above 2^53 pass through digit for digit (the
+ * response is never rebuilt from doubles).
  */
 import type { IO } from "../io.js";
-import { parseJson, stringifyJson } from "../schema/json.js";
-import { petToJson, type Pet } from "../schema/pet.js";
+import type { Pet, PetStatus } from "../schema/pet.js";
+import type { Column } from "./columns.js";
 import type { OutputChoice } from "./output-format.js";
-import { PET_COLUMNS } from "./pet-columns.js";
-import { escapeJsonControls } from "./text-escape.js";
-import { writeColumns } from "./write-rows.js";
+import type { Palette, Style } from "./palette.js";
+import { writeRows } from "./write-rows.js";
+
+const STATUS_STYLES: Record<PetStatus, Style> = {
+  available: "green",
+  pending: "yellow",
+  sold: "dim",
+};
+
+function styleStatus(value: string, palette: Palette): string {
+  const style = STATUS_STYLES[value as PetStatus];
+  return style ? palette[style](value) : value;
+}
+
+/** The fields of a Pet in spec order; an absent status is an empty field. */
+export const PET_COLUMNS: readonly Column<Pet>[] = [
+  { key: "id", label: "ID", value: (pet) => pet.id.toString(), integer: true },
+  { key: "name", label: "NAME", value: (pet) => pet.name, shrinkable: true },
+  {
+    key: "categoryId",
+    label: "CATEGORY",
+    value: (pet) => pet.categoryId.toString(),
+    integer: true,
+  },
+  { key: "status", label: "STATUS", value: (pet) => pet.status ?? "", style: styleStatus },
+];
 
 export interface PetsToWrite {
   pets: readonly Pet[];
@@ -17,28 +40,11 @@ export interface PetsToWrite {
   raw: string;
 }
 
-/**
- * JSON as sent; indented for a person on a terminal, values unchanged either way
- * (C1 and bidirectional controls escaped, see escapeJsonControls).
- */
-function jsonText(raw: string, forTerminal: boolean): string {
-  const text = forTerminal ? stringifyJson(parseJson(raw), 2) : raw.trim();
-  return escapeJsonControls(text) + "\n";
-}
-
 export async function writePets(io: IO, data: PetsToWrite, choice: OutputChoice): Promise<void> {
   const { pets, raw } = data;
-  switch (choice) {
-    case "ids":
-      io.stdout.write(pets.map((pet) => pet.id.toString() + "\n").join(""));
-      return;
-    case "json":
-      io.stdout.write(jsonText(raw, io.stdout.isTTY));
-      return;
-    case "ndjson":
-      io.stdout.write(escapeJsonControls(pets.map((pet) => petToJson(pet) + "\n").join("")));
-      return;
-    default:
-      return writeColumns(io, pets, PET_COLUMNS, choice);
+  if (choice === "ids") {
+    io.stdout.write(pets.map((pet) => pet.id.toString() + "\n").join(""));
+    return;
   }
+  return writeRows(io, { rows: pets, columns: PET_COLUMNS, raw }, choice);
 }

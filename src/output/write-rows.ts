@@ -1,20 +1,24 @@
 /**
- * Writes rows in the chosen rendering: `writeRows` for rows that are not pets
- * (profiles), whose JSON is built from `toJson`, which decides the machine field
- * names; `writeColumns`, the text renderings of any rows, pets included.
+ * Writes rows in the chosen rendering. JSON is the service's text when there is
+ * one (`raw`: pets), else the rows as `toJson` makes them (profiles, whose machine
+ * field names it decides); indented for a person on a terminal, and C1 and
+ * bidirectional controls escaped either way (escapeJsonControls). Only the table
+ * loads cli-table3.
  */
 import type { IO } from "../io.js";
-import { stringifyJson } from "../schema/json.js";
-import type { Column } from "./columns.js";
-import { renderCsv } from "./csv.js";
+import { parseJson, stringifyJson } from "../schema/json.js";
+import { renderCsv, renderTsv, type Column } from "./columns.js";
 import type { OutputFormat } from "./output-format.js";
+import { loadPalette } from "./palette.js";
 import { escapeJsonControls } from "./text-escape.js";
-import { renderTsv } from "./tsv.js";
 
 export interface RowsToWrite<Row> {
   rows: readonly Row[];
   columns: readonly Column<Row>[];
-  toJson(row: Row): Record<string, unknown>;
+  /** The body as the service sent it, when the rows are its answer. */
+  raw?: string;
+  /** A row as JSON; the row itself when left out. */
+  toJson?(row: Row): unknown;
 }
 
 export async function writeRows<Row>(
@@ -22,44 +26,32 @@ export async function writeRows<Row>(
   data: RowsToWrite<Row>,
   format: OutputFormat,
 ): Promise<void> {
-  const { rows, columns, toJson } = data;
+  const { rows, columns, raw, toJson = (row: Row) => row } = data;
+  const { stdout } = io;
   switch (format) {
-    case "json":
-      io.stdout.write(
-        escapeJsonControls(stringifyJson(rows.map(toJson), io.stdout.isTTY ? 2 : 0)) + "\n",
-      );
+    case "json": {
+      const value = raw === undefined ? rows.map(toJson) : undefined;
+      const text = stdout.isTTY
+        ? stringifyJson(value ?? parseJson(raw!), 2)
+        : (raw?.trim() ?? stringifyJson(value));
+      stdout.write(escapeJsonControls(text) + "\n");
       return;
+    }
     case "ndjson":
-      io.stdout.write(
+      stdout.write(
         escapeJsonControls(rows.map((row) => stringifyJson(toJson(row)) + "\n").join("")),
       );
       return;
-    default:
-      return writeColumns(io, rows, columns, format);
-  }
-}
-
-/** Rows as columns of text: tab-separated, CSV, or a table (which alone loads chalk and cli-table3). */
-export async function writeColumns<Row>(
-  io: IO,
-  rows: readonly Row[],
-  columns: readonly Column<Row>[],
-  format: "tsv" | "csv" | "table",
-): Promise<void> {
-  switch (format) {
     case "tsv":
-      io.stdout.write(renderTsv(rows, columns));
+      stdout.write(renderTsv(rows, columns));
       return;
     case "csv":
-      io.stdout.write(renderCsv(rows, columns));
+      stdout.write(renderCsv(rows, columns));
       return;
     case "table": {
-      const [{ renderTable }, { loadPalette }] = await Promise.all([
-        import("./table.js"),
-        import("./palette.js"),
-      ]);
+      const { renderTable } = await import("./table.js");
       const palette = await loadPalette(io, "stdout");
-      io.stdout.write(await renderTable(rows, columns, { palette, width: io.stdout.columns }));
+      stdout.write(await renderTable(rows, columns, { palette, width: stdout.columns }));
       return;
     }
   }

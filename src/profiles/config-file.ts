@@ -11,22 +11,22 @@ import {
   constants,
   fstatSync,
   lstatSync,
+  readFileSync,
   readlinkSync,
-  readSync,
   statSync,
   type Stats,
 } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod/mini";
-import { ENVIRONMENT_NAMES, type EnvironmentName } from "./environments.js";
+import { ENVIRONMENT_NAMES } from "./environments.js";
 import { openNoFollowSync } from "../files/file-safety.js";
 import { JsonSyntaxError, parseJson } from "../schema/json.js";
 import { CONFIG_FILE_NAME, configDir } from "./config-dir.js";
-import { exposureWarning } from "./config-exposure.js";
 import {
   accessProblem,
   ConfigFileError,
   directoryProblem,
+  exposureWarning,
   fileProblem,
   nearestExisting,
   notADirectory,
@@ -34,19 +34,9 @@ import {
 
 export { configDir, configPath } from "./config-dir.js";
 
-export interface ProfileConfig {
-  /** The key itself, in this file. */
-  apiKey?: string;
-  /** The account of the key in the system keyring (key-store.ts). */
-  keyring?: string;
-  env?: EnvironmentName;
-  baseUrls?: Partial<Record<EnvironmentName, string>>;
-}
-
-export interface StoredConfig {
-  currentProfile?: string;
-  profiles: Record<string, ProfileConfig>;
-}
+/** The config as its schema reads it. */
+export type StoredConfig = z.output<ReturnType<typeof makeStoredConfigSchema>>;
+export type ProfileConfig = StoredConfig["profiles"][string];
 
 /** The profile of that name; never mistakes `constructor` or `toString` for one. */
 export function storedProfile(config: StoredConfig, name: string): ProfileConfig | undefined {
@@ -58,7 +48,7 @@ export interface LoadedConfig {
   path: string;
   config: StoredConfig;
   problem?: ConfigFileError;
-  /** Why the keys in a usable file are not private (config-exposure.ts). */
+  /** Why the keys in a usable file are not private (exposureWarning). */
   exposed?: string;
 }
 
@@ -78,7 +68,9 @@ const makeStoredConfigSchema = () =>
       z.record(
         z.string().check(z.regex(PROFILE_NAME)),
         z.object({
+          /** The key itself, in this file. */
           apiKey: z.optional(z.string()),
+          /** The account of the key in the system keyring (key-store.ts). */
           keyring: z.optional(z.string().check(z.minLength(1))),
           env: z.optional(z.enum(ENVIRONMENT_NAMES)),
           baseUrls: z.optional(
@@ -136,45 +128,42 @@ function parseConfigText(path: string, raw: string): StoredConfig {
   return parsed.data;
 }
 
-function readAll(fd: number, size: number): string {
-  const buffer = Buffer.alloc(size);
-  let length = 0;
-  while (length < size) {
-    const n = readSync(fd, buffer, length, size - length, null);
-    if (n === 0) break;
-    length += n;
+/**
+ * The text of the file at `path`, opened without following a link or blocking on
+ * a FIFO (the config's and the state file's one way in); `check` sees what was
+ * opened before a byte is read, and throws to refuse it.
+ */
+export function readNoFollow(path: string, check: (opened: Stats) => void): string {
+  const fd = openNoFollowSync(path, constants.O_RDONLY);
+  try {
+    check(fstatSync(fd));
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
   }
-  return buffer.toString("utf8", 0, length);
 }
 
-/** Reads the file in `dir`, checking the directory and the file first; throws a ConfigFileError. */
+/**
+ * Reads the file in `dir`, checking the directory and the file (as lstat sees it,
+ * so that a FIFO or a device is never opened) first; throws a ConfigFileError, or
+ * the system's error.
+ */
 function readConfigFile(dir: string, path: string): { config: StoredConfig; stats?: Stats } {
-  let stats;
+  let stats: Stats;
   try {
     stats = lstatSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return { config: { profiles: {} } };
     if (code === "ENOTDIR") throw notADirectory(nearestExisting(dir).path);
-    throw accessProblem(path, error);
+    throw error;
   }
-  const dirProblem = directoryProblem(dir, statSync(dir));
-  if (dirProblem) throw dirProblem;
-  const linkProblem = fileProblem(
-    path,
-    stats,
-    stats.isSymbolicLink() ? readlinkSync(path) : undefined,
-  );
-  if (linkProblem) throw linkProblem;
-  let fd: number;
-  try {
-    // No link is followed and a FIFO put in its place meanwhile does not block the open.
-    fd = openNoFollowSync(path, constants.O_RDONLY);
-  } catch (error) {
-    throw accessProblem(path, error);
-  }
-  try {
-    const opened = fstatSync(fd);
+  const problem =
+    directoryProblem(dir, statSync(dir)) ??
+    fileProblem(path, stats, stats.isSymbolicLink() ? readlinkSync(path) : undefined);
+  if (problem) throw problem;
+  const text = readNoFollow(path, (opened) => {
+    stats = opened;
     const problem = fileProblem(path, opened);
     if (problem) throw problem;
     if (opened.size > MAX_CONFIG_BYTES) {
@@ -184,10 +173,8 @@ function readConfigFile(dir: string, path: string): { config: StoredConfig; stat
         "broken",
       );
     }
-    return { config: parseConfigText(path, readAll(fd, opened.size)), stats: opened };
-  } finally {
-    closeSync(fd);
-  }
+  });
+  return { config: parseConfigText(path, text), stats };
 }
 
 function loadConfigIn(dir: string): LoadedConfig {

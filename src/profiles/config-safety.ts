@@ -30,10 +30,6 @@ export class ConfigFileError extends UsageError {
 
 const ANOTHER_DIRECTORY = "PETSTORE_CONFIG_DIR chooses another directory";
 
-function fileType(stats: Stats): string {
-  return nonRegularKind(stats) ?? "a regular file";
-}
-
 function octal(mode: number): string {
   return (mode & 0o7777).toString(8).padStart(4, "0");
 }
@@ -109,12 +105,30 @@ export function fileProblem(
   }
   if (!stats.isFile()) {
     return new ConfigFileError(
-      `the config file ${path} is ${fileType(stats)}, not a regular file`,
+      `the config file ${path} is ${nonRegularKind(stats)}, not a regular file`,
       `remove it (\`petstore auth login\` then writes a new one), or ${ANOTHER_DIRECTORY}`,
       "unsafe",
     );
   }
   return ownerAndModeProblem("config file", path, stats, "600");
+}
+
+/**
+ * The warning for the config file at `path` that holds keys, when others may read
+ * it (as ssh refuses a private key open to its group or others; here the run goes
+ * on, one others may write being refused already); `stats` are those of the file
+ * as it was opened and read. Windows cannot tell who may read a file.
+ */
+export function exposureWarning(
+  path: string,
+  stats: Stats | undefined,
+  holdsKeys: boolean,
+): string | undefined {
+  if (!holdsKeys || stats === undefined) return undefined;
+  const problem = ownershipProblem(stats, { rootMayOwn: true, othersMay: "nothing" });
+  // Only the read bits expose the keys.
+  if (problem?.kind !== "readable-by-others" || (problem.mode & 0o044) === 0) return undefined;
+  return `the config file ${path} can be read by other users (mode ${octal(problem.mode & 0o777)}), and it holds API keys; \`chmod 600 ${path}\` makes it private`;
 }
 
 /** An error of the file system while reading or writing the config, without any content. */

@@ -1,13 +1,12 @@
 /**
- * Writing the config: the directory is checked (and created, 0700, one level at
- * a time) before anything is written in it; the file is read, changed and
- * replaced under the config's lock (config-lock.ts), by an atomic write that
- * never follows a link and always leaves a 0600 file owned by the writer
- * (files/atomic-write.ts). A file that is not a config is replaced only when asked
+ * Writing the config: the directory is checked (and created, 0700) before
+ * anything is written in it; the file is read, changed and replaced under the
+ * config's lock (config-lock.ts), by an atomic write that never follows a link
+ * and always leaves a 0600 file owned by the writer (files/atomic-write.ts). A file that is not a config is replaced only when asked
  * (auth login), keeping it as config.json.bak; an unsafe one never is.
  */
 import { mkdirSync, statfsSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { PetstoreError, EXIT } from "../errors.js";
 import { keepCopy, writeFileAtomicSync } from "../files/atomic-write.js";
 import { unknownReaders } from "../files/file-safety.js";
@@ -67,9 +66,9 @@ function writeFailure(what: string, path: string, error: unknown): PetstoreError
 /**
  * Whether `dir` could hold the config, without creating anything: the nearest
  * existing directory on its path is a directory on a real file system, and
- * `dir` itself, when it exists, is one petstore may use. Returns that nearest one.
+ * `dir` itself, when it exists, is one petstore may use.
  */
-export function checkConfigDir(dir: string): ReturnType<typeof nearestExisting> {
+export function checkConfigDir(dir: string): void {
   const existing = nearestExisting(dir);
   if (!existing.stats.isDirectory()) throw notADirectory(existing.path);
   const virtual = virtualFileSystem(existing.path);
@@ -84,7 +83,6 @@ export function checkConfigDir(dir: string): ReturnType<typeof nearestExisting> 
     const problem = directoryProblem(dir, existing.stats);
     if (problem) throw problem;
   }
-  return existing;
 }
 
 /**
@@ -92,20 +90,12 @@ export function checkConfigDir(dir: string): ReturnType<typeof nearestExisting> 
  * and any missing parent (mode 0700) after checking the nearest existing one.
  */
 export function ensureConfigDir(dir: string): void {
-  const existing = checkConfigDir(dir);
-  const missing: string[] = [];
-  for (let path = dir; path !== existing.path; path = dirname(path)) {
-    missing.unshift(path);
-  }
-  for (const path of missing) {
-    try {
-      mkdirSync(path, { mode: CONFIG_DIR_MODE });
-    } catch (error) {
-      // Made by another petstore meanwhile: checked below like any directory.
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
-        throw writeFailure("create the config directory", path, error);
-      }
-    }
+  checkConfigDir(dir);
+  try {
+    // Made by another petstore meanwhile is no error: it is checked below like any directory.
+    mkdirSync(dir, { recursive: true, mode: CONFIG_DIR_MODE });
+  } catch (error) {
+    throw writeFailure("create the config directory", dir, error);
   }
   const problem = directoryProblem(dir, statSync(dir));
   if (problem) throw problem;

@@ -7,22 +7,17 @@
  * `profile remove` take it away from wherever it is. Reading it is the factory's
  * (keyring.ts, readKeyringKey).
  */
-import { envFlag } from "../env-flag.js";
-import { EXIT, PetstoreError, UsageError } from "../errors.js";
+import { envSwitch } from "../env-flag.js";
+import { EXIT, PetstoreError } from "../errors.js";
 import { configDir } from "./config-dir.js";
 import type { ProfileConfig } from "./config-file.js";
-import { keyringAccount, keyringName } from "./keyring-name.js";
+import { KEYRING_SERVICE, keyringAccount, keyringName } from "./keyring-name.js";
 
 /** Why the key goes to the file on purpose, when it does. */
 export function insecureStorage(flag: boolean, env: NodeJS.ProcessEnv): string | undefined {
   if (flag) return "--insecure-storage asks for the file";
-  const value = envFlag(env, "PETSTORE_INSECURE_STORAGE");
-  if (value === undefined) {
-    throw new UsageError(
-      `PETSTORE_INSECURE_STORAGE must be 1 or 0; got ${JSON.stringify(env.PETSTORE_INSECURE_STORAGE)}`,
-    );
-  }
-  return value ? "PETSTORE_INSECURE_STORAGE=1 asks for the file" : undefined;
+  const name = "PETSTORE_INSECURE_STORAGE";
+  return envSwitch(env, name) ? `${name}=1 asks for the file` : undefined;
 }
 
 export interface KeyPlacement {
@@ -48,9 +43,9 @@ export async function placeKey(
     const account = keyringAccount(profile, configDir(env));
     const { openKeyring } = await import("./keyring.js");
     try {
-      const keyring = await openKeyring(env);
+      const keyring = await openKeyring(env, account);
       try {
-        keyring.write(account, key);
+        keyring.write(key);
         return { fields: { keyring: account }, describe: () => keyring.name };
       } catch (error) {
         why = `${keyring.name} refused it: ${(error as Error).message}`;
@@ -68,35 +63,30 @@ export async function placeKey(
 /** Why no keyring could take a key here (for `auth status`), or null when one answers. */
 export async function keyringProblem(env: NodeJS.ProcessEnv): Promise<string | null> {
   const { openKeyring } = await import("./keyring.js");
-  return openKeyring(env).then(
+  // Any account: opening its entry is what asks the Secret Service (nothing is stored).
+  return openKeyring(env, KEYRING_SERVICE).then(
     () => null,
     (error: Error) => error.message,
   );
 }
 
-async function removeFromKeyring(env: NodeJS.ProcessEnv, account: string): Promise<void> {
-  const { openKeyring } = await import("./keyring.js");
-  (await openKeyring(env)).remove(account);
-}
-
-const keyringOf = (profile: string) =>
-  `profile ${profile} from ${keyringName() ?? "the system keyring"}`;
-
 /**
- * Removes the key kept in the keyring as `account`, for logout and profile remove;
- * throws (exit 3, naming the keyring) when the keyring cannot be used, so that the
- * profile is not changed and says where the key still is.
+ * Removes `which` key (the profile's key, kept in the keyring as `account`), for
+ * logout and profile remove; throws (exit 3, naming the keyring) when the keyring
+ * cannot be used, so that the profile is not changed and says where the key still is.
  */
 export async function removeKeyringKey(
   env: NodeJS.ProcessEnv,
   profile: string,
   account: string,
+  which = "the API key",
 ): Promise<void> {
   try {
-    await removeFromKeyring(env, account);
+    const { openKeyring } = await import("./keyring.js");
+    (await openKeyring(env, account)).remove();
   } catch (error) {
     throw new PetstoreError(
-      `cannot remove the API key of ${keyringOf(profile)}: ${(error as Error).message}`,
+      `cannot remove ${which} of profile ${profile} from ${keyringName() ?? "the system keyring"}: ${(error as Error).message}`,
       EXIT.AUTH,
       "unlock or start it and run again; the profile is unchanged",
     );
@@ -112,10 +102,8 @@ export async function dropOldKeyringKey(
   profile: string,
   account: string,
 ): Promise<string | undefined> {
-  try {
-    await removeFromKeyring(env, account);
-    return undefined;
-  } catch (error) {
-    return `cannot remove the previous API key of ${keyringOf(profile)}: ${(error as Error).message}`;
-  }
+  return removeKeyringKey(env, profile, account, "the previous API key").then(
+    () => undefined,
+    (error: Error) => error.message,
+  );
 }

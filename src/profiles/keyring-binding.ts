@@ -19,7 +19,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getRawAsset, isSea } from "node:sea";
 
-export type Entry = import("@napi-rs/keyring").Entry;
 export type Binding = Pick<typeof import("@napi-rs/keyring"), "Entry">;
 
 /** The SEA asset's name, as scripts/build-binary.mjs embeds it. */
@@ -73,32 +72,27 @@ function keptIn(): string | undefined {
 
 function fromAsset(): Binding {
   const bytes = Buffer.from(getRawAsset(KEYRING_ASSET) as ArrayBuffer);
-  const dir = keptIn();
-  if (dir === undefined) {
-    const temporary = mkdtempSync(join(tmpdir(), "petstore-keyring-"));
-    try {
-      const file = join(temporary, KEYRING_ASSET);
-      writeFileSync(file, bytes, { mode: 0o700 });
-      return dlopen(file);
-    } finally {
-      rmSync(temporary, { recursive: true, force: true });
+  const kept = keptIn();
+  const dir = kept ?? mkdtempSync(join(tmpdir(), "petstore-keyring-"));
+  try {
+    // Loaded only while its bytes are this binary's, whoever wrote it.
+    const file = join(dir, `petstore-keyring-${bytes.length}.node`);
+    if (!sameBytes(file, bytes)) {
+      // Written whole under another name first: a process loading it meanwhile never sees half.
+      const partial = `${file}.${process.pid}`;
+      writeFileSync(partial, bytes, { mode: 0o700 });
+      try {
+        renameSync(partial, file);
+      } catch (error) {
+        // Windows: a process has it loaded. Usable only if it holds these bytes.
+        rmSync(partial, { force: true });
+        if (!sameBytes(file, bytes)) throw error;
+      }
     }
+    return dlopen(file);
+  } finally {
+    if (kept === undefined) rmSync(dir, { recursive: true, force: true });
   }
-  // Loaded only while its bytes are this binary's, whoever wrote it.
-  const file = join(dir, `petstore-keyring-${bytes.length}.node`);
-  if (!sameBytes(file, bytes)) {
-    // Written whole under another name first: a process loading it meanwhile never sees half.
-    const partial = `${file}.${process.pid}`;
-    writeFileSync(partial, bytes, { mode: 0o700 });
-    try {
-      renameSync(partial, file);
-    } catch (error) {
-      // Windows: a process has it loaded. Usable only if it holds these bytes.
-      rmSync(partial, { force: true });
-      if (!sameBytes(file, bytes)) throw error;
-    }
-  }
-  return dlopen(file);
 }
 
 /** Loads the binding; throws why it cannot be (no package for this platform, a library missing). */

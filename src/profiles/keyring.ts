@@ -7,26 +7,27 @@
  * On Linux only the Secret Service counts. Without one, the binding would fall back
  * to the kernel's keyring (keyutils), which refuses writes on many machines and
  * forgets what it holds at logout: not a place to keep a key. So every entry is
- * pinned to the Secret Service, and it is used only once it has answered a probe
- * within KEYRING_TIMEOUT_MS (secret-service-probe.ts): a bus that hangs costs that
- * long, never a command that never ends.
+ * pinned to the Secret Service, and made only once the session bus has answered
+ * within KEYRING_TIMEOUT_MS (session-bus.ts): a bus that hangs costs that long,
+ * never a command that never ends.
  */
 import { EXIT, PetstoreError } from "../errors.js";
-import { loadBinding, type Binding, type Entry } from "./keyring-binding.js";
+import { loadBinding, type Binding } from "./keyring-binding.js";
 import { KEYRING_SERVICE, keyringName } from "./keyring-name.js";
 import { isKeyText } from "./key-text.js";
-import { probeSecretService } from "./secret-service-probe.js";
+import { probeSessionBus } from "./session-bus.js";
 
 export const KEYRING_TIMEOUT_MS = 3000;
 
-export interface Keyring {
+/** The entry of one account in the keyring. */
+export interface KeyringEntry {
   /** "the Secret Service keyring", "the Windows Credential Manager", "the macOS Keychain". */
   readonly name: string;
-  /** The key of `account`, or undefined when it holds none; throws when the keyring refuses. */
-  read(account: string): string | undefined;
-  write(account: string, key: string): void;
+  /** The key, or undefined when it holds none; throws when the keyring refuses. */
+  read(): string | undefined;
+  write(key: string): void;
   /** False when there was nothing to remove. */
-  remove(account: string): boolean;
+  remove(): boolean;
 }
 
 /** The session bus the binding will connect to, as libdbus finds it. */
@@ -41,22 +42,24 @@ function native<T>(call: () => T): T {
   try {
     return call();
   } catch (error) {
-    throw new Error((error as Error).message.replace(/^Couldn't access platform storage: /, ""));
+    const message = (error as Error).message;
+    throw new Error(message.replace(/^(Couldn't access platform storage|Platform failure): /, ""));
   }
 }
 
 /**
- * The keyring of this system once it answers; throws an Error saying why there is
- * none (no binding for the platform, no D-Bus session, no Secret Service, no answer in time).
+ * The entry of `account` once the keyring answers; throws an Error saying why there
+ * is none (no binding for the platform, no D-Bus session, no answer in time, no
+ * Secret Service on it: on Linux the entry opens a session with the service).
  */
-export async function openKeyring(env: NodeJS.ProcessEnv): Promise<Keyring> {
+export async function openKeyring(env: NodeJS.ProcessEnv, account: string): Promise<KeyringEntry> {
   const name = keyringName();
   if (name === undefined)
     throw new Error(`petstore has no keyring binding for ${process.platform}`);
   const linux = process.platform === "linux";
   // Started first: its round trip goes on while the binding loads.
   const answered = linux
-    ? probeSecretService(sessionBus(env), process.getuid!(), KEYRING_TIMEOUT_MS).catch(
+    ? probeSessionBus(sessionBus(env), process.getuid!(), KEYRING_TIMEOUT_MS).catch(
         (error: Error) => error,
       )
     : undefined;
@@ -70,13 +73,17 @@ export async function openKeyring(env: NodeJS.ProcessEnv): Promise<Keyring> {
   const problem = await answered;
   if (problem) throw new Error(problem.message);
   const options = linux ? { linux: { store: "secret-service" as const } } : undefined;
-  const entry = (account: string): Entry =>
-    native(() => new binding.Entry(KEYRING_SERVICE, account, options));
+  let entry;
+  try {
+    entry = native(() => new binding.Entry(KEYRING_SERVICE, account, options));
+  } catch (error) {
+    throw new Error(`no Secret Service answers on the D-Bus session (${(error as Error).message})`);
+  }
   return {
     name,
-    read: (account) => native(() => entry(account).getPassword()) ?? undefined,
-    write: (account, key) => native(() => entry(account).setPassword(key)),
-    remove: (account) => native(() => entry(account).deleteCredential()),
+    read: () => native(() => entry.getPassword()) ?? undefined,
+    write: (key) => native(() => entry.setPassword(key)),
+    remove: () => native(() => entry.deleteCredential()),
   };
 }
 
@@ -92,7 +99,7 @@ export async function readKeyringKey(
   const where = `the API key of profile ${profile} is in ${keyringName() ?? "a system keyring"}`;
   let key: string | undefined;
   try {
-    key = (await openKeyring(env)).read(account);
+    key = (await openKeyring(env, account)).read();
   } catch (error) {
     throw new PetstoreError(
       `${where}, which cannot be read: ${(error as Error).message}`,

@@ -4,7 +4,7 @@
  * where each came from (for `auth status` and --verbose); every error names the
  * flag, variable or profile to fix, and never repeats a key.
  */
-import { envFlag } from "../env-flag.js";
+import { envSwitch } from "../env-flag.js";
 import { UsageError } from "../errors.js";
 import {
   DEFAULT_BASE_URLS,
@@ -52,27 +52,11 @@ interface Candidate {
   origin: string;
 }
 
-interface Picked {
-  source: Exclude<Source, "none">;
-  value: string;
-  origin: string;
-}
+type Picked = Candidate & { value: string };
 
 /** The first candidate with a value; an empty variable counts as unset. */
 function pick(candidates: Candidate[]): Picked | undefined {
-  for (const { source, value, origin } of candidates) {
-    if (value !== undefined && value !== "") return { source, value, origin };
-  }
-  return undefined;
-}
-
-function allowInsecureFrom(flags: SettingsFlags, env: NodeJS.ProcessEnv): boolean {
-  if (flags.allowInsecure) return true;
-  const value = envFlag(env, "PETSTORE_ALLOW_INSECURE");
-  if (value !== undefined) return value;
-  throw new UsageError(
-    `PETSTORE_ALLOW_INSECURE must be 1 or 0; got ${JSON.stringify(env.PETSTORE_ALLOW_INSECURE)}`,
-  );
+  return candidates.find((c): c is Picked => c.value !== undefined && c.value !== "");
 }
 
 /** Bearer tokens are visible ASCII (RFC 6750 allows less); whitespace around one is a copy-paste slip. */
@@ -158,7 +142,7 @@ export function resolveSettings(
     profile: profile.value,
     env: environment,
     baseUrl: baseUrl.url,
-    allowInsecure: allowInsecureFrom(flags, env),
+    allowInsecure: flags.allowInsecure === true || envSwitch(env, "PETSTORE_ALLOW_INSECURE"),
     sources: {
       profile: profile.source,
       env: envName.source,

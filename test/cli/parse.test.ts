@@ -36,7 +36,9 @@ async function parse(argv: string[]): Promise<Parsed | string> {
     for (let command: Command | null = action; command?.parent; command = command.parent) {
       path.unshift(command.name());
     }
-    const args = action.processedArgs.filter((arg): arg is string => typeof arg === "string");
+    const args = action.processedArgs
+      .flat()
+      .filter((arg): arg is string => typeof arg === "string");
     throw new Stop({ command: path.join(" "), args, flags: action.opts() });
   });
   try {
@@ -242,7 +244,10 @@ const TABLE: [string[], Parsed][] = [
   ],
   [["profile", "remove", "old"], { command: "profile remove", args: ["old"], flags: {} }],
   [["completion", "zsh"], { command: "completion", args: ["zsh"], flags: {} }],
-  [["__complete", "profiles"], { command: "__complete", args: ["profiles"], flags: {} }],
+  [
+    ["__complete", "--", "list", "--st"],
+    { command: "__complete", args: ["list", "--st"], flags: {} },
+  ],
   [["serve"], { command: "serve", args: [], flags: SERVE_DEFAULTS }],
   [
     ["serve", "--port", "0", "--key", "a", "--key", "b:pro", "--no-cors", "--tls", "--quiet"],

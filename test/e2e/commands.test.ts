@@ -193,10 +193,10 @@ describe("the CLI against petstore serve", () => {
     );
     const shown = await runCli(["profile", "show", "local", "--json"], { env: configEnv });
     expect(JSON.parse(shown.stdout)).toMatchObject({ profile: "local", baseUrl: server.url });
-    const names = await runCli(["__complete", "profiles"], { env: configEnv });
-    expect(names.stdout).toBe("ci\nlocal\n");
+    const complete = ["__complete", "--", "profile", "use", ""];
+    expect((await runCli(complete, { env: configEnv })).stdout).toBe("ci\nlocal\n");
     expect((await runCli(["profile", "remove", "local"], { env: configEnv })).code).toBe(0);
-    expect((await runCli(["__complete", "profiles"], { env: configEnv })).stdout).toBe("ci\n");
+    expect((await runCli(complete, { env: configEnv })).stdout).toBe("ci\n");
   });
 
   it("prints the completion script of each shell", async () => {

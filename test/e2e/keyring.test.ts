@@ -66,11 +66,14 @@ function storedProfile(name = "default"): Record<string, unknown> {
 
 const account = (profile = "default") => keyringAccount(profile, config.path);
 
-/** Runs `test` with the keyring stopped, or started locked, then brings the unlocked one back. */
-async function withKeyring(state: "stopped" | "locked", test: () => Promise<void>): Promise<void> {
+/** Runs `test` with the keyring stopped, or started locked or hung, then brings the unlocked one back. */
+async function withKeyring(
+  state: "stopped" | "locked" | "hung",
+  test: () => Promise<void>,
+): Promise<void> {
   await secrets.stopKeyring();
   try {
-    if (state === "locked") await secrets.startKeyring("locked");
+    if (state !== "stopped") await secrets.startKeyring(state);
     await test();
   } finally {
     await secrets.stopKeyring();
@@ -198,14 +201,14 @@ describe("without a keyring that answers", () => {
     await withKeyring("stopped", async () => {
       const stored = await login(["--profile", "other"]);
       expect(stored.stderr).toContain(
-        "not in a system keyring: no Secret Service on the D-Bus session (org.freedesktop.DBus.Error.ServiceUnknown).\n",
+        "not in a system keyring: no Secret Service answers on the D-Bus session (DBus error: The name org.freedesktop.secrets was not provided by any .service files).\n",
       );
       expect(storedProfile("other").apiKey).toBe(PRO_KEY);
 
       const listed = await petstore(["list", "--profile", "kept"]);
       expect(listed.code).toBe(3);
       expect(listed.stderr).toContain(
-        `error: the API key of profile kept is in ${KEYRING}, which cannot be read: no Secret Service on the D-Bus session`,
+        `error: the API key of profile kept is in ${KEYRING}, which cannot be read: no Secret Service answers on the D-Bus session`,
       );
       expect(listed.stderr).toContain("hint: unlock or start it and run again");
     });
@@ -237,6 +240,22 @@ describe("without a keyring that answers", () => {
         /, not in a system keyring: the Secret Service keyring refused it: .*dismissed\.\n/,
       );
       expect(storedProfile("other").apiKey).toBe(PRO_KEY);
+    });
+    expect(secrets.lookup(account("kept"))).toBe(PRO_KEY);
+  });
+
+  it("a Secret Service that hangs: libdbus gives up on each call (2 s), login keeps the key in the file, a read exits 3", async () => {
+    await login(["--profile", "kept"]);
+    const noAnswer =
+      "no Secret Service answers on the D-Bus session (DBus error: Did not receive a reply.";
+    await withKeyring("hung", async () => {
+      const stored = await login(["--profile", "other"]);
+      expect(stored.code, stored.stderr).toBe(0);
+      expect(stored.stderr).toContain(`, not in a system keyring: ${noAnswer}`);
+      expect(storedProfile("other").apiKey).toBe(PRO_KEY);
+      const listed = await petstore(["list", "--profile", "kept"]);
+      expect(listed.code).toBe(3);
+      expect(listed.stderr).toContain(`which cannot be read: ${noAnswer}`);
     });
     expect(secrets.lookup(account("kept"))).toBe(PRO_KEY);
   });

@@ -40,7 +40,7 @@ describe("the spinner decision", () => {
   ])(
     "stderr terminal=%s of %s columns, env=%j: spinner %s",
     (stderrIsTTY, stderrColumns, env, expected) => {
-      expect(decideSpinner({ stderrIsTTY, stderrColumns, env })).toBe(expected);
+      expect(decideSpinner({ isTTY: stderrIsTTY, columns: stderrColumns }, env)).toBe(expected);
     },
   );
 });

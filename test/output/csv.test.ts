@@ -6,9 +6,9 @@
  * negative ones included, and stay exact.
  */
 import fc from "fast-check";
+import { renderCsv } from "../../src/output/columns.js";
 import { describe, expect, it } from "vitest";
-import { renderCsv } from "../../src/output/csv.js";
-import { PET_COLUMNS } from "../../src/output/pet-columns.js";
+import { PET_COLUMNS } from "../../src/output/pets.js";
 import { csvField } from "../../src/output/text-escape.js";
 
 const ESC = "\u001b";

@@ -1,14 +1,13 @@
 import fc from "fast-check";
+import { renderCsv, renderTsv } from "../../src/output/columns.js";
 import { describe, expect, it } from "vitest";
-import { renderCsv } from "../../src/output/csv.js";
 import {
   csvField,
   escapeJsonControls,
   tsvField,
   visibleText,
 } from "../../src/output/text-escape.js";
-import { renderTsv } from "../../src/output/tsv.js";
-import { PET_COLUMNS } from "../../src/output/pet-columns.js";
+import { PET_COLUMNS } from "../../src/output/pets.js";
 
 const ESC = String.fromCharCode(27);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { busSocket } from "../../src/profiles/secret-service-probe.js";
+import { busSocket } from "../../src/profiles/session-bus.js";
 
 describe("the socket of a D-Bus address", () => {
   it.each([
