@@ -201,6 +201,7 @@ export function createApp(store: PetStore, options: AppOptions) {
         }),
       },
     health: () => health(fake),
+    verdict: () => verdict.verdict(),
     now: () => clock.now(),
   });
 

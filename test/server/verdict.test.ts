@@ -112,6 +112,19 @@ describe("the verdict", () => {
     expect(server.verdict()).toEqual({ pass: true, violations: [], warnings: [], omitted: 0 });
   });
 
+  it("is shown on the home page", async () => {
+    const server = await start({ sunset: "now" });
+    const page = () => call(server.url, "/", { headers: { accept: "text/html" } });
+    expect((await page()).text).toContain('<span class="pill ok">pass</span>');
+    await call(server.url, "/v1/pets/1", { key: KEY });
+    const html = (await page()).text;
+    expect(html).toContain('<span class="pill bad">1 violation</span>');
+    expect(html).toContain(
+      '<span class="pill bad">removed-endpoint</span> <code>GET /v1/pets/1</code>',
+    );
+    expect(html).toContain("the contract names GET /pets (its status filter) as the replacement");
+  });
+
   it("keeps 1,000 items of a list and counts the rest", async () => {
     const server = await start({ keys: [`${KEY}:enterprise`], sunset: "now" });
     for (let i = 0; i < 1002; i++) await call(server.url, "/v1/pets/1", { key: KEY });
