@@ -155,6 +155,7 @@ export function serveCommand(program: Command, factory: Factory): void {
       "requests kept for GET /__admin/requests; 0 turns the journal off",
       String(DEFAULT_JOURNAL_SIZE),
     )
+    .option("--prefer-code", "answer Prism's Prefer: code=S header (400, 401, 404, 429, 500, 503)")
     .option(
       "--sunset <date|now>",
       "remove GET /v1/pets/{petId} (410 Gone) from this ISO 8601 date on (default: 2030-12-05)",

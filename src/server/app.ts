@@ -16,7 +16,7 @@ import { deprecationHeaderValues, SUCCESSOR_PATH, SUNSET_DATE } from "../schema/
 import type { AccessLog } from "./access-log.js";
 import { adminAccess, refusal } from "./admin/access.js";
 import { FakeClock, isoTime, type Clock } from "./admin/clock.js";
-import { ScriptedAnswers, type ScriptedAnswer } from "./admin/next.js";
+import { preferredAnswer, ScriptedAnswers, type ScriptedAnswer } from "./admin/next.js";
 import { JournalEntry, RequestJournal } from "./admin/request-journal.js";
 import { createAdminRoutes, health, isAdminPath, keyEntry, type Fake } from "./admin/routes.js";
 import { createCors } from "./cors.js";
@@ -53,6 +53,8 @@ export interface AppOptions {
    * loopback address, off elsewhere without a token. Default: off.
    */
   admin?: { host: string; token?: string };
+  /** Honour Prism's `Prefer: code=S` header: a scripted answer of status S. */
+  preferCode?: boolean;
   /** When GET /v1/pets/{petId} is removed (410 from then on): "now" is the clock at start. Default: 5 Dec 2030. */
   sunset?: Date | number | string;
 }
@@ -371,7 +373,9 @@ export function createApp(store: PetStore, options: AppOptions) {
     if (route === Route.OpenApi) return answer(exchange, { status: 200, body: openApi(req) });
     if (route === Route.Pet && nowMs >= Date.parse(sunsetIso)) return answer(exchange, gone);
     const account = identity as Account;
-    const scripted = fake.next.take(req.method ?? "", path, account.key);
+    const scripted =
+      fake.next.take(req.method ?? "", path, account.key) ??
+      (options.preferCode === true ? preferredAnswer(String(req.headers.prefer)) : undefined);
     if (scripted !== undefined) return script(exchange, scripted, account, route, path, query);
     if (faults === undefined) return operate(exchange, route, path, query, false);
     const plan = faults();

@@ -110,6 +110,8 @@ export const START_OPTIONS = strict(
     clock: z.optional(
       withMethod<Clock>("now", "must be an object with now(), milliseconds since the Unix epoch"),
     ),
+    /** Prism's `Prefer: code=S` request header asks for a scripted answer of status S. */
+    preferCode: z.optional(z.boolean({ error: "must be true or false" })),
     /** No access log (server notes are still written). */
     quiet: z.optional(z.boolean({ error: "must be true or false" })),
     /** Where the access log and notes go; default stderr. */

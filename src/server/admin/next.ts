@@ -110,6 +110,12 @@ export const RuleState = named(
 export const NextRules = named("NextRules", z.object({ rules: z.array(RuleState) }));
 type RuleState = z.infer<typeof RuleState>;
 
+/** Prism's `Prefer: code=S` (with `serve --prefer-code`), for a status a rule may answer. */
+export function preferredAnswer(prefer: string | undefined): ScriptedAnswer | undefined {
+  const status = Number(/(?:^|[\s,;])code=([0-9]{3})\b/.exec(prefer ?? "")?.[1]);
+  return STATUSES.includes(status) ? { status } : undefined;
+}
+
 export class ScriptedAnswers {
   private rules: RuleState[] = [];
 

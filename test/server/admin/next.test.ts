@@ -1,5 +1,6 @@
 /** Scripted answers: POST, GET and DELETE /__admin/next, and the library's next(). */
 import { afterEach, describe, expect, it } from "vitest";
+import { planServe } from "../../../src/server/serve-options.js";
 import { call, startTestServer } from "../http.js";
 import { admin, expectError } from "./admin-http.js";
 
@@ -148,6 +149,19 @@ describe("scripted answers", () => {
       "next: answer.status must be one of",
     );
     expect(server.nextRules()).toEqual([{ match: {}, answer: { status: 404 }, times: 1, used: 0 }]);
+  });
+
+  it("answer Prism's Prefer: code=S only when asked to (--prefer-code)", async () => {
+    const prefer = (url: string, value: string) =>
+      call(url, "/v1/pets/1", { key: KEY, headers: { prefer: value } }).then((a) => a.status);
+    const plain = await start();
+    expect(await prefer(plain.url, "code=404")).toBe(200);
+    const prism = await start({ preferCode: true });
+    expect(await prefer(prism.url, "code=404")).toBe(404);
+    expect(await prefer(prism.url, "example=cat, code=503")).toBe(503);
+    expect(await prefer(prism.url, "code=418")).toBe(200);
+    const flags = { file: "p.json", port: "0", host: "127.0.0.1", key: [KEY], preferCode: true };
+    expect(planServe(flags, {}).options.preferCode).toBe(true);
   });
 
   it("keep 100 rules with uses left at most", async () => {
