@@ -68,7 +68,7 @@ const HELP_SECTIONS: readonly HelpSection[] = [
           "GET /__admin/health; POST /__admin/reset (back to the pets at start, durably); " +
           'GET and DELETE /__admin/requests; GET and POST /__admin/clock {"advanceSeconds":N}; ' +
           "GET and PUT /__admin/faults; GET and POST /__admin/keys; DELETE /__admin/keys/<key>; " +
-          "GET, POST and DELETE /__admin/next (scripted answers); " +
+          "GET, POST and DELETE /__admin/next (scripted answers); GET /__admin/verdict; " +
           "GET /__admin/openapi.json. Open without a credential on a loopback --host; on any " +
           `other, off unless --admin-token (or ${ADMIN_TOKEN_VARIABLE}) is given, then ` +
           "Authorization: Bearer <token>.",
