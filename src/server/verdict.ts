@@ -118,6 +118,16 @@ function remember<T>(map: Map<string, T>, key: string, value: T): void {
   if (map.size > MAX_REMEMBERED) map.delete(map.keys().next().value!);
 }
 
+const COUNTED = new Set<Rule>(["deprecated-endpoint", "unauthenticated"]);
+const WARNINGS = new Set<Rule>([...COUNTED, "repeated-create"]);
+
+const requestOf = (seen: Observed) => ({
+  method: seen.method,
+  path: seen.path,
+  time: isoTime(seen.arrivedMs),
+  id: seen.id,
+});
+
 const seconds = (ms: number) => `${(ms / 1000).toFixed(3).replace(/\.?0+$/, "")} s`;
 
 export class VerdictBook {
@@ -144,36 +154,24 @@ export class VerdictBook {
     };
   }
 
-  private add(
-    list: Item[],
-    seen: Observed,
-    rule: Rule,
-    message: string,
-    counted = false,
-  ): Item | undefined {
+  private add(seen: Observed, rule: Rule, message: string): Item | undefined {
+    const list = WARNINGS.has(rule) ? this.warnings : this.violations;
     if (list.length >= MAX_ITEMS) {
       this.omitted++;
       return undefined;
     }
     const key = seen.account === undefined ? null : redactKey(seen.account.key);
-    const request = {
-      method: seen.method,
-      path: seen.path,
-      time: isoTime(seen.arrivedMs),
-      id: seen.id,
-    };
-    const item: Item = counted
-      ? { rule, key, request, message, count: 1 }
-      : { rule, key, request, message };
+    const item: Item = { rule, key, request: requestOf(seen), message };
+    if (COUNTED.has(rule)) item.count = 1;
     list.push(item);
     return item;
   }
 
   /** A counted warning: one item, its request the latest. */
-  private tally(item: Item | undefined, seen: Observed): Item | undefined {
-    if (item === undefined) return undefined;
+  private tally(item: Item | undefined, seen: Observed, rule: Rule, message: string) {
+    if (item === undefined) return this.add(seen, rule, message);
     item.count!++;
-    item.request = { ...item.request, time: isoTime(seen.arrivedMs), id: seen.id };
+    item.request = requestOf(seen);
     return item;
   }
 
@@ -181,110 +179,57 @@ export class VerdictBook {
     const { account, status } = seen;
     const what = `${seen.method} ${seen.path}`;
     if (status === 401) {
-      this.unauthenticated =
-        this.tally(this.unauthenticated, seen) ??
-        this.add(
-          this.warnings,
-          seen,
-          "unauthenticated",
-          "requests answered 401: sent without a valid API key",
-          true,
-        );
+      const message = "requests answered 401: sent without a valid API key";
+      this.unauthenticated = this.tally(this.unauthenticated, seen, "unauthenticated", message);
     }
     if (account === undefined) return;
     let state = this.keys.get(account);
     if (state === undefined) this.keys.set(account, (state = new KeyState()));
 
+    const waitMs = state.waitUntilMs - seen.arrivedMs;
     if (seen.banned) {
-      this.add(
-        this.violations,
-        seen,
-        "request-while-banned",
-        `${what} arrived while the key was banned; the contract asks a client to wait for the ` +
-          "Retry-After of its 429 before sending anything",
-      );
-    } else if (
-      seen.arrivedMs >= state.waitFromMs &&
-      seen.arrivedMs < state.waitUntilMs - GRACE_MS
-    ) {
-      this.add(
-        this.violations,
-        seen,
-        "early-retry",
-        `${what} arrived ${seconds(state.waitUntilMs - seen.arrivedMs)} before the Retry-After of ` +
-          `the key's last 429 or 503 had passed; the contract asks a client to wait for it`,
-      );
+      const message = `${what} arrived while the key was banned; the contract asks a client to wait for the Retry-After of its 429`;
+      this.add(seen, "request-while-banned", message);
+    } else if (seen.arrivedMs >= state.waitFromMs && waitMs > GRACE_MS) {
+      const message = `${what} arrived ${seconds(waitMs)} before the Retry-After of the key's last 429 or 503 had passed; the contract asks a client to wait for it`;
+      this.add(seen, "early-retry", message);
     }
 
-    const digest =
-      seen.body === undefined ? "" : createHash("sha256").update(seen.body).digest("base64");
+    const digest = seen.body && createHash("sha256").update(seen.body).digest("base64");
     const signature = `${what} ${digest}`;
     const failure = state.failures.get(signature);
     const gapMs = failure && seen.arrivedMs - failure.leftMs;
     if (failure?.gapMs !== undefined && (gapMs! < GRACE_MS || gapMs! + GRACE_MS < failure.gapMs)) {
-      this.add(
-        this.violations,
-        seen,
-        "no-backoff",
-        `${what} was sent again ${seconds(gapMs!)} after it failed without an answer or a ` +
-          `Retry-After, having waited ${seconds(failure.gapMs)} the time before; the contract asks ` +
-          "a client to back off exponentially, waiting longer each time",
-      );
+      const message = `${what} was sent again ${seconds(gapMs!)} after it failed without an answer or a Retry-After, having waited ${seconds(failure.gapMs)} the time before; the contract asks a client to back off exponentially, waiting longer each time`;
+      this.add(seen, "no-backoff", message);
     }
     const unusable = status === null || (status >= 500 && seen.retryAfterSeconds === undefined);
     if (unusable) remember(state.failures, signature, { leftMs: seen.leftMs, gapMs });
     else state.failures.delete(signature);
 
-    if (seen.petId !== undefined) {
+    if (seen.petId !== undefined && digest !== undefined) {
       const earlier = state.unknown.get(digest);
       if (earlier !== undefined) {
-        this.add(
-          this.violations,
-          seen,
-          "duplicate-after-unknown-outcome",
-          `${what} created pet ${seen.petId}, a duplicate of pet ${earlier.petId}: that create's ` +
-            "answer never reached the client, and the same body was sent again; the contract " +
-            "asks a client that cannot know a create's outcome to look for the pet (GET /pets) first",
-        );
+        const message = `${what} created pet ${seen.petId}, a duplicate of pet ${earlier.petId}: that create's answer never reached the client, and the same body was sent again; the contract asks a client that cannot know a create's outcome to look for the pet (GET /pets) first`;
+        this.add(seen, "duplicate-after-unknown-outcome", message);
       }
       const repeated = state.created.get(digest);
-      if (
-        seen.delivered &&
-        repeated !== undefined &&
-        seen.leftMs - repeated.atMs <= REPEAT_WINDOW_MS
-      ) {
-        this.add(
-          this.warnings,
-          seen,
-          "repeated-create",
-          `${what} created pet ${seen.petId} with the same body as pet ${repeated.petId}, ` +
-            `${seconds(seen.leftMs - repeated.atMs)} earlier, both answered 201: a double submit?`,
-        );
+      const sinceMs = repeated === undefined ? Infinity : seen.leftMs - repeated.atMs;
+      if (seen.delivered && sinceMs <= REPEAT_WINDOW_MS) {
+        const message = `${what} created pet ${seen.petId} with the same body as pet ${repeated!.petId}, ${seconds(sinceMs)} earlier, both answered 201: a double submit?`;
+        this.add(seen, "repeated-create", message);
       }
-      remember(seen.delivered ? state.created : state.unknown, digest, {
-        atMs: seen.leftMs,
-        petId: seen.petId,
-      });
+      const created = { atMs: seen.leftMs, petId: seen.petId };
+      remember(seen.delivered ? state.created : state.unknown, digest, created);
     }
 
     if (seen.getPet && status === 410) {
-      this.add(
-        this.violations,
-        seen,
-        "removed-endpoint",
-        `${what} was called after its sunset, when it is removed; the contract names GET /pets ` +
-          "(its status filter) as the replacement",
-      );
+      const message = `${what} was called after its sunset, when it is removed; the contract names GET /pets (its status filter) as the replacement`;
+      this.add(seen, "removed-endpoint", message);
     } else if (seen.getPet) {
-      state.deprecated =
-        this.tally(state.deprecated, seen) ??
-        this.add(
-          this.warnings,
-          seen,
-          "deprecated-endpoint",
-          "calls of GET /pets/{petId}, deprecated and removed at its sunset; use GET /pets",
-          true,
-        );
+      const message =
+        "calls of GET /pets/{petId}, deprecated and removed at its sunset; use GET /pets";
+      state.deprecated = this.tally(state.deprecated, seen, "deprecated-endpoint", message);
     }
 
     if (seen.delivered && seen.retryAfterSeconds !== undefined) {
