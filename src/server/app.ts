@@ -235,15 +235,20 @@ export function createApp(store: PetStore, options: AppOptions) {
     }
     const retryAfter = reply?.headers?.indexOf("Retry-After") ?? -1;
     verdict.observe({
-      ...exchange,
+      account: exchange.account,
       method: req.method ?? "-",
-      path: (req.url ?? "").split("?")[0]!,
+      path:
+        entry === undefined ? (req.url ?? "").split("?")[0]! : entry.url.slice(0, entry.pathLength),
+      arrivedMs: exchange.arrivedMs,
       leftMs: clock.now(),
       id: entry?.id ?? null,
       status: outcome === "reset" ? null : outcome,
       delivered,
+      banned: exchange.banned,
       retryAfterSeconds: retryAfter === -1 ? undefined : Number(reply!.headers![retryAfter + 1]),
+      body: exchange.body,
       petId: reply?.status === 201 ? /"id":(-?[0-9]+)/.exec(String(reply.body))?.[1] : undefined,
+      getPet: exchange.getPet,
     });
   }
 
