@@ -72,6 +72,7 @@ interface Exchange {
   entry?: JournalEntry;
   /** What the verdict needs: the fake's clock at arrival, the valid key, banned then, a POST's body. */
   arrivedMs: number;
+  seq: number;
   account?: Account;
   banned: boolean;
   body?: Buffer;
@@ -240,6 +241,7 @@ export function createApp(store: PetStore, options: AppOptions) {
       path:
         entry === undefined ? (req.url ?? "").split("?")[0]! : entry.url.slice(0, entry.pathLength),
       arrivedMs: exchange.arrivedMs,
+      seq: exchange.seq,
       leftMs: clock.now(),
       id: entry?.id ?? null,
       status: outcome === "reset" ? null : outcome,
@@ -342,6 +344,7 @@ export function createApp(store: PetStore, options: AppOptions) {
       startedAt,
       headers: [],
       arrivedMs: 0,
+      seq: 0,
       banned: false,
       getPet: false,
     };
@@ -356,6 +359,7 @@ export function createApp(store: PetStore, options: AppOptions) {
     const route = routeOf(path);
     const nowMs = clock.now();
     exchange.arrivedMs = nowMs;
+    exchange.seq = verdict.stamp();
     if (typeof identity === "object") {
       exchange.account = identity;
       exchange.banned = identity.limits !== null && identity.bucket.bannedUntilMs > nowMs;

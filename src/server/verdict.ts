@@ -77,6 +77,8 @@ export interface Observed {
   /** The fake's clock when it arrived and when its answer left (or its connection was dropped). */
   arrivedMs: number;
   leftMs: number;
+  /** Its place in the order of arrival (stamp()). */
+  seq: number;
   /** Its journal id. */
   id: number | null;
   /** null: the connection was dropped without an answer. */
@@ -101,8 +103,8 @@ interface Remembered {
 
 /** What the rules remember of one key. */
 class KeyState {
-  waitFromMs = -Infinity;
-  waitUntilMs = -Infinity;
+  /** The last Retry-After: from the first request that arrives after it left, until when. */
+  wait = { fromSeq: Infinity, leftMs: 0, untilMs: -Infinity, signature: "" };
   /** no-backoff: by method, path and body, when the last failure left and the wait before it. */
   failures = new Map<string, { leftMs: number; gapMs: number | undefined }>();
   /** Pets created whose answer never reached the client, by body digest. */
@@ -136,6 +138,13 @@ export class VerdictBook {
   private warnings: Item[] = [];
   private omitted = 0;
   private unauthenticated: Item | undefined;
+
+  private seq = 0;
+
+  /** A request arrives: its place in the order of arrival. */
+  stamp(): number {
+    return ++this.seq;
+  }
 
   clear(): void {
     this.keys = new WeakMap();
@@ -186,17 +195,21 @@ export class VerdictBook {
     let state = this.keys.get(account);
     if (state === undefined) this.keys.set(account, (state = new KeyState()));
 
-    const waitMs = state.waitUntilMs - seen.arrivedMs;
+    const digest = seen.body && createHash("sha256").update(seen.body).digest("base64");
+    // A POST refused before its body was read is like no other.
+    const signature = `${what} ${digest ?? (seen.method === "POST" ? seen.seq : "")}`;
+    const { wait } = state;
+    const waitMs = wait.untilMs - seen.arrivedMs;
+    // Another request just after the answer left may have been sent before the client read it.
+    const retried = signature === wait.signature || seen.arrivedMs - wait.leftMs > GRACE_MS;
     if (seen.banned) {
       const message = `${what} arrived while the key was banned; the contract asks a client to wait for the Retry-After of its 429`;
       this.add(seen, "request-while-banned", message);
-    } else if (seen.arrivedMs >= state.waitFromMs && waitMs > GRACE_MS) {
+    } else if (seen.seq >= wait.fromSeq && waitMs > GRACE_MS && retried) {
       const message = `${what} arrived ${seconds(waitMs)} before the Retry-After of the key's last 429 or 503 had passed; the contract asks a client to wait for it`;
       this.add(seen, "early-retry", message);
     }
 
-    const digest = seen.body && createHash("sha256").update(seen.body).digest("base64");
-    const signature = `${what} ${digest}`;
     const failure = state.failures.get(signature);
     const gapMs = failure && seen.arrivedMs - failure.leftMs;
     if (failure?.gapMs !== undefined && (gapMs! < GRACE_MS || gapMs! + GRACE_MS < failure.gapMs)) {
@@ -233,8 +246,12 @@ export class VerdictBook {
     }
 
     if (seen.delivered && seen.retryAfterSeconds !== undefined) {
-      state.waitFromMs = seen.leftMs;
-      state.waitUntilMs = seen.leftMs + seen.retryAfterSeconds * 1000;
+      const untilMs = seen.leftMs + seen.retryAfterSeconds * 1000;
+      const next = { fromSeq: Infinity, leftMs: seen.leftMs, untilMs, signature };
+      state.wait = next;
+      // In flight: what the fake had already received when the answer left, which it reads
+      // before its event loop comes round; a client's retry comes later.
+      setImmediate(() => (next.fromSeq = this.seq + 1));
     }
   }
 }
