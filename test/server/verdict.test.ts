@@ -112,6 +112,24 @@ describe("the verdict", () => {
     expect(server.verdict()).toEqual({ pass: true, violations: [], warnings: [], omitted: 0 });
   });
 
+  it("counts no request a concurrent client had in flight when a 503 left", async () => {
+    const server = await start({ keys: [`${KEY}:pro`] });
+    server.next({ match: { method: "POST" }, answer: { status: 503 } });
+    const rows = Array.from({ length: 16 }, (_, i) =>
+      JSON.stringify({ name: `R${i}`, categoryId: 1 }),
+    );
+    const statuses = await Promise.all(
+      rows.map((body) => call(server.url, "/v1/pets", { key: KEY, body }).then((a) => a.status)),
+    );
+    expect(statuses.filter((status) => status === 503)).toHaveLength(1);
+    expect(server.verdict().violations).toEqual([]);
+    // The same request again at once is a retry, however soon.
+    server.next({ match: { method: "GET" }, answer: { status: 503, retryAfterSeconds: 5 } });
+    await call(server.url, "/v1/pets", { key: KEY });
+    await call(server.url, "/v1/pets", { key: KEY });
+    expect(server.verdict().violations.map((item) => item.rule)).toEqual(["early-retry"]);
+  });
+
   it("is shown on the home page", async () => {
     const server = await start({ sunset: "now" });
     const page = () => call(server.url, "/", { headers: { accept: "text/html" } });
