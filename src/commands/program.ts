@@ -22,6 +22,7 @@ import { profileRemoveCommand } from "./profile/remove.js";
 import { profileShowCommand } from "./profile/show.js";
 import { profileUseCommand } from "./profile/use.js";
 import { serveCommand } from "./serve.js";
+import { verdictCommand } from "./verdict.js";
 import { VERSION } from "./version.js";
 
 /** What each exit code means (EXIT_MEANINGS, the README's table too). */
@@ -78,6 +79,7 @@ const COMMANDS: Record<string, Declare> = {
   completion: completionCommand,
   __complete: (program, factory) => completeCommand(program, factory, () => buildProgram(factory)),
   serve: serveCommand,
+  verdict: verdictCommand,
 };
 
 /** Under a usage error, every command says where its own help is: "run `petstore get --help` for usage". */

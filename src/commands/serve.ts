@@ -68,6 +68,7 @@ const HELP_SECTIONS: readonly HelpSection[] = [
           "GET /__admin/health; POST /__admin/reset (back to the pets at start, durably); " +
           'GET and DELETE /__admin/requests; GET and POST /__admin/clock {"advanceSeconds":N}; ' +
           "GET and PUT /__admin/faults; GET and POST /__admin/keys; DELETE /__admin/keys/<key>; " +
+          "GET, POST and DELETE /__admin/next (scripted answers); GET /__admin/verdict; " +
           "GET /__admin/openapi.json. Open without a credential on a loopback --host; on any " +
           `other, off unless --admin-token (or ${ADMIN_TOKEN_VARIABLE}) is given, then ` +
           "Authorization: Bearer <token>.",
@@ -153,6 +154,11 @@ export function serveCommand(program: Command, factory: Factory): void {
       "--journal-size <n>",
       "requests kept for GET /__admin/requests; 0 turns the journal off",
       String(DEFAULT_JOURNAL_SIZE),
+    )
+    .option("--prefer-code", "answer Prism's Prefer: code=S header (400, 401, 404, 429, 500, 503)")
+    .option(
+      "--sunset <date|now>",
+      "remove GET /v1/pets/{petId} (410 Gone) from this ISO 8601 date on (default: 2030-12-05)",
     )
     .option("--admin-token <token>", "require this bearer token on /__admin (needed off loopback)")
     .option(

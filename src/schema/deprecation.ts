@@ -11,17 +11,21 @@ const DEPRECATED_AT = 1_735_689_600;
 export const SUNSET_DATE = "2030-12-05T00:00:00Z";
 
 /** The operation that replaces it (RFC 8288 `rel="successor-version"`). */
-const SUCCESSOR_PATH = "/v1/pets";
+export const SUCCESSOR_PATH = "/v1/pets";
 
 /**
  * The headers every answer of the operation carries, as the fake sends them and the
  * document shows them. A function, so that the CLI (which needs only SUNSET_DATE)
  * does not build them at start-up.
  */
-export function deprecationHeaderValues(): { Deprecation: string; Sunset: string; Link: string } {
+export function deprecationHeaderValues(sunsetMs = Date.parse(SUNSET_DATE)): {
+  Deprecation: string;
+  Sunset: string;
+  Link: string;
+} {
   return {
     Deprecation: `@${DEPRECATED_AT}`,
-    Sunset: new Date(SUNSET_DATE).toUTCString(),
+    Sunset: new Date(sunsetMs).toUTCString(),
     Link: `<${SUCCESSOR_PATH}>; rel="successor-version"`,
   };
 }

@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   admin_key_not_found: { status: 404, when: "DELETE /__admin/keys/{key} of a key the fake lacks" },
   pet_not_found: { status: 404, when: "no pet has this id" },
   method_not_allowed: { status: 405, when: "the path exists but not with this method" },
+  gone: { status: 410, when: "GET /pets/{petId} at or after its sunset (`serve --sunset`)" },
   request_timeout: { status: 408, when: "the headers or body arrived too slowly" },
   payload_too_large: { status: 413, when: "the body is larger than 1 MiB" },
   expectation_failed: { status: 417, when: "an Expect header other than 100-continue" },

@@ -84,6 +84,7 @@ const ERROR_MESSAGES: Partial<Record<ErrorCode, string>> = {
   unauthorized: "an API key is required: send Authorization: Bearer <key>",
   invalid_key: "the API key is not valid",
   pet_not_found: "no pet has the id 404",
+  gone: "GET /v1/pets/{petId} was removed on 2030-12-05T00:00:00.000Z; use GET /v1/pets instead (filter it with status)",
   payload_too_large: "the body is larger than 1048576 bytes (1 MiB)",
   unsupported_media_type: "Content-Type must be application/json (charset utf-8 if given)",
   rate_limited: "rate limit of 300 requests exceeded; retry after 30 s",

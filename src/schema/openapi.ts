@@ -134,6 +134,7 @@ function getPet(): JsonSchema {
       },
       "400": errorResponse("petId is not an int64.", ["invalid_pet_id"], headers),
       "404": errorResponse("The animal cannot be found.", ["pet_not_found"], headers),
+      "410": errorResponse("Removed: at or after the sunset.", ["gone"], headers),
       ...sharedErrors(DEPRECATION_HEADERS),
     },
   };

@@ -12,16 +12,18 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { deprecationHeaderValues } from "../schema/deprecation.js";
+import { deprecationHeaderValues, SUCCESSOR_PATH, SUNSET_DATE } from "../schema/deprecation.js";
 import type { AccessLog } from "./access-log.js";
 import { adminAccess, refusal } from "./admin/access.js";
-import { FakeClock, type Clock } from "./admin/clock.js";
+import { FakeClock, isoTime, type Clock } from "./admin/clock.js";
+import { preferredAnswer, ScriptedAnswers, type ScriptedAnswer } from "./admin/next.js";
 import { JournalEntry, RequestJournal } from "./admin/request-journal.js";
 import { createAdminRoutes, health, isAdminPath, keyEntry, type Fake } from "./admin/routes.js";
 import { createCors } from "./cors.js";
+import { VerdictBook } from "./verdict.js";
 import { faultInjector, type FaultSettings } from "./faults.js";
 import { createHomeRoute, isHomePath } from "./home/route.js";
-import { Keyring, unauthorizedReply, type Identity } from "./auth.js";
+import { Keyring, unauthorizedReply, UNKNOWN_KEY, type Account, type Identity } from "./auth.js";
 import type { ApiKeySpec } from "./keys.js";
 import { createOpenApiRoute } from "./openapi-route.js";
 import { PageCache } from "./page-cache.js";
@@ -51,6 +53,10 @@ export interface AppOptions {
    * loopback address, off elsewhere without a token. Default: off.
    */
   admin?: { host: string; token?: string };
+  /** Honour Prism's `Prefer: code=S` header: a scripted answer of status S. */
+  preferCode?: boolean;
+  /** When GET /v1/pets/{petId} is removed (410 from then on): "now" is the clock at start. Default: 5 Dec 2030. */
+  sunset?: Date | number | string;
 }
 
 export type App = ReturnType<typeof createApp>;
@@ -64,6 +70,13 @@ interface Exchange {
   headers: readonly string[];
   /** Its entry in the request journal; none for a preflight, or with the journal off. */
   entry?: JournalEntry;
+  /** What the verdict needs: the fake's clock at arrival, the valid key, banned then, a POST's body. */
+  arrivedMs: number;
+  seq: number;
+  account?: Account;
+  banned: boolean;
+  body?: Buffer;
+  getPet: boolean;
 }
 
 const enum Route {
@@ -86,8 +99,6 @@ function routeOf(path: string): Route {
   return path === "/v1/openapi.json" ? Route.OpenApi : Route.None;
 }
 
-/** Sent on every answer of `GET /v1/pets/{petId}`. */
-const DEPRECATION_HEADERS = Object.entries(deprecationHeaderValues()).flat();
 const NO_CONTENT: Reply = { status: 204, body: "" };
 
 const planOf = (identity: Identity) => (typeof identity === "object" ? identity.plan : null);
@@ -145,10 +156,24 @@ export function createApp(store: PetStore, options: AppOptions) {
   const log = options.log;
   const keyring = new Keyring(options.keys, options.ban ?? DEFAULT_BAN_POLICY);
   const cors = createCors(options.cors ?? true);
+  const verdict = new VerdictBook();
   const journal = new RequestJournal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
   const responder = new Responder(clock, log);
   const pages = new PageCache(store);
-  const openApi = createOpenApiRoute();
+  const sunsetMs =
+    options.sunset === undefined
+      ? undefined
+      : options.sunset === "now"
+        ? clock.now()
+        : new Date(options.sunset).getTime();
+  const sunsetIso = isoTime(sunsetMs ?? Date.parse(SUNSET_DATE));
+  const openApi = createOpenApiRoute(sunsetMs);
+  /** Sent on every answer of `GET /v1/pets/{petId}`. */
+  const DEPRECATION_HEADERS = Object.entries(deprecationHeaderValues(sunsetMs)).flat();
+  const gone = errorReply(
+    "gone",
+    `GET /v1/pets/{petId} was removed on ${sunsetIso}; use GET ${SUCCESSOR_PATH} instead (filter it with status)`,
+  );
   let faults = faultInjector(options.faults ?? {});
   let closed = false;
   const fake: Fake = {
@@ -156,6 +181,8 @@ export function createApp(store: PetStore, options: AppOptions) {
     keyring,
     clock,
     journal,
+    next: new ScriptedAnswers(),
+    verdict,
     startedAt: performance.now(),
     faults: options.faults ?? {},
     setFaults(settings) {
@@ -177,27 +204,54 @@ export function createApp(store: PetStore, options: AppOptions) {
         }),
       },
     health: () => health(fake),
+    verdict: () => verdict.verdict(),
     now: () => clock.now(),
   });
 
   /** Writes the answer to a /v1 request: the one place every /v1 answer leaves. */
   function answer(exchange: Exchange, reply: Reply): void {
     const { req, res, headers } = exchange;
+    const delivered = !req.socket.destroyed;
     responder.write(res, reply, [...headers, ...cors.headers(req.headers.origin)]);
-    finish(exchange, reply.status);
+    finish(exchange, reply.status, reply, delivered);
   }
 
   /** Closes the connection of a /v1 request on purpose, without an answer (a reset fault, shutdown). */
-  function drop(exchange: Exchange): void {
+  function drop(exchange: Exchange, processed?: Reply): void {
     exchange.req.socket.destroy();
-    finish(exchange, "reset");
+    finish(exchange, "reset", processed, false);
   }
 
-  function finish({ req, startedAt, entry }: Exchange, outcome: number | "reset"): void {
+  /** `reply`: the answer given, or the one a request processed then dropped would have had. */
+  function finish(
+    exchange: Exchange,
+    outcome: number | "reset",
+    reply: Reply | undefined,
+    delivered: boolean,
+  ): void {
+    const { req, startedAt, entry } = exchange;
     responder.answered(req, outcome, startedAt);
     if (entry !== undefined) {
       journal.record(entry, outcome === "reset" ? null : outcome, performance.now() - startedAt);
     }
+    const retryAfter = reply?.headers?.indexOf("Retry-After") ?? -1;
+    verdict.observe({
+      account: exchange.account,
+      method: req.method ?? "-",
+      path:
+        entry === undefined ? (req.url ?? "").split("?")[0]! : entry.url.slice(0, entry.pathLength),
+      arrivedMs: exchange.arrivedMs,
+      seq: exchange.seq,
+      leftMs: clock.now(),
+      id: entry?.id ?? null,
+      status: outcome === "reset" ? null : outcome,
+      delivered,
+      banned: exchange.banned,
+      retryAfterSeconds: retryAfter === -1 ? undefined : Number(reply!.headers![retryAfter + 1]),
+      body: exchange.body,
+      petId: reply?.status === 201 ? /"id":(-?[0-9]+)/.exec(String(reply.body))?.[1] : undefined,
+      getPet: exchange.getPet,
+    });
   }
 
   /** The operation; `resetAfter`: its connection is closed instead of answered. */
@@ -211,13 +265,16 @@ export function createApp(store: PetStore, options: AppOptions) {
     const { req, res, entry } = exchange;
     const finishWith = (reply: Reply | undefined) => {
       if (reply === undefined) return;
-      if (resetAfter) drop(exchange);
+      if (resetAfter) drop(exchange, reply);
       else answer(exchange, reply);
     };
     const failed = (error: unknown) =>
       finishWith(responder.failed(`${req.method} request`, res, error));
     if (route === Route.Pets && req.method === "POST") {
-      const keep = entry && ((bytes: Buffer) => journal.keepBody(entry, bytes));
+      const keep = (bytes: Buffer) => {
+        exchange.body = bytes;
+        if (entry !== undefined) journal.keepBody(entry, bytes);
+      };
       createPet(store, req, keep).then(finishWith, failed);
       return;
     }
@@ -230,6 +287,40 @@ export function createApp(store: PetStore, options: AppOptions) {
     } catch (error) {
       failed(error);
     }
+  }
+
+  /** A scripted answer (POST /__admin/next) in place of the faults. */
+  function script(
+    exchange: Exchange,
+    scripted: ScriptedAnswer,
+    account: Account,
+    route: Route,
+    path: string,
+    query: string,
+  ) {
+    const { status, retryAfterSeconds = 1, drop: dropWhen, delayMs } = scripted;
+    if (dropWhen === "before") return drop(exchange);
+    if (dropWhen === "after") return operate(exchange, route, path, query, true);
+    if (delayMs !== undefined) {
+      const late = () => (closed ? drop(exchange) : operate(exchange, route, path, query, false));
+      return void setTimeout(late, delayMs).unref();
+    }
+    const message = `a scripted answer (POST /__admin/next) of status ${status}`;
+    const retryAfter = ["Retry-After", String(retryAfterSeconds)];
+    if (status === 429) {
+      const limited = keyring.scripted429(account, clock.now(), retryAfterSeconds);
+      const deprecation = route === Route.Pet ? DEPRECATION_HEADERS : [];
+      exchange.headers = [...limited.headers, ...deprecation];
+      return answer(exchange, limited.refusal!);
+    }
+    const replies: Record<number, () => Reply> = {
+      400: () => errorReply("bad_request", message),
+      401: () => unauthorizedReply(UNKNOWN_KEY),
+      404: () => errorReply(route === Route.Pet ? "pet_not_found" : "not_found", message),
+      500: () => errorReply("internal_error", message),
+      503: () => errorReply("fault_injected", message, retryAfter),
+    };
+    answer(exchange, replies[status!]!());
   }
 
   function handle(req: IncomingMessage, res: ServerResponse, unmetExpectation: boolean): void {
@@ -247,7 +338,16 @@ export function createApp(store: PetStore, options: AppOptions) {
       return responder.answered(req, home(req, res, path, limit.headers)!, startedAt);
     }
     // A /v1 request starts here.
-    const exchange: Exchange = { req, res, startedAt, headers: [] };
+    const exchange: Exchange = {
+      req,
+      res,
+      startedAt,
+      headers: [],
+      arrivedMs: 0,
+      seq: 0,
+      banned: false,
+      getPet: false,
+    };
     if (req.method === "OPTIONS" && !unmetExpectation && /^\/v1(?:\/|$)/.test(path)) {
       const grants = cors.preflight(req.headers);
       if (grants !== undefined) {
@@ -258,6 +358,13 @@ export function createApp(store: PetStore, options: AppOptions) {
     }
     const route = routeOf(path);
     const nowMs = clock.now();
+    exchange.arrivedMs = nowMs;
+    exchange.seq = verdict.stamp();
+    if (typeof identity === "object") {
+      exchange.account = identity;
+      exchange.banned = identity.limits !== null && identity.bucket.bannedUntilMs > nowMs;
+    }
+    exchange.getPet = route === Route.Pet && (req.method === "GET" || req.method === "HEAD");
     const limit = keyring.limit(identity, address, nowMs, true);
     exchange.headers =
       route === Route.Pet ? [...limit.headers, ...DEPRECATION_HEADERS] : limit.headers;
@@ -273,6 +380,12 @@ export function createApp(store: PetStore, options: AppOptions) {
     const refused = limit.refusal ?? refusalOf(req, identity, route, path, unmetExpectation);
     if (refused !== undefined) return answer(exchange, refused);
     if (route === Route.OpenApi) return answer(exchange, { status: 200, body: openApi(req) });
+    if (route === Route.Pet && nowMs >= Date.parse(sunsetIso)) return answer(exchange, gone);
+    const account = identity as Account;
+    const scripted =
+      fake.next.take(req.method ?? "", path, account.key) ??
+      (options.preferCode === true ? preferredAnswer(String(req.headers.prefer)) : undefined);
+    if (scripted !== undefined) return script(exchange, scripted, account, route, path, query);
     if (faults === undefined) return operate(exchange, route, path, query, false);
     const plan = faults();
     const proceed = () => {

@@ -11,6 +11,7 @@ import {
   DAY_MS,
   outcome,
   RateBucket,
+  scriptedRejection,
   takeRequest,
   unlimited,
   type BanPolicy,
@@ -104,6 +105,12 @@ export class Keyring {
     count: boolean,
   ): LimitOutcome {
     return outcome(this.decide(identity, address, nowMs, count));
+  }
+
+  /** The headers and 429 of a scripted 429 (POST /__admin/next), counted toward a ban. */
+  scripted429(account: Account, nowMs: number, retryAfterSeconds: number): LimitOutcome {
+    const limit = account.limits?.perMinute ?? unlimited(nowMs).limit;
+    return outcome(scriptedRejection(account.bucket, limit, nowMs, retryAfterSeconds, this.ban));
   }
 
   private addressBucket(address: string, nowMs: number): RateBucket {

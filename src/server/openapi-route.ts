@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { TLSSocket } from "node:tls";
+import { deprecationHeaderValues, SUNSET_DATE } from "../schema/deprecation.js";
 import { openApiText } from "../schema/openapi.js";
 
 export const FAKE_SERVER_DESCRIPTION = "this fake (petstore serve)";
@@ -25,14 +26,27 @@ export function fakeOrigin(req: IncomingMessage): string {
   return `${scheme}://${shown}:${req.socket.localPort ?? 0}`;
 }
 
-/** The document text for a request, built once per origin. */
-export function createOpenApiRoute(): (req: IncomingMessage) => string {
+/**
+ * The document with the sunset moved (`serve --sunset`): the contract's date, as
+ * an ISO time and as the HTTP date of the Sunset header, appears nowhere else.
+ */
+function withSunset(text: string, sunsetMs: number): string {
+  const iso = new Date(sunsetMs).toISOString();
+  return text
+    .replaceAll(SUNSET_DATE, iso)
+    .replaceAll(new Date(SUNSET_DATE).toISOString(), iso)
+    .replaceAll(deprecationHeaderValues().Sunset, deprecationHeaderValues(sunsetMs).Sunset);
+}
+
+/** The document text for a request, built once per origin; `sunsetMs` when moved. */
+export function createOpenApiRoute(sunsetMs?: number): (req: IncomingMessage) => string {
   const documents = new Map<string, string>();
   return (req) => {
     const origin = fakeOrigin(req);
     let text = documents.get(origin);
     if (text === undefined) {
       text = openApiText([{ url: `${origin}/v1`, description: FAKE_SERVER_DESCRIPTION }]);
+      if (sunsetMs !== undefined) text = withSunset(text, sunsetMs);
       if (documents.size >= CACHED_ORIGINS) documents.delete(documents.keys().next().value!);
       documents.set(origin, text);
     }

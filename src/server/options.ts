@@ -110,6 +110,8 @@ export const START_OPTIONS = strict(
     clock: z.optional(
       withMethod<Clock>("now", "must be an object with now(), milliseconds since the Unix epoch"),
     ),
+    /** Prism's `Prefer: code=S` request header asks for a scripted answer of status S. */
+    preferCode: z.optional(z.boolean({ error: "must be true or false" })),
     /** No access log (server notes are still written). */
     quiet: z.optional(z.boolean({ error: "must be true or false" })),
     /** Where the access log and notes go; default stderr. */
@@ -153,6 +155,22 @@ export const START_OPTIONS = strict(
     ),
     /** Open connections allowed, idle ones closed first; default 1,000, fewer under a low `ulimit -n`. */
     maxConnections: z._default(integer(1, MAX_CONNECTIONS_LIMIT), defaultMaxConnections),
+    /**
+     * When `GET /v1/pets/{petId}` is removed (410 Gone from then on, by the fake's
+     * clock): a Date, Unix milliseconds, an ISO 8601 date or time, or "now" (the
+     * fake's clock at start). Default: the contract's 5 December 2030.
+     */
+    sunset: z.optional(
+      z.custom<Date | number | string>(
+        (value) =>
+          value === "now" ||
+          ((value instanceof Date ||
+            typeof value === "number" ||
+            (typeof value === "string" && ISO_DATE.test(value))) &&
+            Number.isFinite(new Date(value).getTime())),
+        { error: "must be a date (2030-12-05 or 2030-12-05T00:00:00Z), Unix milliseconds or now" },
+      ),
+    ),
     /** Requests kept in the request journal (`requests()`); 0 turns it off. */
     journalSize: z._default(integer(0, MAX_JOURNAL_SIZE), DEFAULT_JOURNAL_SIZE),
     /**
@@ -193,6 +211,10 @@ export const START_OPTIONS = strict(
 type ReadonlyArrays<T> = {
   [K in keyof T]: T[K] extends Array<infer E> | undefined ? readonly E[] : T[K];
 };
+
+/** An ISO 8601 date, or a date and time with its zone. */
+const ISO_DATE =
+  /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
 /** An interface, not an alias, so that the declarations users see name it rather than expand it. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type

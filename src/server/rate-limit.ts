@@ -110,6 +110,29 @@ export function takeRequest(
   return describe(bucket, limits);
 }
 
+/**
+ * A scripted 429 (POST /__admin/next): it counts toward a ban as a real one does,
+ * its Retry-After being the limited period it starts.
+ */
+export function scriptedRejection(
+  bucket: RateBucket,
+  limit: number,
+  nowMs: number,
+  retryAfterSeconds: number,
+  policy: BanPolicy,
+): RateDecision {
+  const resetMs = nowMs + retryAfterSeconds * 1000;
+  if (nowMs >= bucket.limitedUntilMs) {
+    bucket.limitedUntilMs = resetMs;
+    bucket.rejectedInPeriod = 0;
+  }
+  if (++bucket.rejectedInPeriod > policy.banAfter) {
+    bucket.bannedUntilMs = Math.ceil((nowMs + policy.banMs) / 1000) * 1000;
+  }
+  const resetSeconds = Math.ceil(resetMs / 1000);
+  return { verdict: "rate_limited", limit, remaining: 0, resetSeconds, retryAfterSeconds };
+}
+
 /** Where an allowed request leaves `bucket`: the window that binds first. */
 function describe(bucket: RateBucket, limits: WindowLimits): RateDecision {
   const minuteLeft = limits.perMinute - bucket.minuteCount;

@@ -31,6 +31,7 @@ export interface ServeFlags extends TlsFlags {
   keysFile?: string;
   printEnv?: boolean;
   quiet?: boolean;
+  preferCode?: boolean;
   latency?: string;
   failRate?: string;
   failMode?: string;
@@ -41,10 +42,14 @@ export interface ServeFlags extends TlsFlags {
   /** `--cors <origins>` gives the list; `--no-cors` is false. */
   cors?: string | false;
   journalSize?: string;
+  sunset?: string;
   adminToken?: string;
 }
 
-type ValueFlag = Exclude<keyof ServeFlags, "key" | "cors" | "printEnv" | "quiet" | "tls">;
+type ValueFlag = Exclude<
+  keyof ServeFlags,
+  "key" | "cors" | "printEnv" | "quiet" | "tls" | "preferCode"
+>;
 
 /**
  * The flags that set a value: the option it goes to, how its text is read as a
@@ -86,6 +91,7 @@ const VALUE_FLAGS: ReadonlyArray<[ValueFlag, string[], (text: string) => unknown
   ],
   ["maxConnections", ["maxConnections"], readWholeNumber],
   ["journalSize", ["journalSize"], readWholeNumber],
+  ["sunset", ["sunset"], (text) => text.trim()],
 ];
 
 /** `failRate` is `--fail-rate`. */
@@ -141,6 +147,7 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan 
   const options: Record<string, unknown> = {
     keys: generatedKey === undefined ? keys : [generatedKey],
     quiet: flags.quiet === true,
+    preferCode: flags.preferCode === true,
     tls,
     adminToken,
     cors: typeof flags.cors === "string" ? flags.cors.split(",") : flags.cors,

@@ -14,6 +14,7 @@ import { AccessLog } from "./access-log.js";
 import type { KeyEntry } from "./admin/bodies.js";
 import { ClockBody } from "./admin/bodies.js";
 import { JOURNAL_FILTER } from "./admin/filters.js";
+import { NextRuleBody, type NextRule } from "./admin/next.js";
 import type { RecordedRequest } from "./admin/request-journal.js";
 import { adminOperation, type AdminReply, type AdminRequest } from "./admin/routes.js";
 import { createApp } from "./app.js";
@@ -213,6 +214,24 @@ export async function startServer(startOptions: StartServerOptions = {}) {
         return fake.clock.offsetSeconds;
       },
     },
+    /**
+     * Scripted answers, as POST /__admin/next: the next `times` requests that match get
+     * `answer` (a ServerConfigError naming the field when the rule is not valid).
+     */
+    next(rule: NextRule) {
+      const reply = run("addNext", { body: parse(NextRuleBody, rule, "next") });
+      if (reply.status !== 201) {
+        throw new ServerConfigError(
+          `next: ${(JSON.parse(String(reply.body)) as { message: string }).message}`,
+        );
+      }
+      return reply.value as NextRule & { times: number; used: number };
+    },
+    /** The verdict on the app under test, as GET /__admin/verdict. */
+    verdict: () => fake.verdict.verdict(),
+    /** The scripted answers with how often each was used, as GET /__admin/next. */
+    nextRules: () => fake.next.list().rules,
+    clearNext: (): void => fake.next.clear(),
     /** Replaces every fault setting (as the `faults` option; `{}` for none). */
     setFaults: (faults: FaultOptions): void =>
       void run("setFaults", { body: parse(FaultOption, faults, "setFaults") }),

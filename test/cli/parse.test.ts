@@ -292,7 +292,17 @@ describe("the command line", () => {
       buildProgram(createFactory({ io: createTestIO(), env: {} }), argv).commands.map((c) =>
         c.name(),
       );
-    const all = ["list", "get", "add", "auth", "profile", "completion", "__complete", "serve"];
+    const all = [
+      "list",
+      "get",
+      "add",
+      "auth",
+      "profile",
+      "completion",
+      "__complete",
+      "serve",
+      "verdict",
+    ];
     expect(names([])).toEqual(all);
     expect(names(["--no-color", "list", "--json"])).toEqual(["list"]);
     expect(names(["auth", "status"])).toEqual(["auth"]);

@@ -285,7 +285,7 @@ describe("the client over a real socket", () => {
     });
     const result = await petstore.listPets({ limit: 1 });
     expect(result.data).toEqual([]);
-    expect(events).toEqual([{ reason: "network", waitMs: 500, attempt: 2, maxAttempts: 5 }]);
+    expect(events).toEqual([{ reason: "network", waitMs: 750, attempt: 2, maxAttempts: 5 }]);
   });
 
   it("reports a refused connection as a NetworkError that was not sent", async () => {
@@ -306,7 +306,7 @@ describe("the client over a real socket", () => {
     });
     const error = await failureOf(petstore.createPet({ name: "Rex", categoryId: 1n }));
     expect(error).toBeInstanceOf(NetworkError);
-    expect(sleeps).toEqual([500, 1_000]);
+    expect(sleeps).toEqual([750, 1_500]);
   });
 
   it("retries a GET answered 503 after its Retry-After", async () => {

@@ -107,7 +107,7 @@ describe("computeDelay", () => {
       "Retry-After on a status that is not in afterStatusCodes is not obeyed: the backoff is",
       { retry: 1, status: 502, headers: { retryAfterMs: 12_000 } },
       0.5,
-      500,
+      750,
     ],
     [
       "a 429 without Retry-After waits until X-RateLimit-Reset",
@@ -119,21 +119,26 @@ describe("computeDelay", () => {
       "a 429 without any header backs off: first ceiling is the base delay",
       { retry: 1, status: 429, headers: {} },
       0.5,
-      500,
+      750,
     ],
     [
       "the backoff ceiling doubles with each retry",
       { retry: 3, status: undefined, headers: {} },
       0.5,
-      2000,
+      3000,
     ],
     [
       "the backoff ceiling is capped by backoffLimit",
       { retry: 10, status: undefined, headers: {} },
       0.999,
-      15_984,
+      15_992,
     ],
-    ["full jitter can be no wait at all", { retry: 2, status: undefined, headers: {} }, 0, 0],
+    [
+      "equal jitter waits half the ceiling at least",
+      { retry: 2, status: undefined, headers: {} },
+      0,
+      1000,
+    ],
     [
       "a 503 saying Remaining 0 still waits for the reset",
       { retry: 1, status: 503, headers: { remaining: 0, resetAt: T0 + 5_000 } },
@@ -144,19 +149,19 @@ describe("computeDelay", () => {
       "a 503 with requests left backs off, ignoring the reset",
       { retry: 1, status: 503, headers: { remaining: 3, resetAt: T0 + 5_000 } },
       0.5,
-      500,
+      750,
     ],
     [
       "a reset already past falls back to backoff",
       { retry: 2, status: 429, headers: { remaining: 0, resetAt: T0 - 1_000 } },
       0.25,
-      500,
+      1_250,
     ],
     [
       "a backoff longer than the time to the reset is kept",
       { retry: 5, status: 429, headers: { resetAt: T0 + 100 } },
       0.5,
-      8_000,
+      12_000,
     ],
   ])("%s", (_name, input, random, expected) => {
     expect(computeDelay(input, policy, T0, () => random)).toBe(expected);
@@ -295,7 +300,7 @@ describe("withRetry", () => {
   it("backs off with jitter on a 502 without headers", async () => {
     const { retrying, clock } = setup([answer(502), answer(502), answer(200)], {}, () => 0.75);
     await retrying(GET);
-    expect(clock.sleeps).toEqual([750, 1_500]);
+    expect(clock.sleeps).toEqual([875, 1_750]);
   });
 
   it("retries a GET after a timeout and announces it as such", async () => {
@@ -329,9 +334,9 @@ describe("withRetry", () => {
     );
     await expect(retrying(GET)).rejects.toBeInstanceOf(TimeoutError);
     expect(clock.now() - T0).toBeLessThanOrEqual(DEFAULT_RETRY_POLICY.maxTotalWait);
-    // 15 s, 0.5 s, 15 s, 1 s, 15 s, 2 s: the fourth attempt has the 11.5 s left.
-    expect(attempts.map((attempt) => attempt.took)).toEqual([15_000, 15_000, 15_000, 11_500]);
-    expect(clock.sleeps).toEqual([500, 1_000, 2_000]);
+    // 15 s, 0.75 s, 15 s, 1.5 s, 15 s, 3 s: the fourth attempt has the 9.7 s left (in tenths).
+    expect(attempts.map((attempt) => attempt.took)).toEqual([15_000, 15_000, 15_000, 9_700]);
+    expect(clock.sleeps).toEqual([750, 1_500, 3_000]);
   });
 
   it("gives the first attempt its whole timeout, longer than the budget, and retries no more", async () => {

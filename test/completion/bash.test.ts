@@ -52,6 +52,7 @@ describe("bash completion", () => {
       "profile",
       "completion",
       "serve",
+      "verdict",
       "help",
     ]);
     expect(await complete("petstore", "pro")).toEqual(["profile"]);

@@ -74,7 +74,10 @@ const offered = async (shell: keyof typeof SHELLS, line: string) =>
 
 describe.each(Object.keys(SHELLS) as (keyof typeof SHELLS)[])("%s completion", (shell) => {
   it.each<[string, string[]]>([
-    ["petstore ", ["add", "auth", "completion", "get", "help", "list", "profile", "serve"]],
+    [
+      "petstore ",
+      ["add", "auth", "completion", "get", "help", "list", "profile", "serve", "verdict"],
+    ],
     ["petstore pro", ["profile"]],
     ["petstore auth ", ["help", "login", "logout", "status"]],
     ["petstore --no-color li", ["list"]],

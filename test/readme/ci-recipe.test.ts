@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, mkdirSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -84,5 +84,59 @@ describe("the CI recipes of docs/serve.md", () => {
     // Reset on SIGTERM too: the file holds the 5 seeded pets, not Rex.
     const stored = parseJson(readFileSync(join(work, "app-pets.json"), "utf8"));
     expect(Array.isArray(stored) && stored.length).toBe(5);
+  });
+
+  /** The verdict step as written, with `app` as the app's suite (./app-tests.sh). */
+  function verdictStep(app: string) {
+    writeFileSync(join(work, "app-tests.sh"), app, { mode: 0o755 });
+    for (const file of ["verdict-pets.json", "verdict.env"])
+      rmSync(join(work, file), { force: true });
+    return spawnSync(
+      "bash",
+      ["-c", stepScript("docs/serve.md", "Check the app against the contract")],
+      {
+        cwd: work,
+        env: {
+          PATH: `${join(work, "bin")}:${process.env.PATH}`,
+          HOME: work,
+          PETSTORE_CONFIG_DIR: join(work, "config"),
+        },
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
+  }
+
+  it("runs the verdict step as written: it fails a naive app, each violation in words", () => {
+    const run = verdictStep(
+      [
+        "#!/bin/sh",
+        "# Looks a pet up by id (removed at the sunset), and retries a 429 at once.",
+        'auth="Authorization: Bearer $PETSTORE_API_KEY"',
+        'curl -s -o /dev/null -H "$auth" "$PETSTORE_BASE_URL/pets/1"',
+        'for _ in $(seq 130); do curl -s -o /dev/null -H "$auth" "$PETSTORE_BASE_URL/pets"; done',
+        "",
+      ].join("\n"),
+    );
+    expect(run.status, run.stderr).toBe(12);
+    expect(run.stdout).toMatch(/^violation removed-endpoint: GET \/v1\/pets\/1 at .*, key …: /m);
+    // 130 requests of a free key (60 a minute) cross at most one window's reset.
+    expect(run.stdout.match(/^violation early-retry: /gm)?.length).toBeGreaterThan(3);
+    expect(run.stderr).toMatch(/error: the app under test broke the contract: [0-9]+ violations/);
+  });
+
+  it("runs the verdict step as written: our own client passes", () => {
+    const run = verdictStep(
+      [
+        "#!/bin/sh",
+        "set -eu",
+        "petstore list --status available -q > /dev/null",
+        'petstore add --name "Rex" --category-id 1 -q > /dev/null',
+        "petstore list --limit 100 -q | grep -q .",
+        "",
+      ].join("\n"),
+    );
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toBe("pass: no violations, 0 warnings\n");
   });
 });

@@ -26,7 +26,7 @@ beforeAll(async () => {
   [main, faulty, full] = await Promise.all([
     startServe(["--seed", "5", "--key", `${LIMITED_KEY}:enterprise:1/1`]),
     startServe(["--fail-rate", "1", "--fail-mode", "503"]),
-    startServe([], FULL_FILE),
+    startServe(["--sunset", "now"], FULL_FILE),
   ]);
   doc = JSON.parse((await call(main.baseUrl, "/v1/openapi.json")).text) as Node;
   validator = documentValidator(doc);
@@ -134,6 +134,8 @@ describe("the served document against the fake", () => {
       415,
     );
     await check("createPet", full.baseUrl, "/v1/pets", post(pet), 507);
+    // That fake's sunset is its start: GET /pets/{petId} is gone.
+    await check("getPet", full.baseUrl, "/v1/pets/1", { key }, 410);
     for (const [id, path, body] of [
       ["listPets", "/v1/pets", undefined],
       ["createPet", "/v1/pets", pet],

@@ -110,6 +110,14 @@ const TRIGGERS: Record<keyof typeof ERROR_CODES, () => Promise<{ status: number;
       ),
     not_found: () => viaHttp(call(server.url, "/v2", { key: KEY })),
     pet_not_found: () => viaHttp(call(server.url, "/v1/pets/1", { key: KEY })),
+    gone: async () => {
+      const removed = await startTestServer({ keys: [KEY], sunset: "now" });
+      try {
+        return await viaHttp(call(removed.url, "/v1/pets/1", { key: KEY }));
+      } finally {
+        await removed.close();
+      }
+    },
     method_not_allowed: () => viaHttp(call(server.url, "/v1/pets", { key: KEY, method: "PUT" })),
     request_timeout: async () => {
       const slow = await startTestServer({

@@ -37,8 +37,10 @@ import {
 } from "./bodies.js";
 import { isoTime, LATEST_CLOCK_MS, type FakeClock } from "./clock.js";
 import { FILTER_PARAMETERS, JOURNAL_FILTER } from "./filters.js";
+import { MAX_RULES, NextRuleBody, NextRules, RuleState, type ScriptedAnswers } from "./next.js";
 import { adminOpenApi, type DocumentedRoute } from "./openapi.js";
 import { PAGE_BYTES, Requests, type RequestJournal } from "./request-journal.js";
+import { GRACE_MS, MAX_ITEMS, VerdictAnswer, type VerdictBook } from "../verdict.js";
 
 /** What the control plane reads and changes: the server's parts. */
 export interface Fake {
@@ -46,6 +48,8 @@ export interface Fake {
   keyring: Keyring;
   clock: FakeClock;
   journal: RequestJournal;
+  next: ScriptedAnswers;
+  verdict: VerdictBook;
   /** When the server started (performance.now()). */
   startedAt: number;
   faults: FaultSettings;
@@ -128,7 +132,8 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
     path: "/__admin/reset",
     operationId: "reset",
     summary:
-      "The store back to what it held at start-up (durably); rate limits, bans and the journal cleared.",
+      "The store back to what it held at start-up (durably); rate limits, bans, the journal " +
+      "the scripted answers and the verdict cleared.",
     body: NoFields,
     answers: { 200: z.object({ status: z.literal("reset"), pets: count() }) },
     errors: {
@@ -140,6 +145,8 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
       await fake.store.reset();
       fake.keyring.clear();
       fake.journal.clear();
+      fake.next.clear();
+      fake.verdict.clear();
       return json(200, { status: "reset", pets: fake.store.size });
     },
   }),
@@ -172,6 +179,61 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
       fake.journal.clear();
       return NO_CONTENT;
     },
+  }),
+  route({
+    method: "GET",
+    path: "/__admin/next",
+    operationId: "listNext",
+    summary: "The scripted answers, in the order they were added, with how often each was used.",
+    answers: { 200: NextRules },
+    handle: (fake) => json(200, fake.next.list()),
+  }),
+  route({
+    method: "POST",
+    path: "/__admin/next",
+    operationId: "addNext",
+    summary:
+      "Adds a scripted answer: the next `times` requests that match (after authentication, " +
+      "the rate limit, 404 and 405) get it instead of the faults. A scripted 429 counts " +
+      `toward a ban as a real one does. ${MAX_RULES} rules at most (a spent one makes room).`,
+    body: NextRuleBody,
+    answers: { 201: RuleState },
+    errors: {
+      400: `invalid_admin_request (names the field); also ${MAX_RULES} rules with uses left`,
+    },
+    handle(fake, { body }) {
+      const rule = fake.next.add(body);
+      if (rule === undefined) {
+        return invalid([
+          `${MAX_RULES} rules with uses left are kept already; DELETE /__admin/next first`,
+        ]);
+      }
+      return json(201, rule);
+    },
+  }),
+  route({
+    method: "DELETE",
+    path: "/__admin/next",
+    operationId: "clearNext",
+    summary: "Removes every scripted answer.",
+    answers: { 204: null },
+    handle(fake) {
+      fake.next.clear();
+      return NO_CONTENT;
+    },
+  }),
+  route({
+    method: "GET",
+    path: "/__admin/verdict",
+    operationId: "verdict",
+    summary:
+      "The verdict on the app under test since the start or the last reset: the contract's " +
+      "rules it broke (violations: early-retry, with a grace of " +
+      `${GRACE_MS} ms; request-while-banned; no-backoff; duplicate-after-unknown-outcome; ` +
+      "removed-endpoint) and warnings (deprecated-endpoint, repeated-create, unauthenticated). " +
+      `${MAX_ITEMS} items of each list are kept at most.`,
+    answers: { 200: VerdictAnswer },
+    handle: (fake) => json(200, fake.verdict.verdict()),
   }),
   route({
     method: "GET",

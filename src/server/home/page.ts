@@ -9,6 +9,7 @@
  */
 import { htmlEscape } from "escape-goat";
 import { PET_STATUSES, type Pet } from "../../schema/pet.js";
+import type { Verdict } from "../verdict.js";
 
 declare const PETSTORE_VERSION: string;
 
@@ -43,7 +44,12 @@ export interface PageView {
   health?: { status: string; pets: number; uptimeSeconds: number };
   /** The fake's time, Unix seconds. */
   nowSeconds: number;
+  /** `GET /__admin/verdict`'s body, for whoever may use the control plane. */
+  verdict?: Verdict;
 }
+
+/** Items of the verdict shown; the rest are at GET /__admin/verdict. */
+const VERDICT_SHOWN = 20;
 
 /** `{rel: absolute URL}`: where everything of the fake is. */
 function linksOf(origin: string): Record<string, string> {
@@ -170,6 +176,30 @@ ${rows}
 </article>`;
 }
 
+/** The verdict on the app under test: each item as a line, violations first. */
+function verdictCard({ verdict }: PageView): string {
+  if (verdict === undefined) return `<article id="verdict" data-live hidden></article>`;
+  const items = [
+    ...verdict.violations.map((item) => ["bad", item] as const),
+    ...verdict.warnings.map((item) => ["warn", item] as const),
+  ];
+  const lines = items.slice(0, VERDICT_SHOWN).map(([tone, item]) => {
+    const times = item.count === undefined ? "" : ` ×${item.count}`;
+    const { method, path, time } = item.request;
+    return `<li><span class="pill ${tone}">${item.rule}${times}</span> <code>${htmlEscape(`${method} ${path}`)}</code> <small>${time}</small><br>${htmlEscape(item.message)}</li>`;
+  });
+  const more = items.length - lines.length + verdict.omitted;
+  if (more > 0)
+    lines.push(`<li>and ${more} more: <a href="/__admin/verdict">/__admin/verdict</a></li>`);
+  const tone = verdict.pass ? "ok" : "bad";
+  const violations = verdict.violations.length + verdict.omitted;
+  const said = verdict.pass ? "pass" : `${violations} violation${violations === 1 ? "" : "s"}`;
+  return `<article id="verdict" data-live>
+<header><h2>Verdict</h2><span class="pill ${tone}">${said}</span><small>the app under test, since the start or the last reset (<code>petstore verdict</code>)</small></header>
+<ul>${lines.join("\n") || "<li>nothing to say yet</li>"}</ul>
+</article>`;
+}
+
 const FAULTS_CARD = `<article>
 <header><h2>Faults</h2><small id="faults-meta"></small></header>
 <form id="faults">
@@ -259,6 +289,7 @@ ${notice(view)}
 ${keysCard(view)}
 ${FAULTS_CARD}
 </div>
+${verdictCard(view)}
 <div class="grid">
 ${petsCard(view)}
 ${REQUESTS_CARD}

@@ -42,6 +42,8 @@ export interface HomeOptions {
   keys(req: IncomingMessage): Reply;
   /** `GET /__admin/health`'s body, for the page's status line. */
   health?(): PageView["health"];
+  /** `GET /__admin/verdict`'s body, for the page's verdict. */
+  verdict?(): PageView["verdict"];
   /** The fake's time in ms (its clock can be moved forward); default: Date.now. */
   now?(): number;
   /** Where the page's files come from; default: dist/home/ or the binary's assets. */
@@ -168,6 +170,7 @@ export function createHomeRoute(options: HomeOptions): HomeRoute {
       keys: typeof keyList === "string" ? keyList : keyList.keys,
       needsToken: keyReply.status === 401,
       health: typeof keyList === "string" ? undefined : options.health?.(),
+      verdict: typeof keyList === "string" ? undefined : options.verdict?.(),
       nowSeconds: (options.now?.() ?? Date.now()) / 1000,
     });
     const page = ["Content-Type", "text/html; charset=utf-8", "Content-Security-Policy", PAGE_CSP];

@@ -1,0 +1,158 @@
+/**
+ * Scripted answers (`/__admin/next`, `server.next()`): rules that give the next
+ * requests that match a chosen answer, as WireMock's stubs and Mockoon's rules
+ * do, chosen from outside the request. A rule is consulted where faults are
+ * (after authentication, the rate limit, 404 and 405), and takes their place for
+ * that request: the first rule, in the order they were added, that matches and
+ * has uses left gives its answer. Spent rules stay listed with their use until
+ * DELETE /__admin/next or /__admin/reset; MAX_RULES are kept at most.
+ */
+import * as z from "zod/mini";
+import { integer, strict } from "../check.js";
+import { MAX_LATENCY_MS } from "../faults.js";
+import { count, described, named } from "./bodies.js";
+
+export const MAX_RULES = 100;
+export const MAX_TIMES = 10_000;
+export const MAX_RETRY_AFTER_SECONDS = 86_400;
+/** The statuses a rule may answer: those the contract documents, and 500 and 503. */
+const STATUSES = [400, 401, 404, 429, 500, 503];
+const STATUS_RULE = `must be one of ${STATUSES.join(", ")}`;
+const ONE_ANSWER = "give exactly one of status, drop or delayMs";
+
+const text = (pattern: RegExp, rule: string, description: string) =>
+  z.optional(z.string({ error: rule }).check(z.regex(pattern, rule), z.describe(description)));
+
+const Match = strict(
+  {
+    method: text(
+      /^[A-Za-z]{1,20}$/,
+      "must be an HTTP method such as GET",
+      "Any case; any method when left out.",
+    ),
+    path: text(
+      /^\/.{0,2047}$/,
+      "must be a path starting with /, ending in * to match a prefix",
+      "Exact (/v1/pets/1), or a prefix ending in * (/v1/pets*).",
+    ),
+    key: text(/^.{1,4096}$/, "must be an API key", "The key itself; any key when left out."),
+  },
+  "must be an object {method?, path?, key?}",
+);
+
+const Answer = strict(
+  {
+    status: z.optional(
+      z.number({ error: STATUS_RULE }).check(
+        z.refine((status) => STATUSES.includes(status), STATUS_RULE),
+        z.describe("A valid Error body, with the headers the real answer carries."),
+      ),
+    ),
+    retryAfterSeconds: z.optional(
+      integer(0, MAX_RETRY_AFTER_SECONDS).check(
+        z.describe("The Retry-After of a 429 or 503; 1 when left out."),
+      ),
+    ),
+    drop: z.optional(
+      z
+        .enum(["before", "after"], { error: "must be before or after" })
+        .check(
+          z.describe(
+            "The connection is reset before the request is processed, or after (a POST creates the pet).",
+          ),
+        ),
+    ),
+    delayMs: z.optional(
+      integer(0, MAX_LATENCY_MS).check(z.describe("The real answer, this many milliseconds late.")),
+    ),
+  },
+  "must be an object such as {status}, {drop} or {delayMs}",
+).check(
+  z.refine(
+    (answer) =>
+      [answer.status, answer.drop, answer.delayMs].filter((v) => v !== undefined).length === 1,
+    ONE_ANSWER,
+  ),
+  z.refine(
+    (answer) =>
+      answer.retryAfterSeconds === undefined || answer.status === 429 || answer.status === 503,
+    { message: "only with status 429 or 503", path: ["retryAfterSeconds"] },
+  ),
+);
+export type ScriptedAnswer = z.infer<typeof Answer>;
+
+export const NextRuleBody = named(
+  "NextRule",
+  strict(
+    {
+      match: z.optional(Match),
+      answer: Answer,
+      times: z.optional(
+        integer(1, MAX_TIMES).check(
+          z.describe("How many matching requests get it; 1 when left out."),
+        ),
+      ),
+    },
+    'the body must be a JSON object {"match": {method?, path?, key?}, "answer": {...}, "times": N}',
+  ),
+);
+export type NextRule = z.infer<typeof NextRuleBody>;
+
+export const RuleState = named(
+  "NextRuleState",
+  z.object({
+    match: Match,
+    answer: Answer,
+    times: count(),
+    used: described(count(), "How many requests it has answered."),
+  }),
+);
+export const NextRules = named("NextRules", z.object({ rules: z.array(RuleState) }));
+type RuleState = z.infer<typeof RuleState>;
+
+/** Prism's `Prefer: code=S` (with `serve --prefer-code`), for a status a rule may answer. */
+export function preferredAnswer(prefer: string | undefined): ScriptedAnswer | undefined {
+  const status = Number(/(?:^|[\s,;])code=([0-9]{3})\b/.exec(prefer ?? "")?.[1]);
+  return STATUSES.includes(status) ? { status } : undefined;
+}
+
+export class ScriptedAnswers {
+  private rules: RuleState[] = [];
+
+  /** Adds a rule; a spent one makes room when MAX_RULES are kept; false when none is spent. */
+  add({ match = {}, answer, times = 1 }: NextRule): RuleState | undefined {
+    if (this.rules.length >= MAX_RULES) {
+      const spent = this.rules.findIndex((rule) => rule.used >= rule.times);
+      if (spent === -1) return undefined;
+      this.rules.splice(spent, 1);
+    }
+    const rule = { match, answer, times, used: 0 };
+    this.rules.push(rule);
+    return rule;
+  }
+
+  list(): { rules: RuleState[] } {
+    return { rules: this.rules };
+  }
+
+  clear(): void {
+    this.rules = [];
+  }
+
+  /** The answer of a request, its use counted; undefined when no rule takes it. */
+  take(method: string, path: string, key: string): ScriptedAnswer | undefined {
+    const rule = this.rules.find(
+      ({ match, times, used }) =>
+        used < times &&
+        (match.method === undefined || match.method.toUpperCase() === method) &&
+        (match.key === undefined || match.key === key) &&
+        (match.path === undefined ||
+          (match.path.endsWith("*")
+            ? path.startsWith(match.path.slice(0, -1))
+            : path === match.path)),
+    );
+    if (rule === undefined) return undefined;
+    rule.used++;
+    return rule.answer;
+  }
+}
