@@ -44,7 +44,7 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export const EXIT_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [EXIT.OK]: "success",
   [EXIT.UNEXPECTED]:
-    "unexpected error (a stack trace only with `--debug`), or the output could not be written (a full disk) or made (a `--jq` filter failed on the data)",
+    "unexpected error (a stack trace only with `--debug`), or the output could not be written (full disk) or filtered (`--jq`)",
   [EXIT.USAGE]: "usage or invalid input, including a 400 from the service and a redirect",
   [EXIT.AUTH]: "authentication: no key, or the key was rejected (401)",
   [EXIT.NOT_FOUND]: "not found (404)",
@@ -54,14 +54,14 @@ export const EXIT_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [EXIT.PROXY]:
     "the proxy refused the request (407: credentials missing or wrong) or could not be reached; nothing reached the service",
   [EXIT.RESULTS_UNWRITABLE]:
-    "`add --from` could not write its results file (a full disk): it stopped sending before an outcome was lost; `--resume` continues once there is room",
+    "`add --from` could not write its results file (a full disk): it stopped before losing an outcome; `--resume` continues",
   [EXIT.DECLINED]: "not added: `add` was answered no at its confirmation (nothing sent)",
   [EXIT.GONE]:
     "the service has removed the operation (410 Gone): `petstore get` after the sunset of GET /pets/{id}; use `petstore list`",
   [EXIT.VIOLATIONS]:
     "`petstore verdict`: the fake saw the app under test break a rule of the contract (each violation is printed)",
   [EXIT.INTERRUPTED]:
-    "interrupted by Ctrl-C or SIGTERM during `add --from` (requests in flight finish first; `--resume` continues); Ctrl-C at a prompt (nothing sent)",
+    "interrupted (Ctrl-C, SIGTERM) during `add --from`: requests in flight finish, `--resume` continues; Ctrl-C at a prompt: nothing sent",
 };
 
 /** Each class declares its kind: `instanceof` holds across bundles (schema/kinded-error.ts). */
