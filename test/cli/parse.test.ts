@@ -322,7 +322,9 @@ describe("the command line", () => {
       return found;
     };
     const json = withFlag("--json");
-    expect(json).toEqual(["list", "get", "add", "auth status", "profile list", "profile show"]);
+    expect(json).toEqual([
+      ...["list", "get", "add", "auth status", "profile list", "profile show", "verdict"],
+    ]);
     expect(withFlag("--jq")).toEqual(json);
   });
 });
