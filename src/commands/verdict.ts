@@ -10,6 +10,7 @@ import { EXIT, PetstoreError } from "../errors.js";
 import { ADMIN_TOKEN_VARIABLE, DEFAULT_HOST, DEFAULT_PORT } from "../server/serve-defaults.js";
 import type { Factory } from "./factory.js";
 import { addExamples } from "./help-layout.js";
+import { addJsonOption } from "./output-options.js";
 
 interface VerdictFlags {
   baseUrl?: string;
@@ -33,9 +34,10 @@ export function verdictCommand(program: Command, factory: Factory): void {
       "--base-url <url>",
       "the fake's base URL (default: PETSTORE_BASE_URL, else the serve default)",
     )
-    .option("--admin-token <token>", `the fake's admin token (default: ${ADMIN_TOKEN_VARIABLE})`)
-    .option("--json", "print the verdict as the fake gives it")
-    .action((flags: VerdictFlags) => verdictRun(flags, factory));
+    .option("--admin-token <token>", `the fake's admin token (default: ${ADMIN_TOKEN_VARIABLE})`);
+  addJsonOption(command, "print the verdict as the fake gives it").action((flags: VerdictFlags) =>
+    verdictRun(flags, factory),
+  );
   addExamples(command, [". ./serve.env && petstore verdict"]);
 }
 
