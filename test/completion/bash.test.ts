@@ -4,28 +4,14 @@
  * profile names come from a real `petstore __complete profiles`.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, REPO_ROOT } from "../server/cli-build.js";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../server/cli-build.js";
+import { useShellHome } from "./shell-home.js";
 
 const SCRIPT = join(REPO_ROOT, "completions", "petstore.bash");
-let home: string;
-
-beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), "petstore-completion-"));
-  const config = { currentProfile: "default", profiles: { default: {}, ci: { env: "staging" } } };
-  mkdirSync(join(home, "config"));
-  writeFileSync(join(home, "config", "config.json"), JSON.stringify(config));
-  mkdirSync(join(home, "work"));
-  writeFileSync(join(home, "work", "rex.json"), "{}");
-  writeFileSync(join(home, "work", "tom.json"), "{}");
-});
-afterAll(() => {
-  rmSync(home, { recursive: true, force: true });
-});
+const { shellOptions } = useShellHome();
 
 /** What bash offers for the last word of `words`. */
 async function complete(...words: string[]): Promise<string[]> {
@@ -35,10 +21,11 @@ async function complete(...words: string[]): Promise<string[]> {
     COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
     _petstore
     printf '%s\\n' "\${COMPREPLY[@]}"`;
-  const { stdout } = await promisify(execFile)("bash", ["-c", program, "bash", SCRIPT, ...words], {
-    cwd: join(home, "work"),
-    env: { PATH: process.env.PATH, PETSTORE_BIN: BIN, PETSTORE_CONFIG_DIR: join(home, "config") },
-  });
+  const { stdout } = await promisify(execFile)(
+    "bash",
+    ["-c", program, "bash", SCRIPT, ...words],
+    shellOptions(),
+  );
   return stdout.split("\n").filter((line) => line !== "");
 }
 

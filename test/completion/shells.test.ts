@@ -6,27 +6,13 @@
  * given (they exist only inside a completion widget).
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, REPO_ROOT } from "../server/cli-build.js";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../server/cli-build.js";
+import { useShellHome } from "./shell-home.js";
 
-let home: string;
-
-beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), "petstore-completion-"));
-  const config = { currentProfile: "default", profiles: { default: {}, ci: { env: "staging" } } };
-  mkdirSync(join(home, "config"));
-  writeFileSync(join(home, "config", "config.json"), JSON.stringify(config));
-  mkdirSync(join(home, "work"));
-  writeFileSync(join(home, "work", "rex.json"), "{}");
-  writeFileSync(join(home, "work", "tom.json"), "{}");
-});
-afterAll(() => {
-  rmSync(home, { recursive: true, force: true });
-});
+const { shellOptions } = useShellHome();
 
 const ZSH = `
   petstore() { node "$PETSTORE_BIN" "$@"; }
@@ -47,10 +33,7 @@ const FISH = `
   complete -C $argv[2]`;
 
 async function run(shell: string, args: string[]): Promise<string[]> {
-  const { stdout } = await promisify(execFile)(shell, args, {
-    cwd: join(home, "work"),
-    env: { PATH: process.env.PATH, PETSTORE_BIN: BIN, PETSTORE_CONFIG_DIR: join(home, "config") },
-  });
+  const { stdout } = await promisify(execFile)(shell, args, shellOptions());
   return stdout.split("\n").filter((line) => line !== "");
 }
 
