@@ -41,9 +41,9 @@ describe("the CI recipes of docs/serve.md", () => {
   });
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it("runs as written: serve on port 0, wait, list, add, stop", () => {
-    const script = stepScript("docs/serve.md", "Test against a local fake");
-    const run = spawnSync("bash", ["-c", script], {
+  /** Runs the step of docs/serve.md under `heading` as written, with the packed CLI on the PATH. */
+  function runStep(heading: string) {
+    return spawnSync("bash", ["-c", stepScript("docs/serve.md", heading)], {
       cwd: work,
       env: {
         PATH: `${join(work, "bin")}:${process.env.PATH}`,
@@ -53,6 +53,10 @@ describe("the CI recipes of docs/serve.md", () => {
       encoding: "utf8",
       timeout: 60_000,
     });
+  }
+
+  it("runs as written: serve on port 0, wait, list, add, stop", () => {
+    const run = runStep("Test against a local fake");
     expect(run.status, run.stderr).toBe(0);
     expect(run.stderr).not.toMatch(/error/i);
     const available = parseJson(readFileSync(join(work, "available.json"), "utf8"));
@@ -63,17 +67,7 @@ describe("the CI recipes of docs/serve.md", () => {
   });
 
   it("runs the control-plane step as written: reset between tests, assert on the journal", () => {
-    const script = stepScript("docs/serve.md", "Test an app, resetting the fake between tests");
-    const run = spawnSync("bash", ["-c", script], {
-      cwd: work,
-      env: {
-        PATH: `${join(work, "bin")}:${process.env.PATH}`,
-        HOME: work,
-        PETSTORE_CONFIG_DIR: join(work, "config"),
-      },
-      encoding: "utf8",
-      timeout: 60_000,
-    });
+    const run = runStep("Test an app, resetting the fake between tests");
     expect(run.status, run.stderr).toBe(0);
     expect(run.stderr).not.toMatch(/error/i);
     const sent = JSON.parse(readFileSync(join(work, "sent.json"), "utf8")) as {
@@ -91,20 +85,7 @@ describe("the CI recipes of docs/serve.md", () => {
     writeFileSync(join(work, "app-tests.sh"), app, { mode: 0o755 });
     for (const file of ["verdict-pets.json", "verdict.env"])
       rmSync(join(work, file), { force: true });
-    return spawnSync(
-      "bash",
-      ["-c", stepScript("docs/serve.md", "Check the app against the contract")],
-      {
-        cwd: work,
-        env: {
-          PATH: `${join(work, "bin")}:${process.env.PATH}`,
-          HOME: work,
-          PETSTORE_CONFIG_DIR: join(work, "config"),
-        },
-        encoding: "utf8",
-        timeout: 60_000,
-      },
-    );
+    return runStep("Check the app against the contract");
   }
 
   it("runs the verdict step as written: it fails a naive app, each violation in words", () => {
