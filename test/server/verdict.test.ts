@@ -130,6 +130,68 @@ describe("the verdict", () => {
     expect(server.verdict().violations.map((item) => item.rule)).toEqual(["early-retry"]);
   });
 
+  it("counts no identical request that was in flight when the 503 left", async () => {
+    // Every answer a 503 (Retry-After: 1) after 300 ms: the 8 requests all arrive before the
+    // first answer leaves, so none is a retry of it, though all are the same request.
+    const server = await start({
+      keys: [`${KEY}:pro`],
+      faults: { failRate: 1, failMode: "503", latency: { minMs: 300, maxMs: 300 } },
+    });
+    const statuses = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        call(server.url, "/v1/pets", { key: KEY }).then((a) => a.status),
+      ),
+    );
+    expect(statuses).toEqual(Array(8).fill(503));
+    expect(server.verdict().violations).toEqual([]);
+  });
+
+  it("allows a retry up to 250 ms before the Retry-After has passed, and no earlier", async () => {
+    const server = await start();
+    const limited = async () => {
+      server.next({ answer: { status: 429, retryAfterSeconds: 30 } });
+      expect((await call(server.url, "/v1/pets", { key: KEY })).status).toBe(429);
+    };
+    await limited();
+    server.clock.advance(29.9);
+    expect((await call(server.url, "/v1/pets", { key: KEY })).status).toBe(200);
+    expect(server.verdict().violations).toEqual([]);
+    await limited();
+    server.clock.advance(29.5);
+    expect((await call(server.url, "/v1/pets", { key: KEY })).status).toBe(200);
+    expect(server.verdict().violations.map((item) => item.rule)).toEqual(["early-retry"]);
+  });
+
+  it("warns of the same body created twice by one key within 60 s, both answered 201", async () => {
+    const server = await start();
+    const create = async () => {
+      const created = await call(server.url, "/v1/pets", { key: KEY, body: PET });
+      expect(created.status).toBe(201);
+      return (JSON.parse(created.text) as { id: number }).id;
+    };
+    const first = await create();
+    const second = await create();
+    const { warnings } = server.verdict();
+    expect(warnings.map((item) => item.rule)).toEqual(["repeated-create"]);
+    expect(warnings[0]!.message).toContain(
+      `created pet ${second} with the same body as pet ${first}`,
+    );
+    server.clock.advance(61);
+    await create();
+    expect(server.verdict().warnings).toHaveLength(1);
+    expect(server.verdict().pass).toBe(true);
+  });
+
+  it("names no-backoff for a 500 without Retry-After retried at once", async () => {
+    const server = await start();
+    server.next({ match: { path: "/v1/pets" }, answer: { status: 500 }, times: 2 });
+    const statuses = [];
+    for (let i = 0; i < 3; i++)
+      statuses.push((await call(server.url, "/v1/pets", { key: KEY })).status);
+    expect(statuses).toEqual([500, 500, 200]);
+    expect(server.verdict().violations.map((item) => item.rule)).toEqual(["no-backoff"]);
+  });
+
   it("is shown on the home page", async () => {
     const server = await start({ sunset: "now" });
     const page = () => call(server.url, "/", { headers: { accept: "text/html" } });
