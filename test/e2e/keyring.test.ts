@@ -279,7 +279,10 @@ describe("without a keyring that answers", () => {
     it("keeps the key in the file once the time limit has passed, and says so", async () => {
       const started = Date.now();
       const stored = await login([], env);
-      expect(Date.now() - started).toBeGreaterThanOrEqual(KEYRING_TIMEOUT_MS);
+      const tookMs = Date.now() - started;
+      expect(tookMs).toBeGreaterThanOrEqual(KEYRING_TIMEOUT_MS);
+      // Bounded by our limit, not libdbus's 25 s default (the margin is for a loaded machine).
+      expect(tookMs).toBeLessThan(KEYRING_TIMEOUT_MS + 10_000);
       expect(stored.code, stored.stderr).toBe(0);
       expect(stored.stderr).toContain(
         `not in a system keyring: no answer from the D-Bus session within ${KEYRING_TIMEOUT_MS / 1000} s.\n`,
