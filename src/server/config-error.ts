@@ -3,8 +3,47 @@
  * The message is for a person and names the option; the `serve` command turns it
  * into a usage error.
  */
+import { readFileSync, statSync } from "node:fs";
+import { whyNotRegular } from "../files/file-kind.js";
 import { ERROR_KIND, KindedError } from "../schema/kinded-error.js";
 
 export class ServerConfigError extends KindedError {
   static override [ERROR_KIND] = "ServerConfigError";
+}
+
+/**
+ * A file a flag names (`label`: the flag and the path), read whole: refused with a
+ * ServerConfigError naming it when it is not a regular file (a FIFO would block the
+ * start, a device never end), when it is over `maxBytes`, or when it cannot be read.
+ */
+export function readGivenFile(
+  file: string,
+  label: string,
+  what: string,
+  maxBytes: number,
+  encoding: BufferEncoding,
+): string {
+  try {
+    const why = whyNotRegular(file);
+    if (why !== undefined) {
+      throw new ServerConfigError(`${label}: ${why}, not a regular file. Give ${what}.`);
+    }
+    const { size } = statSync(file);
+    if (size > maxBytes) {
+      throw new ServerConfigError(
+        `${label}: ${size} bytes is too large for ${what} (at most ${maxBytes}).`,
+      );
+    }
+    return readFileSync(file, encoding);
+  } catch (error) {
+    if (error instanceof ServerConfigError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === "ENOENT"
+        ? "no such file"
+        : code === "EACCES" || code === "EPERM"
+          ? "permission denied"
+          : (code ?? String(error));
+    throw new ServerConfigError(`${label}: cannot read it (${why}).`);
+  }
 }

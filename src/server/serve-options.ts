@@ -5,11 +5,10 @@
  * what its option takes. Every problem is a ServerConfigError whose message
  * names the flag or variable, in the flag's own syntax where it has one.
  */
-import { readFileSync } from "node:fs";
 import { readWholeNumber } from "../schema/whole-number.js";
 import { isLoopback } from "./admin/access.js";
 import { describeIssue } from "./check.js";
-import { ServerConfigError } from "./config-error.js";
+import { readGivenFile, ServerConfigError } from "./config-error.js";
 import { MAX_FAULT_SEED, MAX_LATENCY_MS } from "./faults.js";
 import {
   generateKey,
@@ -105,17 +104,15 @@ export interface ServePlan {
   trustFile?: string;
 }
 
+/** Far more than any list of keys a fake needs; a larger file is not one. */
+const MAX_KEYS_FILE_BYTES = 1024 * 1024;
+
 function readKeysFile(path: string): ApiKeySpec[] {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    const why =
-      code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : String(code);
-    throw new ServerConfigError(`--keys-file ${path}: cannot read it (${why})`);
-  }
-  return parseKeysFile(text, path);
+  const label = `--keys-file ${path}`;
+  return parseKeysFile(
+    readGivenFile(path, label, "a keys file", MAX_KEYS_FILE_BYTES, "utf8"),
+    path,
+  );
 }
 
 /**

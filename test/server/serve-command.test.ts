@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -164,6 +165,21 @@ describe("petstore serve", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("refuses a --keys-file that is a FIFO or a directory at once, with exit 2", async () => {
+    const fifo = join(dir, "keys.fifo");
+    execFileSync("mkfifo", [fifo]);
+    for (const [file, kind] of [
+      [fifo, "it is a FIFO (named pipe)"],
+      [dir, "it is a directory"],
+    ] as const) {
+      const result = await runServe(["--file", join(dir, "options.json"), "--keys-file", file]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `--keys-file ${file}: ${kind}, not a regular file. Give a keys file.`,
+      );
+    }
   });
 
   it("says when the port is taken, and a start that fails leaves nothing behind", async () => {

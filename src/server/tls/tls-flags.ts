@@ -6,10 +6,8 @@
  * a symlink is followed, but what it leads to must be a regular file; a device,
  * FIFO, socket or directory is refused, never read nor waited on.
  */
-import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { whyNotRegular } from "../../files/file-kind.js";
-import { ServerConfigError } from "../config-error.js";
+import { readGivenFile, ServerConfigError } from "../config-error.js";
 import { checkPair, type TlsOption } from "./server-tls.js";
 
 export interface TlsFlags {
@@ -31,30 +29,7 @@ export interface TlsPlan {
 const MAX_PEM_BYTES = 1024 * 1024;
 
 function readGivenPem(file: string, flag: string): string {
-  const label = `${flag} ${file}`;
-  try {
-    const why = whyNotRegular(file);
-    if (why !== undefined) {
-      throw new ServerConfigError(`${label}: ${why}, not a regular file. Give a PEM file.`);
-    }
-    const { size } = statSync(file);
-    if (size > MAX_PEM_BYTES) {
-      throw new ServerConfigError(
-        `${label}: ${size} bytes is too large for a PEM file (at most ${MAX_PEM_BYTES}).`,
-      );
-    }
-    return readFileSync(file, "latin1");
-  } catch (error) {
-    if (error instanceof ServerConfigError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === "ENOENT"
-        ? "no such file"
-        : code === "EACCES" || code === "EPERM"
-          ? "permission denied"
-          : (code ?? String(error));
-    throw new ServerConfigError(`${label}: cannot read it (${why}).`);
-  }
+  return readGivenFile(file, `${flag} ${file}`, "a PEM file", MAX_PEM_BYTES, "latin1");
 }
 
 export function planTls(flags: TlsFlags): TlsPlan {
