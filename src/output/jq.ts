@@ -82,7 +82,10 @@ export async function jqStdout(
   };
   // The texts written within a moment go to jq in one run: a run costs about 2 ms whatever
   // its input (add --from writes a line a row; docs/benchmarks.md, "--jq"). A run that
-  // fails or says anything on stderr is made again text by text, so that nothing after the failing text is printed.
+  // fails or says anything on stderr is made again text by text, so that nothing after
+  // the failing text is printed. A filter that reads its input stream itself (input,
+  // inputs, input_line_number) or stops it (halt) gets each text alone.
+  const batchable = !/\b(?:inputs?|input_line_number|halt(?:_error)?)\b/.test(filter);
   let pending: string[] = [];
   let timer: NodeJS.Timeout | undefined;
   const flush = () => {
@@ -91,10 +94,12 @@ export async function jqStdout(
     const texts = pending;
     pending = [];
     if (failure !== undefined || texts.length === 0) return;
-    const all = jq.raw(texts.join("\n"), filter, ARGS);
+    const all =
+      batchable || texts.length === 1 ? jq.raw(texts.join("\n"), filter, ARGS) : undefined;
     // jq-wasm reports an error on any text but the last only on stderr, with exit code 0.
-    if (texts.length === 1 || (all.exitCode === 0 && all.stderr === "")) print(all);
-    else texts.every((text) => print(jq.raw(text, filter, ARGS)));
+    if (all !== undefined && (texts.length === 1 || (all.exitCode === 0 && all.stderr === ""))) {
+      print(all);
+    } else texts.every((text) => print(jq.raw(text, filter, ARGS)));
   };
   return {
     write(text) {

@@ -175,6 +175,22 @@ describe("add --from --json --jq", () => {
   });
 });
 
+describe("add --from --jq, a filter that reads or stops its input stream", () => {
+  it("gets each row's line alone, as a separate run of jq would", () => {
+    const rows = join(fake.dir, "rows-halt.ndjson");
+    writeFileSync(
+      rows,
+      ["G", "H", "I"].map((name) => `{"name":"${name}","categoryId":1}\n`).join(""),
+    );
+    const run = fake.cli([
+      ...["add", "--from", rows, "--concurrency", "1"],
+      ...["--jq", "if .row == 1 then halt else .row end"],
+    ]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toBe("2\n3\n");
+  });
+});
+
 describe("a filter that does not compile", () => {
   it("is a usage error (exit 2) with jq's own message, and nothing is sent", async () => {
     const before = await lastRequest();
