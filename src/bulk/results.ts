@@ -169,6 +169,8 @@ export class ResultsWriter {
   private closed = false;
   /** Lines recorded but not yet written: written once per turn of the event loop (see written). */
   private pending = "";
+  /** The UTF-8 length of `pending`, kept rather than measured at each claim. */
+  private pendingBytes = 0;
   private turn: Promise<boolean> | undefined;
   /** A write of lines failed: nothing more may be sent. */
   private linesLost = false;
@@ -273,6 +275,7 @@ export class ResultsWriter {
     if (this.pending !== "" && !this.closed) {
       const bytes = Buffer.from(this.pending, "utf8");
       this.pending = "";
+      this.pendingBytes = 0;
       try {
         let offset = 0;
         while (offset < bytes.length) {
@@ -296,7 +299,8 @@ export class ResultsWriter {
     const { row, outcome, id, digest, problems, error } = line;
     const text =
       stringifyJson({ row, line: line.line, outcome, id, digest, problems, error }) + "\n";
-    if (sent || this.claim(Buffer.byteLength(text))) this.append(text);
+    const bytes = Buffer.byteLength(text);
+    if (sent || this.claim(bytes)) this.append(text, bytes);
   }
 
   /** Resolves once everything recorded so far is on disk (syncs run one after another). */
@@ -327,8 +331,9 @@ export class ResultsWriter {
     }
   }
 
-  private append(text: string): void {
+  private append(text: string, bytes: number): void {
     this.pending += text;
+    this.pendingBytes += bytes;
     void this.written();
   }
 
@@ -338,7 +343,7 @@ export class ResultsWriter {
    * now. False when the disk has no room for them.
    */
   private claim(bytes: number): boolean {
-    const needed = this.end + Buffer.byteLength(this.pending) + this.room + bytes;
+    const needed = this.end + this.pendingBytes + this.room + bytes;
     if (needed <= this.size) return true;
     try {
       try {
