@@ -166,7 +166,8 @@ export function createApp(store: PetStore, options: AppOptions) {
       : options.sunset === "now"
         ? clock.now()
         : new Date(options.sunset).getTime();
-  const sunsetIso = isoTime(sunsetMs ?? Date.parse(SUNSET_DATE));
+  const sunsetAtMs = sunsetMs ?? Date.parse(SUNSET_DATE);
+  const sunsetIso = isoTime(sunsetAtMs);
   const openApi = createOpenApiRoute(sunsetMs);
   /** Sent on every answer of `GET /v1/pets/{petId}`. */
   const DEPRECATION_HEADERS = Object.entries(deprecationHeaderValues(sunsetMs)).flat();
@@ -380,7 +381,7 @@ export function createApp(store: PetStore, options: AppOptions) {
     const refused = limit.refusal ?? refusalOf(req, identity, route, path, unmetExpectation);
     if (refused !== undefined) return answer(exchange, refused);
     if (route === Route.OpenApi) return answer(exchange, { status: 200, body: openApi(req) });
-    if (route === Route.Pet && nowMs >= Date.parse(sunsetIso)) return answer(exchange, gone);
+    if (route === Route.Pet && nowMs >= sunsetAtMs) return answer(exchange, gone);
     const account = identity as Account;
     const scripted =
       fake.next.take(req.method ?? "", path, account.key) ??

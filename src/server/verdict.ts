@@ -154,13 +154,14 @@ export class VerdictBook {
     this.unauthenticated = undefined;
   }
 
+  /** A copy: a counted warning goes on counting after it is read. */
   verdict(): Verdict {
-    return {
+    return structuredClone({
       pass: this.violations.length === 0,
       violations: this.violations,
       warnings: this.warnings,
       omitted: this.omitted,
-    };
+    });
   }
 
   private add(seen: Observed, rule: Rule, message: string): Item | undefined {

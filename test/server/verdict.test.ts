@@ -192,6 +192,20 @@ describe("the verdict", () => {
     expect(server.verdict().violations.map((item) => item.rule)).toEqual(["no-backoff"]);
   });
 
+  it("gives the library a verdict and rules that later requests do not change", async () => {
+    const server = await start();
+    server.next({ match: { path: "/v1/pets/2" }, answer: { status: 404 }, times: 2 });
+    await call(server.url, "/v1/pets/1", { key: KEY });
+    const verdict = server.verdict();
+    const rules = server.nextRules();
+    await call(server.url, "/v1/pets/1", { key: KEY });
+    await call(server.url, "/v1/pets/2", { key: KEY });
+    expect(verdict.warnings.map((item) => item.count)).toEqual([1]);
+    expect(rules.map((rule) => rule.used)).toEqual([0]);
+    expect(server.verdict().warnings.map((item) => item.count)).toEqual([3]);
+    expect(server.nextRules().map((rule) => rule.used)).toEqual([1]);
+  });
+
   it("is shown on the home page", async () => {
     const server = await start({ sunset: "now" });
     const page = () => call(server.url, "/", { headers: { accept: "text/html" } });

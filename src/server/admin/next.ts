@@ -132,7 +132,8 @@ export class ScriptedAnswers {
   }
 
   list(): { rules: RuleState[] } {
-    return { rules: this.rules };
+    // Copies: a rule's use goes on counting after it is read.
+    return { rules: this.rules.map((rule) => ({ ...rule })) };
   }
 
   clear(): void {

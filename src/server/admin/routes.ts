@@ -17,7 +17,6 @@ import { check, plainJson } from "../check.js";
 import { faultsAnswer, type FaultSettings } from "../faults.js";
 import type { Account, Keyring } from "../auth.js";
 import { FAKE_SERVER_DESCRIPTION, fakeOrigin } from "../openapi-route.js";
-import { unlimited } from "../rate-limit.js";
 import { errorReply, printable, type Reply } from "../reply.js";
 import { readJsonBody } from "../request-body.js";
 import type { Responder } from "../responder.js";
@@ -102,8 +101,7 @@ const clockState = ({ clock }: Fake) => ({
 /** A key as `GET /__admin/keys` shows it: redacted, with where its binding window stands. */
 export function keyEntry({ keyring, clock }: Fake, account: Account): KeyEntry {
   const nowMs = clock.now();
-  const { limit, remaining, resetSeconds } =
-    account.limits === null ? unlimited(nowMs) : keyring.decide(account, undefined, nowMs, false);
+  const { limit, remaining, resetSeconds } = keyring.decide(account, undefined, nowMs, false);
   return {
     key: redactKey(account.key),
     plan: account.plan,
