@@ -9,6 +9,7 @@ import type { Command } from "commander";
 import { EXIT, PetstoreError } from "../errors.js";
 import { ADMIN_TOKEN_VARIABLE, DEFAULT_HOST, DEFAULT_PORT } from "../server/serve-defaults.js";
 import type { Factory } from "./factory.js";
+import { escapeJsonControls, visibleText } from "../output/text-escape.js";
 import { addExamples } from "./help-layout.js";
 import { addJsonOption } from "./output-options.js";
 
@@ -44,11 +45,33 @@ export function verdictCommand(program: Command, factory: Factory): void {
 /** One item in words: what, when, which request and key, and why. */
 function line(kind: string, item: Item): string {
   const { method, path, time, id } = item.request;
-  const times = item.count === undefined ? "" : ` (${item.count}, the last:`;
   const request = `${method} ${path} at ${time}${id === null ? "" : `, request ${id}`}`;
   const key = item.key === null ? "no valid key" : `key ${item.key}`;
-  const where = times === "" ? `${request}, ${key}` : `${times} ${request}, ${key})`;
-  return `${kind} ${item.rule}: ${where}: ${item.message}\n`;
+  const where =
+    item.count === undefined
+      ? `${request}, ${key}`
+      : `${item.count} times, the last ${request}, ${key}`;
+  // The path is the app's, sent as it chose: shown, never obeyed by the terminal.
+  return visibleText(`${kind} ${item.rule}: ${where}: ${item.message}`) + "\n";
+}
+
+interface Verdict {
+  pass: boolean;
+  violations: Item[];
+  warnings: Item[];
+  omitted: number;
+}
+
+function parseVerdict(body: string): Verdict | undefined {
+  try {
+    const verdict = JSON.parse(body) as Partial<Verdict> | null;
+    const lists = [verdict?.violations, verdict?.warnings];
+    return typeof verdict?.pass === "boolean" && lists.every(Array.isArray)
+      ? ({ omitted: 0, ...verdict } as Verdict)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
@@ -70,14 +93,15 @@ async function verdictRun(flags: VerdictFlags, factory: Factory): Promise<void> 
     token,
     "is the fake started, at PETSTORE_BASE_URL or --base-url?",
   );
-  const verdict = JSON.parse(body) as {
-    pass: boolean;
-    violations: Item[];
-    warnings: Item[];
-    omitted: number;
-  };
+  const verdict = parseVerdict(body);
+  if (verdict === undefined) {
+    throw new PetstoreError(
+      `${admin} did not answer with a verdict; is it petstore serve?`,
+      EXIT.NETWORK,
+    );
+  }
   const { stdout } = factory.io;
-  if (flags.json === true) stdout.write(`${body}\n`);
+  if (flags.json === true) stdout.write(`${escapeJsonControls(body)}\n`);
   else {
     for (const item of verdict.violations) stdout.write(line("violation", item));
     for (const item of verdict.warnings) stdout.write(line("warning", item));
