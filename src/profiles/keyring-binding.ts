@@ -18,6 +18,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getRawAsset, isSea } from "node:sea";
+import { lstatIfThere, ownershipProblem } from "../files/file-safety.js";
 
 export type Binding = Pick<typeof import("@napi-rs/keyring"), "Entry">;
 
@@ -64,10 +65,15 @@ function sameBytes(file: string, bytes: Buffer): boolean {
 /**
  * Where the binding may be kept between runs: a directory only this user can write to.
  * %TEMP% on Windows (inside the user's profile); $XDG_RUNTIME_DIR on Linux (the user's
- * own, 0700, set in every desktop session, where Secret Services run).
+ * own, 0700, set in every desktop session, where Secret Services run), only while it is
+ * a directory of this user's that no one else may write to: another's file there would
+ * be loaded. Else none: the binding goes to a private temporary directory for the run.
  */
-function keptIn(): string | undefined {
-  return process.platform === "win32" ? tmpdir() : process.env.XDG_RUNTIME_DIR || undefined;
+export function keptIn(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (process.platform === "win32") return tmpdir();
+  const dir = env.XDG_RUNTIME_DIR;
+  const stats = dir ? lstatIfThere(dir) : undefined;
+  return stats?.isDirectory() && ownershipProblem(stats) === undefined ? dir : undefined;
 }
 
 function fromAsset(): Binding {
