@@ -24,38 +24,11 @@ const HELP_SECTIONS: readonly HelpSection[] = [
     blocks: [
       {
         text:
-          "A key is key[:plan[:perMinute/perDay]]; plans: free (60/min, 1000/day, the default), " +
+          "Plans: free (60/min, 1000/day, the default), " +
           "pro (300/10000), business (1000/100000), enterprise (unlimited unless limits are given, " +
           "e.g. --key ci:enterprise:600/20000). Keys come from --key and --keys-file (one per " +
           `line, # comments), else from ${KEYS_VARIABLE} (comma-separated); with none, a free ` +
           "key is generated and printed on stderr.",
-      },
-    ],
-  },
-  {
-    title: "Faults",
-    blocks: [
-      {
-        text: "Pet operations only, after authentication and rate limiting. --fail-mode is one of:",
-      },
-      {
-        items: [
-          ["503", "answers 503 with Retry-After: 1 (the default)"],
-          ["reset", "closes the connection before the request is processed"],
-          ["reset-after", "processes it (a POST creates the pet), then closes without answering"],
-        ],
-      },
-    ],
-  },
-  {
-    title: "TLS",
-    blocks: [
-      {
-        text:
-          "--tls serves https with a certificate for localhost, 127.0.0.1 and ::1, signed by a " +
-          "local CA kept next to the data file (<file>.ca.pem, its key <file>.ca-key.pem, 0600) " +
-          "and reused while valid; clients trust it with NODE_EXTRA_CA_CERTS=<file>.ca.pem. " +
-          "--tls-cert and --tls-key serve a certificate of your own instead.",
       },
     ],
   },
@@ -76,28 +49,12 @@ const HELP_SECTIONS: readonly HelpSection[] = [
     ],
   },
   {
-    title: "Scripts",
-    blocks: [
-      {
-        text:
-          "stdout gets one line, the base URL, once the server is ready (with --print-env, two " +
-          "export lines in one write, three with NODE_EXTRA_CA_CERTS over TLS) and nothing " +
-          "after; serve keeps running, so read them from the background:",
-      },
-      {
-        commands: [
-          "petstore serve --port 0 --print-env --quiet > serve.env &",
-          'until [ "$(wc -l < serve.env)" -ge 2 ]; do sleep 0.1; done; . ./serve.env',
-        ],
-      },
-    ],
-  },
-  {
     title: "Examples",
     blocks: [
       {
         commands: [
           "petstore serve --seed 100 --key dev:pro",
+          "petstore serve --port 0 --print-env --quiet > serve.env &",
           "petstore serve --file /tmp/pets.json --latency 50-300 --fail-rate 0.1 --fail-mode reset-after",
         ],
       },
@@ -137,7 +94,11 @@ export function serveCommand(program: Command, factory: Factory): void {
     .option("--quiet", "no access log on stderr")
     .option("--latency <ms|min-max>", "delay each pet operation by this many milliseconds")
     .option("--fail-rate <0..1>", "share of pet operations that fail")
-    .option("--fail-mode <mode>", "how they fail: 503, reset or reset-after")
+    .option(
+      "--fail-mode <mode>",
+      "how they fail: 503 (the default, with Retry-After: 1), reset (the connection closed " +
+        "before the request is processed) or reset-after (processed, then closed unanswered)",
+    )
     .option("--fault-seed <n>", "make the sequence of faults repeatable")
     .option("--ban-after <n>", "429s a client may earn in one limited period before a ban", "10")
     .option("--ban-seconds <n>", "length of a ban", "600")
@@ -209,8 +170,6 @@ async function serve(flags: ServeFlags, factory: Factory): Promise<void> {
         `petstore serve: clients trust its certificate with NODE_EXTRA_CA_CERTS=${trustFile}\n`,
       );
     }
-  }
-  if (flags.quiet !== true) {
     stderr.write(server.controlPlaneNote(running.adminUrl, running.host, plan.options.adminToken));
   }
   await untilSignalled();

@@ -21,47 +21,17 @@ import { MAX_BAN_SECONDS, START_OPTIONS, type ServerOptions } from "./options.js
 import { ADMIN_TOKEN_VARIABLE, KEYS_VARIABLE } from "./serve-defaults.js";
 import { planTls, type TlsFlags } from "./tls/tls-flags.js";
 
-export interface ServeFlags extends TlsFlags {
-  file: string;
-  port: string;
-  host: string;
-  seed?: string;
-  key: string[];
-  keysFile?: string;
-  printEnv?: boolean;
-  quiet?: boolean;
-  preferCode?: boolean;
-  latency?: string;
-  failRate?: string;
-  failMode?: string;
-  faultSeed?: string;
-  banAfter?: string;
-  banSeconds?: string;
-  maxConnections?: string;
-  /** `--cors <origins>` gives the list; `--no-cors` is false. */
-  cors?: string | false;
-  journalSize?: string;
-  sunset?: string;
-  adminToken?: string;
-}
-
-type ValueFlag = Exclude<
-  keyof ServeFlags,
-  "key" | "cors" | "printEnv" | "quiet" | "tls" | "preferCode"
->;
-
 /**
  * The flags that set a value: the option it goes to, how its text is read as a
  * candidate value (the text itself when it cannot be), and its words where its
  * syntax is not the option's.
  */
-const VALUE_FLAGS: ReadonlyArray<[ValueFlag, string[], (text: string) => unknown, string?]> = [
-  ["file", ["file"], (text) => text.trim() && text],
-  ["host", ["host"], (text) => text.trim()],
-  ["port", ["port"], readWholeNumber],
-  ["seed", ["seed"], readWholeNumber],
-  [
-    "latency",
+const VALUE_FLAGS = {
+  file: [["file"], (text) => text.trim() && text],
+  host: [["host"], (text) => text.trim()],
+  port: [["port"], readWholeNumber],
+  seed: [["seed"], readWholeNumber],
+  latency: [
     ["faults", "latencyMs"],
     (text) => {
       const match = /^\s*([0-9]{1,6})(?:\s*-\s*([0-9]{1,6}))?\s*$/.exec(text);
@@ -69,29 +39,40 @@ const VALUE_FLAGS: ReadonlyArray<[ValueFlag, string[], (text: string) => unknown
     },
     `must be <ms> or <min>-<max> with 0 <= min <= max <= ${MAX_LATENCY_MS}`,
   ],
-  [
-    "failRate",
+  failRate: [
     ["faults", "failRate"],
     (text) => (/^\s*(?:[0-9]+\.?[0-9]*|\.[0-9]+)\s*$/.test(text) ? Number(text) : text),
   ],
-  ["failMode", ["faults", "failMode"], (text) => text.trim().toLowerCase()],
-  [
-    "faultSeed",
+  failMode: [["faults", "failMode"], (text) => text.trim().toLowerCase()],
+  faultSeed: [
     ["faults", "seed"],
     readWholeNumber,
     `must be an integer from 0 to ${MAX_FAULT_SEED}`,
   ],
-  ["banAfter", ["ban", "banAfter"], readWholeNumber],
-  [
-    "banSeconds",
+  banAfter: [["ban", "banAfter"], readWholeNumber],
+  banSeconds: [
     ["ban", "banMs"],
     (text) => readWholeNumber(text) * 1000,
     `must be an integer from 0 to ${MAX_BAN_SECONDS}`,
   ],
-  ["maxConnections", ["maxConnections"], readWholeNumber],
-  ["journalSize", ["journalSize"], readWholeNumber],
-  ["sunset", ["sunset"], (text) => text.trim()],
-];
+  maxConnections: [["maxConnections"], readWholeNumber],
+  journalSize: [["journalSize"], readWholeNumber],
+  sunset: [["sunset"], (text) => text.trim()],
+} satisfies Record<string, [string[], (text: string) => unknown, string?]>;
+
+/** The flags as commander hands them over: strings, lists and switches. */
+export type ServeFlags = TlsFlags &
+  Partial<Record<keyof typeof VALUE_FLAGS, string>> & {
+    file: string;
+    key: string[];
+    keysFile?: string;
+    printEnv?: boolean;
+    quiet?: boolean;
+    preferCode?: boolean;
+    /** `--cors <origins>` gives the list; `--no-cors` is false. */
+    cors?: string | false;
+    adminToken?: string;
+  };
 
 /** `failRate` is `--fail-rate`. */
 const flagName = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
@@ -149,8 +130,8 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan 
     adminToken,
     cors: typeof flags.cors === "string" ? flags.cors.split(",") : flags.cors,
   };
-  for (const [flag, [first, second], read] of VALUE_FLAGS) {
-    const text = flags[flag];
+  for (const [flag, [[first, second], read]] of Object.entries(VALUE_FLAGS)) {
+    const text = flags[flag as keyof typeof VALUE_FLAGS];
     if (text === undefined) continue;
     if (second === undefined) options[first!] = read(text);
     else options[first!] = { ...(options[first!] as object), [second]: read(text) };
@@ -158,15 +139,17 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan 
   const parsed = START_OPTIONS.safeParse(options);
   if (parsed.success) return { options: parsed.data, generatedKey, trustFile };
   const issue = parsed.error.issues[0]!;
-  const flag = VALUE_FLAGS.find(([, path]) => path.every((key, i) => issue.path[i] === key));
+  const flag = Object.entries(VALUE_FLAGS).find(([, [path]]) =>
+    path.every((key, i) => issue.path[i] === key),
+  );
   if (flag === undefined) {
     const names: Record<string, string> = { keys: "--key", adminToken: tokenFrom };
     const name = names[String(issue.path[0])] ?? flagName(String(issue.path[0]));
     throw new ServerConfigError(describeIssue(issue, options, "option", name));
   }
-  const [name, , , rule] = flag;
-  const message = rule ?? issue.message;
-  throw new ServerConfigError(`${flagName(name)} ${message}; got ${JSON.stringify(flags[name])}`);
+  const [name, [, , rule]] = flag;
+  const given = JSON.stringify(flags[name as keyof typeof VALUE_FLAGS]);
+  throw new ServerConfigError(`${flagName(name)} ${rule ?? issue.message}; got ${given}`);
 }
 
 /** The line `serve` writes about the control plane at start-up. */
