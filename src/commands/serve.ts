@@ -126,9 +126,8 @@ export function serveCommand(program: Command, factory: Factory): void {
       "--health-check",
       "do not serve: exit 0 when the fake at --host and --port answers GET /__admin/health",
     )
-    .action(async (flags: Omit<ServeFlags, "key"> & { key?: string[]; healthCheck?: boolean }) => {
-      const serveFlags = { ...flags, key: flags.key ?? [] };
-      await (flags.healthCheck === true ? healthCheck : serve)(serveFlags, factory);
+    .action(async (flags: ServeFlags & { healthCheck?: boolean }) => {
+      await (flags.healthCheck === true ? healthCheck : serve)(flags, factory);
     });
   addHelpSections(command, HELP_SECTIONS);
 }

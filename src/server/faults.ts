@@ -147,12 +147,11 @@ export interface FaultPlan {
  * undefined when no setting would ever change a request.
  */
 export function faultInjector(settings: FaultSettings): (() => FaultPlan) | undefined {
-  const random = seededRandom(settings.seed ?? randomInt(0, 2 ** 32));
-  const minMs = settings.latencyMs?.min ?? 0;
-  const spanMs = (settings.latencyMs?.max ?? minMs) - minMs;
-  const failRate = settings.failRate ?? 0;
-  const failMode = settings.failMode ?? "503";
-  if (failRate === 0 && minMs === 0 && spanMs === 0) return undefined;
+  const { latencyMs, failRate, failMode, seed } = faultsAnswer(settings);
+  const random = seededRandom(seed ?? randomInt(0, 2 ** 32));
+  const minMs = latencyMs.min;
+  const spanMs = latencyMs.max - minMs;
+  if (failRate === 0 && latencyMs.max === 0) return undefined;
   return () => {
     const failure = failRate > 0 && random() < failRate ? failMode : undefined;
     const delayMs = spanMs > 0 ? minMs + Math.floor(random() * (spanMs + 1)) : minMs;

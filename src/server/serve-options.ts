@@ -17,7 +17,7 @@ import {
   parseKeysList,
   type ApiKeySpec,
 } from "./keys.js";
-import { MAX_BAN_SECONDS, START_OPTIONS, type ServerOptions } from "./options.js";
+import { MAX_BAN_SECONDS, START_OPTIONS } from "./options.js";
 import { ADMIN_TOKEN_VARIABLE, KEYS_VARIABLE } from "./serve-defaults.js";
 import { planTls, type TlsFlags } from "./tls/tls-flags.js";
 
@@ -64,7 +64,8 @@ const VALUE_FLAGS = {
 export type ServeFlags = TlsFlags &
   Partial<Record<keyof typeof VALUE_FLAGS, string>> & {
     file: string;
-    key: string[];
+    /** `--key`, given once or more. */
+    key?: string[];
     keysFile?: string;
     printEnv?: boolean;
     quiet?: boolean;
@@ -76,14 +77,6 @@ export type ServeFlags = TlsFlags &
 
 /** `failRate` is `--fail-rate`. */
 const flagName = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-
-export interface ServePlan {
-  options: ServerOptions;
-  /** A key made up because none was given: the person must be told it. */
-  generatedKey?: ApiKeySpec;
-  /** A self-signed certificate given with --tls-cert, which clients may trust directly. */
-  trustFile?: string;
-}
 
 /** Far more than any list of keys a fake needs; a larger file is not one. */
 const MAX_KEYS_FILE_BYTES = 1024 * 1024;
@@ -102,7 +95,7 @@ function readKeysFile(path: string): ApiKeySpec[] {
  */
 function resolveKeys(flags: ServeFlags, env: NodeJS.ProcessEnv): ApiKeySpec[] {
   const fromFlags = [
-    ...flags.key.map((spec) => parseKeySpec(spec, "--key")),
+    ...(flags.key ?? []).map((spec) => parseKeySpec(spec, "--key")),
     ...(flags.keysFile === undefined ? [] : readKeysFile(flags.keysFile)),
   ];
   if (fromFlags.length > 0) return fromFlags;
@@ -110,7 +103,12 @@ function resolveKeys(flags: ServeFlags, env: NodeJS.ProcessEnv): ApiKeySpec[] {
   return variable === undefined ? [] : parseKeysList(variable, KEYS_VARIABLE);
 }
 
-export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv): ServePlan {
+/**
+ * The options, with the key made up because none was given (the person must be
+ * told it) and the self-signed certificate given with --tls-cert, which clients
+ * may trust directly (`trustFile`).
+ */
+export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv) {
   if (flags.failMode !== undefined && flags.failRate === undefined) {
     throw new ServerConfigError("--fail-mode needs --fail-rate (the share of requests that fail)");
   }

@@ -21,22 +21,23 @@ export const MAX_ITEMS = 1000;
 const MAX_REMEMBERED = 256;
 const REPEAT_WINDOW_MS = 60_000;
 
-const RULES = [
-  "early-retry",
-  "request-while-banned",
-  "no-backoff",
-  "duplicate-after-unknown-outcome",
-  "removed-endpoint",
-  "deprecated-endpoint",
-  "repeated-create",
-  "unauthenticated",
-] as const;
-type Rule = (typeof RULES)[number];
+/** Each rule and what it finds: a violation, a warning, or a warning counted in one item per key. */
+const RULES = {
+  "early-retry": "violation",
+  "request-while-banned": "violation",
+  "no-backoff": "violation",
+  "duplicate-after-unknown-outcome": "violation",
+  "removed-endpoint": "violation",
+  "deprecated-endpoint": "counted",
+  "repeated-create": "warning",
+  unauthenticated: "counted",
+} as const;
+type Rule = keyof typeof RULES;
 
 const Item = named(
   "VerdictItem",
   z.object({
-    rule: z.enum(RULES),
+    rule: z.enum(Object.keys(RULES) as [Rule, ...Rule[]]),
     key: described(
       z.nullable(z.string()),
       "Redacted, as `petstore auth status` shows keys; null: no valid key.",
@@ -120,9 +121,6 @@ function remember<T>(map: Map<string, T>, key: string, value: T): void {
   if (map.size > MAX_REMEMBERED) map.delete(map.keys().next().value!);
 }
 
-const COUNTED = new Set<Rule>(["deprecated-endpoint", "unauthenticated"]);
-const WARNINGS = new Set<Rule>([...COUNTED, "repeated-create"]);
-
 const requestOf = (seen: Observed) => ({
   method: seen.method,
   path: seen.path,
@@ -165,14 +163,14 @@ export class VerdictBook {
   }
 
   private add(seen: Observed, rule: Rule, message: string): Item | undefined {
-    const list = WARNINGS.has(rule) ? this.warnings : this.violations;
+    const list = RULES[rule] === "violation" ? this.violations : this.warnings;
     if (list.length >= MAX_ITEMS) {
       this.omitted++;
       return undefined;
     }
     const key = seen.account === undefined ? null : redactKey(seen.account.key);
     const item: Item = { rule, key, request: requestOf(seen), message };
-    if (COUNTED.has(rule)) item.count = 1;
+    if (RULES[rule] === "counted") item.count = 1;
     list.push(item);
     return item;
   }

@@ -15,11 +15,6 @@ import { isIP } from "node:net";
 import type { IncomingMessage } from "node:http";
 import { errorReply, type Reply } from "../reply.js";
 
-/** What an admin token must look like: 16 to 512 RFC 6750 b64token characters. */
-export const ADMIN_TOKEN_PATTERN = /^[A-Za-z0-9\-._~+/]{16,512}=*$/;
-export const ADMIN_TOKEN_RULE =
-  "must be 16 to 512 of the characters A-Z a-z 0-9 - . _ ~ + / (then optional =)";
-
 export type AdminAccess =
   { mode: "open" } | { mode: "off"; host: string } | { mode: "token"; digest: Buffer };
 
