@@ -9,8 +9,8 @@
  * from 0 to 1; got 2`), never a server that starts with `NaN` in a header.
  */
 import * as z from "zod/mini";
-import { INT64_MAX, INT64_MIN, PET_STATUSES, type Pet } from "../schema/pet.js";
-import { formatProblems, validateNewPet } from "../schema/validate.js";
+import { PET_STATUSES, type Pet } from "../schema/pet.js";
+import { formatProblems, validateStoredPet } from "../schema/validate.js";
 import type { LogSink } from "./access-log.js";
 import type { Clock } from "./admin/clock.js";
 import { check, integer, strict, withMethod } from "./check.js";
@@ -25,11 +25,11 @@ import type { PetStore } from "./store/types.js";
 import type { TlsOption } from "./tls/server-tls.js";
 
 /** Demo pets a new store may start with (`--seed`). */
-export const MAX_SEED_PETS = 1_000_000;
+const MAX_SEED_PETS = 1_000_000;
 export const MAX_BAN_SECONDS = 86_400;
 /** What an admin token must look like: 16 to 512 RFC 6750 b64token characters. */
-export const ADMIN_TOKEN_PATTERN = /^[A-Za-z0-9\-._~+/]{16,512}=*$/;
-export const ADMIN_TOKEN_RULE =
+const ADMIN_TOKEN_PATTERN = /^[A-Za-z0-9\-._~+/]{16,512}=*$/;
+const ADMIN_TOKEN_RULE =
   "must be 16 to 512 of the characters A-Z a-z 0-9 - . _ ~ + / (then optional =)";
 
 const text = (rule: string) => z.string({ error: rule }).check(z.minLength(1, { error: rule }));
@@ -56,14 +56,12 @@ const Pets = z.pipe(
     { error: "must be an array of pets {id, name, categoryId, status?}" },
   ),
   z.transform((pets, context): Pet[] =>
-    pets.flatMap(({ id, ...input }, index) => {
-      const checked = validateNewPet({ ...input, categoryId: BigInt(input.categoryId) });
-      const problems = checked.ok ? [] : [formatProblems(checked.problems)];
-      if (BigInt(id) < INT64_MIN || BigInt(id) > INT64_MAX) {
-        problems.unshift(`id must be an integer from ${INT64_MIN} to ${INT64_MAX}`);
-      }
-      if (checked.ok && problems.length === 0) return [{ id: BigInt(id), ...checked.value }];
-      context.issues.push({ code: "custom", message: problems.join("; "), input, path: [index] });
+    pets.flatMap((input, index) => {
+      const id = BigInt(input.id);
+      const checked = validateStoredPet({ ...input, id, categoryId: BigInt(input.categoryId) });
+      if (checked.ok) return [{ ...checked.value, id }];
+      const message = formatProblems(checked.problems);
+      context.issues.push({ code: "custom", message, input, path: [index] });
       return [];
     }),
   ),
