@@ -172,6 +172,9 @@ describe("fault flag parsing", () => {
     expect(() => parseFailMode("drop")).toThrow(
       "--fail-mode must be one of 503, reset, reset-after",
     );
+    expect(() => faultsOf({ failMode: "reset" })).toThrow(
+      "--fail-mode needs --fail-rate (the share of requests that fail)",
+    );
     expect(parseFaultSeed("42")).toBe(42);
     expect(() => parseFaultSeed("-1")).toThrow(/^--fault-seed/);
     expect(() => parseFaultSeed("4294967296")).toThrow(/^--fault-seed/);
