@@ -32,6 +32,8 @@ const ADMIN_TOKEN_PATTERN = /^[A-Za-z0-9\-._~+/]{16,512}=*$/;
 const ADMIN_TOKEN_RULE =
   "must be 16 to 512 of the characters A-Z a-z 0-9 - . _ ~ + / (then optional =)";
 
+const SUNSET_RULE = "must be a date (2030-12-05 or 2030-12-05T00:00:00Z), Unix milliseconds or now";
+
 const text = (rule: string) => z.string({ error: rule }).check(z.minLength(1, { error: rule }));
 const Integer = z.union([z.bigint(), z.int()], {
   error: "must be an integer (a number or a bigint)",
@@ -159,14 +161,16 @@ export const START_OPTIONS = strict(
      * fake's clock at start). Default: the contract's 5 December 2030.
      */
     sunset: z.optional(
-      z.custom<Date | number | string>(
-        (value) =>
-          value === "now" ||
-          ((value instanceof Date ||
-            typeof value === "number" ||
-            (typeof value === "string" && ISO_DATE.test(value))) &&
-            Number.isFinite(new Date(value).getTime())),
-        { error: "must be a date (2030-12-05 or 2030-12-05T00:00:00Z), Unix milliseconds or now" },
+      z.union(
+        [
+          z.literal("now"),
+          z.date({ error: SUNSET_RULE }),
+          // Within the range of a Date.
+          z.number().check(z.gte(-8.64e15, SUNSET_RULE), z.lte(8.64e15, SUNSET_RULE)),
+          z.iso.date(),
+          z.iso.datetime({ offset: true }),
+        ],
+        { error: SUNSET_RULE },
       ),
     ),
     /** Requests kept in the request journal (`requests()`); 0 turns it off. */
@@ -209,10 +213,6 @@ export const START_OPTIONS = strict(
 type ReadonlyArrays<T> = {
   [K in keyof T]: T[K] extends Array<infer E> | undefined ? readonly E[] : T[K];
 };
-
-/** An ISO 8601 date, or a date and time with its zone. */
-const ISO_DATE =
-  /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
 /** An interface, not an alias, so that the declarations users see name it rather than expand it. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type

@@ -55,10 +55,19 @@ describe("the sunset of GET /v1/pets/{petId}", () => {
     expect((await call(url, "/v1/pets/1", { key: KEY })).status).toBe(410);
   });
 
-  it("refuses a date it cannot read, naming the option and the flag", async () => {
-    await expect(start({ sunset: "next tuesday" })).rejects.toThrow(
-      "startServer: sunset must be a date (2030-12-05 or 2030-12-05T00:00:00Z), Unix milliseconds or now",
+  it("takes a date and time with its zone as an offset", async () => {
+    const { url } = await start({ sunset: "2099-01-01T01:00:00+01:00" });
+    expect((await call(url, "/v1/pets/1", { key: KEY })).headers.sunset).toBe(
+      "Thu, 01 Jan 2099 00:00:00 GMT",
     );
+  });
+
+  it("refuses a date it cannot read, naming the option and the flag", async () => {
+    for (const sunset of ["next tuesday", "2030-12-05T00:00:00", 1e20, new Date("?")]) {
+      await expect(start({ sunset })).rejects.toThrow(
+        "startServer: sunset must be a date (2030-12-05 or 2030-12-05T00:00:00Z), Unix milliseconds or now",
+      );
+    }
     const flags = {
       file: "pets.json",
       port: "0",
