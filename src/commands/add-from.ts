@@ -10,7 +10,6 @@ import { LIST_CANNOT_TELL } from "../client/response-errors.js";
 import { EXIT, PetstoreError } from "../errors.js";
 import type { Factory } from "./factory.js";
 import type { InputStream } from "../io.js";
-import { routeTo } from "./proxy-route.js";
 import { runBulkAdd, type BulkOptions, type BulkReport } from "../bulk/engine.js";
 import type { StdinChunks } from "../bulk/input/source.js";
 import { bulkOptionsFrom } from "./add-from-options.js";
@@ -101,7 +100,7 @@ export async function runBulkCommand(values: OptionValues, factory: Factory): Pr
   const { bulk, request } = bulkOptionsFrom(values, factory.env);
   const settings = await factory.keyedSettings(request.settings);
   const { io } = factory;
-  const route = routeTo(settings.baseUrl, factory.env, request.verbose ? io.stderr : undefined);
+  const route = factory.route(settings.baseUrl, request.verbose);
   const proxy = route?.kind === "proxy" ? route.proxy : undefined;
   const report = await runBulkAdd(bulk, {
     io,

@@ -17,17 +17,16 @@ import {
   ENVIRONMENT_NAMES,
   type EnvironmentName,
 } from "../../profiles/environments.js";
-import { UsageError } from "../../errors.js";
+import { EXIT, HttpError, PetstoreError, UsageError } from "../../errors.js";
 import type { Factory } from "../factory.js";
 import { addExamples } from "../help-layout.js";
 import { checkConfigDir, storedProfile, type ProfileConfig } from "../../profiles/config-file.js";
 import type { SettingsFlags } from "../../profiles/resolve.js";
 import { dropOldKeyringKey, insecureStorage, placeKey } from "../../profiles/key-store.js";
 import { KEY_HINT, type KeySource, readKey } from "./read-key.js";
-import { verifyKey } from "./verify-key.js";
-import { routeTo } from "../proxy-route.js";
 import { loadPalette } from "../../output/palette.js";
-import { formatLines, settingsLines } from "../settings-summary.js";
+import { requestOptionsFrom } from "../request-options.js";
+import { describeRateLimit, formatLines, settingsLines } from "../settings-summary.js";
 
 export interface LoginFlags {
   profile?: string;
@@ -109,6 +108,27 @@ function checkedFlags(
   return { settings, keySource: { kind: "prompt" } };
 }
 
+/** A key that cannot be checked is not stored either, as gh refuses a token it cannot validate. */
+const NO_VERIFY = "`--no-verify` stores the key without checking it";
+
+function notStored(error: unknown): PetstoreError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof HttpError && error.status === 401) {
+    return new PetstoreError(
+      `the service rejected the key (401): ${message}; it was not stored`,
+      EXIT.AUTH,
+      "check that the whole key was copied, and that it is for this environment and base URL",
+    );
+  }
+  const known = error instanceof PetstoreError ? error : undefined;
+  const hint = known?.hint === undefined ? NO_VERIFY : `${known.hint}; ${NO_VERIFY}`;
+  return new PetstoreError(
+    `the key could not be checked: ${message}; it was not stored`,
+    known?.exitCode ?? EXIT.UNEXPECTED,
+    hint,
+  );
+}
+
 const NEW_PROFILE = { allowNewProfile: true, replacingConfig: true };
 
 export async function loginRun(flags: LoginFlags, factory: Factory): Promise<void> {
@@ -120,7 +140,7 @@ export async function loginRun(flags: LoginFlags, factory: Factory): Promise<voi
   // No place for the file (no HOME, a file or /proc in the way), or a proxy variable that
   // cannot be used for the check: say so before asking for the key.
   await checkConfigDir(factory.env);
-  if (verify) routeTo(settings.baseUrl, factory.env, undefined);
+  if (verify) factory.route(settings.baseUrl, false);
   const { stderr } = factory.io;
   const palette = await loadPalette(factory.io, "stderr");
   stderr.write(formatLines(settingsLines(settings, palette).slice(0, 3)));
@@ -132,7 +152,17 @@ export async function loginRun(flags: LoginFlags, factory: Factory): Promise<voi
   }
   const apiKey = await readKey(keySource, factory.io);
   if (verify) {
-    stderr.write(await verifyKey(factory, { ...given, apiKey }, NEW_PROFILE));
+    // The request flags of a run that gives none: default timeout and retries, PETSTORE_DEBUG.
+    const request = { ...requestOptionsFrom({}, factory.env), settings: { ...given, apiKey } };
+    let rateLimit;
+    try {
+      const { client } = await factory.client(request, NEW_PROFILE);
+      rateLimit = (await client.listPets({ limit: 1 })).response.rateLimit;
+    } catch (error) {
+      throw notStored(error);
+    }
+    const left = describeRateLimit(rateLimit, factory.now());
+    stderr.write(`The service accepted the key. Rate limit: ${left}\n`);
   }
   // The address the key was checked against is kept with it (as gh keeps the host it logged
   // in to): else a new shell, without PETSTORE_BASE_URL, would use the key at the default one.

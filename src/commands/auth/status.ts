@@ -18,9 +18,13 @@ import { stringifyJson } from "../../schema/json.js";
 import type { Command } from "commander";
 import { addExamples } from "../help-layout.js";
 import { addJsonOption } from "../output-options.js";
-import { describeRateLimit } from "../rate-limit-summary.js";
 import { addRequestOptions, requestOptionsFrom, type RequestFlags } from "../request-options.js";
-import { formatLines, settingsJson, settingsLines } from "../settings-summary.js";
+import {
+  describeRateLimit,
+  formatLines,
+  settingsJson,
+  settingsLines,
+} from "../settings-summary.js";
 
 export interface StatusFlags extends RequestFlags {
   json?: boolean;
