@@ -10,7 +10,7 @@
  * config file (profiles/key-store.ts), and the last line says which.
  */
 import type { Command } from "commander";
-import { FILES, hintedOption, PROFILES, words } from "../../completion/hints.js";
+import { FILES, hintedOption } from "../../completion/hints.js";
 import {
   isEnvironmentName,
   parseBaseUrl,
@@ -25,7 +25,7 @@ import type { SettingsFlags } from "../../profiles/resolve.js";
 import { dropOldKeyringKey, insecureStorage, placeKey } from "../../profiles/key-store.js";
 import { KEY_HINT, type KeySource, readKey } from "./read-key.js";
 import { loadPalette } from "../../output/palette.js";
-import { requestOptionsFrom } from "../request-options.js";
+import { envOption, profileOption, requestOptionsFrom } from "../request-options.js";
 import { describeRateLimit, formatLines, settingsLines } from "../settings-summary.js";
 
 export interface LoginFlags {
@@ -42,13 +42,7 @@ export interface LoginFlags {
 
 /** `--profile` of the auth commands, which act on a stored profile. */
 export function addProfileOption(command: Command): Command {
-  return command.addOption(
-    hintedOption(
-      "-p, --profile <name>",
-      "the profile to act on (default: the current one)",
-      PROFILES,
-    ),
-  );
+  return command.addOption(profileOption("the profile to act on (default: the current one)"));
 }
 
 export function loginCommand(auth: Command, factory: Factory): void {
@@ -59,13 +53,7 @@ export function loginCommand(auth: Command, factory: Factory): void {
         "check an API key with the service and store it in a profile (read from stdin or a hidden prompt)",
       ),
   )
-    .addOption(
-      hintedOption(
-        "--env <name>",
-        `the profile's environment: ${ENVIRONMENT_NAMES.join(" or ")}`,
-        words(ENVIRONMENT_NAMES),
-      ),
-    )
+    .addOption(envOption(`the profile's environment: ${ENVIRONMENT_NAMES.join(" or ")}`))
     .option("--base-url <url>", "the profile's address for that environment")
     .option("--with-token", "read the key from stdin")
     .addOption(hintedOption("--api-key-file <path>", "read the key from this file", FILES))

@@ -4,13 +4,11 @@
  */
 import type { Factory } from "../factory.js";
 import { loadPalette } from "../../output/palette.js";
-import { escapeJsonControls } from "../../output/text-escape.js";
-import { stringifyJson } from "../../schema/json.js";
+import { writeJson } from "../../output/write-rows.js";
 import type { Command } from "commander";
-import { hintedOption, words } from "../../completion/hints.js";
-import { ENVIRONMENT_NAMES } from "../../profiles/environments.js";
 import { addExamples } from "../help-layout.js";
 import { addJsonOption } from "../output-options.js";
+import { envOption } from "../request-options.js";
 import { formatLines, settingsJson, settingsLines } from "../settings-summary.js";
 import { addProfileArgument } from "./stored.js";
 
@@ -27,7 +25,7 @@ export function profileShowCommand(profile: Command, factory: Factory): void {
       .description("show the settings a run would use, and where each comes from"),
     false,
   )
-    .addOption(hintedOption("--env <name>", "as for a request", words(ENVIRONMENT_NAMES)))
+    .addOption(envOption("as for a request"))
     .option("--base-url <url>", "as for a request")
     .action((name: string | undefined, flags: ShowFlags) => profileShowRun(name, flags, factory));
   addJsonOption(command, "as JSON");
@@ -41,10 +39,6 @@ export async function profileShowRun(
 ): Promise<void> {
   const settings = factory.settings({ profile: name, env: flags.env, baseUrl: flags.baseUrl });
   const { io } = factory;
-  if (flags.json) {
-    const json = stringifyJson(settingsJson(settings), io.stdout.isTTY ? 2 : 0);
-    io.stdout.write(escapeJsonControls(json) + "\n");
-    return;
-  }
-  io.stdout.write(formatLines(settingsLines(settings, await loadPalette(io, "stdout"))));
+  if (flags.json) writeJson(io.stdout, settingsJson(settings));
+  else io.stdout.write(formatLines(settingsLines(settings, await loadPalette(io, "stdout"))));
 }
