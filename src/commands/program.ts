@@ -16,10 +16,7 @@ import { getCommand } from "./get.js";
 import { addHelpSections, configureHelpLayout, type HelpSection } from "./help-layout.js";
 import { listCommand } from "./list.js";
 import { useJqFilter } from "./output-options.js";
-import { profileListCommand } from "./profile/list.js";
-import { profileRemoveCommand } from "./profile/remove.js";
-import { profileShowCommand } from "./profile/show.js";
-import { profileUseCommand } from "./profile/use.js";
+import { profileCommand } from "./profile.js";
 import { serveCommand } from "./serve.js";
 import { verdictCommand } from "./verdict.js";
 import { VERSION } from "./version.js";
@@ -69,12 +66,7 @@ const COMMANDS: Record<string, Declare> = {
     statusCommand,
     logoutCommand,
   ]),
-  profile: group("profile", "list, choose, show and remove stored profiles", [
-    profileListCommand,
-    profileUseCommand,
-    profileShowCommand,
-    profileRemoveCommand,
-  ]),
+  profile: profileCommand,
   completion: completionCommand,
   __complete: (program, factory) => completeCommand(program, factory, () => buildProgram(factory)),
   serve: serveCommand,
