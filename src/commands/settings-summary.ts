@@ -12,18 +12,12 @@ import { keyringName } from "../profiles/keyring-name.js";
 import type { ResolvedSettings, Source } from "../profiles/resolve.js";
 import { redactKey } from "../schema/redact-key.js";
 
-const FLAG: Record<keyof ResolvedSettings["sources"], string> = {
-  profile: "--profile",
-  env: "--env",
-  baseUrl: "--base-url",
-  apiKey: "--api-key-file",
-};
-
-const VARIABLE: Record<keyof ResolvedSettings["sources"], string> = {
-  profile: "PETSTORE_PROFILE",
-  env: "PETSTORE_ENV",
-  baseUrl: "PETSTORE_BASE_URL",
-  apiKey: "PETSTORE_API_KEY",
+/** The flag and the environment variable that give each value. */
+const GIVEN_BY: Record<keyof ResolvedSettings["sources"], { flag: string; environment: string }> = {
+  profile: { flag: "--profile", environment: "PETSTORE_PROFILE" },
+  env: { flag: "--env", environment: "PETSTORE_ENV" },
+  baseUrl: { flag: "--base-url", environment: "PETSTORE_BASE_URL" },
+  apiKey: { flag: "--api-key-file", environment: "PETSTORE_API_KEY" },
 };
 
 export function describeSource(
@@ -33,9 +27,8 @@ export function describeSource(
 ): string {
   switch (source) {
     case "flag":
-      return `from ${FLAG[field]}`;
     case "environment":
-      return `from ${VARIABLE[field]}`;
+      return `from ${GIVEN_BY[field][source]}`;
     case "profile":
       return field === "profile" ? "the current profile" : `from profile ${profile}`;
     case "default":
