@@ -49,23 +49,15 @@ const ENVIRONMENT_SECTION: HelpSection = {
 
 type Declare = (parent: Command, factory: Factory) => void;
 
-function group(name: string, description: string, commands: readonly Declare[]): Declare {
-  return (program, factory) => {
-    const parent = program.command(name).description(description);
-    for (const declare of commands) declare(parent, factory);
-  };
-}
-
 /** Each top-level command, declared on the program it is given; in the order `--help` lists them. */
 const COMMANDS: Record<string, Declare> = {
   list: listCommand,
   get: getCommand,
   add: addCommand,
-  auth: group("auth", "store, check and remove API keys", [
-    loginCommand,
-    statusCommand,
-    logoutCommand,
-  ]),
+  auth: (program, factory) => {
+    const auth = program.command("auth").description("store, check and remove API keys");
+    for (const declare of [loginCommand, statusCommand, logoutCommand]) declare(auth, factory);
+  },
   profile: profileCommand,
   completion: completionCommand,
   __complete: (program, factory) => completeCommand(program, factory, () => buildProgram(factory)),
