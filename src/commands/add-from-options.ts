@@ -127,17 +127,17 @@ export function bulkOptionsFrom(
   const request = requestOptionsFrom(values, env);
   const bulk: BulkOptions = {
     from,
+    format,
+    ignoreUnknownColumns: values.ignoreUnknownColumns === true,
     skipInvalid: values.skipInvalid === true,
+    results,
+    resume,
     retryUnknown,
     concurrency: concurrencyOf(values.concurrency as string | undefined),
     timeoutMs: request.timeoutMs,
     retry: request.retry,
     verbose: request.verbose,
+    stdout,
   };
-  if (format !== undefined) bulk.format = format;
-  if (stdout !== undefined) bulk.stdout = stdout;
-  if (values.ignoreUnknownColumns === true) bulk.ignoreUnknownColumns = true;
-  if (results !== undefined) bulk.results = results;
-  if (resume !== undefined) bulk.resume = resume;
   return { bulk, request };
 }

@@ -9,21 +9,10 @@ import { VERSION } from "./version.js";
 import { LIST_CANNOT_TELL } from "../client/response-errors.js";
 import { EXIT, PetstoreError } from "../errors.js";
 import type { Factory } from "./factory.js";
-import type { InputStream } from "../io.js";
-import { routeTo } from "./proxy-route.js";
 import { runBulkAdd, type BulkOptions, type BulkReport } from "../bulk/engine.js";
-import type { StdinChunks } from "../bulk/input/source.js";
 import { bulkOptionsFrom } from "./add-from-options.js";
 import { formatCount, formatElapsed } from "../bulk/outcomes.js";
 import { stdoutWriteError } from "../output/write-failure.js";
-
-/** Streams stdin when the IO can; otherwise (a test IO) reads it whole. */
-function stdinOf(stdin: InputStream): StdinChunks {
-  if (stdin.chunks !== undefined) return () => stdin.chunks!();
-  return async function* () {
-    yield await stdin.readAll();
-  };
-}
 
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${formatCount(n)} ${n === 1 ? one : many}`;
@@ -101,13 +90,13 @@ export async function runBulkCommand(values: OptionValues, factory: Factory): Pr
   const { bulk, request } = bulkOptionsFrom(values, factory.env);
   const settings = await factory.keyedSettings(request.settings);
   const { io } = factory;
-  const route = routeTo(settings.baseUrl, factory.env, request.verbose ? io.stderr : undefined);
+  const route = factory.route(settings.baseUrl, request.verbose);
   const proxy = route?.kind === "proxy" ? route.proxy : undefined;
   const report = await runBulkAdd(bulk, {
     io,
     settings,
     userAgent: `petstore-cli/${VERSION}`,
-    stdin: stdinOf(io.stdin),
+    stdin: () => io.stdin.chunks(),
     handleSignals: true,
     ...(proxy === undefined ? {} : { proxy }),
   });

@@ -11,7 +11,17 @@
  * only the result (`id=$(petstore add -q)` still prompts). Ctrl-C, Ctrl-D or Esc
  * at a prompt is exit 130, and "no" at the confirmation "Not added." and exit 10
  * (not an error: a code of its own); either way nothing is sent.
+ *
+ * The library gets the terminal with two corrections (promptTerminal):
+ * - End of input cancels, as Ctrl-C does: Ctrl-D (0x04 in raw mode) becomes
+ *   Ctrl-C, and stdin ending (Ctrl-D between two prompts, a terminal that went
+ *   away) sends one. Left alone, readline closes itself on Ctrl-D, the prompt
+ *   never answers, and the process would end with exit 0 and nothing said.
+ * - Without colour for stderr (`--no-color`), colour sequences are dropped: the
+ *   library colours with util.styleText, which knows NO_COLOR and TERM=dumb but
+ *   not the flag. Cursor movement stays, or a prompt could not redraw itself.
  */
+import { PassThrough, type Writable } from "node:stream";
 import { confirm, isCancel, note, select, text } from "@clack/prompts";
 import { DeclinedError, EXIT, PetstoreError } from "../errors.js";
 import type { IO } from "../io.js";
@@ -30,7 +40,6 @@ import {
   type PetField,
   type PetFlags,
 } from "./pet-words.js";
-import { promptTerminal, type PromptTerminal } from "./prompt-terminal.js";
 
 /** Valid values for the fields not being checked, so a problem is always the checked field's. */
 const PLACEHOLDER = { name: "x", categoryId: 0n };
@@ -57,12 +66,6 @@ function answered<T>(answer: T): Exclude<T, symbol> {
   return answer as Exclude<T, symbol>;
 }
 
-/** How the questions are shown: the terminal's width, and the request too with --verbose. */
-interface PromptView {
-  width: number;
-  verbose: boolean;
-}
-
 export async function askForPet(
   petFlags: PetFlags,
   settings: ResolvedSettings,
@@ -81,69 +84,58 @@ export async function askForPet(
       "run `petstore auth login`, or set PETSTORE_API_KEY",
     );
   }
-
-  const terminal = promptTerminal(io.promptStreams!(), io.colorEnabled("stderr"));
-  try {
-    const view = { width: io.stderr.columns ?? DEFAULT_WIDTH, verbose };
-    return await ask(given, settings, terminal, view);
-  } finally {
-    terminal.close();
-  }
-}
-
-async function ask(
-  given: Record<string, unknown>,
-  settings: ResolvedSettings,
-  { input, output }: PromptTerminal,
-  view: PromptView,
-): Promise<NewPet> {
+  const { input, output, close } = promptTerminal(io.promptStreams!(), io.colorEnabled("stderr"));
   const terminal = { input, output };
-  const answers: Record<string, unknown> = { ...given };
-  if (!("name" in given)) {
-    answers.name = answered(
-      await text({
-        ...terminal,
-        message: "Name",
-        validate: (value) => fieldProblem("name", value ?? "", view.width),
-      }),
-    );
-  }
-  if (!("categoryId" in given)) {
-    answers.categoryId = integerOrText(
-      answered(
+  const width = io.stderr.columns ?? DEFAULT_WIDTH;
+  try {
+    const answers: Record<string, unknown> = { ...given };
+    if (!("name" in given)) {
+      answers.name = answered(
         await text({
           ...terminal,
-          message: "Category id (a whole number)",
-          validate: (value) => fieldProblem("categoryId", integerOrText(value ?? ""), view.width),
+          message: "Name",
+          validate: (value) => fieldProblem("name", value ?? "", width),
         }),
-      ),
-    );
+      );
+    }
+    if (!("categoryId" in given)) {
+      answers.categoryId = integerOrText(
+        answered(
+          await text({
+            ...terminal,
+            message: "Category id (a whole number)",
+            validate: (value) => fieldProblem("categoryId", integerOrText(value ?? ""), width),
+          }),
+        ),
+      );
+    }
+    if (!("status" in given)) {
+      answers.status = answered(
+        await select<PetStatus>({
+          ...terminal,
+          message: "Status",
+          options: PET_STATUSES.map((status) => ({ value: status })),
+          initialValue: "available",
+        }),
+      );
+    }
+    const pet = validateNewPet(answers);
+    // Each answer was checked as it was given; this cannot fail, but the schema has the last word.
+    if (!pet.ok) throw flagsUsageError(pet.problems, answers);
+    showPet(pet.value, settings, terminal, verbose);
+    const send = answered(await confirm({ ...terminal, message: "Add this pet?" }));
+    if (!send) throw new DeclinedError("Not added.");
+    return pet.value;
+  } finally {
+    close();
   }
-  if (!("status" in given)) {
-    answers.status = answered(
-      await select<PetStatus>({
-        ...terminal,
-        message: "Status",
-        options: PET_STATUSES.map((status) => ({ value: status })),
-        initialValue: "available",
-      }),
-    );
-  }
-
-  const pet = validateNewPet(answers);
-  // Each answer was checked as it was given; this cannot fail, but the schema has the last word.
-  if (!pet.ok) throw flagsUsageError(pet.problems, answers);
-  showPet(pet.value, settings, terminal, view.verbose);
-  const send = answered(await confirm({ ...terminal, message: "Add this pet?" }));
-  if (!send) throw new DeclinedError("Not added.");
-  return pet.value;
 }
 
 /** The pet as a person reads it, and the service it goes to; the request itself with --verbose. */
 function showPet(
   pet: NewPet,
   settings: ResolvedSettings,
-  terminal: { output: PromptTerminal["output"] },
+  terminal: { output: Writable },
   verbose: boolean,
 ): void {
   const status = pet.status ?? DEFAULT_PET_STATUS;
@@ -158,4 +150,55 @@ function showPet(
     const body = { name: pet.name, categoryId: pet.categoryId, status };
     note(visibleText(stringifyJson(body)), `POST ${visibleText(settings.baseUrl)}/pets`, terminal);
   }
+}
+
+const CTRL_C = 0x03;
+const CTRL_D = 0x04;
+
+// SGR sequences only.
+// eslint-disable-next-line no-control-regex
+const SGR = /\u001b\[[0-9;]*m/g;
+
+function withoutColour(target: NodeJS.WriteStream): Writable {
+  const plain = {
+    write: (chunk: string | Uint8Array) => target.write(String(chunk).replace(SGR, "")),
+    on: (event: string, listener: () => void) => (target.on(event, listener), plain),
+    off: (event: string, listener: () => void) => (target.off(event, listener), plain),
+    get columns() {
+      return target.columns;
+    },
+    get rows() {
+      return target.rows;
+    },
+    isTTY: true,
+  };
+  return plain as unknown as Writable;
+}
+
+function promptTerminal(
+  streams: { input: NodeJS.ReadStream; output: NodeJS.WriteStream },
+  colour: boolean,
+) {
+  const stdin = streams.input;
+  const keys = Object.assign(new PassThrough(), {
+    isTTY: true,
+    setRawMode: (mode: boolean) => stdin.setRawMode(mode),
+  });
+  const onData = (chunk: Buffer) => {
+    // 0x04 is never part of a UTF-8 sequence: it can only be the key itself.
+    keys.write(chunk.map((byte) => (byte === CTRL_D ? CTRL_C : byte)));
+  };
+  const onEnd = () => keys.write(Buffer.of(CTRL_C));
+  stdin.on("data", onData);
+  stdin.on("end", onEnd);
+  return {
+    input: keys,
+    output: colour ? streams.output : withoutColour(streams.output),
+    /** Stops reading stdin, so the process can end. */
+    close() {
+      stdin.off("data", onData);
+      stdin.off("end", onEnd);
+      stdin.pause();
+    },
+  };
 }

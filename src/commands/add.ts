@@ -114,7 +114,7 @@ function asksAtTerminal(flags: AddFlags, env: NodeJS.ProcessEnv, io: IO): boolea
 }
 
 async function readBody(path: string, stdin: InputStream): Promise<string> {
-  if (path === "-") return stdin.readAll();
+  if (path === "-") return (await import("node:stream/consumers")).text(stdin.chunks());
   try {
     return readFileSync(path, "utf8");
   } catch (error) {

@@ -6,8 +6,11 @@
  */
 import type { Transport } from "../client/client.js";
 import type { PetstoreClient } from "../client/types.js";
-import { explainBaseUrlFailure } from "./base-url-failure.js";
+import { describeRoute, proxyRoute, type ProxyRoute } from "../client/proxy-env.js";
+import { EXIT, HostNotFoundError, PetstoreError } from "../errors.js";
+import { parseBaseUrl } from "../profiles/environments.js";
 import { createRetryNotices } from "./retry-notice.js";
+import { describeSource } from "./settings-summary.js";
 import type { RequestOptions } from "./request-options.js";
 import { VERSION } from "./version.js";
 import type { IO } from "../io.js";
@@ -39,6 +42,36 @@ function needsConfig(settings: ResolvedSettings, options: SettingsOptions): bool
   const { sources } = settings;
   if (fromOutside(sources.profile) && !options.allowNewProfile) return true;
   return !fromOutside(sources.baseUrl) || !fromOutside(sources.apiKey);
+}
+
+const SET_BASE_URL =
+  "set one with --base-url <url> (this run), PETSTORE_BASE_URL=<url> (this shell), or `petstore auth login --base-url <url>` (stored in the profile)";
+
+/**
+ * A first run that explains itself: the built-in base URLs are placeholders
+ * (`https://api.petstore.example/v1`), so a run that has none configured fails
+ * on a host that does not exist. That failure (a HostNotFoundError, exit 6, not
+ * retried) is reworded to say that no service URL is configured and how to set
+ * one; for a configured URL that does not resolve, the hint names where it
+ * came from.
+ */
+function explainBaseUrlFailure(error: unknown, settings: ResolvedSettings): unknown {
+  if (!(error instanceof HostNotFoundError)) return error;
+  const { baseUrl, env } = settings;
+  const host = new URL(baseUrl).hostname;
+  if (settings.sources.baseUrl === "default") {
+    return new PetstoreError(
+      `no service URL is configured: ${baseUrl} is the built-in ${env} placeholder, and its host ${host} does not exist`,
+      EXIT.NETWORK,
+      SET_BASE_URL,
+    );
+  }
+  const source = describeSource("baseUrl", settings.sources.baseUrl, settings.profile);
+  return new PetstoreError(
+    error.message,
+    EXIT.NETWORK,
+    `the base URL ${baseUrl} is ${source}: check its host name, ${host}`,
+  );
 }
 
 export interface FactoryDeps {
@@ -111,6 +144,22 @@ export function createFactory(deps: FactoryDeps) {
     return { ...resolved, apiKey: await readKeyringKey(env, resolved.profile, resolved.keyring) };
   }
 
+  /**
+   * How requests reach the base URL (client/proxy-env.ts decides): a proxy variable
+   * that cannot be used stops the command here, before any request; with `verbose`, a line
+   * on stderr says which proxy, or why none. Undefined for a base URL that is not
+   * one (the client refuses it with its own words).
+   */
+  function route(baseUrl: string, verbose: boolean): ProxyRoute | undefined {
+    const base = parseBaseUrl(baseUrl);
+    if (!base.ok) return undefined;
+    const target = new URL(base.url);
+    const found = proxyRoute(target, env);
+    const line = verbose && describeRoute(found, target);
+    if (line) io.stderr.write(`proxy: ${line}\n`);
+    return found;
+  }
+
   return {
     io,
     env,
@@ -140,8 +189,7 @@ export function createFactory(deps: FactoryDeps) {
     async client(request: RequestOptions, options?: SettingsOptions) {
       const resolved = await keyedSettings(request.settings, options);
       const { createClient } = await import("../client/client.js");
-      const { routeTo } = await import("./proxy-route.js");
-      const route = routeTo(resolved.baseUrl, env, request.verbose ? io.stderr : undefined);
+      const reach = route(resolved.baseUrl, request.verbose);
       const client = createClient({
         baseUrl: resolved.baseUrl,
         apiKey: resolved.apiKey,
@@ -151,13 +199,13 @@ export function createFactory(deps: FactoryDeps) {
         now,
         onRetry: notices.onRetry,
         userAgent: `petstore-cli/${VERSION}`,
-        proxy: route,
+        proxy: reach,
         debug: request.verbose ? (line) => io.stderr.write(line + "\n") : undefined,
         transport: deps.transport,
         sleep: deps.sleep,
         random: deps.random,
       });
-      // A base URL whose host does not exist is explained (base-url-failure.ts). The retry
+      // A base URL whose host does not exist is explained (explainBaseUrlFailure). The retry
       // countdown ends when the request settles, before the command prints anything: on a
       // shared terminal a spinner line would otherwise run into the data.
       const wrapped = wrapCalls(client, (call) =>
@@ -167,8 +215,9 @@ export function createFactory(deps: FactoryDeps) {
           })
           .finally(notices.stop),
       );
-      return { client: wrapped, settings: resolved, route };
+      return { client: wrapped, settings: resolved, route: reach };
     },
+    route,
     /**
      * Once the command is over: clears whatever is still on screen (a retry
      * countdown), and warns of a config file whose keys others can read, unless

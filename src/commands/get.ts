@@ -1,11 +1,25 @@
-/** `petstore get <petId>`: GET /pets/{petId}, with the deprecation warning on stderr (once a day per profile). */
+/**
+ * `petstore get <petId>`: GET /pets/{petId}, which the service deprecates: it says
+ * so on stderr after a pet was found (never on a 404), at most once a day per
+ * profile (remembered in the config directory's state file), with the removal
+ * date (the Sunset header, else the spec's 5 December 2030), the days left, and
+ * what to use instead, in two lines at most. PETSTORE_NO_DEPRECATION_WARNING=1
+ * silences it for scripts that know.
+ */
 import type { Command } from "commander";
+import type { Deprecation } from "../client/types.js";
+import { envFlag } from "../env-flag.js";
+import { loadPalette } from "../output/palette.js";
+import { textWidth, wrapWords } from "../output/wrap.js";
+import { lastShown, rememberShown } from "../profiles/state-file.js";
+import type { ResolvedSettings } from "../profiles/resolve.js";
+import { SUNSET_DATE } from "../schema/deprecation.js";
+import { LIMIT_MAX } from "../schema/pet.js";
 import type { Factory } from "./factory.js";
 import { chooseOutput, type OutputFlags } from "../output/output-format.js";
 import { writePets } from "../output/pets.js";
 import { validatePetId } from "../schema/validate.js";
 import { UsageError } from "../errors.js";
-import { warnDeprecated } from "./deprecation-warning.js";
 import { addExamples } from "./help-layout.js";
 import { addOutputOptions } from "./output-options.js";
 import { capitalized, wrongValueSentence } from "./pet-words.js";
@@ -33,4 +47,89 @@ export async function getRun(petId: string, flags: GetFlags, factory: Factory): 
   const result = await client.getPet(id.value);
   await writePets(factory.io, { pets: [result.data], raw: result.raw }, output);
   await warnDeprecated(factory, settings, result.deprecation, request.verbose);
+}
+
+const SILENCE_VARIABLE = "PETSTORE_NO_DEPRECATION_WARNING";
+/** The name of this notice in the state file. */
+const NOTICE = "getDeprecation";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** "5 December 2030", in UTC like the header. */
+function formatDay(date: Date): string {
+  const month = date.toLocaleString("en", { month: "long", timeZone: "UTC" });
+  return `${date.getUTCDate()} ${month} ${date.getUTCFullYear()}`;
+}
+
+function countdown(sunset: Date, nowMs: number): string {
+  const days = Math.ceil((sunset.getTime() - nowMs) / DAY_MS);
+  if (days > 1) return `in ${days} days`;
+  if (days === 1) return "in 1 day";
+  if (days === 0) return "today";
+  return `${-days} day${days === -1 ? "" : "s"} ago`;
+}
+
+const LABEL = "warning:";
+const MAX_LINES = 2;
+
+/**
+ * The warning, `warning: ` first, in at most two lines of `width` (broken
+ * between words, so a URL stays whole) where they can hold it: when and what
+ * the user can do instead. The longest wording that fits is taken; the
+ * shortest one stands when none does. When the service names the list of
+ * pets as the successor (as the fake does), that is `petstore list`.
+ */
+export function deprecationLines(
+  deprecation: Deprecation | undefined,
+  nowMs: number,
+  baseUrl: string,
+  width: number,
+): string[] {
+  const sunset = deprecation?.sunset ?? new Date(SUNSET_DATE);
+  const stops = sunset.getTime() > nowMs ? "stops working" : "was to stop working";
+  const when = `${LABEL} \`petstore get\` ${stops} on ${formatDay(sunset)} (${countdown(sunset, nowMs)});`;
+  const successor = deprecation?.replacement;
+  const list = "`petstore list --status <status>`";
+  const actions =
+    successor === undefined || successor === `${baseUrl}/pets`
+      ? [
+          `use ${list} to find pets (up to ${LIMIT_MAX} per status). ${SILENCE_VARIABLE}=1 hides this.`,
+          `use ${list} to find pets (up to ${LIMIT_MAX} per status).`,
+          `use ${list} to find pets.`,
+          "use `petstore list` instead.",
+        ]
+      : [
+          `its successor is ${successor}; ${list} finds pets meanwhile.`,
+          `its successor is ${successor}.`,
+        ];
+  const wordings = actions.map((action) => wrapWords(`${when} ${action}`, width));
+  return wordings.find((lines) => lines.length <= MAX_LINES) ?? wordings.at(-1)!;
+}
+
+/**
+ * After a pet was shown: the warning, unless silenced or shown for this profile
+ * in the last day (a date in the future, from a clock set back, does not count).
+ * Failing to remember it fails nothing: it shows again.
+ */
+async function warnDeprecated(
+  factory: Factory,
+  settings: ResolvedSettings,
+  deprecation: Deprecation | undefined,
+  verbose: boolean,
+): Promise<void> {
+  const { env, io } = factory;
+  const { profile } = settings;
+  const now = factory.now();
+  // Any value but an "off" one silences it: a script that sets it means it.
+  if (envFlag(env, SILENCE_VARIABLE) !== false) return;
+  const shown = lastShown(env, NOTICE, profile);
+  if (shown !== undefined && shown <= now && now - shown < DAY_MS) return;
+  const palette = await loadPalette(io, "stderr");
+  const width = textWidth(io.stderr, env);
+  const text = deprecationLines(deprecation, now, settings.baseUrl, width).join("\n");
+  io.stderr.write(`${palette.yellow(LABEL)}${text.slice(LABEL.length)}\n`);
+  const problem = await rememberShown(env, NOTICE, profile, now, now - DAY_MS);
+  if (problem !== undefined && verbose) {
+    io.stderr.write(`could not remember that the warning was shown (${problem}); it shows again\n`);
+  }
 }

@@ -61,50 +61,34 @@ export function flagsUsageError(
 
 export type WordedField = "name" | "categoryId" | "status" | "petId";
 
-const SUBJECT: Record<WordedField, string> = {
-  name: "the name",
-  categoryId: "the category id",
-  status: "the status",
-  petId: "a pet's id",
+const INTEGERS = {
+  categoryId: { subject: "the category id", example: "3" },
+  petId: { subject: "a pet's id", example: "42" },
 };
 
-const EXAMPLE: Partial<Record<WordedField, string>> = { categoryId: "3", petId: "42" };
-
-function characters(text: string): number {
-  return [...text].length;
-}
-
-function statusList(): string {
-  return `${PET_STATUSES.slice(0, -1).join(", ")} or ${PET_STATUSES.at(-1)}`;
-}
-
-/** An integer's problem: not one at all, written with leading zeros, or out of range. */
-function integerSentence(field: WordedField, value: unknown): { rule: string; echo: boolean } {
-  const subject = SUBJECT[field];
-  const example = EXAMPLE[field] ?? "1";
-  const digits = typeof value === "bigint" ? value.toString() : String(value);
-  if (!/^-?[0-9]+$/.test(digits)) {
-    return { rule: `${subject} is a whole number, like ${example}`, echo: true };
+/**
+ * The rule a refused value breaks: an integer that is not one at all, is written
+ * with leading zeros, or is out of range; a status not in the list; a name that
+ * is empty, only spaces, or too long.
+ */
+function brokenRule(field: WordedField, value: unknown): string {
+  if (field === "status") {
+    return `the status is ${PET_STATUSES.slice(0, -1).join(", ")} or ${PET_STATUSES.at(-1)}`;
   }
-  if (/^-?0[0-9]/.test(digits)) {
-    return { rule: `${subject} is written without leading zeros, like ${example}`, echo: true };
+  if (field === "name") {
+    const name = String(value);
+    if (name === "") return "the name can't be empty";
+    if (name.trim() === "") return "the name can't be only spaces";
+    return `the name is at most ${NAME_MAX_LENGTH} characters; this one has ${[...name].length}`;
   }
+  const { subject, example } = INTEGERS[field];
+  const digits = String(value);
+  if (!/^-?[0-9]+$/.test(digits)) return `${subject} is a whole number, like ${example}`;
+  if (/^-?0[0-9]/.test(digits))
+    return `${subject} is written without leading zeros, like ${example}`;
   return BigInt(digits) > INT64_MAX
-    ? { rule: `${subject} is at most ${INT64_MAX}`, echo: true }
-    : { rule: `${subject} is at least ${INT64_MIN}`, echo: true };
-}
-
-function sentenceParts(field: WordedField, value: unknown): { rule: string; echo: boolean } {
-  if (field === "categoryId" || field === "petId") return integerSentence(field, value);
-  if (field === "status") return { rule: `${SUBJECT.status} is ${statusList()}`, echo: true };
-  const name = String(value);
-  if (name === "") return { rule: "the name can't be empty", echo: false };
-  if (name.trim() === "") return { rule: "the name can't be only spaces", echo: false };
-  const length = characters(name);
-  return {
-    rule: `the name is at most ${NAME_MAX_LENGTH} characters; this one has ${length}`,
-    echo: false,
-  };
+    ? `${subject} is at most ${INT64_MAX}`
+    : `${subject} is at least ${INT64_MIN}`;
 }
 
 /**
@@ -113,9 +97,10 @@ function sentenceParts(field: WordedField, value: unknown): { rule: string; echo
  * named after it (`, not "abc"`), where that helps.
  */
 export function wrongValueSentence(field: WordedField, value: unknown, echo: boolean): string {
-  const { rule, echo: helps } = sentenceParts(field, value);
-  if (!echo || !helps) return rule;
-  const text = typeof value === "string" ? value : String(value);
+  const rule = brokenRule(field, value);
+  // A name's rule says all there is to say of it.
+  if (!echo || field === "name") return rule;
+  const text = String(value);
   const cut = text.length > 40 ? text.slice(0, 37) : text;
   const shown = typeof value === "string" && !/^-?[0-9]+$/.test(value) ? JSON.stringify(cut) : cut;
   return `${rule}, not ${shown}${cut === text ? "" : "..."}`;

@@ -10,17 +10,13 @@ import { addCommand } from "./add.js";
 import { loginCommand } from "./auth/login.js";
 import { logoutCommand } from "./auth/logout.js";
 import { statusCommand } from "./auth/status.js";
-import { completeCommand } from "./complete.js";
-import { completionCommand } from "./completion.js";
+import { completeCommand, completionCommand } from "./completion.js";
 import type { Factory } from "./factory.js";
 import { getCommand } from "./get.js";
 import { addHelpSections, configureHelpLayout, type HelpSection } from "./help-layout.js";
 import { listCommand } from "./list.js";
 import { useJqFilter } from "./output-options.js";
-import { profileListCommand } from "./profile/list.js";
-import { profileRemoveCommand } from "./profile/remove.js";
-import { profileShowCommand } from "./profile/show.js";
-import { profileUseCommand } from "./profile/use.js";
+import { profileCommand } from "./profile.js";
 import { serveCommand } from "./serve.js";
 import { verdictCommand } from "./verdict.js";
 import { VERSION } from "./version.js";
@@ -53,29 +49,16 @@ const ENVIRONMENT_SECTION: HelpSection = {
 
 type Declare = (parent: Command, factory: Factory) => void;
 
-function group(name: string, description: string, commands: readonly Declare[]): Declare {
-  return (program, factory) => {
-    const parent = program.command(name).description(description);
-    for (const declare of commands) declare(parent, factory);
-  };
-}
-
 /** Each top-level command, declared on the program it is given; in the order `--help` lists them. */
 const COMMANDS: Record<string, Declare> = {
   list: listCommand,
   get: getCommand,
   add: addCommand,
-  auth: group("auth", "store, check and remove API keys", [
-    loginCommand,
-    statusCommand,
-    logoutCommand,
-  ]),
-  profile: group("profile", "list, choose, show and remove stored profiles", [
-    profileListCommand,
-    profileUseCommand,
-    profileShowCommand,
-    profileRemoveCommand,
-  ]),
+  auth: (program, factory) => {
+    const auth = program.command("auth").description("store, check and remove API keys");
+    for (const declare of [loginCommand, statusCommand, logoutCommand]) declare(auth, factory);
+  },
+  profile: profileCommand,
   completion: completionCommand,
   __complete: (program, factory) => completeCommand(program, factory, () => buildProgram(factory)),
   serve: serveCommand,

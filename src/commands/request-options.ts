@@ -4,7 +4,7 @@
  * environment variables and the stored profile), how long to wait, how often to
  * retry, and whether to log each request.
  */
-import type { Command } from "commander";
+import type { Command, Option } from "commander";
 import { wholeNumberFlag } from "../schema/whole-number.js";
 import { DEFAULT_TIMEOUT_MS } from "../client/client.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../client/retry.js";
@@ -38,23 +38,21 @@ export interface RequestOptions {
   verbose: boolean;
 }
 
+/** `-p, --profile <name>`, completed with the stored profiles' names. */
+export function profileOption(description: string): Option {
+  return hintedOption("-p, --profile <name>", description, PROFILES);
+}
+
+/** `--env <name>`, completed with the environments' names. */
+export function envOption(description: string): Option {
+  return hintedOption("--env <name>", description, words(ENVIRONMENT_NAMES));
+}
+
 export function addRequestOptions(command: Command): Command {
   const environments = ENVIRONMENT_NAMES.join(" or ");
   return command
-    .addOption(
-      hintedOption(
-        "-p, --profile <name>",
-        "stored profile for this run (PETSTORE_PROFILE)",
-        PROFILES,
-      ),
-    )
-    .addOption(
-      hintedOption(
-        "--env <name>",
-        `${environments} for this run (PETSTORE_ENV)`,
-        words(ENVIRONMENT_NAMES),
-      ),
-    )
+    .addOption(profileOption("stored profile for this run (PETSTORE_PROFILE)"))
+    .addOption(envOption(`${environments} for this run (PETSTORE_ENV)`))
     .option("--base-url <url>", "service address for this run (PETSTORE_BASE_URL)")
     .option(
       "--allow-insecure",

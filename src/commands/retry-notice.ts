@@ -34,15 +34,10 @@ export function retryMessage(event: RetryEvent, remainingMs = event.waitMs): str
   return `${WHY[event.reason]}; ${verb} ${when(remainingMs)}, attempt ${event.attempt} of ${event.maxAttempts}`;
 }
 
-export interface RetryNotices {
-  onRetry(event: RetryEvent): void;
-  /** Ends the countdown of the last wait (the command finished, or failed). */
-  stop(): void;
-}
-
-export function createRetryNotices(io: IO, now: () => number): RetryNotices {
+export function createRetryNotices(io: IO, now: () => number) {
   let active: { spinner: Spinner; timer: ReturnType<typeof setInterval>; text: string } | undefined;
 
+  /** Ends the countdown of the last wait (the command finished, or failed). */
   function stop(): void {
     if (!active) return;
     clearInterval(active.timer);
@@ -51,7 +46,7 @@ export function createRetryNotices(io: IO, now: () => number): RetryNotices {
   }
 
   return {
-    onRetry(event) {
+    onRetry(event: RetryEvent) {
       stop();
       const text = retryMessage(event);
       const spinner = io.startSpinner(text);

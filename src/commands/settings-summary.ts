@@ -2,25 +2,22 @@
  * What a run would use, and where each value comes from (flag, environment
  * variable, profile or default): shared by `auth status` and `profile show`, so
  * a person can see the precedence at work. The key is only ever shown redacted, with
- * where a profile keeps it: the system keyring or the config file.
+ * where a profile keeps it: the system keyring or the config file. And the rate
+ * limit as `auth status` and `auth login` show it.
  */
+import { clockTime, formatWait, windowOf } from "../client/wait-text.js";
+import type { RateLimitInfo } from "../http-response.js";
 import type { Palette } from "../output/palette.js";
 import { keyringName } from "../profiles/keyring-name.js";
 import type { ResolvedSettings, Source } from "../profiles/resolve.js";
 import { redactKey } from "../schema/redact-key.js";
 
-const FLAG: Record<keyof ResolvedSettings["sources"], string> = {
-  profile: "--profile",
-  env: "--env",
-  baseUrl: "--base-url",
-  apiKey: "--api-key-file",
-};
-
-const VARIABLE: Record<keyof ResolvedSettings["sources"], string> = {
-  profile: "PETSTORE_PROFILE",
-  env: "PETSTORE_ENV",
-  baseUrl: "PETSTORE_BASE_URL",
-  apiKey: "PETSTORE_API_KEY",
+/** The flag and the environment variable that give each value. */
+const GIVEN_BY: Record<keyof ResolvedSettings["sources"], { flag: string; environment: string }> = {
+  profile: { flag: "--profile", environment: "PETSTORE_PROFILE" },
+  env: { flag: "--env", environment: "PETSTORE_ENV" },
+  baseUrl: { flag: "--base-url", environment: "PETSTORE_BASE_URL" },
+  apiKey: { flag: "--api-key-file", environment: "PETSTORE_API_KEY" },
 };
 
 export function describeSource(
@@ -30,9 +27,8 @@ export function describeSource(
 ): string {
   switch (source) {
     case "flag":
-      return `from ${FLAG[field]}`;
     case "environment":
-      return `from ${VARIABLE[field]}`;
+      return `from ${GIVEN_BY[field][source]}`;
     case "profile":
       return field === "profile" ? "the current profile" : `from profile ${profile}`;
     case "default":
@@ -89,4 +85,18 @@ export function settingsJson(settings: ResolvedSettings): Record<string, unknown
     allowInsecure: settings.allowInsecure,
     sources: { ...settings.sources },
   };
+}
+
+const WINDOW_WORDS = { minute: " this minute", day: " today" } as const;
+
+/**
+ * What is left of the window that binds (which one, when the reset says), and when
+ * it resets: "42 of 60 requests left this minute; resets in 35 s (at 12:01 UTC)".
+ */
+export function describeRateLimit(rateLimit: RateLimitInfo | undefined, nowMs: number): string {
+  if (rateLimit === undefined) return "not reported by the service";
+  const window = windowOf(rateLimit.resetAt, nowMs);
+  const left = `${rateLimit.remaining} of ${rateLimit.limit} requests left${window ? WINDOW_WORDS[window] : ""}`;
+  const wait = Math.max(0, rateLimit.resetAt - nowMs);
+  return `${left}; resets in ${formatWait(wait)} (at ${clockTime(rateLimit.resetAt, nowMs)})`;
 }

@@ -75,11 +75,6 @@ export function processStdin(): InputStream {
     get isTTY() {
       return process.stdin.isTTY === true;
     },
-    async readAll() {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString("utf8");
-    },
     chunks: () => process.stdin,
     readHiddenLine: (prompt) => readHiddenLine(process.stdin, process.stderr, prompt),
   };

@@ -47,7 +47,9 @@ export function createTestIO(options: TestIOOptions = {}) {
   });
   const stdin: InputStream = {
     isTTY: options.stdinTTY ?? false,
-    readAll: async () => options.stdin ?? "",
+    async *chunks() {
+      yield Buffer.from(options.stdin ?? "");
+    },
     async readHiddenLine(prompt) {
       prompts.push(prompt);
       const answer = answers.shift();

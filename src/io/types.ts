@@ -16,10 +16,8 @@ export interface OutputStream {
 
 export interface InputStream {
   readonly isTTY: boolean;
-  /** Everything until end of input, as UTF-8. */
-  readAll(): Promise<string>;
-  /** The input as it arrives (`add --from -` streams large files); without it, readAll. */
-  chunks?(): AsyncIterable<Uint8Array>;
+  /** The input as it arrives (`add --from -` streams large files). */
+  chunks(): AsyncIterable<Uint8Array>;
   /**
    * One line typed at the terminal without echo (for API keys); the prompt goes
    * to stderr. Ctrl-C rejects with an error whose code is `ABORT_ERR` (as Node's

@@ -5,7 +5,7 @@
  * bidirectional controls escaped either way (escapeJsonControls). Only the table
  * loads cli-table3.
  */
-import type { IO } from "../io.js";
+import type { IO, OutputStream } from "../io.js";
 import { parseJson, stringifyJson } from "../schema/json.js";
 import { renderCsv, renderTsv, type Column } from "./columns.js";
 import type { OutputFormat } from "./output-format.js";
@@ -21,6 +21,11 @@ export interface RowsToWrite<Row> {
   toJson?(row: Row): unknown;
 }
 
+/** One JSON document on stdout, as writeRows writes one (`auth status` and `profile show` too). */
+export function writeJson(stdout: OutputStream, value: unknown): void {
+  stdout.write(escapeJsonControls(stringifyJson(value, stdout.isTTY ? 2 : 0)) + "\n");
+}
+
 export async function writeRows<Row>(
   io: IO,
   data: RowsToWrite<Row>,
@@ -30,10 +35,8 @@ export async function writeRows<Row>(
   const { stdout } = io;
   switch (format) {
     case "json": {
-      const value = raw === undefined ? rows.map(toJson) : undefined;
-      const text = stdout.isTTY
-        ? stringifyJson(value ?? parseJson(raw!), 2)
-        : (raw?.trim() ?? stringifyJson(value));
+      if (raw === undefined) return writeJson(stdout, rows.map(toJson));
+      const text = stdout.isTTY ? stringifyJson(parseJson(raw), 2) : raw.trim();
       stdout.write(escapeJsonControls(text) + "\n");
       return;
     }

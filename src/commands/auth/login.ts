@@ -10,24 +10,23 @@
  * config file (profiles/key-store.ts), and the last line says which.
  */
 import type { Command } from "commander";
-import { FILES, hintedOption, PROFILES, words } from "../../completion/hints.js";
+import { FILES, hintedOption } from "../../completion/hints.js";
 import {
   isEnvironmentName,
   parseBaseUrl,
   ENVIRONMENT_NAMES,
   type EnvironmentName,
 } from "../../profiles/environments.js";
-import { UsageError } from "../../errors.js";
+import { EXIT, HttpError, PetstoreError, UsageError } from "../../errors.js";
 import type { Factory } from "../factory.js";
 import { addExamples } from "../help-layout.js";
 import { checkConfigDir, storedProfile, type ProfileConfig } from "../../profiles/config-file.js";
 import type { SettingsFlags } from "../../profiles/resolve.js";
 import { dropOldKeyringKey, insecureStorage, placeKey } from "../../profiles/key-store.js";
 import { KEY_HINT, type KeySource, readKey } from "./read-key.js";
-import { verifyKey } from "./verify-key.js";
-import { routeTo } from "../proxy-route.js";
 import { loadPalette } from "../../output/palette.js";
-import { formatLines, settingsLines } from "../settings-summary.js";
+import { envOption, profileOption, requestOptionsFrom } from "../request-options.js";
+import { describeRateLimit, formatLines, settingsLines } from "../settings-summary.js";
 
 export interface LoginFlags {
   profile?: string;
@@ -43,13 +42,7 @@ export interface LoginFlags {
 
 /** `--profile` of the auth commands, which act on a stored profile. */
 export function addProfileOption(command: Command): Command {
-  return command.addOption(
-    hintedOption(
-      "-p, --profile <name>",
-      "the profile to act on (default: the current one)",
-      PROFILES,
-    ),
-  );
+  return command.addOption(profileOption("the profile to act on (default: the current one)"));
 }
 
 export function loginCommand(auth: Command, factory: Factory): void {
@@ -60,13 +53,7 @@ export function loginCommand(auth: Command, factory: Factory): void {
         "check an API key with the service and store it in a profile (read from stdin or a hidden prompt)",
       ),
   )
-    .addOption(
-      hintedOption(
-        "--env <name>",
-        `the profile's environment: ${ENVIRONMENT_NAMES.join(" or ")}`,
-        words(ENVIRONMENT_NAMES),
-      ),
-    )
+    .addOption(envOption(`the profile's environment: ${ENVIRONMENT_NAMES.join(" or ")}`))
     .option("--base-url <url>", "the profile's address for that environment")
     .option("--with-token", "read the key from stdin")
     .addOption(hintedOption("--api-key-file <path>", "read the key from this file", FILES))
@@ -109,6 +96,27 @@ function checkedFlags(
   return { settings, keySource: { kind: "prompt" } };
 }
 
+/** A key that cannot be checked is not stored either, as gh refuses a token it cannot validate. */
+const NO_VERIFY = "`--no-verify` stores the key without checking it";
+
+function notStored(error: unknown): PetstoreError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof HttpError && error.status === 401) {
+    return new PetstoreError(
+      `the service rejected the key (401): ${message}; it was not stored`,
+      EXIT.AUTH,
+      "check that the whole key was copied, and that it is for this environment and base URL",
+    );
+  }
+  const known = error instanceof PetstoreError ? error : undefined;
+  const hint = known?.hint === undefined ? NO_VERIFY : `${known.hint}; ${NO_VERIFY}`;
+  return new PetstoreError(
+    `the key could not be checked: ${message}; it was not stored`,
+    known?.exitCode ?? EXIT.UNEXPECTED,
+    hint,
+  );
+}
+
 const NEW_PROFILE = { allowNewProfile: true, replacingConfig: true };
 
 export async function loginRun(flags: LoginFlags, factory: Factory): Promise<void> {
@@ -120,7 +128,7 @@ export async function loginRun(flags: LoginFlags, factory: Factory): Promise<voi
   // No place for the file (no HOME, a file or /proc in the way), or a proxy variable that
   // cannot be used for the check: say so before asking for the key.
   await checkConfigDir(factory.env);
-  if (verify) routeTo(settings.baseUrl, factory.env, undefined);
+  if (verify) factory.route(settings.baseUrl, false);
   const { stderr } = factory.io;
   const palette = await loadPalette(factory.io, "stderr");
   stderr.write(formatLines(settingsLines(settings, palette).slice(0, 3)));
@@ -132,7 +140,17 @@ export async function loginRun(flags: LoginFlags, factory: Factory): Promise<voi
   }
   const apiKey = await readKey(keySource, factory.io);
   if (verify) {
-    stderr.write(await verifyKey(factory, { ...given, apiKey }, NEW_PROFILE));
+    // The request flags of a run that gives none: default timeout and retries, PETSTORE_DEBUG.
+    const request = { ...requestOptionsFrom({}, factory.env), settings: { ...given, apiKey } };
+    let rateLimit;
+    try {
+      const { client } = await factory.client(request, NEW_PROFILE);
+      rateLimit = (await client.listPets({ limit: 1 })).response.rateLimit;
+    } catch (error) {
+      throw notStored(error);
+    }
+    const left = describeRateLimit(rateLimit, factory.now());
+    stderr.write(`The service accepted the key. Rate limit: ${left}\n`);
   }
   // The address the key was checked against is kept with it (as gh keeps the host it logged
   // in to): else a new shell, without PETSTORE_BASE_URL, would use the key at the default one.

@@ -36,14 +36,6 @@ async function readCapped(chunks: AsyncIterable<Uint8Array>): Promise<string> {
   return Buffer.concat(parts).toString("utf8");
 }
 
-async function readStdin(io: IO): Promise<string> {
-  const { stdin } = io;
-  if (stdin.chunks) return readCapped(stdin.chunks());
-  const text = await stdin.readAll();
-  if (Buffer.byteLength(text) > MAX_KEY_INPUT_BYTES) throw tooLong();
-  return text;
-}
-
 async function readKeyFile(path: string): Promise<string> {
   try {
     return await readCapped(createReadStream(path, { highWaterMark: MAX_KEY_INPUT_BYTES + 1 }));
@@ -77,7 +69,7 @@ export async function readKey(source: KeySource, io: IO): Promise<string> {
   let text: string;
   switch (source.kind) {
     case "stdin":
-      text = await readStdin(io);
+      text = await readCapped(io.stdin.chunks());
       break;
     case "file":
       text = await readKeyFile(source.path);

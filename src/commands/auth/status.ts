@@ -13,14 +13,17 @@ import type { Factory } from "../factory.js";
 import { keyringProblem } from "../../profiles/key-store.js";
 import { keyringName } from "../../profiles/keyring-name.js";
 import { loadPalette, type Palette } from "../../output/palette.js";
-import { escapeJsonControls } from "../../output/text-escape.js";
-import { stringifyJson } from "../../schema/json.js";
+import { writeJson } from "../../output/write-rows.js";
 import type { Command } from "commander";
 import { addExamples } from "../help-layout.js";
 import { addJsonOption } from "../output-options.js";
-import { describeRateLimit } from "../rate-limit-summary.js";
 import { addRequestOptions, requestOptionsFrom, type RequestFlags } from "../request-options.js";
-import { formatLines, settingsJson, settingsLines } from "../settings-summary.js";
+import {
+  describeRateLimit,
+  formatLines,
+  settingsJson,
+  settingsLines,
+} from "../settings-summary.js";
 
 export interface StatusFlags extends RequestFlags {
   json?: boolean;
@@ -117,7 +120,7 @@ export async function statusRun(flags: StatusFlags, factory: Factory): Promise<v
       report.rateLimit = rateLimitJson(rateLimit, factory.now());
     }
     if (noKeyring !== undefined) report.keyringProblem = noKeyring;
-    io.stdout.write(escapeJsonControls(stringifyJson(report, io.stdout.isTTY ? 2 : 0)) + "\n");
+    writeJson(io.stdout, report);
   } else {
     const palette = await loadPalette(io, "stdout");
     const lines = settingsLines(settings, palette);
