@@ -13,9 +13,8 @@ import * as z from "zod/mini";
 import { AccessLog } from "./access-log.js";
 import type { KeyEntry } from "./admin/bodies.js";
 import { ClockBody } from "./admin/bodies.js";
-import { JOURNAL_FILTER } from "./admin/filters.js";
 import { NextRuleBody, type NextRule } from "./admin/next.js";
-import type { RecordedRequest } from "./admin/request-journal.js";
+import { JOURNAL_FILTER, type RecordedRequest } from "./admin/request-journal.js";
 import { adminOperation, type AdminReply, type AdminRequest } from "./admin/routes.js";
 import { createApp } from "./app.js";
 import { ServerConfigError } from "./config-error.js";
@@ -193,7 +192,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
     },
     /** The request journal, oldest first, filtered (all that match, at once); never a key. */
     requests: (filter?: RequestFilter): RecordedRequest[] =>
-      fake.journal.list(parse(JOURNAL_FILTER, filterText(filter ?? {}), "requests")),
+      fake.journal.page(parse(JOURNAL_FILTER, filterText(filter ?? {}), "requests")).requests,
     clearRequests: (): void => void run("clearRequests", {}),
     /** The fake's clock: moving it moves rate-limit windows, bans, Date and X-RateLimit-Reset. */
     clock: {

@@ -35,10 +35,15 @@ import {
   type KeyEntry,
 } from "./bodies.js";
 import { isoTime, LATEST_CLOCK_MS, type FakeClock } from "./clock.js";
-import { FILTER_PARAMETERS, JOURNAL_FILTER } from "./filters.js";
 import { MAX_RULES, NextRuleBody, NextRules, RuleState, type ScriptedAnswers } from "./next.js";
 import { adminOpenApi, type DocumentedRoute } from "./openapi.js";
-import { PAGE_BYTES, Requests, type RequestJournal } from "./request-journal.js";
+import {
+  FILTER_PARAMETERS,
+  JOURNAL_FILTER,
+  PAGE_BYTES,
+  RequestsAnswer,
+  type RequestJournal,
+} from "./request-journal.js";
 import { GRACE_MS, MAX_ITEMS, VerdictAnswer, type VerdictBook } from "../verdict.js";
 
 /** What the control plane reads and changes: the server's parts. */
@@ -156,7 +161,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
       "The request journal, oldest first, a page at a time: each answer holds about " +
       `${PAGE_BYTES / 1024 / 1024} MiB of JSON at most; nextAfter says where the next one starts.`,
     parameters: FILTER_PARAMETERS,
-    answers: { 200: Requests },
+    answers: { 200: RequestsAnswer },
     errors: { 400: "invalid_admin_request" },
     handle(fake, { query }) {
       const params = new URLSearchParams(query);
@@ -164,7 +169,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
       if (twice !== undefined) return invalid([`${twice} is given more than once`]);
       const filter = check(JOURNAL_FILTER, Object.fromEntries(params), "filter");
       if (!filter.ok) return invalid(filter.problems);
-      return { status: 200, body: fake.journal.page(filter.value, PAGE_BYTES) };
+      return json(200, fake.journal.page(filter.value, PAGE_BYTES));
     },
   }),
   route({
