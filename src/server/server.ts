@@ -11,11 +11,15 @@ import { createServer, type Server } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import * as z from "zod/mini";
 import { AccessLog } from "./access-log.js";
-import type { KeyEntry } from "./admin/bodies.js";
-import { ClockBody } from "./admin/bodies.js";
 import { NextRuleBody, type NextRule } from "./admin/next.js";
 import { JOURNAL_FILTER, type RecordedRequest } from "./admin/request-journal.js";
-import { adminOperation, type AdminReply, type AdminRequest } from "./admin/routes.js";
+import {
+  adminOperation,
+  ClockBody,
+  type AdminReply,
+  type AdminRequest,
+  type KeyEntry,
+} from "./admin/routes.js";
 import { createApp } from "./app.js";
 import { ServerConfigError } from "./config-error.js";
 import { capConnections } from "./connection-cap.js";
