@@ -14,8 +14,6 @@ import { count, described, named } from "./bodies.js";
 import { matches, METHOD, PATH } from "./request-journal.js";
 
 export const MAX_RULES = 100;
-export const MAX_TIMES = 10_000;
-export const MAX_RETRY_AFTER_SECONDS = 86_400;
 /** The statuses a rule may answer: those the contract documents, and 500 and 503. */
 const STATUSES = [400, 401, 404, 429, 500, 503];
 const STATUS_RULE = `must be one of ${STATUSES.join(", ")}`;
@@ -46,9 +44,7 @@ const Answer = strict(
       ),
     ),
     retryAfterSeconds: z.optional(
-      integer(0, MAX_RETRY_AFTER_SECONDS).check(
-        z.describe("The Retry-After of a 429 or 503; 1 when left out."),
-      ),
+      integer(0, 86_400).check(z.describe("The Retry-After of a 429 or 503; 1 when left out.")),
     ),
     drop: z.optional(
       z
@@ -85,9 +81,7 @@ export const NextRuleBody = named(
       match: z.optional(Match),
       answer: Answer,
       times: z.optional(
-        integer(1, MAX_TIMES).check(
-          z.describe("How many matching requests get it; 1 when left out."),
-        ),
+        integer(1, 10_000).check(z.describe("How many matching requests get it; 1 when left out.")),
       ),
     },
     'the body must be a JSON object {"match": {method?, path?, key?}, "answer": {...}, "times": N}',
