@@ -530,7 +530,8 @@ export function createAdminRoutes(fake: Fake, access: AdminAccess, responder: Re
     if (refused !== undefined) return answer(res, refused);
     const routePath =
       path.startsWith(KEY_PREFIX) && path.length > KEY_PREFIX.length ? `${KEY_PREFIX}{key}` : path;
-    const methods = Object.hasOwn(ADMIN_ROUTES, routePath) ? ADMIN_ROUTES[routePath] : undefined;
+    // No path of the table, nor method node:http takes, is a name an object inherits.
+    const methods = ADMIN_ROUTES[routePath];
     if (methods === undefined) {
       const message = `no control-plane route for ${printable(path)}; see ${ADMIN_PREFIX}/openapi.json`;
       return answer(res, errorReply("not_found", message));
