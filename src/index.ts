@@ -11,7 +11,7 @@ export type {
   StartServerOptions,
 } from "./server/server.js";
 export type { RecordedRequest } from "./server/admin/request-journal.js";
-export type { KeyEntry } from "./server/admin/bodies.js";
+export type { KeyEntry } from "./server/admin/routes.js";
 export type { NextRule } from "./server/admin/next.js";
 export type { Verdict } from "./server/verdict.js";
 export type { FaultOptions } from "./server/faults.js";

@@ -11,12 +11,15 @@ import { createServer, type Server } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import * as z from "zod/mini";
 import { AccessLog } from "./access-log.js";
-import type { KeyEntry } from "./admin/bodies.js";
-import { ClockBody } from "./admin/bodies.js";
-import { JOURNAL_FILTER } from "./admin/filters.js";
 import { NextRuleBody, type NextRule } from "./admin/next.js";
-import type { RecordedRequest } from "./admin/request-journal.js";
-import { adminOperation, type AdminReply, type AdminRequest } from "./admin/routes.js";
+import { JOURNAL_FILTER, type RecordedRequest } from "./admin/request-journal.js";
+import {
+  adminOperation,
+  ClockBody,
+  type AdminReply,
+  type AdminRequest,
+  type KeyEntry,
+} from "./admin/routes.js";
 import { createApp } from "./app.js";
 import { ServerConfigError } from "./config-error.js";
 import { capConnections } from "./connection-cap.js";
@@ -193,7 +196,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
     },
     /** The request journal, oldest first, filtered (all that match, at once); never a key. */
     requests: (filter?: RequestFilter): RecordedRequest[] =>
-      fake.journal.list(parse(JOURNAL_FILTER, filterText(filter ?? {}), "requests")),
+      fake.journal.page(parse(JOURNAL_FILTER, filterText(filter ?? {}), "requests")).requests,
     clearRequests: (): void => void run("clearRequests", {}),
     /** The fake's clock: moving it moves rate-limit windows, bans, Date and X-RateLimit-Reset. */
     clock: {

@@ -34,23 +34,8 @@ export function adminAccess(host: string, token: string | undefined): AdminAcces
   return isLoopback(host) ? { mode: "open" } : { mode: "off", host };
 }
 
-/** Whether `host` (a Host header) names a loopback address; an unreadable one does not. */
-function loopbackHost(host: string): boolean {
-  try {
-    return isLoopback(new URL(`http://${host}`).hostname);
-  } catch {
-    return false;
-  }
-}
-
-function sameOrigin(origin: string, host: string | undefined): boolean {
-  if (host === undefined) return false;
-  try {
-    return new URL(origin).host === new URL(`http://${host}`).host;
-  } catch {
-    return false;
-  }
-}
+/** `text` as a URL; undefined when it is not one. */
+const urlOf = (text: string) => (URL.canParse(text) ? new URL(text) : undefined);
 
 /** Undefined when `req` may use the control plane; else the answer to give. */
 export function refusal(access: AdminAccess, req: IncomingMessage): Reply | undefined {
@@ -73,14 +58,16 @@ export function refusal(access: AdminAccess, req: IncomingMessage): Reply | unde
     }
     return undefined;
   }
-  if (origin !== undefined && !sameOrigin(origin, host)) {
+  // The Host header as the browser sent it: an unreadable one is not loopback, nor an origin.
+  const sentTo = host === undefined ? undefined : urlOf(`http://${host}`);
+  if (origin !== undefined && (sentTo === undefined || urlOf(origin)?.host !== sentTo.host)) {
     return errorReply(
       "admin_forbidden",
       "the control plane refuses requests from pages of another origin; send them from a test " +
         "or from the fake's own page",
     );
   }
-  if (host !== undefined && !loopbackHost(host)) {
+  if (host !== undefined && (sentTo === undefined || !isLoopback(sentTo.hostname))) {
     return errorReply(
       "admin_forbidden",
       "the control plane answers only requests addressed to a loopback name (localhost, " +

@@ -11,31 +11,26 @@ import * as z from "zod/mini";
 import { integer, strict } from "../check.js";
 import { MAX_LATENCY_MS } from "../faults.js";
 import { count, described, named } from "./bodies.js";
+import { matches, METHOD, PATH } from "./request-journal.js";
 
 export const MAX_RULES = 100;
-export const MAX_TIMES = 10_000;
-export const MAX_RETRY_AFTER_SECONDS = 86_400;
 /** The statuses a rule may answer: those the contract documents, and 500 and 503. */
 const STATUSES = [400, 401, 404, 429, 500, 503];
 const STATUS_RULE = `must be one of ${STATUSES.join(", ")}`;
 const ONE_ANSWER = "give exactly one of status, drop or delayMs";
 
-const text = (pattern: RegExp, rule: string, description: string) =>
-  z.optional(z.string({ error: rule }).check(z.regex(pattern, rule), z.describe(description)));
-
 const Match = strict(
   {
-    method: text(
-      /^[A-Za-z]{1,20}$/,
-      "must be an HTTP method such as GET",
-      "Any case; any method when left out.",
+    method: METHOD,
+    path: PATH,
+    key: z.optional(
+      z
+        .string({ error: "must be an API key" })
+        .check(
+          z.regex(/^.{1,4096}$/, "must be an API key"),
+          z.describe("The key itself; any key when left out."),
+        ),
     ),
-    path: text(
-      /^\/.{0,2047}$/,
-      "must be a path starting with /, ending in * to match a prefix",
-      "Exact (/v1/pets/1), or a prefix ending in * (/v1/pets*).",
-    ),
-    key: text(/^.{1,4096}$/, "must be an API key", "The key itself; any key when left out."),
   },
   "must be an object {method?, path?, key?}",
 );
@@ -49,9 +44,7 @@ const Answer = strict(
       ),
     ),
     retryAfterSeconds: z.optional(
-      integer(0, MAX_RETRY_AFTER_SECONDS).check(
-        z.describe("The Retry-After of a 429 or 503; 1 when left out."),
-      ),
+      integer(0, 86_400).check(z.describe("The Retry-After of a 429 or 503; 1 when left out.")),
     ),
     drop: z.optional(
       z
@@ -88,9 +81,7 @@ export const NextRuleBody = named(
       match: z.optional(Match),
       answer: Answer,
       times: z.optional(
-        integer(1, MAX_TIMES).check(
-          z.describe("How many matching requests get it; 1 when left out."),
-        ),
+        integer(1, 10_000).check(z.describe("How many matching requests get it; 1 when left out.")),
       ),
     },
     'the body must be a JSON object {"match": {method?, path?, key?}, "answer": {...}, "times": N}',
@@ -145,12 +136,8 @@ export class ScriptedAnswers {
     const rule = this.rules.find(
       ({ match, times, used }) =>
         used < times &&
-        (match.method === undefined || match.method.toUpperCase() === method) &&
-        (match.key === undefined || match.key === key) &&
-        (match.path === undefined ||
-          (match.path.endsWith("*")
-            ? path.startsWith(match.path.slice(0, -1))
-            : path === match.path)),
+        matches(match, method, path) &&
+        (match.key === undefined || match.key === key),
     );
     if (rule === undefined) return undefined;
     rule.used++;

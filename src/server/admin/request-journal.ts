@@ -11,7 +11,9 @@
  * journal holds.
  */
 import * as z from "zod/mini";
+import { strict } from "../check.js";
 import { PLAN, type PlanName } from "../keys.js";
+import { MAX_JOURNAL_SIZE } from "../serve-defaults.js";
 import { count, described, named } from "./bodies.js";
 import { isoTime } from "./clock.js";
 
@@ -78,7 +80,7 @@ export const RecordedRequestAnswer = named(
 export type RecordedRequest = z.infer<typeof RecordedRequestAnswer>;
 
 /** One answer of `GET /__admin/requests`. */
-export const Requests = named(
+export const RequestsAnswer = named(
   "Requests",
   z.object({
     requests: described(
@@ -94,21 +96,105 @@ export const Requests = named(
     ),
   }),
 );
+type Requests = z.infer<typeof RequestsAnswer>;
 
-/** Which entries a read gives: those passing every test, after `afterId`, `limit` at most. */
-export interface JournalFilter {
-  tests?: Array<(entry: JournalEntry) => boolean>;
-  /** Requests with a larger id only: where the previous page ended. */
-  afterId?: number;
-  limit?: number;
-}
+const WHOLE_NUMBER = /^[0-9]{1,15}$/;
+const sinceMs = (text: string) => (WHOLE_NUMBER.test(text) ? Number(text) : Date.parse(text));
+
+/** A text of a query or a rule that matches `pattern` and passes `pass`, or is told `rule`. */
+const text = (pattern: RegExp, rule: string, description: string, pass = (_: string) => true) =>
+  z.optional(
+    z
+      .string({ error: rule })
+      .check(z.regex(pattern, rule), z.refine(pass, rule), z.describe(description)),
+  );
+
+/** A method to match, in any case: of the journal's filters and a scripted answer's rule. */
+export const METHOD = text(
+  /^[A-Za-z]{1,20}$/,
+  "must be an HTTP method such as GET or POST",
+  "GET, POST... (any case); any when left out",
+);
+export const PATH = text(
+  /^\/.{0,2047}$/,
+  "must be a path starting with /, ending in * to match a prefix",
+  "Exact (/v1/pets), or a prefix ending in * (/v1/pets*)",
+);
+
+/** Whether a request's `method` and `path` are those of `wanted` (each when given). */
+export const matches = (wanted: { method?: string; path?: string }, method: string, path: string) =>
+  (wanted.method === undefined || wanted.method.toUpperCase() === method) &&
+  (wanted.path === undefined ||
+    (wanted.path.endsWith("*") ? path.startsWith(wanted.path.slice(0, -1)) : path === wanted.path));
+
+/**
+ * The journal's filters: the query of `GET /__admin/requests`, and the object
+ * given to `requests()` (its values as the query's text). `after` (a request id:
+ * those after it) and `limit` (how many at most) page.
+ */
+const FILTER = strict(
+  {
+    method: METHOD,
+    path: PATH,
+    status: text(
+      /^[1-5](?:[0-9]{2}|xx)$/i,
+      "must be an HTTP status from 100 to 599, or a class such as 4xx",
+      "A status (404) or a class (4xx)",
+    ),
+    since: text(
+      /^([0-9]{1,15}|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))$/,
+      "must be an ISO 8601 time (2030-01-01T00:00:00Z) or Unix milliseconds",
+      "An ISO 8601 time or Unix milliseconds (the fake's clock): at or after it",
+      (since) => Number.isFinite(sinceMs(since)),
+    ),
+    after: text(
+      WHOLE_NUMBER,
+      "must be a request id, a whole number (0 for the oldest on)",
+      "Only requests with a larger id: the nextAfter of the previous page",
+    ),
+    limit: text(
+      /^[0-9]{1,6}$/,
+      `must be a whole number from 0 to ${MAX_JOURNAL_SIZE}`,
+      `At most this many (0 to ${MAX_JOURNAL_SIZE})`,
+      (limit) => Number(limit) <= MAX_JOURNAL_SIZE,
+    ),
+  },
+  "the filters must be an object {method?, path?, status?, since?, after?, limit?}",
+);
+
+/** The filters as the OpenAPI document's query parameters. */
+export const FILTER_PARAMETERS = Object.entries(
+  (z.toJSONSchema(FILTER) as { properties: Record<string, { description: string }> }).properties,
+).map(([name, { description }]) => ({
+  name,
+  in: "query",
+  description,
+  schema: { type: "string" },
+}));
+
+/** The filters' text as a test of an entry, and the cursor and count of a page. */
+export const JOURNAL_FILTER = z.pipe(
+  FILTER,
+  z.transform(({ status, since, after, limit, ...wanted }) => ({
+    afterId: Number(after ?? 0),
+    limit: Number(limit ?? Infinity),
+    test: (entry: JournalEntry) =>
+      matches(wanted, entry.method, entry.url.slice(0, entry.pathLength)) &&
+      (status === undefined ||
+        (/xx$/i.test(status)
+          ? String(entry.status)[0] === status[0]
+          : entry.status === Number(status))) &&
+      (since === undefined || entry.timeMs >= sinceMs(since)),
+  })),
+);
+export type JournalFilter = z.output<typeof JOURNAL_FILTER>;
 
 export class RequestJournal {
+  /** The entry of request `id` is at `(id - 1) % capacity`. */
   private readonly ring: Array<JournalEntry | undefined>;
-  /** Where the next entry goes. */
-  private next = 0;
-  private count = 0;
-  private lastRecordedId = 0;
+  private lastId = 0;
+  /** The last id recorded before the journal was last emptied. */
+  private clearedId = 0;
 
   /** Bytes kept of a POST body: MAX_BODY_KEPT, less when the journal is large (BODY_BUDGET in all). */
   readonly bodyLimit: number;
@@ -131,68 +217,42 @@ export class RequestJournal {
   record(entry: JournalEntry, status: number | null, durationMs: number): void {
     entry.status = status;
     entry.durationUs = Math.round(durationMs * 1000);
-    entry.id = ++this.lastRecordedId;
-    this.ring[this.next] = entry;
-    if (++this.next === this.capacity) this.next = 0;
-    if (this.count < this.capacity) this.count++;
-  }
-
-  /** The entries that match, oldest first, from the first with an id above `filter.afterId`. */
-  private *matching(filter: JournalFilter): Generator<JournalEntry> {
-    // The ring holds the last `count` ids recorded, in order: the cursor is an index.
-    const oldestId = this.lastRecordedId - this.count + 1;
-    const skip = Math.min(this.count, Math.max(0, (filter.afterId ?? 0) - oldestId + 1));
-    const start = (this.next - this.count + this.capacity) % Math.max(1, this.capacity);
-    for (let i = skip; i < this.count; i++) {
-      const entry = this.ring[(start + i) % this.capacity]!;
-      if (filter.tests?.every((test) => test(entry)) ?? true) yield entry;
-    }
-  }
-
-  /** Oldest first, all that match (up to `filter.limit`): for `requests()`, in memory. */
-  list(filter: JournalFilter = {}): RecordedRequest[] {
-    const found: RecordedRequest[] = [];
-    const limit = filter.limit ?? Infinity;
-    for (const entry of this.matching(filter)) {
-      if (found.length >= limit) break;
-      found.push(recorded(entry));
-    }
-    return found;
+    entry.id = ++this.lastId;
+    this.ring[(entry.id - 1) % this.capacity] = entry;
   }
 
   /**
-   * The answer of `GET /__admin/requests` (a Requests): the entries that match,
-   * oldest first, as many as `filter.limit` allows and as fit in about `maxBytes`
-   * (at least one, whatever its size). Each entry's JSON is made on its own: never
-   * one huge string.
+   * A page of `GET /__admin/requests`, or all of `requests()`: the entries that
+   * match, oldest first, after `afterId`, `limit` at most and as many as fit in
+   * about `maxBytes` of JSON (at least one, whatever its size).
    */
-  page(filter: JournalFilter, maxBytes: number): string {
-    const items: string[] = [];
-    const limit = filter.limit ?? Infinity;
+  page({ test, afterId, limit }: JournalFilter, maxBytes = Infinity): Requests {
+    const requests: RecordedRequest[] = [];
+    const answer = (nextAfter: number | null) => ({
+      requests,
+      journalSize: this.capacity,
+      lastId: this.lastId,
+      nextAfter,
+    });
+    const oldestId = Math.max(this.clearedId, this.lastId - this.capacity) + 1;
     let bytes = 0;
-    let lastId = filter.afterId ?? 0;
-    let nextAfter: number | null = null;
-    for (const entry of this.matching(filter)) {
-      const text = items.length < limit ? JSON.stringify(recorded(entry)) : "";
-      bytes += Buffer.byteLength(text) + 1;
-      if (items.length >= limit || (items.length > 0 && bytes > maxBytes)) {
-        nextAfter = lastId;
-        break;
+    for (let id = Math.max(oldestId, afterId + 1); id <= this.lastId; id++) {
+      const entry = this.ring[(id - 1) % this.capacity]!;
+      if (!test(entry)) continue;
+      const request = recorded(entry);
+      bytes += maxBytes === Infinity ? 0 : Buffer.byteLength(JSON.stringify(request)) + 1;
+      if (requests.length >= limit || (requests.length > 0 && bytes > maxBytes)) {
+        return answer(requests.at(-1)?.id ?? afterId);
       }
-      items.push(text);
-      lastId = entry.id;
+      requests.push(request);
     }
-    return (
-      `{"requests":[${items.join(",")}],"journalSize":${this.capacity},` +
-      `"lastId":${this.lastRecordedId},"nextAfter":${nextAfter}}`
-    );
+    return answer(null);
   }
 
   /** Empties the journal; ids continue where they were. */
   clear(): void {
     this.ring.fill(undefined);
-    this.count = 0;
-    this.next = 0;
+    this.clearedId = this.lastId;
   }
 }
 
