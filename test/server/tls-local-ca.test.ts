@@ -20,8 +20,10 @@ import {
   symlink,
   writeFile,
 } from "node:fs/promises";
+import { once } from "node:events";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect } from "node:tls";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../src/server/server.js";
 import { CA_NAME } from "../../src/server/tls/local-ca.js";
@@ -68,14 +70,18 @@ async function plant(ca: PemPair, keyMode = 0o600): Promise<void> {
   await chmod(keyFile(), keyMode);
 }
 
-/** Starts on `file` with tls: true, stops, and gives the log and the CA it served. */
-async function startAndStop(): Promise<{ log: string; ca: string }> {
+/** Starts on `file` with tls: true, stops, and gives the log, the CA and the certificate it served. */
+async function startAndStop(): Promise<{ log: string; ca: string; served: X509Certificate }> {
   server = await startTestServer({ file, tls: true });
   const ca = server.tls!.ca!;
+  const socket = connect({ port: server.port, host: "127.0.0.1", ca, servername: "localhost" });
+  await once(socket, "secureConnect");
+  const served = socket.getPeerX509Certificate()!;
+  socket.destroy();
   await server.close();
   const log = server.logText();
   server = undefined;
-  return { log, ca };
+  return { log, ca, served };
 }
 
 async function expectReplaced(reason: string, old: PemPair): Promise<void> {
@@ -99,8 +105,10 @@ describe("the local CA next to the data file", () => {
   it("is reused while it has more than 30 days left", async () => {
     const ca = await ownCa(-1, 31);
     await plant(ca);
-    const { log, ca: served } = await startAndStop();
-    expect(served).toBe(ca.cert);
+    const { log, ca: reused, served } = await startAndStop();
+    expect(reused).toBe(ca.cert);
+    // The server certificate ends with its CA, before its 397 days.
+    expect(served.validTo).toBe(new X509Certificate(ca.cert).validTo);
     expect(log).not.toContain("made a new local CA");
     expect(await readFile(keyFile(), "utf8")).toBe(ca.key);
   });

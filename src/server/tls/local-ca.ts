@@ -33,8 +33,6 @@ const CA_DAYS = 3650;
 /** A CA with less time left than this is replaced at start-up. */
 const CA_RENEW_DAYS = 30;
 const SERVER_CERTIFICATE_DAYS = 397;
-const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1"];
-const ANY_ADDRESS = new Set(["0.0.0.0", "::", "0:0:0:0:0:0:0:0"]);
 
 const day = (date: Date) => date.toISOString().slice(0, 10);
 const later = (date: Date, days: number) => new Date(date.getTime() + days * DAY_MS);
@@ -49,21 +47,20 @@ function attempt<T>(make: () => T): T | undefined {
 
 /** The names the made certificate is for: loopback, and `host` unless it is a wildcard. */
 export function serverNames(host: string): string[] {
-  const names = [...LOOPBACK_NAMES];
+  const names = ["localhost", "127.0.0.1", "::1"];
   const name = host.toLowerCase();
-  if (name !== "" && !ANY_ADDRESS.has(name) && !names.includes(name)) names.push(name);
-  return names;
+  const wildcard = ["", "0.0.0.0", "::", "0:0:0:0:0:0:0:0"].includes(name);
+  return wildcard || names.includes(name) ? names : [...names, name];
 }
 
 /** Where the CA's certificate and key are kept. */
 type CaFiles = { cert: string; key: string };
-type KeptCa = PemPair & { notAfter: Date };
 
 /**
  * The CA kept at `files` when it can be used as it is, else why a new one is
  * needed. Refuses (without changing anything) files serve must not replace.
  */
-async function keptCa(files: CaFiles, now: Date): Promise<KeptCa | string> {
+async function keptCa(files: CaFiles, now: Date): Promise<PemPair | string> {
   const cert = await readCompanion(files.cert);
   const key = await readCompanion(files.key);
   if (cert === undefined) return key === undefined ? "there was none" : `${files.cert} was missing`;
@@ -89,23 +86,17 @@ async function keptCa(files: CaFiles, now: Date): Promise<KeptCa | string> {
   if (notAfter < later(now, CA_RENEW_DAYS)) {
     return why(`it expires on ${day(notAfter)}, in less than ${CA_RENEW_DAYS} days`);
   }
-  return { cert: cert.text, key: key.text, notAfter };
+  return { cert: cert.text, key: key.text };
 }
 
 /** Writes a new CA to `files`; resolves to the files that did not exist before. */
 async function saveCa(files: CaFiles, ca: PemPair): Promise<string[]> {
-  const created: string[] = [];
+  const created = [files.key, files.cert].filter((file) => lstatIfThere(file) === undefined);
   try {
     // The key first: a crash between the two leaves the old certificate with the new
     // key, a pair that does not match, which the next start replaces.
-    for (const [file, text, mode] of [
-      [files.key, ca.key, 0o600],
-      [files.cert, ca.cert, 0o644],
-    ] as const) {
-      const isNew = lstatIfThere(file) === undefined;
-      await writeCompanion(file, [text], { mode });
-      if (isNew) created.push(file);
-    }
+    await writeCompanion(files.key, [ca.key], { mode: 0o600 });
+    await writeCompanion(files.cert, [ca.cert], { mode: 0o644 });
   } catch (error) {
     await removeCreated(created);
     throw error;
@@ -135,24 +126,17 @@ export async function caSignedCertificate(
     base === undefined ? undefined : { cert: `${base}.ca.pem`, key: `${base}.ca-key.pem` };
   const kept = files === undefined ? "no data file" : await keptCa(files, now);
   const { makeCa, makeServerCertificate } = await import("./make-certificates.js");
-  const ca: KeptCa =
-    typeof kept === "string"
-      ? { ...(await makeCa(CA_NAME, now, later(now, CA_DAYS))), notAfter: later(now, CA_DAYS) }
-      : kept;
+  const caUntil = later(now, CA_DAYS);
+  const ca = typeof kept === "string" ? await makeCa(CA_NAME, now, caUntil) : kept;
   const until = later(now, SERVER_CERTIFICATE_DAYS);
-  const pair = await makeServerCertificate(
-    ca,
-    serverNames(host),
-    now,
-    until < ca.notAfter ? until : ca.notAfter,
-  );
+  const pair = await makeServerCertificate(ca, serverNames(host), now, until);
   if (files === undefined) return { ...pair, ca: ca.cert };
   const keyNote = unknownReaders(files.key, process.env);
   if (keyNote !== undefined) note(keyNote);
   if (typeof kept !== "string") return { ...pair, ca: ca.cert, caFile: files.cert };
   const created = await saveCa(files, ca);
   note(
-    `made a new local CA, ${files.cert}, valid until ${day(ca.notAfter)} ` +
+    `made a new local CA, ${files.cert}, valid until ${day(caUntil)} ` +
       `(${kept}); clients trust it with NODE_EXTRA_CA_CERTS=${files.cert}`,
   );
   return { ...pair, ca: ca.cert, caFile: files.cert, created };

@@ -56,7 +56,10 @@ export function makeCa(commonName: string, from: Date, notAfter: Date): Promise<
   ]);
 }
 
-/** A certificate for `names` (host names and IP addresses, the first its CN), signed by `ca`. */
+/**
+ * A certificate for `names` (host names and IP addresses, the first its CN), signed
+ * by `ca`, valid until `notAfter` or until the CA expires, if sooner.
+ */
 export async function makeServerCertificate(
   ca: PemPair,
   names: readonly string[],
@@ -70,7 +73,7 @@ export async function makeServerCertificate(
   return make(
     names[0]!,
     from,
-    notAfter,
+    notAfter < caCert.notAfter ? notAfter : caCert.notAfter,
     [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
