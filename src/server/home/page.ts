@@ -9,6 +9,8 @@
  */
 import { htmlEscape } from "escape-goat";
 import { PET_STATUSES, type Pet } from "../../schema/pet.js";
+import type { KeyEntry } from "../admin/bodies.js";
+import { exportLines } from "../serve-options.js";
 import type { Verdict } from "../verdict.js";
 
 declare const PETSTORE_VERSION: string;
@@ -19,16 +21,6 @@ export const HOME_PREFIX = "/__home/";
 const UNLIMITED = 2147483647;
 /** Pets shown: the first page of `GET /v1/pets` at its largest. */
 export const PETS_SHOWN = 100;
-
-/** A key as `GET /__home/keys` gives it: in full. */
-export interface KeyEntry {
-  key: string;
-  plan: string;
-  limit: number;
-  remaining: number;
-  /** Unix seconds, of the fake's clock. */
-  reset: number;
-}
 
 /** What the page shows; a string in place of a list says why it is not shown. */
 export interface PageView {
@@ -51,23 +43,6 @@ export interface PageView {
 /** Items of the verdict shown; the rest are at GET /__admin/verdict. */
 const VERDICT_SHOWN = 20;
 
-/** `{rel: absolute URL}`: where everything of the fake is. */
-function linksOf(origin: string): Record<string, string> {
-  return {
-    self: `${origin}/`,
-    api: `${origin}/v1`,
-    pets: `${origin}/v1/pets`,
-    openapi: `${origin}/v1/openapi.json`,
-    adminHealth: `${origin}/__admin/health`,
-    adminReset: `${origin}/__admin/reset`,
-    adminRequests: `${origin}/__admin/requests`,
-    adminClock: `${origin}/__admin/clock`,
-    adminFaults: `${origin}/__admin/faults`,
-    adminKeys: `${origin}/__admin/keys`,
-    adminOpenapi: `${origin}/__admin/openapi.json`,
-  };
-}
-
 export function indexJson(origin: string): string {
   const index = {
     name: "petstore serve",
@@ -76,14 +51,21 @@ export function indexJson(origin: string): string {
       "the control plane is under /__admin; open this URL in a browser for the home page.",
     version: VERSION,
     baseUrl: `${origin}/v1`,
-    links: linksOf(origin),
+    links: {
+      self: `${origin}/`,
+      api: `${origin}/v1`,
+      pets: `${origin}/v1/pets`,
+      openapi: `${origin}/v1/openapi.json`,
+      adminHealth: `${origin}/__admin/health`,
+      adminReset: `${origin}/__admin/reset`,
+      adminRequests: `${origin}/__admin/requests`,
+      adminClock: `${origin}/__admin/clock`,
+      adminFaults: `${origin}/__admin/faults`,
+      adminKeys: `${origin}/__admin/keys`,
+      adminOpenapi: `${origin}/__admin/openapi.json`,
+    },
   };
   return JSON.stringify(index, null, 2) + "\n";
-}
-
-/** The same quoting as `serve --print-env` (exportLines): single quotes keep everything literal. */
-function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, "'\\''")}'`;
 }
 
 const ICON =
@@ -94,14 +76,14 @@ const ICON =
       '<ellipse cx="16" cy="20" rx="6" ry="5"/></g></svg>',
   );
 
-/** The page's Content-Security-Policy: everything from this origin, nothing from anywhere else. */
+/**
+ * The page's Content-Security-Policy: everything from this origin, nothing from anywhere
+ * else. Scripts, styles and connections fall back to default-src.
+ */
 export const PAGE_CSP = [
   "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
   "img-src 'self' data:",
   "font-src 'self' data:",
-  "connect-src 'self'",
   "frame-ancestors 'none'",
   "base-uri 'none'",
   "form-action 'self'",
@@ -257,7 +239,8 @@ const REQUESTS_CARD = `<article>
 export function pageHtml(view: PageView): string {
   const baseUrl = `${view.origin}/v1`;
   const host = view.origin.replace(/^https?:\/\//, "");
-  const lines = `export PETSTORE_BASE_URL=${shellQuote(baseUrl)}\nexport PETSTORE_API_KEY='<your key>'`;
+  // The lines of `serve --print-env`, with a stand-in for the key.
+  const lines = exportLines(baseUrl, "<your key>").trimEnd();
   return `<!doctype html>
 <html lang="en" data-theme="light">
 <head>
