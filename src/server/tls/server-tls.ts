@@ -36,8 +36,7 @@ function readPem<T>(label: string, what: string, read: () => T): T {
   try {
     return read();
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new ServerConfigError(`${label}: not ${what} (${reason}).`);
+    throw new ServerConfigError(`${label}: not ${what} (${(error as Error).message}).`);
   }
 }
 
