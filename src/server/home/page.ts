@@ -101,6 +101,11 @@ function duration(seconds: number): string {
   return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
 }
 
+/** A table of `rows` under the heading cells `head`. */
+function table(head: string, rows: string): string {
+  return `<table>\n<thead><tr>${head}</tr></thead>\n<tbody>\n${rows}\n</tbody>\n</table>`;
+}
+
 /** One row saying why a table has no rows. */
 function emptyRow(columns: number, why: string): string {
   return `<tr><td class="empty" colspan="${columns}">${htmlEscape(why)}</td></tr>`;
@@ -148,12 +153,7 @@ function keysCard({ keys, nowSeconds }: PageView): string {
   const meta = typeof keys === "string" ? "" : `${keys.length} key${keys.length === 1 ? "" : "s"}`;
   return `<article id="keys" data-live>
 <header><h2>Keys</h2><small>${meta}</small></header>
-<table>
-<thead><tr><th>Key</th><th>Plan</th><th class="num">Limit</th><th class="num">Remaining</th><th>Resets</th></tr></thead>
-<tbody>
-${rows}
-</tbody>
-</table>
+${table(`<th>Key</th><th>Plan</th><th class="num">Limit</th><th class="num">Remaining</th><th>Resets</th>`, rows)}
 <small>Limit, remaining and reset are those of the window that binds first (the minute or the day), as the <code>X-RateLimit-*</code> headers give them.</small>
 </article>`;
 }
@@ -219,21 +219,13 @@ function petsCard({ pets, status }: PageView): string {
   return `<article id="pets" data-live>
 <header><h2>Pets</h2><small>${htmlEscape(meta)}</small></header>
 <nav id="pet-filters" role="group" aria-label="Filter by status">${filters.join("")}</nav>
-<div class="scroll"><table>
-<thead><tr><th class="num">ID</th><th>Name</th><th class="num">Category</th><th>Status</th></tr></thead>
-<tbody>
-${rows}
-</tbody>
-</table></div>
+<div class="scroll">${table(`<th class="num">ID</th><th>Name</th><th class="num">Category</th><th>Status</th>`, rows)}</div>
 </article>`;
 }
 
 const REQUESTS_CARD = `<article>
 <header><h2>Requests</h2><span class="pill ok" id="requests-live">live</span><small id="requests-meta"></small></header>
-<div class="scroll"><table id="requests">
-<thead><tr><th>Time</th><th>Request</th><th class="num">Status</th><th class="num">ms</th><th>Plan</th></tr></thead>
-<tbody>${emptyRow(5, "no requests yet: they appear here live")}</tbody>
-</table></div>
+<div class="scroll" id="requests">${table(`<th>Time</th><th>Request</th><th class="num">Status</th><th class="num">ms</th><th>Plan</th>`, emptyRow(5, "no requests yet: they appear here live"))}</div>
 </article>`;
 
 export function pageHtml(view: PageView): string {

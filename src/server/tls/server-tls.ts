@@ -69,7 +69,7 @@ export function checkPair(
 
 /** Checks a given pair before anything is opened; undefined is plain http. */
 export function checkTlsOption(option: TlsOption | undefined) {
-  if (option === undefined || typeof option === "boolean") return option || undefined;
+  if (typeof option !== "object") return option || undefined;
   const labels = { cert: "tls.cert", key: "tls.key" };
   return { given: option, certificate: checkPair(option.cert, option.key, labels) };
 }
