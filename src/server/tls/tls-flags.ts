@@ -19,10 +19,6 @@ export interface TlsFlags {
 /** Far more than any certificate chain or key; a larger file is not one. */
 const MAX_PEM_BYTES = 1024 * 1024;
 
-function readGivenPem(file: string, flag: string): string {
-  return readGivenFile(file, `${flag} ${file}`, "a PEM file", MAX_PEM_BYTES, "latin1");
-}
-
 /**
  * The `tls` option, and the given certificate when it is self-signed: clients can
  * trust it directly (NODE_EXTRA_CA_CERTS). Absolute.
@@ -33,12 +29,12 @@ export function planTls(flags: TlsFlags): { tls?: TlsOption; trustFile?: string 
   if (tlsCert === undefined || tlsKey === undefined) {
     throw new ServerConfigError("--tls-cert and --tls-key go together: a certificate and its key");
   }
-  const cert = readGivenPem(tlsCert, "--tls-cert");
-  const key = readGivenPem(tlsKey, "--tls-key");
-  const certificate = checkPair(cert, key, {
-    cert: `--tls-cert ${tlsCert}`,
-    key: `--tls-key ${tlsKey}`,
-  });
+  const labels = { cert: `--tls-cert ${tlsCert}`, key: `--tls-key ${tlsKey}` };
+  const read = (file: string, label: string) =>
+    readGivenFile(file, label, "a PEM file", MAX_PEM_BYTES, "latin1");
+  const cert = read(tlsCert, labels.cert);
+  const key = read(tlsKey, labels.key);
+  const certificate = checkPair(cert, key, labels);
   const selfSigned =
     certificate.checkIssued(certificate) && certificate.verify(certificate.publicKey);
   return { tls: { cert, key }, trustFile: selfSigned ? path.resolve(tlsCert) : undefined };
