@@ -22,7 +22,7 @@ import { KeyList } from "./keys.js";
 import { DEFAULT_BAN_POLICY } from "./rate-limit.js";
 import { DEFAULT_JOURNAL_SIZE, MAX_JOURNAL_SIZE } from "./serve-defaults.js";
 import type { PetStore } from "./store/types.js";
-import type { TlsOption } from "./tls/server-tls.js";
+import { TlsOption } from "./tls/server-tls.js";
 
 /** Demo pets a new store may start with (`--seed`). */
 const MAX_SEED_PETS = 1_000_000;
@@ -192,9 +192,10 @@ export const START_OPTIONS = strict(
     /**
      * Serve https: `{ cert, key }` (PEM text), or `true` for a certificate signed by a
      * local CA kept next to `file` (reused while valid) or, without a file, in memory.
-     * `running.tls.ca` is the certificate for clients to trust. Checked by server-tls.ts.
+     * `running.tls.ca` is the certificate for clients to trust. The pair is checked by
+     * server-tls.ts.
      */
-    tls: z.optional(z.custom<TlsOption>()),
+    tls: z.optional(TlsOption),
   },
   "the options must be an object",
 ).check(

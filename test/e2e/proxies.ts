@@ -49,17 +49,11 @@ export interface TlsFiles {
 
 /** A CA, and a certificate it signs for both test names and 127.0.0.1, written to `dir`. */
 export async function writeTestCertificates(dir: string): Promise<TlsFiles> {
-  const subject = { commonName: "petstore proxy tests", organization: "petstore tests" };
-  const notBefore = new Date(Date.now() - 3_600_000);
+  const now = new Date();
   const notAfter = new Date(Date.now() + 86_400_000);
-  const ca = await makeCa(subject, notBefore, notAfter);
-  const server = await makeServerCertificate(
-    ca,
-    { ...subject, commonName: PROXIED_HOST },
-    [PROXIED_HOST, DIRECT_HOST, "127.0.0.1"],
-    notBefore,
-    notAfter,
-  );
+  const ca = await makeCa("petstore proxy tests", now, notAfter);
+  const names = [PROXIED_HOST, DIRECT_HOST, "127.0.0.1"];
+  const server = await makeServerCertificate(ca, names, now, notAfter);
   const files = {
     ca: join(dir, "ca.crt"),
     cert: join(dir, "server.crt"),

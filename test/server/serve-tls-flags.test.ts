@@ -49,8 +49,9 @@ const pair = (cert: string, key: string) => ["--tls-cert", cert, "--tls-key", ke
 
 describe("serve --tls-cert and --tls-key", () => {
   it("needs both", async () => {
-    await expectRefused(["--tls-cert", FIXTURE_CERT], "--tls-cert needs --tls-key");
-    await expectRefused(["--tls-key", FIXTURE_KEY], "--tls-key needs --tls-cert");
+    const both = "--tls-cert and --tls-key go together: a certificate and its key";
+    await expectRefused(["--tls-cert", FIXTURE_CERT], both);
+    await expectRefused(["--tls-key", FIXTURE_KEY], both);
   });
 
   it("names a file that does not exist", async () => {

@@ -20,18 +20,18 @@ import {
   symlink,
   writeFile,
 } from "node:fs/promises";
+import { once } from "node:events";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect } from "node:tls";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../src/server/server.js";
-import type { FilePlatform } from "../../src/files/file-safety.js";
-import { CA_SUBJECT, caPaths, existingCa, localCa } from "../../src/server/tls/local-ca.js";
+import { CA_NAME } from "../../src/server/tls/local-ca.js";
 import { makeCa, type PemPair } from "../../src/server/tls/make-certificates.js";
 import { REPO_ROOT } from "./cli-build.js";
 import { startTestServer } from "./http.js";
 
 const DAY_MS = 86_400_000;
-const WINDOWS: FilePlatform = { os: "win32", uid: undefined };
 const FIXTURE_CERT = join(REPO_ROOT, "test", "fixtures", "tls", "localhost.crt");
 const VICTIM = "a file serve must never write\n";
 
@@ -61,7 +61,7 @@ const keyFile = () => `${file}.ca-key.pem`;
 /** A CA with serve's subject, valid between the two offsets from now (days). */
 function ownCa(fromDays: number, toDays: number): Promise<PemPair> {
   const now = Date.now();
-  return makeCa(CA_SUBJECT, new Date(now + fromDays * DAY_MS), new Date(now + toDays * DAY_MS));
+  return makeCa(CA_NAME, new Date(now + fromDays * DAY_MS), new Date(now + toDays * DAY_MS));
 }
 
 async function plant(ca: PemPair, keyMode = 0o600): Promise<void> {
@@ -70,14 +70,18 @@ async function plant(ca: PemPair, keyMode = 0o600): Promise<void> {
   await chmod(keyFile(), keyMode);
 }
 
-/** Starts on `file` with tls: true, stops, and gives the log and the CA it served. */
-async function startAndStop(): Promise<{ log: string; ca: string }> {
+/** Starts on `file` with tls: true, stops, and gives the log, the CA and the certificate it served. */
+async function startAndStop(): Promise<{ log: string; ca: string; served: X509Certificate }> {
   server = await startTestServer({ file, tls: true });
   const ca = server.tls!.ca!;
+  const socket = connect({ port: server.port, host: "127.0.0.1", ca, servername: "localhost" });
+  await once(socket, "secureConnect");
+  const served = socket.getPeerX509Certificate()!;
+  socket.destroy();
   await server.close();
   const log = server.logText();
   server = undefined;
-  return { log, ca };
+  return { log, ca, served };
 }
 
 async function expectReplaced(reason: string, old: PemPair): Promise<void> {
@@ -101,8 +105,10 @@ describe("the local CA next to the data file", () => {
   it("is reused while it has more than 30 days left", async () => {
     const ca = await ownCa(-1, 31);
     await plant(ca);
-    const { log, ca: served } = await startAndStop();
-    expect(served).toBe(ca.cert);
+    const { log, ca: reused, served } = await startAndStop();
+    expect(reused).toBe(ca.cert);
+    // The server certificate ends with its CA, before its 397 days.
+    expect(served.validTo).toBe(new X509Certificate(ca.cert).validTo);
     expect(log).not.toContain("made a new local CA");
     expect(await readFile(keyFile(), "utf8")).toBe(ca.key);
   });
@@ -123,26 +129,6 @@ describe("the local CA next to the data file", () => {
     const ca = await ownCa(-1, 400);
     await plant(ca, 0o644);
     await expectReplaced(`its key ${keyFile()} could be read by other users (mode 0644)`, ca);
-  });
-
-  it("is reused on Windows whatever mode its key reads (0666 there), with a note when outside the profile", async () => {
-    const ca = await ownCa(-1, 400);
-    await plant(ca, 0o666);
-    const paths = caPaths(file);
-    const inProfile = { platform: WINDOWS, env: { USERPROFILE: dir } };
-    const reused = await localCa(paths, new Date(), inProfile);
-    expect(reused.madeBecause).toBeUndefined();
-    expect(reused.pair).toEqual(ca);
-    expect(reused.keyNote).toBeUndefined();
-    const elsewhere = { platform: WINDOWS, env: { USERPROFILE: "C:\\Users\\amy" } };
-    expect((await localCa(paths, new Date(), elsewhere)).keyNote).toBe(
-      `on Windows, who may read ${keyFile()} cannot be checked (that is its folder's ACL), and it is outside your profile directory, which is private by default`,
-    );
-    expect(await readFile(keyFile(), "utf8")).toBe(ca.key);
-    // The same files on POSIX: the mode says others may read the key.
-    expect(await existingCa(paths, new Date())).toBe(
-      `the one there could not be used: its key ${keyFile()} could be read by other users (mode 0666)`,
-    );
   });
 
   it("is replaced when its key is another CA's", async () => {

@@ -16,7 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ServerConfigError } from "../../src/server/config-error.js";
 import type { RunningServer, StartServerOptions } from "../../src/server/server.js";
 import { makeCa } from "../../src/server/tls/make-certificates.js";
-import { serverNames } from "../../src/server/tls/server-tls.js";
+import { serverNames } from "../../src/server/tls/local-ca.js";
 import { REPO_ROOT } from "./cli-build.js";
 import { startTestServer } from "./http.js";
 
@@ -97,17 +97,19 @@ describe("startServer({ tls: true }) without a data file", () => {
     await expect(get(running.url, "/v1/pets", undefined)).rejects.toThrow(/certificate/);
   });
 
-  it("logs a handshake a client gave up on, asking whether it trusts the CA", async () => {
+  it("logs a handshake a client gave up on, asking whether it trusts the CA, once for a burst", async () => {
     const file = join(dir, "handshake.json");
     const running = await start({ tls: true, quiet: false, file });
     await expect(get(running.url, "/v1/pets", undefined)).rejects.toThrow(/certificate/);
     for (let i = 0; i < 50 && !running.logText().includes("handshake"); i++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    // A client that tries again at once is not logged again (one line per 10 s at most).
+    await expect(get(running.url, "/v1/pets", undefined)).rejects.toThrow(/certificate/);
+    await new Promise((resolve) => setTimeout(resolve, 100));
     await running.close();
-    expect(running.logText()).toContain(
-      `a client closed its connection during the TLS handshake: does it trust the CA (NODE_EXTRA_CA_CERTS=${file}.ca.pem)?`,
-    );
+    const line = `a client closed its connection during the TLS handshake: does it trust the CA (NODE_EXTRA_CA_CERTS=${file}.ca.pem)?`;
+    expect(running.logText().split(line).length - 1).toBe(1);
   });
 
   it("makes the certificate for localhost, 127.0.0.1 and ::1, for serving only, for 397 days at most", async () => {
@@ -159,16 +161,25 @@ describe("startServer({ tls: { cert, key } })", () => {
     expect((await get(running.url, "/v1/pets", cert)).status).toBe(200);
   });
 
-  it("notes a certificate that has expired, and serves it all the same", async () => {
+  it("notes a certificate that has expired or is not valid yet, and serves it all the same", async () => {
     const now = Date.now();
-    const expired = await makeCa(
-      { commonName: "localhost", organization: "test" },
-      new Date(now - 10 * DAY_MS),
-      new Date(now - DAY_MS),
-    );
-    const running = await start({ tls: expired });
-    await running.close();
-    expect(running.logText()).toMatch(/the TLS certificate expired on \d{4}-\d\d-\d\dT/);
+    for (const [from, to] of [
+      [-10, -1],
+      [1, 10],
+    ]) {
+      const pair = await makeCa(
+        "localhost",
+        new Date(now + from! * DAY_MS),
+        new Date(now + to! * DAY_MS),
+      );
+      const { validFrom, validTo } = new X509Certificate(pair.cert);
+      const running = await start({ tls: pair });
+      expect(await get(running.url, "/v1/pets", undefined).catch(String)).toMatch(/certificate/);
+      await running.close();
+      expect(running.logText()).toContain(
+        `the TLS certificate is valid from ${validFrom} to ${validTo}: clients will refuse it now`,
+      );
+    }
   });
 
   const refusals: Array<[string, () => Promise<unknown>, string]> = [
@@ -185,11 +196,7 @@ describe("startServer({ tls: { cert, key } })", () => {
     [
       "a key that is not the certificate's",
       async () => {
-        const other = await makeCa(
-          { commonName: "other", organization: "test" },
-          new Date(),
-          new Date(Date.now() + DAY_MS),
-        );
+        const other = await makeCa("other", new Date(), new Date(Date.now() + DAY_MS));
         return { cert: await readFile(FIXTURE_CERT), key: other.key };
       },
       "tls.key is not the private key of the certificate in tls.cert",
@@ -201,13 +208,17 @@ describe("startServer({ tls: { cert, key } })", () => {
         key: await readFile(FIXTURE_KEY),
         ca: "",
       }),
-      'tls has no option "ca"; it takes cert and key',
+      "startServer: tls.ca is not an option; options of tls: cert, key",
     ],
-    ["a string", () => Promise.resolve("yes"), "tls must be true or { cert, key } (PEM text)"],
+    [
+      "a string",
+      () => Promise.resolve("yes"),
+      'startServer: tls must be true or { cert, key } (PEM text); got "yes"',
+    ],
     [
       "a number for the key",
       async () => ({ cert: await readFile(FIXTURE_CERT), key: 1 }),
-      "tls.key must be PEM text (a string or a Buffer)",
+      "startServer: tls must be true or { cert, key } (PEM text); got an object",
     ],
   ];
 

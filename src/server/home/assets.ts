@@ -7,7 +7,6 @@
  * Each file is read once, on first use, and kept with its ETag and, for clients
  * that accept it, a gzip copy made on first request.
  */
-import { ERROR_KIND, KindedError } from "../../schema/kinded-error.js";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -31,11 +30,6 @@ export interface Asset {
   etag: string;
   /** The gzip copy, made on first request by a client that accepts it. */
   gzipped(): Buffer;
-}
-
-/** The assets could not be found: the build did not run, or the package is incomplete. */
-export class MissingAssetsError extends KindedError {
-  static override [ERROR_KIND] = "MissingAssetsError";
 }
 
 /**
@@ -62,7 +56,8 @@ function defaultReader(): AssetReader {
   if (isSea()) return (name) => Buffer.from(getAsset(`home/${name}`));
   const directory = findAssetDirectory(dirname(fileURLToPath(import.meta.url)));
   if (directory === undefined) {
-    throw new MissingAssetsError(
+    // No error code: the route answers with this message as it is.
+    throw new Error(
       "the home page's files (dist/home/) are missing from this installation; `npm run build` makes them",
     );
   }

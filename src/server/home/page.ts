@@ -9,6 +9,8 @@
  */
 import { htmlEscape } from "escape-goat";
 import { PET_STATUSES, type Pet } from "../../schema/pet.js";
+import type { KeyEntry } from "../admin/bodies.js";
+import { exportLines } from "../serve-options.js";
 import type { Verdict } from "../verdict.js";
 
 declare const PETSTORE_VERSION: string;
@@ -19,16 +21,6 @@ export const HOME_PREFIX = "/__home/";
 const UNLIMITED = 2147483647;
 /** Pets shown: the first page of `GET /v1/pets` at its largest. */
 export const PETS_SHOWN = 100;
-
-/** A key as `GET /__home/keys` gives it: in full. */
-export interface KeyEntry {
-  key: string;
-  plan: string;
-  limit: number;
-  remaining: number;
-  /** Unix seconds, of the fake's clock. */
-  reset: number;
-}
 
 /** What the page shows; a string in place of a list says why it is not shown. */
 export interface PageView {
@@ -51,23 +43,6 @@ export interface PageView {
 /** Items of the verdict shown; the rest are at GET /__admin/verdict. */
 const VERDICT_SHOWN = 20;
 
-/** `{rel: absolute URL}`: where everything of the fake is. */
-function linksOf(origin: string): Record<string, string> {
-  return {
-    self: `${origin}/`,
-    api: `${origin}/v1`,
-    pets: `${origin}/v1/pets`,
-    openapi: `${origin}/v1/openapi.json`,
-    adminHealth: `${origin}/__admin/health`,
-    adminReset: `${origin}/__admin/reset`,
-    adminRequests: `${origin}/__admin/requests`,
-    adminClock: `${origin}/__admin/clock`,
-    adminFaults: `${origin}/__admin/faults`,
-    adminKeys: `${origin}/__admin/keys`,
-    adminOpenapi: `${origin}/__admin/openapi.json`,
-  };
-}
-
 export function indexJson(origin: string): string {
   const index = {
     name: "petstore serve",
@@ -76,14 +51,21 @@ export function indexJson(origin: string): string {
       "the control plane is under /__admin; open this URL in a browser for the home page.",
     version: VERSION,
     baseUrl: `${origin}/v1`,
-    links: linksOf(origin),
+    links: {
+      self: `${origin}/`,
+      api: `${origin}/v1`,
+      pets: `${origin}/v1/pets`,
+      openapi: `${origin}/v1/openapi.json`,
+      adminHealth: `${origin}/__admin/health`,
+      adminReset: `${origin}/__admin/reset`,
+      adminRequests: `${origin}/__admin/requests`,
+      adminClock: `${origin}/__admin/clock`,
+      adminFaults: `${origin}/__admin/faults`,
+      adminKeys: `${origin}/__admin/keys`,
+      adminOpenapi: `${origin}/__admin/openapi.json`,
+    },
   };
   return JSON.stringify(index, null, 2) + "\n";
-}
-
-/** The same quoting as `serve --print-env` (exportLines): single quotes keep everything literal. */
-function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, "'\\''")}'`;
 }
 
 const ICON =
@@ -94,14 +76,14 @@ const ICON =
       '<ellipse cx="16" cy="20" rx="6" ry="5"/></g></svg>',
   );
 
-/** The page's Content-Security-Policy: everything from this origin, nothing from anywhere else. */
+/**
+ * The page's Content-Security-Policy: everything from this origin, nothing from anywhere
+ * else. Scripts, styles and connections fall back to default-src.
+ */
 export const PAGE_CSP = [
   "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
   "img-src 'self' data:",
   "font-src 'self' data:",
-  "connect-src 'self'",
   "frame-ancestors 'none'",
   "base-uri 'none'",
   "form-action 'self'",
@@ -117,6 +99,11 @@ function duration(seconds: number): string {
   if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
   if (s < 86400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
   return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
+}
+
+/** A table of `rows` under the heading cells `head`. */
+function table(head: string, rows: string): string {
+  return `<table>\n<thead><tr>${head}</tr></thead>\n<tbody>\n${rows}\n</tbody>\n</table>`;
 }
 
 /** One row saying why a table has no rows. */
@@ -166,12 +153,7 @@ function keysCard({ keys, nowSeconds }: PageView): string {
   const meta = typeof keys === "string" ? "" : `${keys.length} key${keys.length === 1 ? "" : "s"}`;
   return `<article id="keys" data-live>
 <header><h2>Keys</h2><small>${meta}</small></header>
-<table>
-<thead><tr><th>Key</th><th>Plan</th><th class="num">Limit</th><th class="num">Remaining</th><th>Resets</th></tr></thead>
-<tbody>
-${rows}
-</tbody>
-</table>
+${table(`<th>Key</th><th>Plan</th><th class="num">Limit</th><th class="num">Remaining</th><th>Resets</th>`, rows)}
 <small>Limit, remaining and reset are those of the window that binds first (the minute or the day), as the <code>X-RateLimit-*</code> headers give them.</small>
 </article>`;
 }
@@ -237,27 +219,20 @@ function petsCard({ pets, status }: PageView): string {
   return `<article id="pets" data-live>
 <header><h2>Pets</h2><small>${htmlEscape(meta)}</small></header>
 <nav id="pet-filters" role="group" aria-label="Filter by status">${filters.join("")}</nav>
-<div class="scroll"><table>
-<thead><tr><th class="num">ID</th><th>Name</th><th class="num">Category</th><th>Status</th></tr></thead>
-<tbody>
-${rows}
-</tbody>
-</table></div>
+<div class="scroll">${table(`<th class="num">ID</th><th>Name</th><th class="num">Category</th><th>Status</th>`, rows)}</div>
 </article>`;
 }
 
 const REQUESTS_CARD = `<article>
 <header><h2>Requests</h2><span class="pill ok" id="requests-live">live</span><small id="requests-meta"></small></header>
-<div class="scroll"><table id="requests">
-<thead><tr><th>Time</th><th>Request</th><th class="num">Status</th><th class="num">ms</th><th>Plan</th></tr></thead>
-<tbody>${emptyRow(5, "no requests yet: they appear here live")}</tbody>
-</table></div>
+<div class="scroll" id="requests">${table(`<th>Time</th><th>Request</th><th class="num">Status</th><th class="num">ms</th><th>Plan</th>`, emptyRow(5, "no requests yet: they appear here live"))}</div>
 </article>`;
 
 export function pageHtml(view: PageView): string {
   const baseUrl = `${view.origin}/v1`;
   const host = view.origin.replace(/^https?:\/\//, "");
-  const lines = `export PETSTORE_BASE_URL=${shellQuote(baseUrl)}\nexport PETSTORE_API_KEY='<your key>'`;
+  // The lines of `serve --print-env`, with a stand-in for the key.
+  const lines = exportLines(baseUrl, "<your key>").trimEnd();
   return `<!doctype html>
 <html lang="en" data-theme="light">
 <head>

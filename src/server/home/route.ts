@@ -15,17 +15,10 @@ import Negotiator from "negotiator";
 import { fakeOrigin } from "../openapi-route.js";
 import { parseJson } from "../../schema/json.js";
 import { errorReply, printable, type Reply } from "../reply.js";
-import { createAssetStore, MissingAssetsError, type AssetReader } from "./assets.js";
+import { createAssetStore, type AssetReader } from "./assets.js";
 import { isLocalRequest } from "./local-request.js";
-import {
-  HOME_PREFIX,
-  indexJson,
-  PAGE_CSP,
-  pageHtml,
-  PETS_SHOWN,
-  type PageView,
-  type KeyEntry,
-} from "./page.js";
+import { HOME_PREFIX, indexJson, PAGE_CSP, pageHtml, PETS_SHOWN, type PageView } from "./page.js";
+import type { KeyEntry } from "../admin/bodies.js";
 import type { Pet } from "../../schema/pet.js";
 
 export interface HomeOptions {
@@ -83,10 +76,7 @@ function send(
   body?: string | Buffer,
 ): number {
   const all = [...headers, ...COMMON_HEADERS, ...limitHeaders];
-  if (body !== undefined) {
-    const length = typeof body === "string" ? Buffer.byteLength(body) : body.length;
-    all.push("Content-Length", String(length));
-  }
+  if (body !== undefined) all.push("Content-Length", String(Buffer.byteLength(body)));
   res.writeHead(status, all);
   res.end(req.method === "HEAD" ? undefined : body);
   return status;
@@ -112,10 +102,12 @@ export function createHomeRoute(options: HomeOptions): HomeRoute {
     try {
       found = assets(name);
     } catch (error) {
+      // A read that failed has a code; the assets that are missing say so (assets.ts).
+      const { code, message: why } = error as NodeJS.ErrnoException;
       const message =
-        error instanceof MissingAssetsError
-          ? error.message
-          : `the home page's file ${printable(name)} cannot be read (${(error as { code?: string }).code ?? String(error)})`;
+        code === undefined
+          ? why
+          : `the home page's file ${printable(name)} cannot be read (${code})`;
       return sendReply(exchange, errorReply("internal_error", message));
     }
     if (found === undefined) {

@@ -1,13 +1,15 @@
 /**
- * The local certificate authority of `serve --tls`. It is kept next to the data
- * file, `<file>.ca.pem` (the certificate clients trust, mode 0644) and
- * `<file>.ca-key.pem` (its private key, mode 0600), and reused at every start
- * while it is valid for 30 more days and its key is its own and private, so
- * whatever was set up to trust it keeps working. Otherwise a new one is made and
- * replaces both files, and the caller says why. A certificate under that name
- * that serve did not make is never replaced. Without a data file the CA lives in
- * memory only. Both files are companions of the data file, as the write-ahead
- * log is (files/companion-file.ts).
+ * The certificate `serve --tls` makes at each start, for localhost, 127.0.0.1,
+ * ::1 and the address listened on, valid for 397 days (or until the CA expires,
+ * if sooner), its key in memory only; and the local certificate authority that
+ * signs it. The CA is kept next to the data file, `<file>.ca.pem` (the
+ * certificate clients trust, mode 0644) and `<file>.ca-key.pem` (its private
+ * key, mode 0600), and reused at every start while it is valid for 30 more days
+ * and its key is its own and private, so whatever was set up to trust it keeps
+ * working. Otherwise a new one is made and replaces both files, and serve says
+ * why. A certificate under that name that serve did not make is never replaced.
+ * Without a data file the CA lives in memory only. Both files are companions of
+ * the data file, as the write-ahead log is (files/companion-file.ts).
  *
  * "Private" is what the platform can tell (files/file-safety.ts): on POSIX, a
  * key of this user that no one else may read (mode 0600); on Windows, where
@@ -20,56 +22,20 @@ import { createPrivateKey, X509Certificate } from "node:crypto";
 import { unlink } from "node:fs/promises";
 import path from "node:path";
 import { readCompanion, writeCompanion } from "../../files/companion-file.js";
-import {
-  lstatIfThere,
-  ownershipProblem,
-  THIS_PLATFORM,
-  unknownReaders,
-  type FilePlatform,
-} from "../../files/file-safety.js";
+import { lstatIfThere, ownershipProblem, unknownReaders } from "../../files/file-safety.js";
 import { ServerConfigError } from "../config-error.js";
-import type { PemPair, Subject } from "./make-certificates.js";
+import type { PemPair } from "./make-certificates.js";
 
-export const CA_SUBJECT: Subject = {
-  commonName: "petstore serve local CA",
-  organization: "petstore-cli, for development only",
-};
-const CA_VALIDITY_DAYS = 3650;
+/** The common name that tells serve's CA from any other certificate. */
+export const CA_NAME = "petstore serve local CA";
+const DAY_MS = 86_400_000;
+const CA_DAYS = 3650;
 /** A CA with less time left than this is replaced at start-up. */
 const CA_RENEW_DAYS = 30;
-const DAY_MS = 86_400_000;
-/** Certificates start an hour in the past: a client's clock may be a little behind. */
-export const BACKDATE_MS = 3_600_000;
-
-export interface CaPaths {
-  cert: string;
-  key: string;
-}
-
-/** Where the CA of the data file `dataFile` is kept (absolute paths). */
-export function caPaths(dataFile: string): CaPaths {
-  const base = path.resolve(dataFile);
-  return { cert: `${base}.ca.pem`, key: `${base}.ca-key.pem` };
-}
-
-export interface LocalCa {
-  pair: PemPair;
-  notAfter: Date;
-  /** Why a new CA was made (not written yet: `saveCa`); undefined when the one on disk is reused. */
-  madeBecause?: string;
-  /** What could not be checked about who may read the key (Windows, outside the profile). */
-  keyNote?: string;
-}
-
-/** The platform whose checks apply, and the environment that says where the profile is. */
-export interface CaContext {
-  platform: FilePlatform;
-  env: NodeJS.ProcessEnv;
-}
-
-const HERE: CaContext = { platform: THIS_PLATFORM, env: process.env };
+const SERVER_CERTIFICATE_DAYS = 397;
 
 const day = (date: Date) => date.toISOString().slice(0, 10);
+const later = (date: Date, days: number) => new Date(date.getTime() + days * DAY_MS);
 
 function attempt<T>(make: () => T): T | undefined {
   try {
@@ -79,83 +45,58 @@ function attempt<T>(make: () => T): T | undefined {
   }
 }
 
+/** The names the made certificate is for: loopback, and `host` unless it is a wildcard. */
+export function serverNames(host: string): string[] {
+  const names = ["localhost", "127.0.0.1", "::1"];
+  const name = host.toLowerCase();
+  const wildcard = ["", "0.0.0.0", "::", "0:0:0:0:0:0:0:0"].includes(name);
+  return wildcard || names.includes(name) ? names : [...names, name];
+}
+
+/** Where the CA's certificate and key are kept. */
+type CaFiles = { cert: string; key: string };
+
 /**
- * The CA kept at `paths` when it can be used as it is, else why a new one is
+ * The CA kept at `files` when it can be used as it is, else why a new one is
  * needed. Refuses (without changing anything) files serve must not replace.
  */
-export async function existingCa(
-  paths: CaPaths,
-  now: Date,
-  context: CaContext = HERE,
-): Promise<LocalCa | string> {
-  const cert = await readCompanion(paths.cert);
-  const key = await readCompanion(paths.key);
-  if (cert === undefined) return key === undefined ? "there was none" : `${paths.cert} was missing`;
+async function keptCa(files: CaFiles, now: Date): Promise<PemPair | string> {
+  const cert = await readCompanion(files.cert);
+  const key = await readCompanion(files.key);
+  if (cert === undefined) return key === undefined ? "there was none" : `${files.cert} was missing`;
   const certificate = attempt(() => new X509Certificate(cert.text));
-  if (
-    certificate?.ca !== true ||
-    !certificate.subject.split("\n").includes(`CN=${CA_SUBJECT.commonName}`)
-  ) {
+  if (certificate?.ca !== true || !certificate.subject.split("\n").includes(`CN=${CA_NAME}`)) {
     throw new ServerConfigError(
-      `${paths.cert} is not a CA certificate that serve made, so serve will not replace it. ` +
+      `${files.cert} is not a CA certificate that serve made, so serve will not replace it. ` +
         "Move it away, or serve a certificate of your own with --tls-cert and --tls-key.",
     );
   }
   const notAfter = new Date(certificate.validTo);
   const why = (problem: string) => `the one there could not be used: ${problem}`;
-  if (key === undefined) return why(`its key ${paths.key} is missing`);
-  const exposed = ownershipProblem(key.stat, { othersMay: "nothing" }, context.platform);
+  if (key === undefined) return why(`its key ${files.key} is missing`);
+  const exposed = ownershipProblem(key.stat, { othersMay: "nothing" });
   if (exposed !== undefined && exposed.kind !== "owner") {
     const mode = exposed.mode.toString(8).padStart(4, "0");
-    return why(`its key ${paths.key} could be read by other users (mode ${mode})`);
+    return why(`its key ${files.key} could be read by other users (mode ${mode})`);
   }
-  // The certificate is serve's, so a key that is its own is an ECDSA P-256 key.
-  const privateKey = attempt(() => createPrivateKey(key.text));
-  if (!privateKey || !certificate.checkPrivateKey(privateKey)) {
-    return why(`its key ${paths.key} is not its own`);
-  }
-  if (now < new Date(certificate.validFrom)) {
-    return why(`it is not valid before ${day(new Date(certificate.validFrom))}`);
+  if (!attempt(() => certificate.checkPrivateKey(createPrivateKey(key.text)))) {
+    return why(`its key ${files.key} is not its own`);
   }
   if (now > notAfter) return why(`it expired on ${day(notAfter)}`);
-  if (notAfter.getTime() - now.getTime() < CA_RENEW_DAYS * DAY_MS) {
+  if (notAfter < later(now, CA_RENEW_DAYS)) {
     return why(`it expires on ${day(notAfter)}, in less than ${CA_RENEW_DAYS} days`);
   }
-  return { pair: { cert: cert.text, key: key.text }, notAfter };
+  return { cert: cert.text, key: key.text };
 }
 
-/**
- * The CA kept at `paths` when it can be reused, else a new one (`madeBecause`), not
- * written yet; without `paths`, a new one in memory.
- */
-export async function localCa(
-  paths: CaPaths | undefined,
-  now: Date,
-  context: CaContext = HERE,
-): Promise<LocalCa> {
-  const existing = paths === undefined ? "no data file" : await existingCa(paths, now, context);
-  const keyNote = paths && unknownReaders(paths.key, context.env, context.platform);
-  if (typeof existing !== "string") return { ...existing, keyNote };
-  const { makeCa } = await import("./make-certificates.js");
-  const notAfter = new Date(now.getTime() + CA_VALIDITY_DAYS * DAY_MS);
-  const pair = await makeCa(CA_SUBJECT, new Date(now.getTime() - BACKDATE_MS), notAfter);
-  return { pair, notAfter, madeBecause: existing, keyNote };
-}
-
-/** Writes a new CA to `paths`; resolves to the files that did not exist before. */
-export async function saveCa(paths: CaPaths, pair: PemPair): Promise<string[]> {
-  const created: string[] = [];
+/** Writes a new CA to `files`; resolves to the files that did not exist before. */
+async function saveCa(files: CaFiles, ca: PemPair): Promise<string[]> {
+  const created = [files.key, files.cert].filter((file) => lstatIfThere(file) === undefined);
   try {
     // The key first: a crash between the two leaves the old certificate with the new
     // key, a pair that does not match, which the next start replaces.
-    for (const [file, text, mode] of [
-      [paths.key, pair.key, 0o600],
-      [paths.cert, pair.cert, 0o644],
-    ] as const) {
-      const isNew = lstatIfThere(file) === undefined;
-      await writeCompanion(file, [text], { mode });
-      if (isNew) created.push(file);
-    }
+    await writeCompanion(files.key, [ca.key], { mode: 0o600 });
+    await writeCompanion(files.cert, [ca.cert], { mode: 0o644 });
   } catch (error) {
     await removeCreated(created);
     throw error;
@@ -166,4 +107,37 @@ export async function saveCa(paths: CaPaths, pair: PemPair): Promise<string[]> {
 /** Removes the CA files a start wrote anew, once it failed: it leaves nothing behind. */
 export async function removeCreated(files: readonly string[]): Promise<void> {
   for (const file of files) await unlink(file).catch(() => {});
+}
+
+/**
+ * A server certificate for `host`, signed by the CA kept next to `dataFile` (in
+ * memory without one). The CA is written, when it is new, only once the server
+ * certificate is made. `note` is told why a CA was made, and what could not be
+ * checked about who may read its key.
+ */
+export async function caSignedCertificate(
+  dataFile: string | undefined,
+  host: string,
+  now: Date,
+  note: (line: string) => void,
+) {
+  const base = dataFile === undefined ? undefined : path.resolve(dataFile);
+  const files =
+    base === undefined ? undefined : { cert: `${base}.ca.pem`, key: `${base}.ca-key.pem` };
+  const kept = files === undefined ? "no data file" : await keptCa(files, now);
+  const { makeCa, makeServerCertificate } = await import("./make-certificates.js");
+  const caUntil = later(now, CA_DAYS);
+  const ca = typeof kept === "string" ? await makeCa(CA_NAME, now, caUntil) : kept;
+  const until = later(now, SERVER_CERTIFICATE_DAYS);
+  const pair = await makeServerCertificate(ca, serverNames(host), now, until);
+  if (files === undefined) return { ...pair, ca: ca.cert };
+  const keyNote = unknownReaders(files.key, process.env);
+  if (keyNote !== undefined) note(keyNote);
+  if (typeof kept !== "string") return { ...pair, ca: ca.cert, caFile: files.cert };
+  const created = await saveCa(files, ca);
+  note(
+    `made a new local CA, ${files.cert}, valid until ${day(caUntil)} ` +
+      `(${kept}); clients trust it with NODE_EXTRA_CA_CERTS=${files.cert}`,
+  );
+  return { ...pair, ca: ca.cert, caFile: files.cert, created };
 }

@@ -19,24 +19,23 @@ export interface PemPair {
   key: string;
 }
 
-export interface Subject {
-  commonName: string;
-  organization: string;
-}
-
 const ALGORITHM = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
+/** Certificates start an hour before `from`: a client's clock may be a little behind. */
+const BACKDATE_MS = 3_600_000;
 x509.cryptoProvider.set(webcrypto);
 
 async function make(
-  subject: Subject,
-  validity: { notBefore: Date; notAfter: Date },
+  commonName: string,
+  from: Date,
+  notAfter: Date,
   extensions: x509.Extension[],
   issuer?: { cert: x509.X509Certificate; key: webcrypto.CryptoKey },
 ): Promise<PemPair> {
   const keys = await webcrypto.subtle.generateKey(ALGORITHM, true, ["sign", "verify"]);
-  const name: x509.JsonName = [{ CN: [subject.commonName] }, { O: [subject.organization] }];
+  const name: x509.JsonName = [{ CN: [commonName] }, { O: ["petstore-cli, for development only"] }];
   const cert = await x509.X509CertificateGenerator.create({
-    ...validity,
+    notBefore: new Date(from.getTime() - BACKDATE_MS),
+    notAfter,
     subject: name,
     issuer: issuer?.cert.subject ?? name,
     publicKey: keys.publicKey,
@@ -49,20 +48,22 @@ async function make(
 }
 
 /** A self-signed CA that may sign server certificates only (path length 0). */
-export function makeCa(subject: Subject, notBefore: Date, notAfter: Date): Promise<PemPair> {
+export function makeCa(commonName: string, from: Date, notAfter: Date): Promise<PemPair> {
   const { keyCertSign, cRLSign } = x509.KeyUsageFlags;
-  return make(subject, { notBefore, notAfter }, [
+  return make(commonName, from, notAfter, [
     new x509.BasicConstraintsExtension(true, 0, true),
     new x509.KeyUsagesExtension(keyCertSign | cRLSign, true),
   ]);
 }
 
-/** A server certificate for `names` (host names and IP addresses), signed by `ca`. */
+/**
+ * A certificate for `names` (host names and IP addresses, the first its CN), signed
+ * by `ca`, valid until `notAfter` or until the CA expires, if sooner.
+ */
 export async function makeServerCertificate(
   ca: PemPair,
-  subject: Subject,
   names: readonly string[],
-  notBefore: Date,
+  from: Date,
   notAfter: Date,
 ): Promise<PemPair> {
   const caCert = new x509.X509Certificate(ca.cert);
@@ -70,8 +71,9 @@ export async function makeServerCertificate(
   const caKey = await webcrypto.subtle.importKey("pkcs8", pkcs8, ALGORITHM, false, ["sign"]);
   const altNames = names.map((value) => ({ type: isIP(value) ? "ip" : "dns", value }) as const);
   return make(
-    subject,
-    { notBefore, notAfter },
+    names[0]!,
+    from,
+    notAfter < caCert.notAfter ? notAfter : caCert.notAfter,
     [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),

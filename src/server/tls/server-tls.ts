@@ -1,21 +1,28 @@
 /**
  * The `tls` option of `startServer`: `{ cert, key }` (PEM) serves that certificate;
- * `true` serves one made at start-up for localhost, 127.0.0.1, ::1 and the address
- * listened on, signed by the local CA (local-ca.ts). That server certificate is
- * valid for 397 days (or until the CA expires, if sooner) and its key stays in
- * memory.
+ * `true` serves one signed by the local CA (local-ca.ts). Node's own parsers and
+ * TLS layer check a given pair and name what is wrong with it.
  */
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import type { Server as HttpsServer } from "node:https";
 import { createSecureContext, type TLSSocket } from "node:tls";
+import * as z from "zod/mini";
+import { strict } from "../check.js";
 import { ServerConfigError } from "../config-error.js";
-import { BACKDATE_MS, caPaths, CA_SUBJECT, localCa, saveCa } from "./local-ca.js";
+import { caSignedCertificate } from "./local-ca.js";
 
-export type TlsOption = true | { cert: string | Buffer; key: string | Buffer };
+const PEM = z.union([z.string(), z.instanceof(Buffer)]);
+const RULE = "must be true or { cert, key } (PEM text)";
+/** false (as undefined) is plain http. */
+export const TlsOption = z.union([z.boolean(), strict({ cert: PEM, key: PEM }, RULE)], {
+  error: RULE,
+});
+export type TlsOption = z.infer<typeof TlsOption>;
+type Pem = z.infer<typeof PEM>;
 
 export interface TlsSetup {
-  cert: string;
-  key: string;
+  cert: Pem;
+  key: Pem;
   /** The CA certificate (PEM) that clients trust, when serve made the certificate. */
   ca?: string;
   /** The file it was written to (next to the data file). */
@@ -24,18 +31,12 @@ export interface TlsSetup {
   created?: string[];
 }
 
-const SERVER_CERTIFICATE_DAYS = 397;
-const DAY_MS = 86_400_000;
-const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1"];
-const ANY_ADDRESS = new Set(["0.0.0.0", "::", "0:0:0:0:0:0:0:0"]);
-
 /** `read()`, or a ServerConfigError: `label` is not `what`, and Node's (OpenSSL's) reason. */
 function readPem<T>(label: string, what: string, read: () => T): T {
   try {
     return read();
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new ServerConfigError(`${label}: not ${what} (${reason}).`);
+    throw new ServerConfigError(`${label}: not ${what} (${(error as Error).message}).`);
   }
 }
 
@@ -43,11 +44,12 @@ function readPem<T>(label: string, what: string, read: () => T): T {
  * Checks that `cert` and `key` (labelled for messages: `--tls-cert ./cert.pem`,
  * `tls.cert`) make a pair TLS can serve: Node reads both, the key is the
  * certificate's own and unencrypted (serve cannot ask for a passphrase), and
- * Node's TLS layer takes them.
+ * Node's TLS layer takes them. The key check is ours: the TLS layer takes a key
+ * that is not the certificate's without a word.
  */
 export function checkPair(
-  cert: string,
-  key: string,
+  cert: Pem,
+  key: Pem,
   labels: { cert: string; key: string },
 ): X509Certificate {
   const certificate = readPem(labels.cert, "a PEM certificate", () => new X509Certificate(cert));
@@ -65,42 +67,11 @@ export function checkPair(
   return certificate;
 }
 
-function text(value: unknown, name: string): string {
-  if (typeof value === "string") return value;
-  if (Buffer.isBuffer(value)) return value.toString("latin1");
-  throw new ServerConfigError(`tls.${name} must be PEM text (a string or a Buffer)`);
-}
-
-/**
- * Checks the `tls` option before anything is opened: `true`, or a certificate and
- * key that make a usable pair. Undefined (and false) mean plain http.
- */
-export function checkTlsOption(
-  option: unknown,
-): { given: { cert: string; key: string }; certificate: X509Certificate } | true | undefined {
-  if (option === undefined || option === false) return undefined;
-  if (option === true) return true;
-  if (typeof option !== "object" || option === null || Array.isArray(option)) {
-    throw new ServerConfigError("tls must be true or { cert, key } (PEM text)");
-  }
-  const { cert, key, ...unknown } = option as { cert?: unknown; key?: unknown };
-  if (Object.keys(unknown).length > 0) {
-    const names = Object.keys(unknown).map((name) => JSON.stringify(name));
-    throw new ServerConfigError(`tls has no option ${names.join(", ")}; it takes cert and key`);
-  }
-  const given = { cert: text(cert, "cert"), key: text(key, "key") };
-  return {
-    given,
-    certificate: checkPair(given.cert, given.key, { cert: "tls.cert", key: "tls.key" }),
-  };
-}
-
-/** The names the made certificate is for: loopback, and `host` unless it is a wildcard. */
-export function serverNames(host: string): string[] {
-  const names = [...LOOPBACK_NAMES];
-  const name = host.toLowerCase();
-  if (name !== "" && !ANY_ADDRESS.has(name) && !names.includes(name)) names.push(name);
-  return names;
+/** Checks a given pair before anything is opened; undefined is plain http. */
+export function checkTlsOption(option: TlsOption | undefined) {
+  if (typeof option !== "object") return option || undefined;
+  const labels = { cert: "tls.cert", key: "tls.key" };
+  return { given: option, certificate: checkPair(option.cert, option.key, labels) };
 }
 
 /**
@@ -112,40 +83,14 @@ export async function setUpTls(
   context: { file?: string; host: string; now: Date; note: (line: string) => void },
 ): Promise<TlsSetup> {
   const { now, note } = context;
-  if (option !== true) {
-    const { validFrom, validTo } = option.certificate;
-    if (now > new Date(validTo)) {
-      note(
-        `the TLS certificate expired on ${new Date(validTo).toISOString()}: clients will refuse it`,
-      );
-    } else if (now < new Date(validFrom)) {
-      note(
-        `the TLS certificate is not valid before ${new Date(validFrom).toISOString()}: clients will refuse it until then`,
-      );
-    }
-    return option.given;
-  }
-  const paths = context.file === undefined ? undefined : caPaths(context.file);
-  const ca = await localCa(paths, now);
-  const names = serverNames(context.host);
-  const { makeServerCertificate } = await import("./make-certificates.js");
-  const pair = await makeServerCertificate(
-    ca.pair,
-    { commonName: names[0]!, organization: CA_SUBJECT.organization },
-    names,
-    new Date(now.getTime() - BACKDATE_MS),
-    new Date(Math.min(now.getTime() + SERVER_CERTIFICATE_DAYS * DAY_MS, ca.notAfter.getTime())),
-  );
-  if (ca.keyNote !== undefined) note(ca.keyNote);
-  let created: string[] | undefined;
-  if (ca.madeBecause !== undefined && paths !== undefined) {
-    created = await saveCa(paths, ca.pair);
+  if (option === true) return caSignedCertificate(context.file, context.host, now, note);
+  const { validFrom, validTo } = option.certificate;
+  if (now < new Date(validFrom) || now > new Date(validTo)) {
     note(
-      `made a new local CA, ${paths.cert}, valid until ${ca.notAfter.toISOString().slice(0, 10)} ` +
-        `(${ca.madeBecause}); clients trust it with NODE_EXTRA_CA_CERTS=${paths.cert}`,
+      `the TLS certificate is valid from ${validFrom} to ${validTo}: clients will refuse it now`,
     );
   }
-  return { ...pair, ca: ca.pair.cert, caFile: paths?.cert, created };
+  return option.given;
 }
 
 const HANDSHAKE_NOTE_EVERY_MS = 10_000;

@@ -16,39 +16,25 @@ export interface TlsFlags {
   tlsKey?: string;
 }
 
-export interface TlsPlan {
-  tls?: TlsOption;
-  /**
-   * The given certificate, when it is self-signed: clients can trust it directly
-   * (NODE_EXTRA_CA_CERTS). Absolute.
-   */
-  trustFile?: string;
-}
-
 /** Far more than any certificate chain or key; a larger file is not one. */
 const MAX_PEM_BYTES = 1024 * 1024;
 
-function readGivenPem(file: string, flag: string): string {
-  return readGivenFile(file, `${flag} ${file}`, "a PEM file", MAX_PEM_BYTES, "latin1");
-}
-
-export function planTls(flags: TlsFlags): TlsPlan {
+/**
+ * The `tls` option, and the given certificate when it is self-signed: clients can
+ * trust it directly (NODE_EXTRA_CA_CERTS). Absolute.
+ */
+export function planTls(flags: TlsFlags): { tls?: TlsOption; trustFile?: string } {
   const { tlsCert, tlsKey } = flags;
-  if (tlsCert === undefined && tlsKey === undefined) return flags.tls === true ? { tls: true } : {};
-  if (tlsCert === undefined) {
-    throw new ServerConfigError("--tls-key needs --tls-cert (the certificate of that key)");
+  if (tlsCert === undefined && tlsKey === undefined) return { tls: flags.tls };
+  if (tlsCert === undefined || tlsKey === undefined) {
+    throw new ServerConfigError("--tls-cert and --tls-key go together: a certificate and its key");
   }
-  if (tlsKey === undefined) {
-    throw new ServerConfigError("--tls-cert needs --tls-key (the certificate's private key)");
-  }
-  if (tlsCert.trim() === "") throw new ServerConfigError("--tls-cert must not be empty");
-  if (tlsKey.trim() === "") throw new ServerConfigError("--tls-key must not be empty");
-  const cert = readGivenPem(tlsCert, "--tls-cert");
-  const key = readGivenPem(tlsKey, "--tls-key");
-  const certificate = checkPair(cert, key, {
-    cert: `--tls-cert ${tlsCert}`,
-    key: `--tls-key ${tlsKey}`,
-  });
+  const labels = { cert: `--tls-cert ${tlsCert}`, key: `--tls-key ${tlsKey}` };
+  const read = (file: string, label: string) =>
+    readGivenFile(file, label, "a PEM file", MAX_PEM_BYTES, "latin1");
+  const cert = read(tlsCert, labels.cert);
+  const key = read(tlsKey, labels.key);
+  const certificate = checkPair(cert, key, labels);
   const selfSigned =
     certificate.checkIssued(certificate) && certificate.verify(certificate.publicKey);
   return { tls: { cert, key }, trustFile: selfSigned ? path.resolve(tlsCert) : undefined };

@@ -4,11 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  createAssetStore,
-  findAssetDirectory,
-  MissingAssetsError,
-} from "../../../src/server/home/assets.js";
+import { createAssetStore, findAssetDirectory } from "../../../src/server/home/assets.js";
 import { isLocalRequest } from "../../../src/server/home/local-request.js";
 import { createHomeRoute, type HomeOptions } from "../../../src/server/home/route.js";
 import { call } from "../http.js";
@@ -82,7 +78,7 @@ describe("a page whose files are missing or unreadable", () => {
       openApi,
       keys,
       readAsset: () => {
-        throw new MissingAssetsError("the home page's files (dist/home/) are missing");
+        throw new Error("the home page's files (dist/home/) are missing");
       },
     });
     const answer = await call(base, "/__home/home.js");
