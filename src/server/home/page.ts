@@ -9,7 +9,7 @@
  */
 import { htmlEscape } from "escape-goat";
 import { PET_STATUSES, type Pet } from "../../schema/pet.js";
-import type { KeyEntry } from "../admin/bodies.js";
+import type { KeyEntry } from "../admin/routes.js";
 import { exportLines } from "../serve-options.js";
 import type { Verdict } from "../verdict.js";
 

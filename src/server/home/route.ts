@@ -18,7 +18,7 @@ import { errorReply, printable, type Reply } from "../reply.js";
 import { createAssetStore, type AssetReader } from "./assets.js";
 import { isLocalRequest } from "./local-request.js";
 import { HOME_PREFIX, indexJson, PAGE_CSP, pageHtml, PETS_SHOWN, type PageView } from "./page.js";
-import type { KeyEntry } from "../admin/bodies.js";
+import type { KeyEntry } from "../admin/routes.js";
 import type { Pet } from "../../schema/pet.js";
 
 export interface HomeOptions {
