@@ -7,7 +7,7 @@
  *   a write go out together in the next (group commit). What must not overlap a write
  *   (replacing the log, adopting an edit, a reset) runs between writes, on the same
  *   chain (`exclusively`).
- * - the file, written whole (files/companion-file.ts) when it lacks acknowledged pets,
+ * - the file, written whole (files/atomic-write.ts) when it lacks acknowledged pets,
  *   at a tick (`flushIntervalMs`) and at close; then a new log holding the pets
  *   acknowledged meanwhile. A file over REWRITE_FREE bytes is written once the log makes
  *   1/REWRITE_SHARE of it: the cost of a create stays flat as the store grows.
@@ -29,8 +29,8 @@ import {
   clearLeftover,
   readCompanion,
   UnsafeFileError,
-  writeCompanion,
-} from "../../files/companion-file.js";
+  writeFileAtomic,
+} from "../../files/atomic-write.js";
 import { nonRegularKind, whyNotRegular } from "../../files/file-kind.js";
 import { acquireFileLock, describeRefusal, type LockAttempt } from "../../files/file-lock.js";
 import {
@@ -313,7 +313,7 @@ export class FileStore extends MemoryStore {
     try {
       const { file, log } = this.created;
       if (file && statKey(lstatIfThere(this.file)) === statKey(this.fileStat)) {
-        await (file === "missing" ? unlink(this.file) : writeCompanion(this.file, []));
+        await (file === "missing" ? unlink(this.file) : writeFileAtomic(this.file, []));
       }
       if (log) await unlink(this.wal);
       await syncDirectory(path.dirname(this.file));
@@ -463,7 +463,7 @@ export class FileStore extends MemoryStore {
   /** Writes the file whole; `ifUnchanged`: not over an edit that landed meanwhile (looked at next). */
   private async writeFile(pets: readonly StoredPet[], ifUnchanged = false): Promise<boolean> {
     const known = statKey(this.fileStat);
-    const stat = await writeCompanion(this.file, fileText(pets), {
+    const stat = await writeFileAtomic(this.file, fileText(pets), {
       beforeRename: () => !ifUnchanged || statKey(lstatIfThere(this.file)) === known,
     });
     if (stat !== undefined) this.fileStat = stat;
@@ -479,7 +479,7 @@ export class FileStore extends MemoryStore {
       closed = true;
       await this.log?.close();
     };
-    await writeCompanion(this.wal, [text], { beforeRename: closeLog }).catch((error: unknown) => {
+    await writeFileAtomic(this.wal, [text], { beforeRename: closeLog }).catch((error: unknown) => {
       // Which log a crash would bring back is not known: take no more pets.
       if (closed) this.broken = worded(error, `Cannot replace ${this.wal}`);
       throw error;

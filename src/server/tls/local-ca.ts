@@ -7,7 +7,7 @@
  * replaces both files, and the caller says why. A certificate under that name
  * that serve did not make is never replaced. Without a data file the CA lives in
  * memory only. Both files are companions of the data file, as the write-ahead
- * log is (files/companion-file.ts).
+ * log is (files/atomic-write.ts).
  *
  * "Private" is what the platform can tell (files/file-safety.ts): on POSIX, a
  * key of this user that no one else may read (mode 0600); on Windows, where
@@ -19,7 +19,7 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { unlink } from "node:fs/promises";
 import path from "node:path";
-import { readCompanion, writeCompanion } from "../../files/companion-file.js";
+import { readCompanion, writeFileAtomic } from "../../files/atomic-write.js";
 import {
   lstatIfThere,
   ownershipProblem,
@@ -153,7 +153,7 @@ export async function saveCa(paths: CaPaths, pair: PemPair): Promise<string[]> {
       [paths.cert, pair.cert, 0o644],
     ] as const) {
       const isNew = lstatIfThere(file) === undefined;
-      await writeCompanion(file, [text], { mode });
+      await writeFileAtomic(file, [text], { mode });
       if (isNew) created.push(file);
     }
   } catch (error) {
