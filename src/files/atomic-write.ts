@@ -11,7 +11,7 @@
  * symlink (file-safety.ts), refused unless a regular file of this user with a
  * single name (where owners can be known).
  */
-import { constants, copyFileSync, linkSync, rmSync, type BigIntStats } from "node:fs";
+import { constants, copyFileSync, linkSync, rmSync, type BigIntStats, type Stats } from "node:fs";
 import { rename, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ERROR_KIND, KindedError } from "../schema/kinded-error.js";
@@ -35,7 +35,7 @@ export class UnsafeFileError extends KindedError {
 const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
 
 /** Why `serve` must not use `file` (what is at the name, not followed), or undefined. */
-export function companionProblem(file: string, info: BigIntStats): string | undefined {
+export function companionProblem(file: string, info: Stats | BigIntStats): string | undefined {
   if (info.isSymbolicLink()) {
     return `${file} is a symbolic link; serve writes this file itself and never follows a symlink there.`;
   }
@@ -45,7 +45,7 @@ export function companionProblem(file: string, info: BigIntStats): string | unde
   if (owner?.kind === "owner") {
     return `${file} is owned by user ${owner.uid}, not by the user serve runs as (${owner.mine}).`;
   }
-  if (info.nlink > 1n) {
+  if (Number(info.nlink) > 1) {
     return `${file} has ${info.nlink} names (hard links); writing it would change another file too.`;
   }
   return undefined;
@@ -55,22 +55,25 @@ function refuse(problem: string): UnsafeFileError {
   return new UnsafeFileError(`${problem} It was left untouched; remove it if it is not yours.`);
 }
 
-/** The text of `file` and its stat; undefined when there is none. */
-export async function readCompanion(
-  file: string,
-): Promise<{ text: string; stat: BigIntStats } | undefined> {
-  const read = await readNoFollow(file);
-  const problem = read && companionProblem(file, read.stat);
+/** `info` (what is at `file`, undefined: nothing), unless serve must not use it. */
+function checked<S extends Stats | BigIntStats>(file: string, info: S | undefined): S | undefined {
+  const problem = info && companionProblem(file, info);
   if (problem) throw refuse(problem);
-  return read as { text: string; stat: BigIntStats } | undefined;
+  return info;
+}
+
+/** The text of `file` and its stat (as opened); undefined when there is none. */
+export function readCompanion(file: string): { text: string; stat: Stats } | undefined {
+  if (checked(file, lstatIfThere(file)) === undefined) return undefined;
+  let stat: Stats | undefined;
+  const text = readNoFollow(file, (opened) => (stat = checked(file, opened)));
+  return { text, stat: stat! };
 }
 
 /** Removes what an earlier write left at `file` (a regular file of ours); refuses anything else. */
 export async function clearLeftover(file: string): Promise<void> {
-  const info = lstatIfThere(file);
-  const problem = info && companionProblem(file, info);
-  if (problem) throw refuse(problem);
-  if (info) await unlink(file).catch((error: unknown) => isMissing(error) || Promise.reject(error));
+  if (checked(file, lstatIfThere(file)) === undefined) return;
+  await unlink(file).catch((error: unknown) => isMissing(error) || Promise.reject(error));
 }
 
 export interface AtomicWriteOptions {

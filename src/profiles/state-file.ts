@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import * as z from "zod/mini";
 import { configDir } from "./config-dir.js";
-import { readNoFollow } from "./config-file.js";
+import { readNoFollow } from "../files/file-safety.js";
 
 /** Far more than a few profiles' dates; anything larger is not ours. */
 const MAX_STATE_BYTES = 64 * 1024;

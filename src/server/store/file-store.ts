@@ -208,8 +208,10 @@ export class FileStore extends MemoryStore {
     // Leftovers of a write cut short; the file and the log themselves are whole.
     await clearLeftover(`${file}.tmp`);
     await clearLeftover(`${wal}.tmp`);
-    const logged = await readCompanion(wal);
-    const existing = await this.readFile();
+    const logged = readCompanion(wal);
+    // Taken before the read: a change meanwhile is read again at the next tick.
+    const stat = lstatIfThere(file);
+    const text = stat && this.readFile();
     const log = parseLog(logged?.text ?? "");
     if (log.tornBytes > 0) {
       this.say(
@@ -218,9 +220,9 @@ export class FileStore extends MemoryStore {
       );
     }
     // A new file (missing or 0 bytes) is a new store: the mark of an earlier one does not count.
-    const fresh = !existing?.stat.size;
+    const fresh = !text;
     this.idsUsedUpTo = maxId(fresh ? undefined : log.idsUsedUpTo, log.pets.at(-1)?.id);
-    const parsed = fresh ? { pets: [], unnumbered: [] } : parsePetFile(existing!.text, name);
+    const parsed = fresh ? { pets: [], unnumbered: [] } : parsePetFile(text, name);
     const merged = mergeEdit(log.pets, log.pets, parsed, this.idsUsedUpTo, name);
     if (typeof merged === "string") {
       const remedy = `Or remove ${wal} to drop the acknowledged pets it holds.`;
@@ -232,9 +234,9 @@ export class FileStore extends MemoryStore {
       this.say(`${name} already exists (${this.size} pets): --seed ${seed} is ignored.`);
     }
     this.opening = this.pets.slice();
-    this.fileStat = existing?.stat;
+    this.fileStat = stat;
     const recovered = this.logged.length;
-    const created = fresh && recovered === 0 ? (existing ? "empty" : "missing") : undefined;
+    const created = fresh && recovered === 0 ? (stat ? "empty" : "missing") : undefined;
     this.created = { file: created, log: logged === undefined };
     if (fresh || recovered > 0 || this.rewrite) {
       await this.writeFile(this.pets);
@@ -401,19 +403,21 @@ export class FileStore extends MemoryStore {
       this.say(`${this.name} was deleted; writing it again with the ${this.size} pets served.`);
       return "deleted";
     }
-    if (current.isFile() && current.size === 0n) {
+    const kind = nonRegularKind(current);
+    if (kind !== undefined)
+      return this.refuse(key, `${this.name} is now ${kind}, not a regular file.`);
+    if (current.size === 0n) {
       return this.refuse(
         key,
         "it is empty: a file being written starts so, and an empty file is never taken as an edit.",
       );
     }
     try {
-      const read = await this.readFile();
+      const text = this.readFile();
       // Changed again while being read: still being written.
-      if (read === undefined || statKey(lstatIfThere(this.file)) !== key) return "wait";
-      return { stat: current, parsed: parsePetFile(read.text, this.name) };
+      if (text === undefined || statKey(lstatIfThere(this.file)) !== key) return "wait";
+      return { stat: current, parsed: parsePetFile(text, this.name) };
     } catch (error) {
-      if (error instanceof UnsafeFileError) return this.refuse(key, error.message);
       if (!(error instanceof StoreError)) throw error;
       return this.refuse(key, `the edit cannot be used: ${error.message}`);
     }
@@ -450,14 +454,17 @@ export class FileStore extends MemoryStore {
     return true;
   }
 
-  /** The data file's text and stat, undefined when missing; never read through a link nor a FIFO. */
-  private async readFile(): Promise<{ text: string; stat: BigIntStats } | undefined> {
-    const read = await readNoFollow(this.file);
-    if (read !== undefined && read.text === undefined) {
-      const kind = nonRegularKind(read.stat);
-      throw new UnsafeFileError(`${this.name} is now ${kind}, not a regular file.`);
+  /** The data file's text, undefined when missing; never read through a link nor a FIFO. */
+  private readFile(): string | undefined {
+    try {
+      return readNoFollow(this.file, (opened) => {
+        const kind = nonRegularKind(opened);
+        if (kind) throw new UnsafeFileError(`${this.name} is now ${kind}, not a regular file.`);
+      });
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
     }
-    return read as { text: string; stat: BigIntStats } | undefined;
   }
 
   /** Writes the file whole; `ifUnchanged`: not over an edit that landed meanwhile (looked at next). */
