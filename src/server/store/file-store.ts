@@ -41,10 +41,10 @@ import {
   syncDirectory,
 } from "../../files/file-safety.js";
 import { petToJson, type NewPet } from "../../schema/pet.js";
-import { mergeEdit, statKey, type Merged } from "./edits.js";
+import { mergeEdit, type Merged } from "./edits.js";
 import { fileText, markLine, parseLog, parsePetFile, type PetFile } from "./pet-file.js";
 import { MemoryStore, idAfter, maxId, petFromNew, type StoredPet } from "./memory.js";
-import { demoPets } from "./seed.js";
+import { demoPets } from "../demo-pets.js";
 import { describeError, notStored, worded } from "./store-errors.js";
 import { StoreError, type CreatedPet } from "./types.js";
 
@@ -147,6 +147,11 @@ function lock(file: string, name: string, say: (line: string) => void): () => vo
   throw new StoreError("locked", `${problem}. ${hint}.`);
 }
 
+/** What tells one version of the file from another. */
+function statKey(stat: BigIntStats | undefined): string {
+  return stat === undefined ? "missing" : `${stat.ino}:${stat.size}:${stat.mtimeNs}`;
+}
+
 /** A settled, whole, valid edit of the file, as read. */
 interface Edit {
   stat: BigIntStats;
@@ -175,10 +180,11 @@ export class FileStore extends MemoryStore {
   /** What opening made, removed by `abandon`: a data file ("missing", or "empty": 0 bytes), a log. */
   private created: { file?: "missing" | "empty"; log?: boolean } = {};
   private pending: Waiter[] = [];
-  /** Log writes and what must not overlap them, one at a time. */
-  private chain: Promise<unknown> = Promise.resolve();
-  /** Ticks and resets, one at a time. */
-  private upkeep: Promise<unknown> = Promise.resolve();
+  /** One task at a time on each: log writes and what must not overlap them; ticks and resets. */
+  private chains: Record<"log" | "upkeep", Promise<unknown>> = {
+    log: Promise.resolve(),
+    upkeep: Promise.resolve(),
+  };
   /** Set when the log can no longer be trusted to take writes. */
   private broken: StoreError | undefined;
   /** The last problem of a log write, and of a tick, until one succeeds (each said once). */
@@ -247,7 +253,7 @@ export class FileStore extends MemoryStore {
     }
     await this.replaceLog([]);
     this.timer = setInterval(() => {
-      void this.serially(() => this.tick()).then(
+      void this.queue("upkeep", () => this.tick()).then(
         () => (this.tickProblem = undefined),
         (error: unknown) => {
           const message =
@@ -279,7 +285,7 @@ export class FileStore extends MemoryStore {
     }
     return new Promise((resolve, reject) => {
       if (this.pending.push({ newPet, resolve, reject }) === 1) {
-        void this.exclusively(() => this.writeBatch(this.pending.splice(0)));
+        void this.queue("log", () => this.writeBatch(this.pending.splice(0)));
       }
     });
   }
@@ -294,7 +300,7 @@ export class FileStore extends MemoryStore {
       this.serve(this.opening.slice());
       this.rewrite = false;
     };
-    return this.serially(() => this.exclusively(reset)).catch((error: unknown) => {
+    return this.queue("upkeep", () => this.queue("log", reset)).catch((error: unknown) => {
       throw worded(error, `Cannot reset ${this.name}`);
     });
   }
@@ -344,19 +350,13 @@ export class FileStore extends MemoryStore {
   private async stop(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
-    await this.upkeep;
-    await this.chain;
+    await this.chains.upkeep;
+    await this.chains.log;
   }
 
-  private exclusively<T>(task: () => Promise<T>): Promise<T> {
-    const result = this.chain.then(task);
-    this.chain = result.catch(() => {});
-    return result;
-  }
-
-  private serially<T>(task: () => Promise<T>): Promise<T> {
-    const result = this.upkeep.then(task);
-    this.upkeep = result.catch(() => {});
+  private queue<T>(chain: "log" | "upkeep", task: () => Promise<T>): Promise<T> {
+    const result = this.chains[chain].then(task);
+    this.chains[chain] = result.catch(() => {});
     return result;
   }
 
@@ -371,7 +371,7 @@ export class FileStore extends MemoryStore {
     if (edit === "deleted") {
       this.fileStat = undefined;
       this.rewrite = true;
-    } else if (edit !== "same" && !(await this.exclusively(() => this.adopt(edit)))) {
+    } else if (edit !== "same" && !(await this.queue("log", () => this.adopt(edit)))) {
       return;
     }
     const size = Number(this.fileStat?.size ?? 0);
@@ -380,7 +380,7 @@ export class FileStore extends MemoryStore {
     const flushed = this.logged.length;
     if (!(await this.writeFile(this.pets.slice(), true))) return;
     this.rewrite = false;
-    await this.exclusively(() => this.replaceLog(this.logged.slice(flushed)));
+    await this.queue("log", () => this.replaceLog(this.logged.slice(flushed)));
   }
 
   /**
