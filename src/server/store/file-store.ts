@@ -42,7 +42,7 @@ import {
 } from "../../files/file-safety.js";
 import { petToJson, type NewPet } from "../../schema/pet.js";
 import { mergeEdit, type Merged } from "./edits.js";
-import { fileText, markLine, parseLog, parsePetFile, type PetFile } from "./pet-file.js";
+import { markLine, parseLog, parsePetFile, type PetFile } from "./pet-file.js";
 import { MemoryStore, idAfter, maxId, petFromNew, type StoredPet } from "./memory.js";
 import { demoPets } from "../demo-pets.js";
 import { describeError, notStored, worded } from "./store-errors.js";
@@ -150,6 +150,19 @@ function lock(file: string, name: string, say: (line: string) => void): () => vo
 /** What tells one version of the file from another. */
 function statKey(stat: BigIntStats | undefined): string {
   return stat === undefined ? "missing" : `${stat.ino}:${stat.size}:${stat.mtimeNs}`;
+}
+
+/** The file's text for `pets`, in pieces so that a million pets never make one 70 MB string. */
+export function* fileText(pets: readonly StoredPet[], chunkSize = 10_000): Generator<string> {
+  if (pets.length === 0) {
+    yield "[]\n";
+    return;
+  }
+  for (let start = 0; start < pets.length; start += chunkSize) {
+    const lines = pets.slice(start, start + chunkSize).map(petToJson);
+    yield (start === 0 ? "[\n" : ",\n") + lines.join(",\n");
+  }
+  yield "\n]\n";
 }
 
 /** A settled, whole, valid edit of the file, as read. */
