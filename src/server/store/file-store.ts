@@ -379,14 +379,9 @@ export class FileStore extends MemoryStore {
    * written whatever its size.
    */
   private async tick(last = false): Promise<void> {
-    const edit = await this.checkFile(last);
+    const edit = this.checkFile(last);
     if (edit === "wait") return;
-    if (edit === "deleted") {
-      this.fileStat = undefined;
-      this.rewrite = true;
-    } else if (edit !== "same" && !(await this.queue("log", () => this.adopt(edit)))) {
-      return;
-    }
+    if (edit !== "same" && !(await this.queue("log", () => this.adopt(edit)))) return;
     const size = Number(this.fileStat?.size ?? 0);
     const due = last || size <= REWRITE_FREE || this.logSize * REWRITE_SHARE >= size;
     if (!this.rewrite && !(due && this.logged.length > 0)) return;
@@ -397,11 +392,12 @@ export class FileStore extends MemoryStore {
   }
 
   /**
-   * The file against the version the store knows: the `same`, `deleted`, a settled
-   * edit, or `wait` (still settling, or refused: not the store's to read nor write).
-   * `last`: the check before closing, which takes a whole edit without waiting.
+   * The file against the version the store knows: the `same` (or deleted: then due to
+   * be written again), a settled edit, or `wait` (still settling, or refused: not the
+   * store's to read nor write). `last`: the check before closing, which takes a whole
+   * edit without waiting.
    */
-  private async checkFile(last: boolean): Promise<"same" | "deleted" | "wait" | Edit> {
+  private checkFile(last: boolean): "same" | "wait" | Edit {
     const current = lstatIfThere(this.file);
     const key = statKey(current);
     if (key === statKey(this.fileStat)) {
@@ -414,7 +410,9 @@ export class FileStore extends MemoryStore {
     }
     if (current === undefined) {
       this.say(`${this.name} was deleted; writing it again with the ${this.size} pets served.`);
-      return "deleted";
+      this.fileStat = undefined;
+      this.rewrite = true;
+      return "same";
     }
     const kind = nonRegularKind(current);
     if (kind !== undefined)
