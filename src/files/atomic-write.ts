@@ -1,83 +1,125 @@
 /**
- * Replacing a file whole, without ever following a link or reusing someone
- * else's inode: the new content goes to a temporary file created exclusively
- * next to the target (file-safety.ts: O_EXCL, never through a link; so it is
- * new, ours and private from its first byte), is flushed to disk, then renamed
- * over the target, and the directory is flushed so that the rename itself
- * survives a crash (where the platform can: not on Windows). A rename replaces
- * the name, so a link at the target is replaced, never written through.
+ * Replacing a file whole, the one way petstore does it (the config, the state
+ * file, and the files `serve` writes itself next to its data file: the data file,
+ * the write-ahead log, the local CA and its key): `<file>.tmp` created anew (never
+ * through a link, so new and ours from its first byte), flushed, renamed over the
+ * name, and the directory flushed so that the rename survives a crash (not on
+ * Windows, which cannot). A rename replaces the name, so a link at the target is
+ * replaced, never written through.
+ *
+ * The files `serve` writes share one set of rules too: never followed through a
+ * symlink (file-safety.ts), refused unless a regular file of this user with a
+ * single name (where owners can be known).
  */
-import { randomBytes } from "node:crypto";
+import { constants, copyFileSync, linkSync, rmSync, type BigIntStats, type Stats } from "node:fs";
+import { rename, unlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { ERROR_KIND, KindedError } from "../schema/kinded-error.js";
+import { nonRegularKind } from "./file-kind.js";
 import {
-  closeSync,
-  constants,
-  copyFileSync,
-  fchmodSync,
-  fsyncSync,
-  linkSync,
-  openSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { basename, dirname, join } from "node:path";
-import { openNoFollowSync, THIS_PLATFORM, type FilePlatform } from "./file-safety.js";
+  isMissing,
+  lstatIfThere,
+  openNoFollow,
+  ownershipProblem,
+  readNoFollow,
+  syncDirectory,
+  THIS_PLATFORM,
+  type FilePlatform,
+} from "./file-safety.js";
+
+/** A file `serve` must not read nor write is under a name it uses; left as it was. */
+export class UnsafeFileError extends KindedError {
+  static override [ERROR_KIND] = "UnsafeFileError";
+}
 
 const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
 
-/** A name in the directory of `path` that nothing else uses. */
-function temporaryName(path: string): string {
-  return join(
-    dirname(path),
-    `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`,
-  );
+/** Why `serve` must not use `file` (what is at the name, not followed), or undefined. */
+export function companionProblem(file: string, info: Stats | BigIntStats): string | undefined {
+  if (info.isSymbolicLink()) {
+    return `${file} is a symbolic link; serve writes this file itself and never follows a symlink there.`;
+  }
+  const kind = nonRegularKind(info);
+  if (kind !== undefined) return `${file} is ${kind}; serve writes a regular file under this name.`;
+  const owner = ownershipProblem(info, { othersMay: "write" });
+  if (owner?.kind === "owner") {
+    return `${file} is owned by user ${owner.uid}, not by the user serve runs as (${owner.mine}).`;
+  }
+  if (Number(info.nlink) > 1) {
+    return `${file} has ${info.nlink} names (hard links); writing it would change another file too.`;
+  }
+  return undefined;
 }
 
-function removeQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Never created, or already gone.
-  }
+function refuse(problem: string): UnsafeFileError {
+  return new UnsafeFileError(`${problem} It was left untouched; remove it if it is not yours.`);
+}
+
+/** `info` (what is at `file`, undefined: nothing), unless serve must not use it. */
+function checked<S extends Stats | BigIntStats>(file: string, info: S | undefined): S | undefined {
+  const problem = info && companionProblem(file, info);
+  if (problem) throw refuse(problem);
+  return info;
+}
+
+/** The text of `file` and its stat (as opened); undefined when there is none. */
+export function readCompanion(file: string): { text: string; stat: Stats } | undefined {
+  if (checked(file, lstatIfThere(file)) === undefined) return undefined;
+  let stat: Stats | undefined;
+  const text = readNoFollow(file, (opened) => (stat = checked(file, opened)));
+  return { text, stat: stat! };
+}
+
+/** Removes what an earlier write left at `file` (a regular file of ours); refuses anything else. */
+export async function clearLeftover(file: string): Promise<void> {
+  if (checked(file, lstatIfThere(file)) === undefined) return;
+  await unlink(file).catch((error: unknown) => isMissing(error) || Promise.reject(error));
+}
+
+export interface AtomicWriteOptions {
+  /** The permission bits of the new file, set exactly (the umask may take bits away). */
+  mode?: number;
+  /** Called once the new content is on disk; false declines: nothing is replaced. */
+  beforeRename?: () => unknown;
+  platform?: FilePlatform;
 }
 
 /**
- * Replaces `path` with `data`, a file of permission bits `mode`. The directory
- * is flushed as well as it can be: the new file is in place either way, so a
- * file system that refuses it does not fail the write.
+ * Replaces `file` whole with `chunks`, through `<file>.tmp` (a leftover there is
+ * removed, or refused as `clearLeftover` says). Resolves to the stat of the new
+ * file, or undefined when `beforeRename` declined.
  */
-export function writeFileAtomicSync(
-  path: string,
-  data: string,
-  mode: number,
-  platform: FilePlatform = THIS_PLATFORM,
-): void {
-  const temporary = temporaryName(path);
-  const fd = openNoFollowSync(temporary, CREATE_NEW, mode, platform);
+export async function writeFileAtomic(
+  file: string,
+  chunks: Iterable<string>,
+  options: AtomicWriteOptions = {},
+): Promise<BigIntStats | undefined> {
+  const { mode, platform = THIS_PLATFORM } = options;
+  const temporary = `${file}.tmp`;
+  await clearLeftover(temporary);
+  const handle = await openNoFollow(temporary, CREATE_NEW, mode ?? 0o666, platform);
+  let stat: BigIntStats;
   try {
     try {
-      // The umask may have taken bits away; it never adds any, but be exact.
-      fchmodSync(fd, mode);
-      writeFileSync(fd, data);
-      fsyncSync(fd);
+      if (mode !== undefined) await handle.chmod(mode);
+      await writeFile(handle, chunks);
+      await handle.sync();
+      stat = await handle.stat({ bigint: true });
     } finally {
-      closeSync(fd);
+      await handle.close();
     }
-    renameSync(temporary, path);
+    if ((await options.beforeRename?.()) === false) {
+      await unlink(temporary);
+      return undefined;
+    }
+    await rename(temporary, file);
   } catch (error) {
-    removeQuietly(temporary);
+    // Removed, so that a full disk is not kept full by it.
+    await unlink(temporary).catch(() => {});
     throw error;
   }
-  try {
-    const directory = openSync(dirname(path), constants.O_RDONLY);
-    try {
-      fsyncSync(directory);
-    } finally {
-      closeSync(directory);
-    }
-  } catch {
-    // Windows and some file systems refuse to flush a directory; the file is in place.
-  }
+  await syncDirectory(path.dirname(file), platform);
+  return stat;
 }
 
 /**
@@ -86,18 +128,13 @@ export function writeFileAtomicSync(
  * a copy.
  */
 export function keepCopy(path: string, backup: string): void {
-  const temporary = temporaryName(backup);
+  // A crash between the two steps loses only the older copy: `path` stays as it is.
+  rmSync(backup, { force: true });
   try {
-    try {
-      linkSync(path, temporary);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EXDEV") throw error;
-      copyFileSync(path, temporary, constants.COPYFILE_EXCL);
-    }
-    renameSync(temporary, backup);
+    linkSync(path, backup);
   } catch (error) {
-    removeQuietly(temporary);
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EXDEV") throw error;
+    copyFileSync(path, backup, constants.COPYFILE_EXCL);
   }
 }

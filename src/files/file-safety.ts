@@ -165,28 +165,18 @@ export async function openNoFollow(
 }
 
 /**
- * What is at `file` (its own stat: a link there is not followed), with its text when
- * it is a regular file; undefined when there is nothing. Never reads through a link,
- * nor blocks on a FIFO put in its place.
+ * The text of `file`, opened without following a link at its name (ELOOP) nor
+ * blocking on a FIFO put there; `check` sees what was opened before a byte is read,
+ * and throws to refuse it (it must refuse anything but a regular file).
  */
-export async function readNoFollow(
-  file: string,
-  platform: FilePlatform = THIS_PLATFORM,
-): Promise<{ stat: BigIntStats; text?: string } | undefined> {
-  let handle: FileHandle;
+export function readNoFollow(file: string, check: (opened: Stats) => void): string {
+  const fd = openNoFollowSync(file, constants.O_RDONLY);
   try {
-    handle = await openNoFollow(file, constants.O_RDONLY, undefined, platform);
-  } catch (error) {
-    if (errorCode(error) !== "ELOOP") return isMissing(error) ? undefined : Promise.reject(error);
-    const stat = lstatIfThere(file);
-    return stat && { stat };
-  }
-  try {
-    const stat = await handle.stat({ bigint: true });
+    check(fstatSync(fd));
     // One read into one string: what JSON.parse of a large file wants.
-    return stat.isFile() ? { stat, text: readFileSync(handle.fd, "utf8") } : { stat };
+    return readFileSync(fd, "utf8");
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

@@ -6,20 +6,11 @@
  * safe to trust (see config-safety.ts) or not a config is reported as a
  * ConfigFileError, whose message never quotes the file: it may hold a key.
  */
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  readFileSync,
-  readlinkSync,
-  statSync,
-  type Stats,
-} from "node:fs";
+import { lstatSync, readlinkSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod/mini";
 import { ENVIRONMENT_NAMES } from "./environments.js";
-import { openNoFollowSync } from "../files/file-safety.js";
+import { readNoFollow } from "../files/file-safety.js";
 import { JsonSyntaxError, parseJson } from "../schema/json.js";
 import { CONFIG_FILE_NAME, configDir } from "./config-dir.js";
 import {
@@ -126,21 +117,6 @@ function parseConfigText(path: string, raw: string): StoredConfig {
     );
   }
   return parsed.data;
-}
-
-/**
- * The text of the file at `path`, opened without following a link or blocking on
- * a FIFO (the config's and the state file's one way in); `check` sees what was
- * opened before a byte is read, and throws to refuse it.
- */
-export function readNoFollow(path: string, check: (opened: Stats) => void): string {
-  const fd = openNoFollowSync(path, constants.O_RDONLY);
-  try {
-    check(fstatSync(fd));
-    return readFileSync(fd, "utf8");
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**

@@ -16,7 +16,7 @@ const STALE_AFTER_MS = 30_000;
 const WAIT_LIMIT_MS = 60_000;
 
 /** Runs `work` holding the lock of the config file `file`. */
-export async function withConfigLock<T>(file: string, work: () => T): Promise<T> {
+export async function withConfigLock<T>(file: string, work: () => Promise<T>): Promise<T> {
   const lockFile = `${file}.lock`;
   const attempt = await waitForFileLock(lockFile, {
     waitMs: WAIT_LIMIT_MS,
@@ -32,7 +32,7 @@ export async function withConfigLock<T>(file: string, work: () => T): Promise<T>
     throw new UsageError(problem, hint);
   }
   try {
-    return work();
+    return await work();
   } finally {
     attempt.lock.release();
   }

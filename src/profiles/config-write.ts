@@ -8,7 +8,7 @@
 import { mkdirSync, statfsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { PetstoreError, EXIT } from "../errors.js";
-import { keepCopy, writeFileAtomicSync } from "../files/atomic-write.js";
+import { keepCopy, writeFileAtomic } from "../files/atomic-write.js";
 import { unknownReaders } from "../files/file-safety.js";
 import { CONFIG_FILE_NAME } from "./config-dir.js";
 import type { ConfigUpdate, LoadedConfig, StoredConfig, UpdateOptions } from "./config-file.js";
@@ -21,7 +21,7 @@ import {
 } from "./config-safety.js";
 
 /** For the state file (state-file.ts), which the hot bundle reads but only this file writes. */
-export { writeFileAtomicSync };
+export { writeFileAtomic };
 
 const CONFIG_DIR_MODE = 0o700;
 const CONFIG_FILE_MODE = 0o600;
@@ -116,7 +116,7 @@ export async function writeConfig(
   ensureConfigDir(dir);
   const path = join(dir, CONFIG_FILE_NAME);
   const unchecked = unknownReaders(path, env);
-  return withConfigLock(path, () => {
+  return withConfigLock(path, async () => {
     const current = load(dir);
     const update: ConfigUpdate = { path, config: current.config };
     if (unchecked !== undefined) update.unchecked = unchecked;
@@ -132,7 +132,8 @@ export async function writeConfig(
     }
     update.config = change(current.config) ?? current.config;
     try {
-      writeFileAtomicSync(path, `${JSON.stringify(update.config, null, "\t")}\n`, CONFIG_FILE_MODE);
+      const text = `${JSON.stringify(update.config, null, "\t")}\n`;
+      await writeFileAtomic(path, [text], { mode: CONFIG_FILE_MODE });
     } catch (error) {
       throw writeFailure("write the config file", path, error);
     }

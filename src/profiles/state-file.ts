@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import * as z from "zod/mini";
 import { configDir } from "./config-dir.js";
-import { readNoFollow } from "./config-file.js";
+import { readNoFollow } from "../files/file-safety.js";
 
 /** Far more than a few profiles' dates; anything larger is not ours. */
 const MAX_STATE_BYTES = 64 * 1024;
@@ -75,9 +75,9 @@ export async function rememberShown(
   }
   try {
     // Loaded only here: the directory is checked (and created, 0700) as for the config file itself.
-    const { ensureConfigDir, writeFileAtomicSync } = await import("./config-write.js");
+    const { ensureConfigDir, writeFileAtomic } = await import("./config-write.js");
     ensureConfigDir(configDir(env));
-    writeFileAtomicSync(path, `${JSON.stringify({ notices }, null, "\t")}\n`, 0o600);
+    await writeFileAtomic(path, [`${JSON.stringify({ notices }, null, "\t")}\n`], { mode: 0o600 });
     return undefined;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code ?? (error as Error).message;

@@ -27,7 +27,7 @@ import { FaultOption, type FaultOptions } from "./faults.js";
 import { KeyInput, type ApiKeySpec } from "./keys.js";
 import { parse, START_OPTIONS, type ServerOptions, type StartServerOptions } from "./options.js";
 import { createMemoryStore } from "./store/memory.js";
-import { demoPets } from "./store/seed.js";
+import { demoPets } from "./demo-pets.js";
 import type { PetStore } from "./store/types.js";
 import { removeCreated } from "./tls/local-ca.js";
 import {

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, type App } from "../../src/server/app.js";
 import { parseKeySpec } from "../../src/server/keys.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
-import { demoPets } from "../../src/server/store/seed.js";
+import { demoPets } from "../../src/server/demo-pets.js";
 import { launchChromium } from "./chromium.js";
 import { HANG_MS } from "../limits.js";
 

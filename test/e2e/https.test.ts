@@ -15,7 +15,7 @@ import { parseJson } from "../../src/schema/json.js";
 import { createApp, type App } from "../../src/server/app.js";
 import { parseKeySpec } from "../../src/server/keys.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
-import { demoPets } from "../../src/server/store/seed.js";
+import { demoPets } from "../../src/server/demo-pets.js";
 import { REPO_ROOT } from "../server/cli-build.js";
 import { PRO_KEY, runCli, tempDir, writeNdjsonRows, type CliResult } from "./harness.js";
 

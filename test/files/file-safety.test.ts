@@ -19,7 +19,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { writeFileAtomicSync } from "../../src/files/atomic-write.js";
+import { writeFileAtomic } from "../../src/files/atomic-write.js";
 import {
   noFollowFlags,
   openNoFollow,
@@ -203,12 +203,12 @@ describe("an atomic write", () => {
     ["Windows", WINDOWS],
   ])(
     "%s branch: replaces a symlink at the name, never its target, and leaves no temporary file",
-    (_name, platform) => {
+    async (_name, platform) => {
       const victim = join(dir, "victim.txt");
       writeFileSync(victim, "precious\n");
       const file = join(dir, "config.json");
       symlinkSync(victim, file);
-      writeFileAtomicSync(file, "{}\n", 0o600, platform);
+      await writeFileAtomic(file, ["{}\n"], { mode: 0o600, platform });
       expect(lstatSync(file).isFile()).toBe(true);
       expect(lstatSync(file).mode & 0o777).toBe(0o600);
       expect(readFileSync(file, "utf8")).toBe("{}\n");

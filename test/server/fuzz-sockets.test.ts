@@ -13,7 +13,7 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_CODES } from "../../src/schema/error-codes.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
-import { demoPets } from "../../src/server/store/seed.js";
+import { demoPets } from "../../src/server/demo-pets.js";
 import { call, startTestServer } from "./http.js";
 import { malformedRequests, type RawRequest } from "./malformed-requests.js";
 

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryStore } from "../../src/server/store/memory.js";
-import { demoPets } from "../../src/server/store/seed.js";
+import { demoPets } from "../../src/server/demo-pets.js";
 import { call, startTestServer, type Answer } from "./http.js";
 
 const KEY = "fuzz-key";

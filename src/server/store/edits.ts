@@ -9,15 +9,9 @@
  * newer ones. Pets acknowledged but not in the file yet (`logged`) were in no copy:
  * always kept. docs/design.md says why this rule, and what it cannot tell apart.
  */
-import type { BigIntStats } from "node:fs";
 import { petToJson } from "../../schema/pet.js";
 import type { PetFile } from "./pet-file.js";
 import { findPet, idAfter, maxId, sortPets, type StoredPet } from "./memory.js";
-
-/** What tells one version of the file from another. */
-export function statKey(stat: BigIntStats | undefined): string {
-  return stat === undefined ? "missing" : `${stat.ino}:${stat.size}:${stat.mtimeNs}`;
-}
 
 export interface Merged {
   /** The pets to serve: the file's, with those kept. */

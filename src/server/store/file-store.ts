@@ -7,7 +7,7 @@
  *   a write go out together in the next (group commit). What must not overlap a write
  *   (replacing the log, adopting an edit, a reset) runs between writes, on the same
  *   chain (`exclusively`).
- * - the file, written whole (files/companion-file.ts) when it lacks acknowledged pets,
+ * - the file, written whole (files/atomic-write.ts) when it lacks acknowledged pets,
  *   at a tick (`flushIntervalMs`) and at close; then a new log holding the pets
  *   acknowledged meanwhile. A file over REWRITE_FREE bytes is written once the log makes
  *   1/REWRITE_SHARE of it: the cost of a create stays flat as the store grows.
@@ -29,8 +29,8 @@ import {
   clearLeftover,
   readCompanion,
   UnsafeFileError,
-  writeCompanion,
-} from "../../files/companion-file.js";
+  writeFileAtomic,
+} from "../../files/atomic-write.js";
 import { nonRegularKind, whyNotRegular } from "../../files/file-kind.js";
 import { acquireFileLock, describeRefusal, type LockAttempt } from "../../files/file-lock.js";
 import {
@@ -41,10 +41,10 @@ import {
   syncDirectory,
 } from "../../files/file-safety.js";
 import { petToJson, type NewPet } from "../../schema/pet.js";
-import { mergeEdit, statKey, type Merged } from "./edits.js";
-import { fileText, markLine, parseLog, parsePetFile, type PetFile } from "./pet-file.js";
+import { mergeEdit, type Merged } from "./edits.js";
+import { markLine, parseLog, parsePetFile, type PetFile } from "./pet-file.js";
 import { MemoryStore, idAfter, maxId, petFromNew, type StoredPet } from "./memory.js";
-import { demoPets } from "./seed.js";
+import { demoPets } from "../demo-pets.js";
 import { describeError, notStored, worded } from "./store-errors.js";
 import { StoreError, type CreatedPet } from "./types.js";
 
@@ -147,6 +147,24 @@ function lock(file: string, name: string, say: (line: string) => void): () => vo
   throw new StoreError("locked", `${problem}. ${hint}.`);
 }
 
+/** What tells one version of the file from another. */
+function statKey(stat: BigIntStats | undefined): string {
+  return stat === undefined ? "missing" : `${stat.ino}:${stat.size}:${stat.mtimeNs}`;
+}
+
+/** The file's text for `pets`, in pieces so that a million pets never make one 70 MB string. */
+export function* fileText(pets: readonly StoredPet[], chunkSize = 10_000): Generator<string> {
+  if (pets.length === 0) {
+    yield "[]\n";
+    return;
+  }
+  for (let start = 0; start < pets.length; start += chunkSize) {
+    const lines = pets.slice(start, start + chunkSize).map(petToJson);
+    yield (start === 0 ? "[\n" : ",\n") + lines.join(",\n");
+  }
+  yield "\n]\n";
+}
+
 /** A settled, whole, valid edit of the file, as read. */
 interface Edit {
   stat: BigIntStats;
@@ -175,10 +193,11 @@ export class FileStore extends MemoryStore {
   /** What opening made, removed by `abandon`: a data file ("missing", or "empty": 0 bytes), a log. */
   private created: { file?: "missing" | "empty"; log?: boolean } = {};
   private pending: Waiter[] = [];
-  /** Log writes and what must not overlap them, one at a time. */
-  private chain: Promise<unknown> = Promise.resolve();
-  /** Ticks and resets, one at a time. */
-  private upkeep: Promise<unknown> = Promise.resolve();
+  /** One task at a time on each: log writes and what must not overlap them; ticks and resets. */
+  private chains: Record<"log" | "upkeep", Promise<unknown>> = {
+    log: Promise.resolve(),
+    upkeep: Promise.resolve(),
+  };
   /** Set when the log can no longer be trusted to take writes. */
   private broken: StoreError | undefined;
   /** The last problem of a log write, and of a tick, until one succeeds (each said once). */
@@ -208,8 +227,10 @@ export class FileStore extends MemoryStore {
     // Leftovers of a write cut short; the file and the log themselves are whole.
     await clearLeftover(`${file}.tmp`);
     await clearLeftover(`${wal}.tmp`);
-    const logged = await readCompanion(wal);
-    const existing = await this.readFile();
+    const logged = readCompanion(wal);
+    // Taken before the read: a change meanwhile is read again at the next tick.
+    const stat = lstatIfThere(file);
+    const text = stat && this.readFile();
     const log = parseLog(logged?.text ?? "");
     if (log.tornBytes > 0) {
       this.say(
@@ -218,9 +239,9 @@ export class FileStore extends MemoryStore {
       );
     }
     // A new file (missing or 0 bytes) is a new store: the mark of an earlier one does not count.
-    const fresh = !existing?.stat.size;
+    const fresh = !text;
     this.idsUsedUpTo = maxId(fresh ? undefined : log.idsUsedUpTo, log.pets.at(-1)?.id);
-    const parsed = fresh ? { pets: [], unnumbered: [] } : parsePetFile(existing!.text, name);
+    const parsed = fresh ? { pets: [], unnumbered: [] } : parsePetFile(text, name);
     const merged = mergeEdit(log.pets, log.pets, parsed, this.idsUsedUpTo, name);
     if (typeof merged === "string") {
       const remedy = `Or remove ${wal} to drop the acknowledged pets it holds.`;
@@ -232,9 +253,9 @@ export class FileStore extends MemoryStore {
       this.say(`${name} already exists (${this.size} pets): --seed ${seed} is ignored.`);
     }
     this.opening = this.pets.slice();
-    this.fileStat = existing?.stat;
+    this.fileStat = stat;
     const recovered = this.logged.length;
-    const created = fresh && recovered === 0 ? (existing ? "empty" : "missing") : undefined;
+    const created = fresh && recovered === 0 ? (stat ? "empty" : "missing") : undefined;
     this.created = { file: created, log: logged === undefined };
     if (fresh || recovered > 0 || this.rewrite) {
       await this.writeFile(this.pets);
@@ -245,7 +266,7 @@ export class FileStore extends MemoryStore {
     }
     await this.replaceLog([]);
     this.timer = setInterval(() => {
-      void this.serially(() => this.tick()).then(
+      void this.queue("upkeep", () => this.tick()).then(
         () => (this.tickProblem = undefined),
         (error: unknown) => {
           const message =
@@ -277,7 +298,7 @@ export class FileStore extends MemoryStore {
     }
     return new Promise((resolve, reject) => {
       if (this.pending.push({ newPet, resolve, reject }) === 1) {
-        void this.exclusively(() => this.writeBatch(this.pending.splice(0)));
+        void this.queue("log", () => this.writeBatch(this.pending.splice(0)));
       }
     });
   }
@@ -292,7 +313,7 @@ export class FileStore extends MemoryStore {
       this.serve(this.opening.slice());
       this.rewrite = false;
     };
-    return this.serially(() => this.exclusively(reset)).catch((error: unknown) => {
+    return this.queue("upkeep", () => this.queue("log", reset)).catch((error: unknown) => {
       throw worded(error, `Cannot reset ${this.name}`);
     });
   }
@@ -313,7 +334,7 @@ export class FileStore extends MemoryStore {
     try {
       const { file, log } = this.created;
       if (file && statKey(lstatIfThere(this.file)) === statKey(this.fileStat)) {
-        await (file === "missing" ? unlink(this.file) : writeCompanion(this.file, []));
+        await (file === "missing" ? unlink(this.file) : writeFileAtomic(this.file, []));
       }
       if (log) await unlink(this.wal);
       await syncDirectory(path.dirname(this.file));
@@ -342,19 +363,13 @@ export class FileStore extends MemoryStore {
   private async stop(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
-    await this.upkeep;
-    await this.chain;
+    await this.chains.upkeep;
+    await this.chains.log;
   }
 
-  private exclusively<T>(task: () => Promise<T>): Promise<T> {
-    const result = this.chain.then(task);
-    this.chain = result.catch(() => {});
-    return result;
-  }
-
-  private serially<T>(task: () => Promise<T>): Promise<T> {
-    const result = this.upkeep.then(task);
-    this.upkeep = result.catch(() => {});
+  private queue<T>(chain: "log" | "upkeep", task: () => Promise<T>): Promise<T> {
+    const result = this.chains[chain].then(task);
+    this.chains[chain] = result.catch(() => {});
     return result;
   }
 
@@ -364,29 +379,25 @@ export class FileStore extends MemoryStore {
    * written whatever its size.
    */
   private async tick(last = false): Promise<void> {
-    const edit = await this.checkFile(last);
+    const edit = this.checkFile(last);
     if (edit === "wait") return;
-    if (edit === "deleted") {
-      this.fileStat = undefined;
-      this.rewrite = true;
-    } else if (edit !== "same" && !(await this.exclusively(() => this.adopt(edit)))) {
-      return;
-    }
+    if (edit !== "same" && !(await this.queue("log", () => this.adopt(edit)))) return;
     const size = Number(this.fileStat?.size ?? 0);
     const due = last || size <= REWRITE_FREE || this.logSize * REWRITE_SHARE >= size;
     if (!this.rewrite && !(due && this.logged.length > 0)) return;
     const flushed = this.logged.length;
     if (!(await this.writeFile(this.pets.slice(), true))) return;
     this.rewrite = false;
-    await this.exclusively(() => this.replaceLog(this.logged.slice(flushed)));
+    await this.queue("log", () => this.replaceLog(this.logged.slice(flushed)));
   }
 
   /**
-   * The file against the version the store knows: the `same`, `deleted`, a settled
-   * edit, or `wait` (still settling, or refused: not the store's to read nor write).
-   * `last`: the check before closing, which takes a whole edit without waiting.
+   * The file against the version the store knows: the `same` (or deleted: then due to
+   * be written again), a settled edit, or `wait` (still settling, or refused: not the
+   * store's to read nor write). `last`: the check before closing, which takes a whole
+   * edit without waiting.
    */
-  private async checkFile(last: boolean): Promise<"same" | "deleted" | "wait" | Edit> {
+  private checkFile(last: boolean): "same" | "wait" | Edit {
     const current = lstatIfThere(this.file);
     const key = statKey(current);
     if (key === statKey(this.fileStat)) {
@@ -399,21 +410,25 @@ export class FileStore extends MemoryStore {
     }
     if (current === undefined) {
       this.say(`${this.name} was deleted; writing it again with the ${this.size} pets served.`);
-      return "deleted";
+      this.fileStat = undefined;
+      this.rewrite = true;
+      return "same";
     }
-    if (current.isFile() && current.size === 0n) {
+    const kind = nonRegularKind(current);
+    if (kind !== undefined)
+      return this.refuse(key, `${this.name} is now ${kind}, not a regular file.`);
+    if (current.size === 0n) {
       return this.refuse(
         key,
         "it is empty: a file being written starts so, and an empty file is never taken as an edit.",
       );
     }
     try {
-      const read = await this.readFile();
+      const text = this.readFile();
       // Changed again while being read: still being written.
-      if (read === undefined || statKey(lstatIfThere(this.file)) !== key) return "wait";
-      return { stat: current, parsed: parsePetFile(read.text, this.name) };
+      if (text === undefined || statKey(lstatIfThere(this.file)) !== key) return "wait";
+      return { stat: current, parsed: parsePetFile(text, this.name) };
     } catch (error) {
-      if (error instanceof UnsafeFileError) return this.refuse(key, error.message);
       if (!(error instanceof StoreError)) throw error;
       return this.refuse(key, `the edit cannot be used: ${error.message}`);
     }
@@ -450,20 +465,23 @@ export class FileStore extends MemoryStore {
     return true;
   }
 
-  /** The data file's text and stat, undefined when missing; never read through a link nor a FIFO. */
-  private async readFile(): Promise<{ text: string; stat: BigIntStats } | undefined> {
-    const read = await readNoFollow(this.file);
-    if (read !== undefined && read.text === undefined) {
-      const kind = nonRegularKind(read.stat);
-      throw new UnsafeFileError(`${this.name} is now ${kind}, not a regular file.`);
+  /** The data file's text, undefined when missing; never read through a link nor a FIFO. */
+  private readFile(): string | undefined {
+    try {
+      return readNoFollow(this.file, (opened) => {
+        const kind = nonRegularKind(opened);
+        if (kind) throw new UnsafeFileError(`${this.name} is now ${kind}, not a regular file.`);
+      });
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
     }
-    return read as { text: string; stat: BigIntStats } | undefined;
   }
 
   /** Writes the file whole; `ifUnchanged`: not over an edit that landed meanwhile (looked at next). */
   private async writeFile(pets: readonly StoredPet[], ifUnchanged = false): Promise<boolean> {
     const known = statKey(this.fileStat);
-    const stat = await writeCompanion(this.file, fileText(pets), {
+    const stat = await writeFileAtomic(this.file, fileText(pets), {
       beforeRename: () => !ifUnchanged || statKey(lstatIfThere(this.file)) === known,
     });
     if (stat !== undefined) this.fileStat = stat;
@@ -479,7 +497,7 @@ export class FileStore extends MemoryStore {
       closed = true;
       await this.log?.close();
     };
-    await writeCompanion(this.wal, [text], { beforeRename: closeLog }).catch((error: unknown) => {
+    await writeFileAtomic(this.wal, [text], { beforeRename: closeLog }).catch((error: unknown) => {
       // Which log a crash would bring back is not known: take no more pets.
       if (closed) this.broken = worded(error, `Cannot replace ${this.wal}`);
       throw error;

@@ -2,8 +2,8 @@
  * Pets in memory, and the memory store: the memory twin of the file store (for tests
  * of the HTTP layer and `serve` without a file) and what the file store builds on, with
  * the same ids, order, filters and errors. Pets are kept sorted by id: a list formats
- * the first `limit` pets (of one array per status, made at the first list by status), a
- * get is a binary search. No Map: at a million pets a sorted array is smaller, loads
+ * the first `limit` pets (of the status asked for: found by a scan that stops there,
+ * since pages are cached per revision, page-cache.ts), a get is a binary search. No Map: at a million pets a sorted array is smaller, loads
  * faster and looks up faster than a Map keyed by id. An id is never given out twice: a
  * reset does not rewind them.
  */
@@ -13,7 +13,6 @@ import {
   petToJson,
   type NewPet,
   type Pet,
-  type PetStatus,
 } from "../../schema/pet.js";
 import { formatProblems, validateNewPet } from "../../schema/validate.js";
 import { StoreError, type CreatedPet, type ListOptions, type PetStore } from "./types.js";
@@ -98,8 +97,6 @@ let lastRevision = 0;
 export class MemoryStore implements PetStore {
   /** Sorted by id, no id twice. */
   protected pets: StoredPet[] = [];
-  /** Made at the first list by status: not a cost of every start-up. */
-  private byStatus: Record<PetStatus, StoredPet[]> | undefined;
   revision = ++lastRevision;
   /** The pets served right after opening, for `reset`. */
   protected opening: readonly StoredPet[] = [];
@@ -118,12 +115,12 @@ export class MemoryStore implements PetStore {
   }
 
   listJson({ limit, status }: ListOptions): string {
-    if (status !== undefined && this.byStatus === undefined) {
-      this.byStatus = { available: [], pending: [], sold: [] };
-      for (const pet of this.pets) if (pet.status) this.byStatus[pet.status].push(pet);
+    const page: string[] = [];
+    for (let i = 0; i < this.pets.length && page.length < limit; i++) {
+      const pet = this.pets[i]!;
+      if (status === undefined || pet.status === status) page.push(petToJson(pet));
     }
-    const source = status === undefined ? this.pets : this.byStatus![status];
-    return `[${source.slice(0, limit).map(petToJson).join(",")}]`;
+    return `[${page.join(",")}]`;
   }
 
   getJson(id: bigint): string | undefined {
@@ -162,7 +159,6 @@ export class MemoryStore implements PetStore {
   /** Serves `pets` (sorted by id, no id twice), which become the store's own. */
   protected serve(pets: StoredPet[]): void {
     this.pets = pets;
-    this.byStatus = undefined;
     this.revision = ++lastRevision;
     this.idsUsedUpTo = maxId(this.idsUsedUpTo, pets[pets.length - 1]?.id);
   }
@@ -170,7 +166,6 @@ export class MemoryStore implements PetStore {
   /** Adds a pet whose id is above every id used (what a create assigns). */
   protected append(pet: StoredPet): void {
     this.pets.push(pet);
-    if (pet.status !== undefined) this.byStatus?.[pet.status].push(pet);
     this.revision = ++lastRevision;
     this.idsUsedUpTo = maxId(this.idsUsedUpTo, pet.id);
   }

@@ -1,6 +1,6 @@
 /**
- * The data file and the write-ahead log as text: reading them back into pets, with
- * errors a person can act on, and writing them.
+ * The data file and the write-ahead log as text, read back into pets, with errors a
+ * person can act on (file-store.ts writes them).
  *
  * The file is a JSON array with one canonical pet per line (so a diff shows one line
  * per pet), written whole; any layout a person writes is read. A pet written by hand
@@ -17,13 +17,7 @@
  * parser (../../schema/json.ts) and the shared validation, which also word the errors.
  */
 import { JsonSyntaxError, lineAndColumn, parseJson, type JsonValue } from "../../schema/json.js";
-import {
-  INT64_MAX,
-  INT64_MIN,
-  NAME_MAX_LENGTH,
-  PET_STATUSES,
-  petToJson,
-} from "../../schema/pet.js";
+import { INT64_MAX, INT64_MIN, NAME_MAX_LENGTH, PET_STATUSES } from "../../schema/pet.js";
 import { formatProblems, jsonKindOf, validateStoredPet } from "../../schema/validate.js";
 import { sortPets, type StoredPet } from "./memory.js";
 import { StoreError } from "./types.js";
@@ -137,19 +131,6 @@ function slowRead(text: string, name: string): PetFile {
     `${name}: the pets at ${at(first)} and ${at(second)} both have id ` +
       `${pets[duplicate[0]]!.id}; each pet needs its own id.`,
   );
-}
-
-/** The file's text for `pets`, in pieces so that a million pets never make one 70 MB string. */
-export function* fileText(pets: readonly StoredPet[], chunkSize = 10_000): Generator<string> {
-  if (pets.length === 0) {
-    yield "[]\n";
-    return;
-  }
-  for (let start = 0; start < pets.length; start += chunkSize) {
-    const lines = pets.slice(start, start + chunkSize).map(petToJson);
-    yield (start === 0 ? "[\n" : ",\n") + lines.join(",\n");
-  }
-  yield "\n]\n";
 }
 
 /**

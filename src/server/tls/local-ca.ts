@@ -9,7 +9,7 @@
  * working. Otherwise a new one is made and replaces both files, and serve says
  * why. A certificate under that name that serve did not make is never replaced.
  * Without a data file the CA lives in memory only. Both files are companions of
- * the data file, as the write-ahead log is (files/companion-file.ts).
+ * the data file, as the write-ahead log is (files/atomic-write.ts).
  *
  * "Private" is what the platform can tell (files/file-safety.ts): on POSIX, a
  * key of this user that no one else may read (mode 0600); on Windows, where
@@ -21,7 +21,7 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import { unlink } from "node:fs/promises";
 import path from "node:path";
-import { readCompanion, writeCompanion } from "../../files/companion-file.js";
+import { readCompanion, writeFileAtomic } from "../../files/atomic-write.js";
 import { lstatIfThere, ownershipProblem, unknownReaders } from "../../files/file-safety.js";
 import { ServerConfigError } from "../config-error.js";
 import type { PemPair } from "./make-certificates.js";
@@ -61,8 +61,8 @@ type CaFiles = { cert: string; key: string };
  * needed. Refuses (without changing anything) files serve must not replace.
  */
 async function keptCa(files: CaFiles, now: Date): Promise<PemPair | string> {
-  const cert = await readCompanion(files.cert);
-  const key = await readCompanion(files.key);
+  const cert = readCompanion(files.cert);
+  const key = readCompanion(files.key);
   if (cert === undefined) return key === undefined ? "there was none" : `${files.cert} was missing`;
   const certificate = attempt(() => new X509Certificate(cert.text));
   if (certificate?.ca !== true || !certificate.subject.split("\n").includes(`CN=${CA_NAME}`)) {
@@ -95,8 +95,8 @@ async function saveCa(files: CaFiles, ca: PemPair): Promise<string[]> {
   try {
     // The key first: a crash between the two leaves the old certificate with the new
     // key, a pair that does not match, which the next start replaces.
-    await writeCompanion(files.key, [ca.key], { mode: 0o600 });
-    await writeCompanion(files.cert, [ca.cert], { mode: 0o644 });
+    await writeFileAtomic(files.key, [ca.key], { mode: 0o600 });
+    await writeFileAtomic(files.cert, [ca.cert], { mode: 0o644 });
   } catch (error) {
     await removeCreated(created);
     throw error;

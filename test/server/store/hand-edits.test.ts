@@ -10,8 +10,11 @@ import path from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { parseJson } from "../../../src/schema/json.js";
 import type { Pet } from "../../../src/schema/pet.js";
-import { fileText } from "../../../src/server/store/pet-file.js";
-import { openFileStore, type FileStoreOptions } from "../../../src/server/store/file-store.js";
+import {
+  fileText,
+  openFileStore,
+  type FileStoreOptions,
+} from "../../../src/server/store/file-store.js";
 import type { PetStore } from "../../../src/server/store/types.js";
 import { HANG_MS } from "../../limits.js";
 

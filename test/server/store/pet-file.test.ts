@@ -8,7 +8,8 @@ import {
   petToJson,
   type Pet,
 } from "../../../src/schema/pet.js";
-import { fileText, parseLog, parsePetFile } from "../../../src/server/store/pet-file.js";
+import { fileText } from "../../../src/server/store/file-store.js";
+import { parseLog, parsePetFile } from "../../../src/server/store/pet-file.js";
 
 const petArbitrary = fc.record(
   {

@@ -1,5 +1,5 @@
 /**
- * The data file replaced while serving by something that is not a regular file:
+ * The data file replaced while serving by something that is not a regular file, or deleted:
  * the store neither blocks on it nor follows it, keeps serving and storing, and
  * closes.
  */
@@ -62,5 +62,16 @@ describe("the data file replaced while serving", () => {
     expect(await readFile(victim, "utf8")).toBe(VICTIM);
     expect((await lstat(file)).isSymbolicLink()).toBe(true);
     expect(await readFile(`${file}.journal`, "utf8")).toBe(`{"idsUsedUpTo":1}\n${created.json}\n`);
+  });
+
+  it("by nothing (deleted): written again with the pets served, new ones included", async () => {
+    await unlink(file);
+    const created = await store!.create({ name: "Kept", categoryId: 1n });
+    await vi.waitFor(() => expect(logs.join("\n")).toContain(`${file} was deleted`), {
+      timeout: HANG_MS / 2,
+      interval: 20,
+    });
+    await store!.close();
+    expect(await readFile(file, "utf8")).toBe(`[\n${PETS.split("\n")[1]!},\n${created.json}\n]\n`);
   });
 });

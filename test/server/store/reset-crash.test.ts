@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { parseJson } from "../../../src/schema/json.js";
 import type { Pet } from "../../../src/schema/pet.js";
 import { openFileStore } from "../../../src/server/store/file-store.js";
-import { demoPets } from "../../../src/server/store/seed.js";
+import { demoPets } from "../../../src/server/demo-pets.js";
 
 let dir: string;
 let writer: string;

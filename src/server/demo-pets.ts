@@ -3,8 +3,8 @@
  * categories weighted as in a shelter, and a status mix where most animals are
  * available. Deterministic for a given seed, so a seeded fixture is reproducible.
  */
-import type { Pet, PetStatus } from "../../schema/pet.js";
-import { seededRandom } from "../seeded-random.js";
+import type { Pet, PetStatus } from "../schema/pet.js";
+import { seededRandom } from "./seeded-random.js";
 
 const NAMES = (
   "Bella Max Luna Charlie Lucy Cooper Daisy Milo Bailey Rocky Sadie Buddy Molly Bear " +
