@@ -81,6 +81,8 @@ export interface AtomicWriteOptions {
   mode?: number;
   /** Called once the new content is on disk; false declines: nothing is replaced. */
   beforeRename?: () => unknown;
+  /** Where the new content is written first: `<file>.tmp` unless a writer without a lock names its own. */
+  temporary?: string;
   platform?: FilePlatform;
 }
 
@@ -95,7 +97,7 @@ export async function writeFileAtomic(
   options: AtomicWriteOptions = {},
 ): Promise<BigIntStats | undefined> {
   const { mode, platform = THIS_PLATFORM } = options;
-  const temporary = `${file}.tmp`;
+  const temporary = options.temporary ?? `${file}.tmp`;
   await clearLeftover(temporary);
   const handle = await openNoFollow(temporary, CREATE_NEW, mode ?? 0o666, platform);
   let stat: BigIntStats;

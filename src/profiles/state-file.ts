@@ -77,7 +77,11 @@ export async function rememberShown(
     // Loaded only here: the directory is checked (and created, 0700) as for the config file itself.
     const { ensureConfigDir, writeFileAtomic } = await import("./config-write.js");
     ensureConfigDir(configDir(env));
-    await writeFileAtomic(path, [`${JSON.stringify({ notices }, null, "\t")}\n`], { mode: 0o600 });
+    // No lock is held: each write has its own temporary file, so overlapping ones never mix.
+    await writeFileAtomic(path, [`${JSON.stringify({ notices }, null, "\t")}\n`], {
+      mode: 0o600,
+      temporary: `${path}.${crypto.randomUUID()}.tmp`,
+    });
     return undefined;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
