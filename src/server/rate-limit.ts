@@ -88,15 +88,7 @@ export function takeRequest(
   if (minuteLeft <= 0 || dayLeft <= 0) {
     const byDay = dayLeft <= 0;
     const resetMs = byDay ? (bucket.dayWindow + 1) * DAY_MS : (bucket.minuteWindow + 1) * MINUTE_MS;
-    if (nowMs >= bucket.limitedUntilMs) {
-      bucket.limitedUntilMs = resetMs;
-      bucket.rejectedInPeriod = 0;
-    }
-    if (++bucket.rejectedInPeriod > policy.banAfter) {
-      // Whole seconds, so Retry-After and X-RateLimit-Reset name the same moment.
-      bucket.bannedUntilMs = Math.ceil((nowMs + policy.banMs) / 1000) * 1000;
-      return banDecision(bucket, limits, nowMs);
-    }
+    if (reject(bucket, resetMs, nowMs, policy)) return banDecision(bucket, limits, nowMs);
     return {
       verdict: "rate_limited",
       limit: byDay ? limits.perDay : limits.perMinute,
@@ -111,6 +103,21 @@ export function takeRequest(
 }
 
 /**
+ * Counts a rejection in the limited period that ends at `resetMs` (a new one
+ * when the last is over); true when it is one too many, and bans.
+ */
+function reject(bucket: RateBucket, resetMs: number, nowMs: number, policy: BanPolicy): boolean {
+  if (nowMs >= bucket.limitedUntilMs) {
+    bucket.limitedUntilMs = resetMs;
+    bucket.rejectedInPeriod = 0;
+  }
+  if (++bucket.rejectedInPeriod <= policy.banAfter) return false;
+  // Whole seconds, so Retry-After and X-RateLimit-Reset name the same moment.
+  bucket.bannedUntilMs = Math.ceil((nowMs + policy.banMs) / 1000) * 1000;
+  return true;
+}
+
+/**
  * A scripted 429 (POST /__admin/next): it counts toward a ban as a real one does,
  * its Retry-After being the limited period it starts.
  */
@@ -122,13 +129,7 @@ export function scriptedRejection(
   policy: BanPolicy,
 ): RateDecision {
   const resetMs = nowMs + retryAfterSeconds * 1000;
-  if (nowMs >= bucket.limitedUntilMs) {
-    bucket.limitedUntilMs = resetMs;
-    bucket.rejectedInPeriod = 0;
-  }
-  if (++bucket.rejectedInPeriod > policy.banAfter) {
-    bucket.bannedUntilMs = Math.ceil((nowMs + policy.banMs) / 1000) * 1000;
-  }
+  reject(bucket, resetMs, nowMs, policy);
   const resetSeconds = Math.ceil(resetMs / 1000);
   return { verdict: "rate_limited", limit, remaining: 0, resetSeconds, retryAfterSeconds };
 }
