@@ -33,9 +33,6 @@ import { Responder } from "./responder.js";
 import { DEFAULT_JOURNAL_SIZE } from "./serve-defaults.js";
 import type { PetStore } from "./store/types.js";
 
-export type { Clock } from "./admin/clock.js";
-export type { ServerStats } from "./responder.js";
-
 export interface AppOptions {
   keys: readonly ApiKeySpec[];
   clock?: Clock;
