@@ -10,7 +10,7 @@
  * connection, is written, counted, logged and journaled. CONNECT and requests
  * node:http cannot parse never reach the handler: they are answered on the socket.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { deprecationHeaderValues, SUCCESSOR_PATH, SUNSET_DATE } from "../schema/deprecation.js";
 import type { AccessLog } from "./access-log.js";
@@ -20,22 +20,18 @@ import { preferredAnswer, ScriptedAnswers, type ScriptedAnswer } from "./admin/n
 import { JournalEntry, RequestJournal } from "./admin/request-journal.js";
 import { createAdminRoutes, health, isAdminPath, keyEntry, type Fake } from "./admin/routes.js";
 import { createCors } from "./cors.js";
-import { VerdictBook } from "./verdict.js";
+import { VerdictBook, type Observed } from "./verdict.js";
 import { faultInjector, type FaultSettings } from "./faults.js";
 import { createHomeRoute, isHomePath } from "./home/route.js";
-import { Keyring, unauthorizedReply, UNKNOWN_KEY, type Account, type Identity } from "./auth.js";
+import { Keyring, unauthorizedReply, UNKNOWN_KEY, type Identity } from "./auth.js";
 import type { ApiKeySpec } from "./keys.js";
 import { createOpenApiRoute } from "./openapi-route.js";
-import { PageCache } from "./page-cache.js";
-import { createPet, getPet, listPets } from "./pet-routes.js";
+import { createPet, getPet, listPets, PageCache } from "./pet-routes.js";
 import { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
 import { errorReply, printable, type Reply } from "./reply.js";
 import { Responder } from "./responder.js";
 import { DEFAULT_JOURNAL_SIZE } from "./serve-defaults.js";
 import type { PetStore } from "./store/types.js";
-
-export type { Clock } from "./admin/clock.js";
-export type { ServerStats } from "./responder.js";
 
 export interface AppOptions {
   keys: readonly ApiKeySpec[];
@@ -61,22 +57,15 @@ export interface AppOptions {
 
 export type App = ReturnType<typeof createApp>;
 
-/** One /v1 request being answered. */
-interface Exchange {
+/** One /v1 request being answered: what the verdict observes of it once it is finished. */
+interface Exchange extends Observed {
   req: IncomingMessage;
   res: ServerResponse;
   startedAt: number;
   /** Headers every answer to it carries besides CORS (rate limits, deprecation). */
   headers: readonly string[];
-  /** Its entry in the request journal; none for a preflight, or with the journal off. */
+  /** Its entry in the request journal; none with the journal off. */
   entry?: JournalEntry;
-  /** What the verdict needs: the fake's clock at arrival, the valid key, banned then, a POST's body. */
-  arrivedMs: number;
-  seq: number;
-  account?: Account;
-  banned: boolean;
-  body?: Buffer;
-  getPet: boolean;
 }
 
 const enum Route {
@@ -100,8 +89,6 @@ function routeOf(path: string): Route {
 }
 
 const NO_CONTENT: Reply = { status: 204, body: "" };
-
-const planOf = (identity: Identity) => (typeof identity === "object" ? identity.plan : null);
 
 /**
  * The refusals between the rate limit and the operation, in their order: what
@@ -212,57 +199,33 @@ export function createApp(store: PetStore, options: AppOptions) {
   /** Writes the answer to a /v1 request: the one place every /v1 answer leaves. */
   function answer(exchange: Exchange, reply: Reply): void {
     const { req, res, headers } = exchange;
-    const delivered = !req.socket.destroyed;
-    responder.write(res, reply, [...headers, ...cors.headers(req.headers.origin)]);
-    finish(exchange, reply.status, reply, delivered);
+    exchange.delivered = !req.socket.destroyed;
+    responder.write(res, reply, headers, cors.headers(req.headers.origin));
+    finish(exchange, reply.status, reply);
   }
 
   /** Closes the connection of a /v1 request on purpose, without an answer (a reset fault, shutdown). */
   function drop(exchange: Exchange, processed?: Reply): void {
     exchange.req.socket.destroy();
-    finish(exchange, "reset", processed, false);
+    finish(exchange, null, processed);
   }
 
   /** `reply`: the answer given, or the one a request processed then dropped would have had. */
-  function finish(
-    exchange: Exchange,
-    outcome: number | "reset",
-    reply: Reply | undefined,
-    delivered: boolean,
-  ): void {
+  function finish(exchange: Exchange, status: number | null, reply: Reply | undefined): void {
     const { req, startedAt, entry } = exchange;
-    responder.answered(req, outcome, startedAt);
-    if (entry !== undefined) {
-      journal.record(entry, outcome === "reset" ? null : outcome, performance.now() - startedAt);
-    }
+    responder.answered(req, status ?? "reset", startedAt);
+    if (entry !== undefined) journal.record(entry, status, performance.now() - startedAt);
     const retryAfter = reply?.headers?.indexOf("Retry-After") ?? -1;
-    verdict.observe({
-      account: exchange.account,
-      method: req.method ?? "-",
-      path:
-        entry === undefined ? (req.url ?? "").split("?")[0]! : entry.url.slice(0, entry.pathLength),
-      arrivedMs: exchange.arrivedMs,
-      seq: exchange.seq,
-      leftMs: clock.now(),
-      id: entry?.id ?? null,
-      status: outcome === "reset" ? null : outcome,
-      delivered,
-      banned: exchange.banned,
-      retryAfterSeconds: retryAfter === -1 ? undefined : Number(reply!.headers![retryAfter + 1]),
-      body: exchange.body,
-      petId: reply?.status === 201 ? /"id":(-?[0-9]+)/.exec(String(reply.body))?.[1] : undefined,
-      getPet: exchange.getPet,
-    });
+    if (retryAfter !== -1) exchange.retryAfterSeconds = Number(reply!.headers![retryAfter + 1]);
+    if (reply?.status === 201) exchange.petId = /"id":(-?[0-9]+)/.exec(String(reply.body))?.[1];
+    exchange.status = status;
+    exchange.id = entry?.id ?? null;
+    exchange.leftMs = clock.now();
+    verdict.observe(exchange);
   }
 
   /** The operation; `resetAfter`: its connection is closed instead of answered. */
-  function operate(
-    exchange: Exchange,
-    route: Route,
-    path: string,
-    query: string,
-    resetAfter: boolean,
-  ) {
+  function operate(exchange: Exchange, route: Route, query: string, resetAfter: boolean) {
     const { req, res, entry } = exchange;
     const finishWith = (reply: Reply | undefined) => {
       if (reply === undefined) return;
@@ -283,7 +246,7 @@ export function createApp(store: PetStore, options: AppOptions) {
       finishWith(
         route === Route.Pets
           ? listPets(pages, query)
-          : getPet(store, path.slice(PET_PREFIX.length)),
+          : getPet(store, exchange.path.slice(PET_PREFIX.length)),
       );
     } catch (error) {
       failed(error);
@@ -291,25 +254,18 @@ export function createApp(store: PetStore, options: AppOptions) {
   }
 
   /** A scripted answer (POST /__admin/next) in place of the faults. */
-  function script(
-    exchange: Exchange,
-    scripted: ScriptedAnswer,
-    account: Account,
-    route: Route,
-    path: string,
-    query: string,
-  ) {
+  function script(exchange: Exchange, scripted: ScriptedAnswer, route: Route, query: string) {
     const { status, retryAfterSeconds = 1, drop: dropWhen, delayMs } = scripted;
     if (dropWhen === "before") return drop(exchange);
-    if (dropWhen === "after") return operate(exchange, route, path, query, true);
+    if (dropWhen === "after") return operate(exchange, route, query, true);
     if (delayMs !== undefined) {
-      const late = () => (closed ? drop(exchange) : operate(exchange, route, path, query, false));
+      const late = () => (closed ? drop(exchange) : operate(exchange, route, query, false));
       return void setTimeout(late, delayMs).unref();
     }
     const message = `a scripted answer (POST /__admin/next) of status ${status}`;
     const retryAfter = ["Retry-After", String(retryAfterSeconds)];
     if (status === 429) {
-      const limited = keyring.scripted429(account, clock.now(), retryAfterSeconds);
+      const limited = keyring.scripted429(exchange.account!, clock.now(), retryAfterSeconds);
       const deprecation = route === Route.Pet ? DEPRECATION_HEADERS : [];
       exchange.headers = [...limited.headers, ...deprecation];
       return answer(exchange, limited.refusal!);
@@ -339,60 +295,59 @@ export function createApp(store: PetStore, options: AppOptions) {
       return responder.answered(req, home(req, res, path, limit.headers)!, startedAt);
     }
     // A /v1 request starts here.
-    const exchange: Exchange = {
-      req,
-      res,
-      startedAt,
-      headers: [],
-      arrivedMs: 0,
-      seq: 0,
-      banned: false,
-      getPet: false,
-    };
     if (req.method === "OPTIONS" && !unmetExpectation && /^\/v1(?:\/|$)/.test(path)) {
       const grants = cors.preflight(req.headers);
       if (grants !== undefined) {
         const limit = keyring.limit(identity, address, clock.now(), false);
-        responder.write(res, NO_CONTENT, [...limit.headers, ...grants]);
+        responder.write(res, NO_CONTENT, limit.headers, grants);
         return responder.answered(req, 204, startedAt);
       }
     }
     const route = routeOf(path);
     const nowMs = clock.now();
-    exchange.arrivedMs = nowMs;
-    exchange.seq = verdict.stamp();
-    if (typeof identity === "object") {
-      exchange.account = identity;
-      exchange.banned = identity.limits !== null && identity.bucket.bannedUntilMs > nowMs;
-    }
-    exchange.getPet = route === Route.Pet && (req.method === "GET" || req.method === "HEAD");
+    const method = req.method ?? "-";
+    const account = typeof identity === "object" ? identity : undefined;
+    // Banned on arrival: before this request is counted, which may ban it.
+    const banned = account?.limits != null && account.bucket.bannedUntilMs > nowMs;
     const limit = keyring.limit(identity, address, nowMs, true);
-    exchange.headers =
-      route === Route.Pet ? [...limit.headers, ...DEPRECATION_HEADERS] : limit.headers;
-    if (journal.capacity > 0) {
-      exchange.entry = new JournalEntry(
-        nowMs,
-        req.method ?? "-",
-        url,
-        path.length,
-        planOf(identity),
-      );
-    }
+    const entry =
+      journal.capacity > 0
+        ? new JournalEntry(nowMs, method, url, path.length, account?.plan ?? null)
+        : undefined;
+    const exchange: Exchange = {
+      req,
+      res,
+      startedAt,
+      headers: route === Route.Pet ? [...limit.headers, ...DEPRECATION_HEADERS] : limit.headers,
+      entry,
+      account,
+      method,
+      path,
+      arrivedMs: nowMs,
+      leftMs: nowMs,
+      seq: verdict.stamp(),
+      id: null,
+      status: null,
+      delivered: false,
+      banned,
+      retryAfterSeconds: undefined,
+      petId: undefined,
+      getPet: route === Route.Pet && (method === "GET" || method === "HEAD"),
+    };
     const refused = limit.refusal ?? refusalOf(req, identity, route, path, unmetExpectation);
     if (refused !== undefined) return answer(exchange, refused);
     if (route === Route.OpenApi) return answer(exchange, { status: 200, body: openApi(req) });
     if (route === Route.Pet && nowMs >= sunsetAtMs) return answer(exchange, gone);
-    const account = identity as Account;
     const scripted =
-      fake.next.take(req.method ?? "", path, account.key) ??
+      fake.next.take(method, path, account!.key) ??
       (options.preferCode === true ? preferredAnswer(String(req.headers.prefer)) : undefined);
-    if (scripted !== undefined) return script(exchange, scripted, account, route, path, query);
-    if (faults === undefined) return operate(exchange, route, path, query, false);
+    if (scripted !== undefined) return script(exchange, scripted, route, query);
+    if (faults === undefined) return operate(exchange, route, query, false);
     const plan = faults();
     const proceed = () => {
       if (closed || plan.failure === "reset") return drop(exchange);
       if (plan.failure !== "503")
-        return operate(exchange, route, path, query, plan.failure === "reset-after");
+        return operate(exchange, route, query, plan.failure === "reset-after");
       const message = "injected fault (--fail-rate): the service is unavailable; retry later";
       answer(exchange, errorReply("fault_injected", message, ["Retry-After", "1"]));
     };
@@ -405,23 +360,39 @@ export function createApp(store: PetStore, options: AppOptions) {
     // node:http hands the socket over without its error listener.
     socket.on("error", () => socket.destroy());
     const startedAt = performance.now();
-    const nowMs = clock.now();
-    const identity = keyring.identify(req.headers.authorization);
-    const limit = keyring.limit(identity, req.socket.remoteAddress, nowMs, true);
-    const reply =
-      limit.refusal ??
-      errorReply("method_not_allowed", "CONNECT is not allowed: the fake is not a proxy", [
-        "Allow",
-        ALLOW[Route.Pets]!,
-      ]);
-    const headers = [...limit.headers, ...cors.headers(req.headers.origin)];
-    responder.writeOnSocket(socket, reply, headers, nowMs);
+    const refusal = errorReply(
+      "method_not_allowed",
+      "CONNECT is not allowed: the fake is not a proxy",
+      ["Allow", ALLOW[Route.Pets]!],
+    );
+    const { reply, nowMs, identity } = onSocket(socket, req.headers, req.socket, refusal, true);
     responder.answered(req, reply.status, startedAt);
     if (journal.capacity > 0) {
       const target = req.url ?? "";
-      const entry = new JournalEntry(nowMs, "CONNECT", target, target.length, planOf(identity));
+      const plan = typeof identity === "object" ? identity.plan : null;
+      const entry = new JournalEntry(nowMs, "CONNECT", target, target.length, plan);
       journal.record(entry, reply.status, performance.now() - startedAt);
     }
+  }
+
+  /**
+   * Answers on the socket a request node:http does not hand to the handler;
+   * `counted`: the request counts toward its rate limit, and a 429 answers it.
+   */
+  function onSocket(
+    socket: Duplex,
+    headers: IncomingHttpHeaders | undefined,
+    peer: { remoteAddress?: string },
+    reply: Reply,
+    counted: boolean,
+  ) {
+    const nowMs = clock.now();
+    const identity = keyring.identify(headers?.authorization);
+    const limit = keyring.limit(identity, peer.remoteAddress, nowMs, counted);
+    const answer = (counted && limit.refusal) || reply;
+    const all = [...limit.headers, ...cors.headers(headers?.origin)];
+    responder.writeOnSocket(socket, answer, all, nowMs);
+    return { reply: answer, nowMs, identity };
   }
 
   /** For `server.on("clientError")`: malformed or too slow requests get an Error body too. */
@@ -433,16 +404,8 @@ export function createApp(store: PetStore, options: AppOptions) {
     }
     // A request already read (its body is broken) has a known key; garbage has only an address.
     const headers = started?.req?.headers;
-    const address = (socket as Duplex & { remoteAddress?: string }).remoteAddress;
-    const nowMs = clock.now();
-    const limit = keyring.limit(keyring.identify(headers?.authorization), address, nowMs, false);
-    const reply = clientErrorReply(error.code);
-    responder.writeOnSocket(
-      socket,
-      reply,
-      [...limit.headers, ...cors.headers(headers?.origin)],
-      nowMs,
-    );
+    const peer = socket as Duplex & { remoteAddress?: string };
+    const { reply } = onSocket(socket, headers, peer, clientErrorReply(error.code), false);
     responder.answeredMalformed(reply.status, error.code ?? error.message);
   }
 

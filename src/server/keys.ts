@@ -135,28 +135,25 @@ export function parseKeysList(text: string, where: string): ApiKeySpec[] {
 }
 
 /** The library's object form: limits that are the plan's own are no custom limits. */
-const KeyObject = strict(
-  {
-    key: z.string(),
-    plan: z.optional(PLAN),
-    limits: z.optional(z.nullable(z.object({ perMinute: z.int(), perDay: z.int() }))),
-  },
-  `must be a ${SPEC} or {key, plan?, limits?}`,
+const KeyObject = z.pipe(
+  strict(
+    {
+      key: z.string(),
+      plan: z.optional(PLAN),
+      limits: z.optional(z.nullable(z.object({ perMinute: z.int(), perDay: z.int() }))),
+    },
+    `must be a ${SPEC} or {key, plan?, limits?}`,
+  ),
+  z.transform(({ key, plan = "free", limits }) => {
+    const standard = PLAN_LIMITS[plan];
+    const own =
+      limits == null ||
+      (standard !== null &&
+        limits.perMinute === standard.perMinute &&
+        limits.perDay === standard.perDay);
+    return { key, plan, ...(own ? {} : limits) };
+  }),
 );
-
-/** The fields of a key in the library's object form. */
-function objectFields(input: unknown): Checked<unknown> {
-  const checked = check(KeyObject, input);
-  if (!checked.ok) return checked;
-  const { key, plan = "free", limits } = checked.value;
-  const standard = PLAN_LIMITS[plan];
-  const own =
-    limits == null ||
-    (standard !== null &&
-      limits.perMinute === standard.perMinute &&
-      limits.perDay === standard.perDay);
-  return { ok: true, value: { key, plan, ...(own ? {} : limits) } };
-}
 
 /** A key of the library: a spec or `{key, plan?, limits?}` (as `running.keys` gives them). */
 export const KeyInput = z.pipe(
@@ -164,7 +161,7 @@ export const KeyInput = z.pipe(
     error: `must be a ${SPEC} or {key, plan?, limits?}`,
   }),
   z.transform((input, context) => {
-    const fields = typeof input === "string" ? specFields(input) : objectFields(input);
+    const fields = typeof input === "string" ? specFields(input) : check(KeyObject, input);
     const checked = fields.ok ? check(KeyFields, fields.value) : fields;
     if (checked.ok) return checked.value;
     context.issues.push({ code: "custom", message: checked.problems.join("; "), input });

@@ -1,17 +1,81 @@
-/** The three operations of the spec, as replies: no headers, limits or sockets here. */
+/**
+ * The three operations of the spec, as replies: no headers, limits or sockets
+ * here. Their parameters are decided and worded by the shared validation,
+ * exactly as the client does.
+ */
 import type { IncomingMessage } from "node:http";
 import type { ErrorCode } from "../schema/error-codes.js";
-import { formatProblems } from "../schema/validate.js";
+import { PET_STATUSES, type ListQuery } from "../schema/pet.js";
+import {
+  formatProblems,
+  validateListQuery,
+  validatePetId,
+  type Validated,
+} from "../schema/validate.js";
 import { errorReply, type Reply } from "./reply.js";
 import { readJsonBody } from "./request-body.js";
-import { parseListQuery, parsePetId } from "./request-params.js";
-import type { PageCache } from "./page-cache.js";
-import { StoreError, type PetStore, type StoreErrorCode } from "./store/types.js";
+import { StoreError, type ListOptions, type PetStore, type StoreErrorCode } from "./store/types.js";
 
+/**
+ * A list query is validated once per distinct text: clients repeat the same
+ * few, and zod's check costs more than the rest of answering a cached page.
+ * The oldest is dropped first, so a client varying its query cannot grow it.
+ */
+const KEPT_QUERIES = 256;
+const queries = new Map<string, Validated<ListQuery>>();
+
+const STATUS_SLOT: Record<string, number> = Object.fromEntries(
+  PET_STATUSES.map((status, index) => [status, index + 1]),
+);
+
+/**
+ * Ready-encoded pages of `GET /pets`. A page from the store is a fresh string of
+ * many joined pieces; measuring and encoding it is most of the cost of a list
+ * request, so each (status, limit) page is kept as bytes until the store's
+ * revision changes (a create, or an edit of the file picked up by the store).
+ */
+export class PageCache {
+  private readonly pages = new Map<number, { bytes: Buffer; revision: number }>();
+
+  constructor(private readonly store: PetStore) {}
+
+  page(options: ListOptions): Buffer {
+    const slot =
+      (options.status === undefined ? 0 : STATUS_SLOT[options.status]!) * 128 + options.limit;
+    const revision = this.store.revision;
+    const cached = this.pages.get(slot);
+    if (cached !== undefined && cached.revision === revision) return cached.bytes;
+    const bytes = Buffer.from(this.store.listJson(options));
+    this.pages.set(slot, { bytes, revision });
+    return bytes;
+  }
+}
+
+/** `query`: the query string of `GET /pets`, without the `?`. */
 export function listPets(pages: PageCache, query: string): Reply {
-  const parsed = parseListQuery(query);
+  let parsed = queries.get(query);
+  if (parsed === undefined) {
+    parsed = validateListQuery(new URLSearchParams(query));
+    if (queries.size >= KEPT_QUERIES) queries.delete(queries.keys().next().value!);
+    queries.set(query, parsed);
+  }
   if (!parsed.ok) return errorReply("invalid_query", formatProblems(parsed.problems));
   return { status: 200, body: pages.page(parsed.value) };
+}
+
+/** Up to 18 digits, without a zero in front, is always an int64. */
+const PLAIN_ID = /^(?:0|[1-9][0-9]{0,17})$/;
+
+/** A petId path segment; percent-escapes are decoded for the message. */
+function parsePetId(segment: string): Validated<bigint> {
+  if (PLAIN_ID.test(segment)) return { ok: true, value: BigInt(segment) };
+  let text = segment;
+  try {
+    text = decodeURIComponent(segment);
+  } catch {
+    // Undecodable text is validated as sent.
+  }
+  return validatePetId(text);
 }
 
 export function getPet(store: PetStore, idSegment: string): Reply {

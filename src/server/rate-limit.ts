@@ -51,17 +51,20 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
-function roll(bucket: RateBucket, nowMs: number): void {
-  const minute = Math.floor(nowMs / MINUTE_MS);
-  if (minute !== bucket.minuteWindow) {
-    bucket.minuteWindow = minute;
-    bucket.minuteCount = 0;
-  }
-  const day = Math.floor(nowMs / DAY_MS);
-  if (day !== bucket.dayWindow) {
-    bucket.dayWindow = day;
-    bucket.dayCount = 0;
-  }
+/** A refused request: nothing left until `untilMs`, a whole second. */
+function refused(verdict: Verdict, limit: number, untilMs: number, nowMs: number): RateDecision {
+  return {
+    verdict,
+    limit,
+    remaining: 0,
+    resetSeconds: Math.ceil(untilMs / 1000),
+    retryAfterSeconds: Math.ceil((untilMs - nowMs) / 1000),
+  };
+}
+
+function banned(bucket: RateBucket, limits: WindowLimits, nowMs: number): RateDecision {
+  const limit = bucket.dayCount >= limits.perDay ? limits.perDay : limits.perMinute;
+  return refused("banned", limit, bucket.bannedUntilMs, nowMs);
 }
 
 /**
@@ -76,38 +79,58 @@ export function takeRequest(
   policy: BanPolicy,
   count = true,
 ): RateDecision {
-  roll(bucket, nowMs);
-  if (bucket.bannedUntilMs > nowMs) return banDecision(bucket, limits, nowMs);
-  if (!count) return describe(bucket, limits);
-  if (bucket.bannedUntilMs !== 0) {
-    bucket.bannedUntilMs = 0;
-    bucket.rejectedInPeriod = 0;
+  const minute = Math.floor(nowMs / MINUTE_MS);
+  if (minute !== bucket.minuteWindow) {
+    bucket.minuteWindow = minute;
+    bucket.minuteCount = 0;
+  }
+  const day = Math.floor(nowMs / DAY_MS);
+  if (day !== bucket.dayWindow) {
+    bucket.dayWindow = day;
+    bucket.dayCount = 0;
+  }
+  if (bucket.bannedUntilMs > nowMs) return banned(bucket, limits, nowMs);
+  const minuteEndMs = (minute + 1) * MINUTE_MS;
+  const dayEndMs = (day + 1) * DAY_MS;
+  if (count) {
+    if (bucket.bannedUntilMs !== 0) {
+      bucket.bannedUntilMs = 0;
+      bucket.rejectedInPeriod = 0;
+    }
+    const byDay = bucket.dayCount >= limits.perDay;
+    if (byDay || bucket.minuteCount >= limits.perMinute) {
+      const resetMs = byDay ? dayEndMs : minuteEndMs;
+      if (reject(bucket, resetMs, nowMs, policy)) return banned(bucket, limits, nowMs);
+      return refused("rate_limited", byDay ? limits.perDay : limits.perMinute, resetMs, nowMs);
+    }
+    bucket.minuteCount++;
+    bucket.dayCount++;
   }
   const minuteLeft = limits.perMinute - bucket.minuteCount;
   const dayLeft = limits.perDay - bucket.dayCount;
-  if (minuteLeft <= 0 || dayLeft <= 0) {
-    const byDay = dayLeft <= 0;
-    const resetMs = byDay ? (bucket.dayWindow + 1) * DAY_MS : (bucket.minuteWindow + 1) * MINUTE_MS;
-    if (nowMs >= bucket.limitedUntilMs) {
-      bucket.limitedUntilMs = resetMs;
-      bucket.rejectedInPeriod = 0;
-    }
-    if (++bucket.rejectedInPeriod > policy.banAfter) {
-      // Whole seconds, so Retry-After and X-RateLimit-Reset name the same moment.
-      bucket.bannedUntilMs = Math.ceil((nowMs + policy.banMs) / 1000) * 1000;
-      return banDecision(bucket, limits, nowMs);
-    }
-    return {
-      verdict: "rate_limited",
-      limit: byDay ? limits.perDay : limits.perMinute,
-      remaining: 0,
-      resetSeconds: resetMs / 1000,
-      retryAfterSeconds: Math.ceil((resetMs - nowMs) / 1000),
-    };
+  const byDay = dayLeft <= 0 || (minuteLeft > 0 && dayLeft < minuteLeft);
+  return {
+    verdict: "allowed",
+    limit: byDay ? limits.perDay : limits.perMinute,
+    remaining: Math.max(0, byDay ? dayLeft : minuteLeft),
+    resetSeconds: (byDay ? dayEndMs : minuteEndMs) / 1000,
+    retryAfterSeconds: 0,
+  };
+}
+
+/**
+ * Counts a rejection in the limited period that ends at `resetMs` (a new one
+ * when the last is over); true when it is one too many, and bans.
+ */
+function reject(bucket: RateBucket, resetMs: number, nowMs: number, policy: BanPolicy): boolean {
+  if (nowMs >= bucket.limitedUntilMs) {
+    bucket.limitedUntilMs = resetMs;
+    bucket.rejectedInPeriod = 0;
   }
-  bucket.minuteCount++;
-  bucket.dayCount++;
-  return describe(bucket, limits);
+  if (++bucket.rejectedInPeriod <= policy.banAfter) return false;
+  // Whole seconds, so Retry-After and X-RateLimit-Reset name the same moment.
+  bucket.bannedUntilMs = Math.ceil((nowMs + policy.banMs) / 1000) * 1000;
+  return true;
 }
 
 /**
@@ -122,41 +145,8 @@ export function scriptedRejection(
   policy: BanPolicy,
 ): RateDecision {
   const resetMs = nowMs + retryAfterSeconds * 1000;
-  if (nowMs >= bucket.limitedUntilMs) {
-    bucket.limitedUntilMs = resetMs;
-    bucket.rejectedInPeriod = 0;
-  }
-  if (++bucket.rejectedInPeriod > policy.banAfter) {
-    bucket.bannedUntilMs = Math.ceil((nowMs + policy.banMs) / 1000) * 1000;
-  }
-  const resetSeconds = Math.ceil(resetMs / 1000);
-  return { verdict: "rate_limited", limit, remaining: 0, resetSeconds, retryAfterSeconds };
-}
-
-/** Where an allowed request leaves `bucket`: the window that binds first. */
-function describe(bucket: RateBucket, limits: WindowLimits): RateDecision {
-  const minuteLeft = limits.perMinute - bucket.minuteCount;
-  const dayLeft = limits.perDay - bucket.dayCount;
-  const byDay = dayLeft <= 0 || (minuteLeft > 0 && dayLeft < minuteLeft);
-  const resetMs = byDay ? (bucket.dayWindow + 1) * DAY_MS : (bucket.minuteWindow + 1) * MINUTE_MS;
-  return {
-    verdict: "allowed",
-    limit: byDay ? limits.perDay : limits.perMinute,
-    remaining: Math.max(0, byDay ? dayLeft : minuteLeft),
-    resetSeconds: resetMs / 1000,
-    retryAfterSeconds: 0,
-  };
-}
-
-function banDecision(bucket: RateBucket, limits: WindowLimits, nowMs: number): RateDecision {
-  const dayExhausted = bucket.dayCount >= limits.perDay;
-  return {
-    verdict: "banned",
-    limit: dayExhausted ? limits.perDay : limits.perMinute,
-    remaining: 0,
-    resetSeconds: bucket.bannedUntilMs / 1000,
-    retryAfterSeconds: Math.ceil((bucket.bannedUntilMs - nowMs) / 1000),
-  };
+  reject(bucket, resetMs, nowMs, policy);
+  return refused("rate_limited", limit, resetMs, nowMs);
 }
 
 /** What an unlimited key is told: a limit that never runs out, reset at the end of the minute. */

@@ -38,9 +38,14 @@ export class Responder {
     private readonly log: AccessLog | undefined,
   ) {}
 
-  /** Writes `reply` with `headers`. */
-  write(res: ServerResponse, reply: Reply, headers: readonly string[]): void {
-    const all = [...headers, ...(reply.headers ?? [])];
+  /** Writes `reply` with `headers`, then `more`. */
+  write(
+    res: ServerResponse,
+    reply: Reply,
+    headers: readonly string[],
+    more: readonly string[] = [],
+  ) {
+    const all = [...headers, ...more, ...(reply.headers ?? [])];
     if (reply.body.length > 0) {
       all.push("Content-Type", "application/json");
       all.push("Content-Length", String(Buffer.byteLength(reply.body)));

@@ -170,6 +170,13 @@ export async function startServer(startOptions: StartServerOptions = {}) {
       key: "",
       ...request,
     }) as AdminReply;
+  /** `run` with a body checked here; an answer other than `ok` throws its message. */
+  const runChecked = (where: string, operationId: string, body: unknown, ok: number) => {
+    const reply = run(operationId, { body });
+    if (reply.status === ok) return reply;
+    const { message } = JSON.parse(String(reply.body)) as { message: string };
+    throw new ServerConfigError(`${where}: ${message}`);
+  };
   const origin = `${tls === undefined ? "http" : "https"}://${host.includes(":") ? `[${host}]` : host}:${port}`;
   return {
     /** Base URL, `http://HOST:PORT/v1` (`https://` over TLS). */
@@ -207,11 +214,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
        */
       advance(seconds: number): void {
         const body = parse(ClockBody, { advanceSeconds: seconds }, "clock.advance");
-        const reply = run("advanceClock", { body });
-        if (reply.status !== 200) {
-          const { message } = JSON.parse(String(reply.body)) as { message: string };
-          throw new ServerConfigError(`clock.advance: ${message}`);
-        }
+        runChecked("clock.advance", "advanceClock", body, 200);
       },
       get offsetSeconds(): number {
         return fake.clock.offsetSeconds;
@@ -222,12 +225,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
      * `answer` (a ServerConfigError naming the field when the rule is not valid).
      */
     next(rule: NextRule) {
-      const reply = run("addNext", { body: parse(NextRuleBody, rule, "next") });
-      if (reply.status !== 201) {
-        throw new ServerConfigError(
-          `next: ${(JSON.parse(String(reply.body)) as { message: string }).message}`,
-        );
-      }
+      const reply = runChecked("next", "addNext", parse(NextRuleBody, rule, "next"), 201);
       return reply.value as NextRule & { times: number; used: number };
     },
     /** The verdict on the app under test, as GET /__admin/verdict. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PageCache } from "../../src/server/page-cache.js";
+import { PageCache } from "../../src/server/pet-routes.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
 import type { PetStore } from "../../src/server/store/types.js";
 
