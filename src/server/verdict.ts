@@ -121,12 +121,13 @@ function remember<T>(map: Map<string, T>, key: string, value: T): void {
   if (map.size > MAX_REMEMBERED) map.delete(map.keys().next().value!);
 }
 
-const requestOf = (seen: Observed) => ({
-  method: seen.method,
-  path: seen.path,
-  time: isoTime(seen.arrivedMs),
-  id: seen.id,
-});
+/** The last arrival's time as text: a counted warning takes every request's, many in one millisecond. */
+let last = { ms: NaN, iso: "" };
+
+const requestOf = (seen: Observed) => {
+  if (seen.arrivedMs !== last.ms) last = { ms: seen.arrivedMs, iso: isoTime(seen.arrivedMs) };
+  return { method: seen.method, path: seen.path, time: last.iso, id: seen.id };
+};
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(3).replace(/\.?0+$/, "")} s`;
 
