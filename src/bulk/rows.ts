@@ -13,6 +13,7 @@ import { UsageError } from "../errors.js";
 import type { IO } from "../io.js";
 import type { NewPet } from "../schema/pet.js";
 import { validateNewPet } from "../schema/validate.js";
+import type { InputRecord } from "./input/input-record.js";
 import type { InputSource } from "./input/source.js";
 import { PriorState, wasSent, type PriorRuns } from "./prior-runs.js";
 import type { RowProblem } from "./results.js";
@@ -22,7 +23,7 @@ export interface Row {
   line: number;
   /** The JSON body of the POST (present when valid). */
   body?: string;
-  /** 16 hex digits of the SHA-256 of `body` (present with it). */
+  /** 16 hex digits of the SHA-256 of `body`: made only for a row that is sent, or was. */
   digest?: string;
   /** Present when the row is invalid. */
   problems?: RowProblem[];
@@ -53,22 +54,15 @@ export function petBody(pet: NewPet): string {
   return `{"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId}${status}}`;
 }
 
-export async function* readRows(source: InputSource): AsyncGenerator<Row> {
-  for await (const record of source.records()) {
-    const { row, line } = record;
-    if (record.unreadable !== undefined) {
-      yield { row, line, problems: [{ message: record.unreadable }] };
-      continue;
-    }
-    const checked = validateNewPet(record.value);
-    if (!checked.ok) {
-      const problems = checked.problems.map((p) => ({ field: p.field, message: p.problem }));
-      yield { row, line, problems };
-      continue;
-    }
-    const body = petBody(checked.value);
-    yield { row, line, body, digest: digestOf(body) };
-  }
+/** A record checked: its body when valid, its problems when not (the digest is added where needed). */
+export function checkRecord(record: InputRecord): Row {
+  const { row, line } = record;
+  if (record.unreadable !== undefined)
+    return { row, line, problems: [{ message: record.unreadable }] };
+  const checked = validateNewPet(record.value);
+  if (checked.ok) return { row, line, body: petBody(checked.value) };
+  const problems = checked.problems.map((p) => ({ field: p.field, message: p.problem }));
+  return { row, line, problems };
 }
 
 /**
@@ -88,7 +82,8 @@ export async function firstPass(
   const mismatch = (text: string) => {
     if (mismatchCount++ < SHOWN) mismatches.push(text);
   };
-  for await (const row of readRows(source)) {
+  for await (const record of source.records()) {
+    const row = checkRecord(record);
     plan.rows++;
     if (row.problems !== undefined) {
       if (plan.invalid++ === 0) io.stderr.write(`petstore add: problems in ${source.label}:\n`);
@@ -99,7 +94,7 @@ export async function firstPass(
     }
     const state = prior?.state(row.row) ?? PriorState.None;
     const sent = wasSent(state);
-    if (sent && !prior!.sameContent(row.row, row.digest)) {
+    if (sent && !prior!.sameContent(row.row, row.body && digestOf(row.body))) {
       const was = state === PriorState.Added ? "added" : "sent";
       mismatch(`row ${row.row} (line ${row.line}) is not the row that was ${was} before`);
       continue;
@@ -109,6 +104,7 @@ export async function firstPass(
     else if (sent && !options.retryUnknown) plan.heldUnknown++;
     else plan.toSend++;
   }
+  if (plan.rows === 0) throw new UsageError(`${source.label} has no rows; nothing was sent`);
   for (const row of prior?.sentBeyond(plan.rows) ?? []) {
     mismatch(`row ${row} was sent before; the input has ${plan.rows} rows`);
   }
