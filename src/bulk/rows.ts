@@ -1,8 +1,10 @@
 /**
  * Rows as the bulk add sees them: each input record checked by the shared
- * schema (the server's own rules), and for a valid one the exact request body
- * and its digest. The digest ties a line of the results file to the content
- * that was sent, so `--resume` can tell that a row is still the same row.
+ * schema (the server's own rules), and for a valid one the exact request body.
+ * Its digest ties a line of the results file to the content that was sent, so
+ * `--resume` can tell that a row is still the same row: it is made only for a
+ * row sent, and in the first pass for a row an earlier run sent (SHA-256 of
+ * every row in both passes was a visible share of the CPU, docs/benchmarks.md).
  *
  * The first pass (firstPass) reads every row and keeps only counts and the
  * problems, so nothing is sent unless the whole input is good (or --skip-invalid
@@ -23,7 +25,7 @@ export interface Row {
   line: number;
   /** The JSON body of the POST (present when valid). */
   body?: string;
-  /** 16 hex digits of the SHA-256 of `body`: made only for a row that is sent, or was. */
+  /** 16 hex digits of the SHA-256 of `body`: made for a row that is sent. */
   digest?: string;
   /** Present when the row is invalid. */
   problems?: RowProblem[];
@@ -54,7 +56,7 @@ export function petBody(pet: NewPet): string {
   return `{"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId}${status}}`;
 }
 
-/** A record checked: its body when valid, its problems when not (the digest is added where needed). */
+/** A record checked: its body when valid, its problems when not. */
 export function checkRecord(record: InputRecord): Row {
   const { row, line } = record;
   if (record.unreadable !== undefined)
