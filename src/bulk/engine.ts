@@ -103,7 +103,8 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
           : await openAutoResults(options.from, plan.rows, header, concurrency, io);
     try {
       if (refused) {
-        for await (const record of source.records()) {
+        // The problems are listed again only where they are written: the results file.
+        for await (const record of results === undefined ? [] : source.records()) {
           const { row, line, problems } = checkRecord(record);
           if (problems !== undefined) results?.record({ row, line, outcome: "invalid", problems });
         }
