@@ -23,7 +23,7 @@ import { PriorState, readPriorRuns, wasSent } from "./prior-runs.js";
 import { ResultsWriter } from "./results.js";
 import { openAutoResults } from "./auto-results.js";
 import { createPoolTransport } from "./pool-transport.js";
-import { firstPass, readRows, type Row, type RunPlan } from "./rows.js";
+import { checkRecord, digestOf, firstPass, type Row, type RunPlan } from "./rows.js";
 import { createPoster, MAX_WAIT_MS, RowSender } from "./row-sender.js";
 import { installSignals } from "./signals.js";
 
@@ -103,7 +103,9 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
           : await openAutoResults(options.from, plan.rows, header, concurrency, io);
     try {
       if (refused) {
-        for await (const { row, line, problems } of readRows(source)) {
+        // The problems are listed again only where they are written: the results file.
+        for await (const record of results === undefined ? [] : source.records()) {
+          const { row, line, problems } = checkRecord(record);
           if (problems !== undefined) results?.record({ row, line, outcome: "invalid", problems });
         }
         if (results?.failure !== undefined) throw results.failure;
@@ -150,8 +152,10 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
       /** The rows this run sends, in row order; the others are recorded as they are passed. */
       const rows = rowsToSend();
       async function* rowsToSend(): AsyncGenerator<Row> {
-        for await (const row of readRows(source)) {
-          await outcomes.room(row.row);
+        for await (const record of source.records()) {
+          const row = checkRecord(record);
+          const room = outcomes.room(row.row);
+          if (room !== undefined) await room;
           if (sender.stopped !== undefined) return;
           const state = prior?.state(row.row) ?? PriorState.None;
           if (row.problems !== undefined) {
@@ -162,6 +166,7 @@ export async function runBulkAdd(options: BulkOptions, deps: BulkDeps): Promise<
             outcomes.earlier(row.row, row.line, "unknown");
           } else {
             outcomes.sending(row.row);
+            row.digest = digestOf(row.body!);
             yield row;
           }
         }

@@ -113,15 +113,20 @@ export function createPoolTransport(options: PoolTransportOptions) {
           factory: (origin, opts) => new Pool(origin, { ...opts, ...poolOptions }),
           clientFactory: (origin, opts) => tunnelOpener(new Pool(origin, opts)),
         });
+  // Errors name the host and scheme: the origin's, as every request goes there.
+  const url = new URL(origin);
   const transport: Transport = (request) => {
-    const url = new URL(request.url);
+    // The API key goes to the origin of the base URL and nowhere else: nothing is sent.
+    if (!request.url.startsWith(origin + "/")) {
+      throw new UsageError(`the request cannot be sent: ${request.url} is not on ${origin}`);
+    }
     // undici takes headers as a flat list and a body as bytes with the least work.
     const headers: string[] = [];
     for (const name in request.headers) headers.push(name, request.headers[name]!);
     const body = request.body === undefined ? null : Buffer.from(request.body);
     return new Promise<TransportResponse>((resolve, reject) => {
       const exchange = new Exchange(request, url, proxy, resolve, reject);
-      const path = url.pathname + url.search;
+      const path = request.url.slice(origin.length);
       pool.dispatch({ origin, path, method: request.method, headers, body }, exchange);
     });
   };

@@ -1,8 +1,10 @@
 /**
  * Rows as the bulk add sees them: each input record checked by the shared
- * schema (the server's own rules), and for a valid one the exact request body
- * and its digest. The digest ties a line of the results file to the content
- * that was sent, so `--resume` can tell that a row is still the same row.
+ * schema (the server's own rules), and for a valid one the exact request body.
+ * Its digest ties a line of the results file to the content that was sent, so
+ * `--resume` can tell that a row is still the same row: it is made only for a
+ * row sent, and in the first pass for a row an earlier run sent (SHA-256 of
+ * every row in both passes was a visible share of the CPU, docs/benchmarks.md).
  *
  * The first pass (firstPass) reads every row and keeps only counts and the
  * problems, so nothing is sent unless the whole input is good (or --skip-invalid
@@ -13,6 +15,7 @@ import { UsageError } from "../errors.js";
 import type { IO } from "../io.js";
 import type { NewPet } from "../schema/pet.js";
 import { validateNewPet } from "../schema/validate.js";
+import type { InputRecord } from "./input/input-record.js";
 import type { InputSource } from "./input/source.js";
 import { PriorState, wasSent, type PriorRuns } from "./prior-runs.js";
 import type { RowProblem } from "./results.js";
@@ -22,7 +25,7 @@ export interface Row {
   line: number;
   /** The JSON body of the POST (present when valid). */
   body?: string;
-  /** 16 hex digits of the SHA-256 of `body` (present with it). */
+  /** 16 hex digits of the SHA-256 of `body`: made for a row that is sent. */
   digest?: string;
   /** Present when the row is invalid. */
   problems?: RowProblem[];
@@ -53,22 +56,15 @@ export function petBody(pet: NewPet): string {
   return `{"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId}${status}}`;
 }
 
-export async function* readRows(source: InputSource): AsyncGenerator<Row> {
-  for await (const record of source.records()) {
-    const { row, line } = record;
-    if (record.unreadable !== undefined) {
-      yield { row, line, problems: [{ message: record.unreadable }] };
-      continue;
-    }
-    const checked = validateNewPet(record.value);
-    if (!checked.ok) {
-      const problems = checked.problems.map((p) => ({ field: p.field, message: p.problem }));
-      yield { row, line, problems };
-      continue;
-    }
-    const body = petBody(checked.value);
-    yield { row, line, body, digest: digestOf(body) };
-  }
+/** A record checked: its body when valid, its problems when not. */
+export function checkRecord(record: InputRecord): Row {
+  const { row, line } = record;
+  if (record.unreadable !== undefined)
+    return { row, line, problems: [{ message: record.unreadable }] };
+  const checked = validateNewPet(record.value);
+  if (checked.ok) return { row, line, body: petBody(checked.value) };
+  const problems = checked.problems.map((p) => ({ field: p.field, message: p.problem }));
+  return { row, line, problems };
 }
 
 /**
@@ -88,7 +84,8 @@ export async function firstPass(
   const mismatch = (text: string) => {
     if (mismatchCount++ < SHOWN) mismatches.push(text);
   };
-  for await (const row of readRows(source)) {
+  for await (const record of source.records()) {
+    const row = checkRecord(record);
     plan.rows++;
     if (row.problems !== undefined) {
       if (plan.invalid++ === 0) io.stderr.write(`petstore add: problems in ${source.label}:\n`);
@@ -99,7 +96,7 @@ export async function firstPass(
     }
     const state = prior?.state(row.row) ?? PriorState.None;
     const sent = wasSent(state);
-    if (sent && !prior!.sameContent(row.row, row.digest)) {
+    if (sent && !prior!.sameContent(row.row, row.body && digestOf(row.body))) {
       const was = state === PriorState.Added ? "added" : "sent";
       mismatch(`row ${row.row} (line ${row.line}) is not the row that was ${was} before`);
       continue;
@@ -109,6 +106,7 @@ export async function firstPass(
     else if (sent && !options.retryUnknown) plan.heldUnknown++;
     else plan.toSend++;
   }
+  if (plan.rows === 0) throw new UsageError(`${source.label} has no rows; nothing was sent`);
   for (const row of prior?.sentBeyond(plan.rows) ?? []) {
     mismatch(`row ${row} was sent before; the input has ${plan.rows} rows`);
   }

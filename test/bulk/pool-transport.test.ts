@@ -102,6 +102,17 @@ describe("the bulk add's undici pool", () => {
     expect(first).toMatch(/\r\n\r\n\{\}$/);
   });
 
+  it("sends nothing to another origin than its own: the key goes to the base URL only", async () => {
+    const server = await rawServer((socket) => socket.write(created()));
+    const other = await rawServer((socket) => socket.write(created()));
+    const { transport } = pool(server.origin);
+    for (const url of [other.url, `${server.origin}.evil.example/v1/pets`]) {
+      expect(() => transport(post(url))).toThrow(UsageError);
+    }
+    expect(await transport(post(server.url))).toMatchObject({ status: 201 });
+    expect([server.requests.length, other.requests.length]).toEqual([1, 0]);
+  });
+
   it("reads a chunked body", async () => {
     const server = await rawServer((socket) =>
       socket.write(

@@ -30,7 +30,7 @@ export interface InputSource {
   /** How messages name the input: its path, or `stdin`. */
   readonly label: string;
   readonly format: InputFormat;
-  /** A fresh pass over the records; an input without any is a usage error ("no rows"). */
+  /** A fresh pass over the records (the first pass refuses an input without any: "no rows"). */
   records(): AsyncIterable<InputRecord>;
   /** Removes the copy of stdin, if one was made. */
   dispose(): Promise<void>;
@@ -91,14 +91,7 @@ export async function openInput(
       );
     }
     const parse = { csv: parseCsv, ndjson: parseNdjson, json: parseJsonArray }[format];
-    async function* records(): AsyncGenerator<InputRecord> {
-      let any = false;
-      for await (const record of parse(decodedChunks(path), { ignoreUnknownColumns, head })) {
-        any = true;
-        yield record;
-      }
-      if (!any) throw new UsageError(`${label} has no rows; nothing was sent`);
-    }
+    const records = () => parse(decodedChunks(path), { ignoreUnknownColumns, head });
     return { label, format, records, dispose };
   } catch (error) {
     await dispose();
