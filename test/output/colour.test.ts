@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideColor, decideSpinner } from "../../src/io.js";
+import { decideColor, decideSpinner } from "../../src/io/decisions.js";
 import { createTestIO } from "../test-io.js";
 
 describe("the colour decision", () => {
