@@ -14,7 +14,6 @@ import { startOraSpinner } from "./io/spinner.js";
 import type { IO } from "./io/types.js";
 
 export type { InputStream, IO, OutputStream, Spinner, StreamName } from "./io/types.js";
-export { decideColor, decideSpinner } from "./io/decisions.js";
 
 export function createProcessIO(env: NodeJS.ProcessEnv = process.env): IO {
   const io = withDecisions(

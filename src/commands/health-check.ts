@@ -8,7 +8,6 @@
  */
 import { nodeTransport } from "../client/transport.js";
 import { EXIT, PetstoreError } from "../errors.js";
-import type { IO } from "../io.js";
 
 /** Below the 30 s a container engine gives a health check by default. */
 const TIMEOUT_MS = 10_000;
@@ -22,10 +21,6 @@ function reason(body: string): string {
     // Not JSON: not the fake's answer, shown as it is.
   }
   return body.slice(0, 200);
-}
-
-export async function checkHealth(url: string, token: string | undefined, io: IO): Promise<void> {
-  io.stdout.write(`${await getAdmin(url, token)}\n`);
 }
 
 /** A GET of the fake's control plane (`petstore verdict` too): the body of its 200. */

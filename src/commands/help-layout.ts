@@ -68,36 +68,20 @@ function formatItem(
   return `  ${term}\n${indented(helper.boxWrap(description, width - indent), indent)}`;
 }
 
-/** Words of a command line; a quoted string is one word, never split. */
-function shellWords(line: string): string[] {
-  return line.match(/(?:[^\s'"]+|'[^']*'|"[^"]*")+/g) ?? [];
-}
-
-/** `$ command`, continued with ` \` on as many lines as the width needs. */
-function formatCommand(line: string, width: number): string {
-  const first = "  $ ";
-  const next = spaces(STACKED_INDENT);
-  const lines: string[] = [];
-  let current = first;
-  for (const word of shellWords(line)) {
-    const start = current === first || current === next;
-    // Two characters kept for the ` \` that ends a continued line.
-    if (!start && current.length + 1 + word.length + 2 > width) {
-      lines.push(`${current} \\`);
-      current = next + word;
-    } else {
-      current += start ? word : ` ${word}`;
-    }
-  }
-  lines.push(current);
-  return lines.join("\n");
+/**
+ * `$ command`, continued with ` \` on as many lines as the width needs: wrapped
+ * by commander with room kept for the `  $ ` before and the ` \` after a line.
+ */
+function formatCommand(line: string, width: number, helper: Help): string {
+  const continued = ` \\\n${spaces(STACKED_INDENT)}`;
+  return `  $ ${helper.boxWrap(line, width - STACKED_INDENT - 2).replaceAll("\n", continued)}`;
 }
 
 function formatBlock(block: HelpBlock, helper: Help): string {
   const width = helper.helpWidth ?? 80;
   if ("text" in block) return indented(helper.boxWrap(block.text, width - 2), 2);
   if ("commands" in block)
-    return block.commands.map((line) => formatCommand(line, width)).join("\n");
+    return block.commands.map((line) => formatCommand(line, width, helper)).join("\n");
   const termWidth = Math.min(
     WIDEST_ITEM_TERM,
     Math.max(...block.items.map(([term]) => helper.displayWidth(term))),

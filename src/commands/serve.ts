@@ -189,8 +189,8 @@ async function healthCheck(flags: ServeFlags, factory: Factory): Promise<void> {
     throw asCommandError(error, server);
   }
   const origin = new URL(clientBaseUrl(options.host!, options.port!)).origin;
-  const { checkHealth } = await import("./health-check.js");
-  await checkHealth(`${origin}/__admin/health`, options.adminToken, factory.io);
+  const { getAdmin } = await import("./health-check.js");
+  factory.io.stdout.write(`${await getAdmin(`${origin}/__admin/health`, options.adminToken)}\n`);
 }
 
 /**

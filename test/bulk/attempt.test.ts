@@ -3,7 +3,7 @@ import { realTimers } from "../../src/bulk/pacer.js";
 import { Outcomes } from "../../src/bulk/outcomes.js";
 import { createPoster, RowSender, type Poster } from "../../src/bulk/row-sender.js";
 import type { Row } from "../../src/bulk/rows.js";
-import { createTestIO } from "../../src/io/test-io.js";
+import { createTestIO } from "../test-io.js";
 import { DEFAULT_RETRY_POLICY } from "../../src/client/retry.js";
 import { createSender } from "../../src/client/send.js";
 import type { Transport, TransportRequest } from "../../src/client/transport.js";

@@ -19,7 +19,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AUTO_RESULTS_ROWS, openAutoResults } from "../../src/bulk/auto-results.js";
 import { ResultsWriter } from "../../src/bulk/results.js";
 import { UsageError } from "../../src/errors.js";
-import { createTestIO } from "../../src/io/test-io.js";
+import { createTestIO } from "../test-io.js";
 import { tempDir } from "./helpers.js";
 
 let dir: string;

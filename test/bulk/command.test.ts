@@ -7,7 +7,7 @@ import { BULK_OPTIONS } from "../../src/commands/add-from-options.js";
 import { Outcomes, formatElapsed } from "../../src/bulk/outcomes.js";
 import { EXIT, PetstoreError, UsageError } from "../../src/errors.js";
 import { createFactory } from "../../src/commands/factory.js";
-import { createTestIO } from "../../src/io/test-io.js";
+import { createTestIO } from "../test-io.js";
 import { startServer, type RunningServer } from "../../src/server/server.js";
 import { KEY, csvOf, tempDir, writeInput } from "./helpers.js";
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { DEFAULT_RETRY_POLICY } from "../../src/client/retry.js";
 import type { BulkDeps, BulkOptions } from "../../src/bulk/engine.js";
-import { createTestIO, type TestIO } from "../../src/io/test-io.js";
+import { createTestIO, type TestIO } from "../test-io.js";
 import { parseJson } from "../../src/schema/json.js";
 
 export const KEY = "bulk-test-key";

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { installSignals } from "../../src/bulk/signals.js";
-import { createTestIO } from "../../src/io/test-io.js";
+import { createTestIO } from "../test-io.js";
 
 afterEach(() => {
   vi.restoreAllMocks();

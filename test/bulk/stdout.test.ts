@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Outcomes, WINDOW, type StdoutMode } from "../../src/bulk/outcomes.js";
-import { createTestIO } from "../../src/io/test-io.js";
+import { createTestIO } from "../test-io.js";
 import { parseJson } from "../../src/schema/json.js";
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));

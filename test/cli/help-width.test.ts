@@ -10,7 +10,7 @@ import type { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFactory } from "../../src/commands/factory.js";
 import { buildProgram } from "../../src/commands/program.js";
-import { createTestIO } from "../../src/io/test-io.js";
+import { createTestIO } from "../test-io.js";
 import { cliContext, type CliContext } from "../commands/run-cli.js";
 import { shellQuote, stopTmux, TerminalSession } from "../e2e/tmux.js";
 import { BIN, ensureBuilt } from "../server/cli-build.js";

@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { createFactory } from "../../src/commands/factory.js";
 import { buildProgram } from "../../src/commands/program.js";
-import { createTestIO } from "../../src/io/test-io.js";
+import { createTestIO } from "../test-io.js";
 import {
   DEFAULT_FILE,
   DEFAULT_HOST,

@@ -18,7 +18,7 @@ import { clockTime, formatWait, isoTime, waitUntil } from "../../src/client/wait
 import { deprecationLines } from "../../src/commands/get.js";
 import { describeRateLimit } from "../../src/commands/settings-summary.js";
 import { RateLimitError } from "../../src/errors.js";
-import { createTestIO } from "../../src/io/test-io.js";
+import { createTestIO } from "../test-io.js";
 import { deps, options, tempDir, writeInput } from "../bulk/helpers.js";
 
 const NOW = Date.UTC(2030, 10, 5);

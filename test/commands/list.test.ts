@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli.js";
 import { timeoutError } from "../../src/client/network-errors.js";
-import { createTestIO } from "../../src/io/test-io.js";
+import { createTestIO } from "../test-io.js";
 import { cliForEachTest, NOW } from "./run-cli.js";
 import { jsonAnswer } from "./http-stubs.js";
 

@@ -8,7 +8,7 @@ import { afterEach, beforeEach } from "vitest";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../../src/cli.js";
-import { createTestIO, type TestIO, type TestIOOptions } from "../../src/io/test-io.js";
+import { createTestIO, type TestIO, type TestIOOptions } from "../test-io.js";
 import { createHttpStubs, type HttpStubs } from "./http-stubs.js";
 
 export const BASE_URL = "http://127.0.0.1:9/v1";

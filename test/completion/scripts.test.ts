@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import { createFactory } from "../../src/commands/factory.js";
 import { buildProgram } from "../../src/commands/program.js";
 import { complete } from "../../src/completion/complete.js";
-import { createTestIO } from "../../src/io/test-io.js";
+import { createTestIO } from "../test-io.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const FILES = { bash: "petstore.bash", zsh: "_petstore", fish: "petstore.fish" } as const;

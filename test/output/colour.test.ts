@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decideColor, decideSpinner } from "../../src/io.js";
-import { createTestIO } from "../../src/io/test-io.js";
+import { decideColor, decideSpinner } from "../../src/io/decisions.js";
+import { createTestIO } from "../test-io.js";
 
 describe("the colour decision", () => {
   it.each([

@@ -11,19 +11,14 @@
  */
 import type { Command } from "commander";
 import { FILES, hintedOption } from "../../completion/hints.js";
-import {
-  isEnvironmentName,
-  parseBaseUrl,
-  ENVIRONMENT_NAMES,
-  type EnvironmentName,
-} from "../../profiles/environments.js";
+import { ENVIRONMENT_NAMES } from "../../profiles/environments.js";
 import { EXIT, HttpError, PetstoreError, UsageError } from "../../errors.js";
 import type { Factory } from "../factory.js";
 import { addExamples } from "../help-layout.js";
 import { checkConfigDir, storedProfile, type ProfileConfig } from "../../profiles/config-file.js";
 import type { SettingsFlags } from "../../profiles/resolve.js";
 import { dropOldKeyringKey, insecureStorage, placeKey } from "../../profiles/key-store.js";
-import { KEY_HINT, type KeySource, readKey } from "./read-key.js";
+import { KEY_HINT, readKey } from "./read-key.js";
 import { loadPalette } from "../../output/palette.js";
 import { envOption, profileOption, requestOptionsFrom } from "../request-options.js";
 import { describeRateLimit, formatLines, settingsLines } from "../settings-summary.js";
@@ -70,30 +65,14 @@ export function loginCommand(auth: Command, factory: Factory): void {
   ]);
 }
 
-/** The profile, environment and address the key is for (as a run's settings flags), and where the key comes from. */
-function checkedFlags(
-  flags: LoginFlags,
-  stdinIsTTY: boolean,
-): { settings: SettingsFlags & { env?: EnvironmentName }; keySource: KeySource } {
-  const { profile, env, baseUrl, apiKeyFile, withToken } = flags;
-  if (env !== undefined && !isEnvironmentName(env)) {
-    throw new UsageError(
-      `--env must be one of ${ENVIRONMENT_NAMES.join(", ")}; got ${JSON.stringify(env)}`,
-    );
-  }
-  const settings: SettingsFlags & { env?: EnvironmentName } = { profile, env };
-  if (baseUrl !== undefined) {
-    const parsed = parseBaseUrl(baseUrl);
-    if (!parsed.ok) throw new UsageError(`--base-url ${parsed.problem}`);
-    settings.baseUrl = parsed.url;
-  }
+/** Where the key comes from: checked before anything is written or asked. */
+function checkKeySource({ withToken, apiKeyFile }: LoginFlags, stdinIsTTY: boolean): void {
   if (withToken && apiKeyFile !== undefined) {
     throw new UsageError("--with-token reads the key from stdin; it conflicts with --api-key-file");
   }
-  if (withToken) return { settings, keySource: { kind: "stdin" } };
-  if (apiKeyFile !== undefined) return { settings, keySource: { kind: "file", path: apiKeyFile } };
-  if (!stdinIsTTY) throw new UsageError("no API key given and stdin is not a terminal", KEY_HINT);
-  return { settings, keySource: { kind: "prompt" } };
+  if (!withToken && apiKeyFile === undefined && !stdinIsTTY) {
+    throw new UsageError("no API key given and stdin is not a terminal", KEY_HINT);
+  }
 }
 
 /** A key that cannot be checked is not stored either, as gh refuses a token it cannot validate. */
@@ -120,9 +99,11 @@ function notStored(error: unknown): PetstoreError {
 const NEW_PROFILE = { allowNewProfile: true, replacingConfig: true };
 
 export async function loginRun(flags: LoginFlags, factory: Factory): Promise<void> {
-  const { settings: given, keySource } = checkedFlags(flags, factory.io.stdin.isTTY);
-  const verify = flags.verify !== false;
+  // The profile, environment and address the key is for (resolveSettings checks --env and --base-url).
+  const given: SettingsFlags = { profile: flags.profile, env: flags.env, baseUrl: flags.baseUrl };
   const settings = factory.settings(given, NEW_PROFILE);
+  checkKeySource(flags, factory.io.stdin.isTTY);
+  const verify = flags.verify !== false;
   const toFile = insecureStorage(flags.insecureStorage === true, factory.env);
   const { profile } = settings;
   // No place for the file (no HOME, a file or /proc in the way), or a proxy variable that
@@ -138,7 +119,7 @@ export async function loginRun(flags: LoginFlags, factory: Factory): Promise<voi
       `${palette.dim("note: PETSTORE_BASE_URL is not stored, as the key is not checked against it; `--base-url` stores one in the profile")}\n`,
     );
   }
-  const apiKey = await readKey(keySource, factory.io);
+  const apiKey = await readKey(flags, factory.io);
   if (verify) {
     // The request flags of a run that gives none: default timeout and retries, PETSTORE_DEBUG.
     const request = { ...requestOptionsFrom({}, factory.env), settings: { ...given, apiKey } };
@@ -154,7 +135,8 @@ export async function loginRun(flags: LoginFlags, factory: Factory): Promise<voi
   }
   // The address the key was checked against is kept with it (as gh keeps the host it logged
   // in to): else a new shell, without PETSTORE_BASE_URL, would use the key at the default one.
-  const baseUrl = given.baseUrl ?? (fromVariable && verify ? settings.baseUrl : undefined);
+  const fromFlag = settings.sources.baseUrl === "flag";
+  const baseUrl = fromFlag || (fromVariable && verify) ? settings.baseUrl : undefined;
   const placement = await placeKey(factory.env, profile, apiKey, toFile);
   let previous: string | undefined;
   const update = await factory.updateConfig(
@@ -162,7 +144,7 @@ export async function loginRun(flags: LoginFlags, factory: Factory): Promise<voi
       const { apiKey: _file, keyring, ...rest } = storedProfile(config, profile) ?? {};
       previous = keyring;
       const stored: ProfileConfig = { ...rest, ...placement.fields };
-      if (given.env !== undefined) stored.env = given.env;
+      if (flags.env !== undefined) stored.env = settings.env;
       if (baseUrl !== undefined) {
         stored.baseUrls = { ...stored.baseUrls, [stored.env ?? "production"]: baseUrl };
       }

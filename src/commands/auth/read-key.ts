@@ -9,8 +9,6 @@ import { EXIT, PetstoreError, UsageError } from "../../errors.js";
 import type { IO } from "../../io.js";
 import { isKeyText } from "../../profiles/key-text.js";
 
-export type KeySource = { kind: "stdin" } | { kind: "file"; path: string } | { kind: "prompt" };
-
 const MAX_KEY_INPUT_BYTES = 4096;
 const MIN_KEY_LENGTH = 8;
 
@@ -65,27 +63,23 @@ function checkedKey(text: string): string {
   return key;
 }
 
-export async function readKey(source: KeySource, io: IO): Promise<string> {
+/** The key of `--with-token` (stdin), `--api-key-file`, else of the hidden prompt. */
+export async function readKey(
+  flags: { withToken?: boolean; apiKeyFile?: string },
+  io: IO,
+): Promise<string> {
+  if (flags.withToken) return checkedKey(await readCapped(io.stdin.chunks()));
+  if (flags.apiKeyFile !== undefined) return checkedKey(await readKeyFile(flags.apiKeyFile));
   let text: string;
-  switch (source.kind) {
-    case "stdin":
-      text = await readCapped(io.stdin.chunks());
-      break;
-    case "file":
-      text = await readKeyFile(source.path);
-      break;
-    case "prompt":
-      try {
-        text = await io.stdin.readHiddenLine("API key (input hidden): ");
-      } catch (error) {
-        // Ctrl-C: stopped by the user, as a shell reports it (130); Ctrl-D: no key.
-        if ((error as NodeJS.ErrnoException).code === "ABORT_ERR") {
-          throw new PetstoreError("interrupted; no key was stored", EXIT.INTERRUPTED);
-        }
-        throw new UsageError("no API key entered");
-      }
-      if (Buffer.byteLength(text) > MAX_KEY_INPUT_BYTES) throw tooLong();
-      break;
+  try {
+    text = await io.stdin.readHiddenLine("API key (input hidden): ");
+  } catch (error) {
+    // Ctrl-C: stopped by the user, as a shell reports it (130); Ctrl-D: no key.
+    if ((error as NodeJS.ErrnoException).code === "ABORT_ERR") {
+      throw new PetstoreError("interrupted; no key was stored", EXIT.INTERRUPTED);
+    }
+    throw new UsageError("no API key entered");
   }
+  if (Buffer.byteLength(text) > MAX_KEY_INPUT_BYTES) throw tooLong();
   return checkedKey(text);
 }

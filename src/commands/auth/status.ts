@@ -9,6 +9,7 @@
 import { describeRoute, type ProxyRoute } from "../../client/proxy-env.js";
 import type { RateLimitInfo } from "../../http-response.js";
 import { isoTime, windowOf } from "../../client/wait-text.js";
+import type { HttpError } from "../../errors.js";
 import type { Factory } from "../factory.js";
 import { keyringProblem } from "../../profiles/key-store.js";
 import { keyringName } from "../../profiles/keyring-name.js";
@@ -42,12 +43,8 @@ export function statusCommand(auth: Command, factory: Factory): void {
   ]);
 }
 
-interface Failure {
-  exitCode?: number;
-  status?: number;
-  message?: string;
-  response?: { rateLimit?: RateLimitInfo };
-}
+/** What the check's failure may tell: any error, an HttpError's status and answer when it is one. */
+type Failure = Partial<HttpError>;
 
 type KeyState = "accepted" | "rejected" | "not_checked" | "none";
 

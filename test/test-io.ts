@@ -2,8 +2,8 @@
  * The test twin of the process IO: every stream is a buffer, each with its own
  * TTY flag, so tests run commands with any combination of terminals.
  */
-import { withDecisions } from "./decisions.js";
-import type { InputStream, OutputStream } from "./types.js";
+import { withDecisions } from "../src/io/decisions.js";
+import type { InputStream, OutputStream } from "../src/io/types.js";
 
 export interface TestIOOptions {
   stdoutTTY?: boolean;
