@@ -32,7 +32,7 @@ function failingLookup(code: string): { transport: Transport; lookups: string[] 
       agent: false,
       lookup,
     });
-    return exchange(req, request, url, 1024 * 1024);
+    return exchange(req, request, url);
   };
   return { transport, lookups };
 }
