@@ -17,8 +17,6 @@ import { nodeTransport, type Transport } from "./transport.js";
 import type { HttpRequest, PetstoreClient, RetryEvent } from "./types.js";
 import type { HttpResponse } from "../http-response.js";
 
-export type { Transport, TransportRequest } from "./transport.js";
-
 export const DEFAULT_TIMEOUT_MS = 15_000;
 
 export interface ClientOptions {
