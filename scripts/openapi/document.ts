@@ -5,6 +5,7 @@
  * file is not what this makes. The fake serves that file (src/schema/openapi.ts), with
  * its own URL as the first server: nothing here runs in petstore itself.
  */
+import { DEFAULT_BASE_URLS } from "../../src/profiles/environments.js";
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN } from "../../src/schema/pet.js";
 import {
   CREATED_PET_EXAMPLE,
@@ -28,12 +29,12 @@ const SERVERS = [
   {
     url: "{base_url}",
     description: "production",
-    variables: { base_url: { default: "https://api.petstore.example/v1" } },
+    variables: { base_url: { default: DEFAULT_BASE_URLS.production } },
   },
   {
     url: "{staging_base_url}",
     description: "staging",
-    variables: { staging_base_url: { default: "https://staging.api.petstore.example/v1" } },
+    variables: { staging_base_url: { default: DEFAULT_BASE_URLS.staging } },
   },
 ];
 
