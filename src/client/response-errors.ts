@@ -124,14 +124,11 @@ export function errorFromResponse(
         "check the base URL; it ends in the API version, e.g. .../v1",
       );
     case 410:
-      return new HttpError(
+      return error(
+        HttpError,
         `the service has removed ${request.method} ${request.url}: ${answer}`,
         EXIT.GONE,
-        status,
-        request,
-        body,
         "`petstore list` (GET /pets, filtered with --status) replaces `petstore get`",
-        response,
       );
     case 429:
       return error(RateLimitError, `rate limited: ${answer}`, EXIT.RATE_LIMITED);
