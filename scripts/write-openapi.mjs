@@ -1,11 +1,11 @@
-// Writes openapi.json from the zod schemas (src/schema/openapi.ts).
+// Writes openapi.json from the zod schemas (scripts/openapi/document.ts).
 import { build } from "esbuild";
 import { writeFile } from "node:fs/promises";
 
 const root = new URL("..", import.meta.url);
 const result = await build({
   absWorkingDir: root.pathname,
-  entryPoints: ["src/schema/openapi.ts"],
+  entryPoints: ["scripts/openapi/document.ts"],
   bundle: true,
   format: "esm",
   platform: "node",

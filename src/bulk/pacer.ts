@@ -31,7 +31,7 @@
  * `decide`, `issue` and `complete` take explicit times, so the arithmetic is
  * tested over whole simulated windows and days (test/bulk/pacer.test.ts).
  */
-import { parseHttpDate } from "../client/http-date.js";
+import { parseHttpDate } from "../client/headers.js";
 import type { RateLimitInfo } from "../http-response.js";
 
 export interface Timers {

@@ -10,18 +10,16 @@ import { type ListQuery, type NewPet, Pet, petToJson } from "../schema/pet.js";
 import { deprecationFromHeaders, idFromLocation } from "./headers.js";
 import { parseBaseUrl } from "../profiles/environments.js";
 import type { ProxyRoute } from "./proxy-env.js";
-import { type RetryPolicy, withRetry } from "./retry.js";
+import { type RetryHooks, type RetryPolicy, withRetry } from "./retry.js";
 import { printable, UNKNOWN_ADD_HINT } from "./response-errors.js";
 import { createSender } from "./send.js";
 import { nodeTransport, type Transport } from "./transport.js";
-import type { HttpRequest, PetstoreClient, RetryEvent } from "./types.js";
+import type { HttpRequest, PetstoreClient } from "./types.js";
 import type { HttpResponse } from "../http-response.js";
-
-export type { Transport, TransportRequest } from "./transport.js";
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 
-export interface ClientOptions {
+export interface ClientOptions extends Partial<RetryHooks> {
   baseUrl: string;
   apiKey?: string;
   /** Per attempt: from opening the connection to the last byte of the answer. */
@@ -29,10 +27,6 @@ export interface ClientOptions {
   retry: RetryPolicy;
   /** Send the key over plain http:// to a host that is not loopback. */
   allowInsecure?: boolean;
-  sleep?: (ms: number) => Promise<void>;
-  now?: () => number;
-  random?: () => number;
-  onRetry?: (event: RetryEvent) => void;
   /** One line per attempt (--verbose); never contains the key. */
   debug?: (line: string) => void;
   transport?: Transport;

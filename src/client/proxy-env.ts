@@ -98,7 +98,6 @@ function parseProxyUrl(variable: string, value: string, tunnel: boolean): ProxyS
       `names a ${url.protocol.slice(0, -1)}:// proxy; petstore speaks only to http:// proxies`,
     );
   }
-  if (url.hostname === "") throw refuse("names no proxy host");
   // The URL parser drops a port that is http's default: `:80` written is still port 80.
   const port = url.port || (hasPort(withScheme) ? "80" : CURL_PROXY_PORT);
   const proxy: ProxyServer = { url: `http://${url.hostname}:${port}`, variable, tunnel };

@@ -39,23 +39,6 @@ export const LIST_CANNOT_TELL =
 /** How to find out whether an add of unknown outcome happened. */
 export const UNKNOWN_ADD_HINT = `look for the pet before adding it again: ${LIST_CANNOT_TELL}`;
 
-const REASONS: Record<number, string> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  410: "Gone",
-  413: "Content Too Large",
-  415: "Unsupported Media Type",
-  429: "Too Many Requests",
-  500: "Internal Server Error",
-  502: "Bad Gateway",
-  503: "Service Unavailable",
-  504: "Gateway Timeout",
-  507: "Insufficient Storage",
-};
-
 const SNIPPET_LENGTH = 120;
 
 /** C0/C1 controls and bidirectional controls could rewrite what a terminal shows. */
@@ -81,7 +64,9 @@ function describeAnswer(
   text: string,
   clean: (text: string) => string,
 ): string {
-  const head = REASONS[status] ? `${status} ${REASONS[status]}` : String(status);
+  // Loaded here, not at start-up: only an answer that is not a 2xx needs the reason phrases.
+  const reason = process.getBuiltinModule("node:http").STATUS_CODES[status];
+  const head = reason ? `${status} ${reason}` : String(status);
   if (body) return `${head}: ${clean(body.message)}`;
   const firstLine = clean(text.trim().split("\n", 1)[0] ?? "");
   if (firstLine === "") return `${head} with an empty body`;
@@ -139,14 +124,11 @@ export function errorFromResponse(
         "check the base URL; it ends in the API version, e.g. .../v1",
       );
     case 410:
-      return new HttpError(
+      return error(
+        HttpError,
         `the service has removed ${request.method} ${request.url}: ${answer}`,
         EXIT.GONE,
-        status,
-        request,
-        body,
         "`petstore list` (GET /pets, filtered with --status) replaces `petstore get`",
-        response,
       );
     case 429:
       return error(RateLimitError, `rate limited: ${answer}`, EXIT.RATE_LIMITED);

@@ -34,11 +34,10 @@ export interface RetryPolicy {
    * Statuses that say the service did not act on the request (429, RFC 6585;
    * 503, RFC 9110 section 15.6.4): sent again whatever the method, as is a
    * request whose connection never came up (unless the TLS handshake failed for
-   * a lasting reason).
+   * a lasting reason). Their Retry-After decides the wait (ky's `afterStatusCodes`);
+   * after any other status the backoff does.
    */
   unprocessedStatusCodes: readonly number[];
-  /** Statuses whose Retry-After decides the wait; after any other the backoff does. */
-  afterStatusCodes: readonly number[];
   /** A wait longer than this (Retry-After, a rate-limit reset) gives up at once instead. */
   maxRetryAfter: number;
   /** Ceiling of the first backoff; it doubles with each retry. */
@@ -59,7 +58,6 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   methods: ["GET"],
   statusCodes: [429, 502, 503, 504],
   unprocessedStatusCodes: [429, 503],
-  afterStatusCodes: [429, 503],
   maxRetryAfter: 60_000,
   backoffBase: 1_000,
   backoffLimit: 16_000,
@@ -86,7 +84,7 @@ export interface DelayInput {
 }
 
 /**
- * Retry-After is authoritative when present on a status of `afterStatusCodes`.
+ * Retry-After is authoritative when present on a status of `unprocessedStatusCodes`.
  * Otherwise, when the limit is spent (a 429, or Remaining 0) and the reset is
  * known, never before the reset. Otherwise exponential backoff with "equal
  * jitter": uniform in [ceiling / 2, ceiling), so each wait is longer than the
@@ -99,7 +97,7 @@ export function computeDelay(
   random: () => number,
 ): number {
   const { retryAfterMs, remaining, resetAt } = headers;
-  if (retryAfterMs !== undefined && policy.afterStatusCodes.includes(status!)) {
+  if (retryAfterMs !== undefined && policy.unprocessedStatusCodes.includes(status!)) {
     return retryAfterMs + RESET_MARGIN_MS;
   }
   const ceiling = Math.min(policy.backoffLimit, policy.backoffBase * 2 ** (retry - 1));

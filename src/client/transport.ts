@@ -73,9 +73,9 @@ export function nodeTransport(proxy?: ProxyServer): Transport {
         ...target,
         headers: { ...headers, host: url.host, ...credentials },
       };
-      return exchange(open(viaProxy), request, url, MAX_RESPONSE_BYTES, proxy);
+      return exchange(open(viaProxy), request, url, proxy);
     }
-    return exchange(open(url, options), request, url, MAX_RESPONSE_BYTES, proxy);
+    return exchange(open(url, options), request, url, proxy);
   };
 }
 
@@ -92,7 +92,6 @@ export function exchange(
   req: ClientRequest,
   request: TransportRequest,
   url: URL,
-  maxBytes: number,
   proxy?: ProxyServer,
 ): Promise<TransportResponse> {
   const tls = url.protocol === "https:";
@@ -145,7 +144,7 @@ export function exchange(
       let size = 0;
       res.on("data", (chunk: Buffer) => {
         size += chunk.length;
-        if (size > maxBytes) fail(tooLargeError(summary, url, maxBytes));
+        if (size > MAX_RESPONSE_BYTES) fail(tooLargeError(summary, url, MAX_RESPONSE_BYTES));
         else chunks.push(chunk);
       });
       res.on("error", (error) => fail(networkError(error, summary, url, true)));

@@ -5,7 +5,7 @@
  * belongs to. Pure: the clock is passed in. Total: any number gives a text
  * (a moment beyond what a Date holds is shown as the last one it holds).
  */
-import { withinDates } from "./http-date.js";
+import { withinDates } from "./headers.js";
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;

@@ -4,7 +4,7 @@
  * writes the config never loads the code that writes it. Tests pass their own IO,
  * transport and clock.
  */
-import type { Transport } from "../client/client.js";
+import type { Transport } from "../client/transport.js";
 import type { PetstoreClient } from "../client/types.js";
 import { describeRoute, proxyRoute, type ProxyRoute } from "../client/proxy-env.js";
 import { EXIT, HostNotFoundError, PetstoreError } from "../errors.js";

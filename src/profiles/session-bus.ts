@@ -13,25 +13,14 @@
  */
 import { connect } from "node:net";
 
-/** The socket of a D-Bus address (`unix:path=...` or `unix:abstract=...`), or undefined. */
+/**
+ * The socket of a D-Bus address (`unix:path=...` or `unix:abstract=...`, the first
+ * such entry of a `;`-separated list; values %-encoded), or undefined.
+ */
 export function busSocket(address: string): string | undefined {
-  for (const entry of address.split(";")) {
-    if (!entry.startsWith("unix:")) continue;
-    const params = new Map(
-      entry
-        .slice("unix:".length)
-        .split(",")
-        .map((pair) => {
-          const at = pair.indexOf("=");
-          return [pair.slice(0, at), decodeURIComponent(pair.slice(at + 1))] as const;
-        }),
-    );
-    const path = params.get("path");
-    if (path !== undefined) return path;
-    const abstract = params.get("abstract");
-    if (abstract !== undefined) return `\0${abstract}`;
-  }
-  return undefined;
+  const [, kind, value] = /(?:^|;)unix:(?:[^;]*,)?(path|abstract)=([^,;]*)/.exec(address) ?? [];
+  if (value === undefined) return undefined;
+  return (kind === "abstract" ? "\0" : "") + decodeURIComponent(value);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type ClientOptions, createClient, type Transport } from "../../src/client/client.js";
+import { type ClientOptions, createClient } from "../../src/client/client.js";
+import type { Transport } from "../../src/client/transport.js";
 import { DEFAULT_RETRY_POLICY } from "../../src/client/retry.js";
 import type { RetryEvent } from "../../src/client/types.js";
 import {

@@ -8,7 +8,8 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import { describe, expect, it } from "vitest";
-import { createClient, type Transport } from "../../src/client/client.js";
+import { createClient } from "../../src/client/client.js";
+import type { Transport } from "../../src/client/transport.js";
 import { isReservedHostName } from "../../src/client/proxy-env.js";
 import { exchange } from "../../src/client/transport.js";
 import { DEFAULT_RETRY_POLICY } from "../../src/client/retry.js";
@@ -32,7 +33,7 @@ function failingLookup(code: string): { transport: Transport; lookups: string[] 
       agent: false,
       lookup,
     });
-    return exchange(req, request, url, 1024 * 1024);
+    return exchange(req, request, url);
   };
   return { transport, lookups };
 }

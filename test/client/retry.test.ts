@@ -104,7 +104,7 @@ describe("computeDelay", () => {
       12_000 + RESET_MARGIN_MS,
     ],
     [
-      "Retry-After on a status that is not in afterStatusCodes is not obeyed: the backoff is",
+      "Retry-After on a status that is not in unprocessedStatusCodes is not obeyed: the backoff is",
       { retry: 1, status: 502, headers: { retryAfterMs: 12_000 } },
       0.5,
       750,

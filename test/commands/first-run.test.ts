@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { lastingDnsFailure } from "../../src/client/network-errors.js";
-import type { TransportRequest } from "../../src/client/client.js";
+import type { TransportRequest } from "../../src/client/transport.js";
 import { cliForEachTest } from "./run-cli.js";
 
 const cli = cliForEachTest();

@@ -3,7 +3,7 @@
  * one request (or `times` requests); `verify()` fails the test if a stub was
  * never used or if a request matched no stub.
  */
-import type { Transport, TransportRequest } from "../../src/client/client.js";
+import type { Transport, TransportRequest } from "../../src/client/transport.js";
 
 export interface StubAnswer {
   status: number;

@@ -4,7 +4,7 @@
  * (dredd) or a mock server (Prism) sends and expects, taken from the document alone.
  */
 import { describe, expect, it } from "vitest";
-import { buildOpenApiDocument } from "../../src/schema/openapi.js";
+import { buildOpenApiDocument } from "../../scripts/openapi/document.js";
 import { ERROR_CODES } from "../../src/schema/error-codes.js";
 import { documentValidator } from "./openapi-ajv.js";
 import { operations, resolve, responses, type Node } from "./openapi-walk.js";

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { buildOpenApiDocument, openApiText } from "../../src/schema/openapi.js";
+import { buildOpenApiDocument, openApiText } from "../../scripts/openapi/document.js";
+import { openApiText as servedText } from "../../src/schema/openapi.js";
 import { PET_STATUSES } from "../../src/schema/pet.js";
 import { nodes, operations, resolve, responses, type Node } from "./openapi-walk.js";
 
@@ -13,6 +14,11 @@ describe("openapi.json", () => {
     expect(committed).toBe(openApiText());
   });
 
+  it("is served as committed when no server is put first", () => {
+    const committed = readFileSync(new URL("../../openapi.json", import.meta.url), "utf8");
+    expect(servedText()).toBe(committed);
+  });
+
   it("keeps production and staging as its servers", () => {
     const committed = JSON.parse(
       readFileSync(new URL("../../openapi.json", import.meta.url), "utf8"),
@@ -21,9 +27,9 @@ describe("openapi.json", () => {
   });
 
   it("puts a given server first, before production and staging", () => {
-    const served = buildOpenApiDocument([
-      { url: "http://127.0.0.1:4010/v1", description: "this fake" },
-    ]) as { servers: { url: string }[] };
+    const served = JSON.parse(
+      servedText([{ url: "http://127.0.0.1:4010/v1", description: "this fake" }]),
+    ) as { servers: { url: string }[] };
     expect(served.servers.map((s) => s.url)).toEqual([
       "http://127.0.0.1:4010/v1",
       "{base_url}",

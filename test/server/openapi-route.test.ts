@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { createServer, request, type Server } from "node:https";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildOpenApiDocument } from "../../src/schema/openapi.js";
+import { buildOpenApiDocument } from "../../scripts/openapi/document.js";
 import { createApp, type App } from "../../src/server/app.js";
 import { parseKeySpec } from "../../src/server/keys.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";

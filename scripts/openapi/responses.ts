@@ -4,9 +4,9 @@
  * and response has an example that validates against its own schema, so testing
  * tools (dredd, Prism, Schemathesis) and mock servers run on the document as it is.
  */
-import { deprecationHeaderValues } from "./deprecation.js";
-import { ERROR_CODES, type ErrorCode } from "./error-codes.js";
-import { schemaRef } from "./openapi-schemas.js";
+import { deprecationHeaderValues } from "../../src/schema/deprecation.js";
+import { ERROR_CODES, type ErrorCode } from "../../src/schema/error-codes.js";
+import { schemaRef } from "./schemas.js";
 
 type Json = Record<string, unknown>;
 

@@ -1,17 +1,22 @@
 /**
  * The component schemas of the OpenAPI document, generated from the zod schemas
- * (./pet.ts) so the contract cannot drift from the code. One registry, so every
+ * (src/schema/pet.ts) so the contract cannot drift from the code. One registry, so every
  * use of PetStatus is a `$ref` to one schema and generators make one type.
  *
  * Response schemas (Pet, Error) leave `additionalProperties` open: a strict client
  * must not break when the service adds a field. The request schema (NewPet)
  * keeps it closed, because the service refuses unknown fields.
- *
- * Everything here runs on demand: the CLI imports constants from ./openapi.ts, and
- * nothing of this may run at its start.
  */
 import * as z from "zod/mini";
-import { ErrorBody, HttpStatusCode, Int64, JsonInt64, NewPet, Pet, PetStatus } from "./pet.js";
+import {
+  ErrorBody,
+  HttpStatusCode,
+  Int64,
+  JsonInt64,
+  NewPet,
+  Pet,
+  PetStatus,
+} from "../../src/schema/pet.js";
 
 export type JsonSchema = Record<string, unknown>;
 
