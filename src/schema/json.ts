@@ -12,6 +12,7 @@
  * fits in a 1 MiB body) would hold the thread for a long time. 20 digits are
  * still read, so a value just past int64 gets the validator's range message.
  */
+import { stringify } from "lossless-json";
 import { ERROR_KIND, KindedError } from "./kinded-error.js";
 
 export class JsonSyntaxError extends KindedError {
@@ -107,8 +108,7 @@ class Parser {
   }
 
   private unexpected(expected: string, position = this.pos): never {
-    const what = position >= this.text.length ? "end of input" : describeChar(this.text, position);
-    this.fail(`Unexpected ${what}, expected ${expected}`, position);
+    this.fail(`Unexpected ${describeChar(this.text, position)}, expected ${expected}`, position);
   }
 
   private skipWhitespace(): void {
@@ -253,27 +253,9 @@ class Parser {
 }
 
 /**
- * JSON text for values that may hold bigints (written as exact digits). Object
- * keys keep their insertion order; `undefined` members are left out.
+ * JSON text for values that may hold bigints (written as exact digits), indented
+ * as `JSON.stringify` indents.
  */
 export function stringifyJson(value: unknown, indent = 0): string {
-  return write(value, indent > 0 ? " ".repeat(indent) : "", "");
-}
-
-function write(value: unknown, unit: string, current: string): string {
-  if (typeof value === "bigint") return value.toString();
-  // Strings, booleans and numbers as JSON.stringify writes them; NaN, undefined and the like as null.
-  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
-  const inner = current + unit;
-  const parts = Array.isArray(value)
-    ? value.map((item) => write(item, unit, inner))
-    : Object.entries(value)
-        .filter(([, member]) => member !== undefined && typeof member !== "function")
-        .map(
-          ([key, member]) => `${JSON.stringify(key)}:${unit && " "}${write(member, unit, inner)}`,
-        );
-  const [open, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
-  if (parts.length === 0) return open + close;
-  if (!unit) return open + parts.join(",") + close;
-  return `${open}\n${inner}${parts.join(`,\n${inner}`)}\n${current}${close}`;
+  return stringify(value, undefined, indent) ?? "null";
 }
