@@ -54,7 +54,7 @@ export const NewPet = z.strictObject({
 export type NewPet = z.output<typeof NewPet>;
 
 /** A pet of the fake's data file: its id as written (plain digits), or none yet. */
-export const StoredPet = z.strictObject({ ...NewPet.shape, id: z.optional(Int64) });
+export const StoredPet = z.strictObject({ id: z.optional(Int64), ...NewPet.shape });
 
 export const Pet = z.strictObject({
   id: Int64,
@@ -92,10 +92,10 @@ export const PetIdParam = z.pipe(
 );
 
 export const ListQuery = z.strictObject({
-  limit: z.optional(LimitParam),
+  limit: z._default(LimitParam, LIMIT_DEFAULT),
   status: z.optional(PetStatus),
 });
-export type ListQuery = { limit: number; status?: PetStatus };
+export type ListQuery = z.output<typeof ListQuery>;
 
 /**
  * Canonical JSON of one pet, fields in spec order; int64 values as exact digits. The

@@ -7,7 +7,6 @@ import type * as z from "zod/mini";
 import {
   INT64_MAX,
   INT64_MIN,
-  LIMIT_DEFAULT,
   LIMIT_MAX,
   LIMIT_MIN,
   ListQuery,
@@ -17,7 +16,6 @@ import {
   StoredPet,
   PetIdParam,
   type ListQuery as ListQueryType,
-  type NewPet as NewPetType,
 } from "./pet.js";
 
 export interface Problem {
@@ -70,15 +68,14 @@ export function jsonKindOf(value: unknown): string {
 function problemsFrom(
   error: z.core.$ZodError,
   input: Record<string, unknown>,
-  unknownLabel: string,
+  /** Query parameters are always text: quoted, without "the string". */
+  what: "field" | "query parameter",
   allowed: readonly string[],
-  /** Query parameters and arguments are always text: quoted, without "the string". */
-  text = false,
 ): Problem[] {
   const problems: Problem[] = [];
   for (const issue of error.issues) {
     if (issue.code === "unrecognized_keys") {
-      const problem = `${unknownLabel}; allowed: ${allowed.join(", ")}`;
+      const problem = `unknown ${what}; allowed: ${allowed.join(", ")}`;
       problems.push(...issue.keys.map((field) => ({ field, problem })));
       continue;
     }
@@ -98,53 +95,44 @@ function problemsFrom(
       // Characters as JSON Schema's maxLength counts them: code points, not UTF-16 units.
       problem += `${[...given].length} characters`;
     } else {
-      problem += text && typeof given === "string" ? quoted(given) : describeValue(given);
+      problem +=
+        what !== "field" && typeof given === "string" ? quoted(given) : describeValue(given);
     }
     problems.push({ field, problem });
   }
   return problems;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** A request body against NewPet (`body`), or a pet of the fake's data file against StoredPet (`pet`). */
+function validateObject<Shape extends z.core.$ZodLooseShape>(
+  schema: z.ZodMiniObject<Shape>,
+  input: unknown,
+  field: string,
+  required: string,
+): Validated<z.output<typeof schema>> {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    const problem = `must be a JSON object with ${required}; got ${describeValue(input)}`;
+    return { ok: false, problems: [{ field, problem }] };
+  }
+  const result = schema.safeParse(input);
+  if (result.success) return { ok: true, value: result.data };
+  const fields = Object.keys(schema.shape);
+  const problems = problemsFrom(result.error, input as Record<string, unknown>, "field", fields);
+  return { ok: false, problems };
 }
-
-const NEW_PET_FIELDS = ["name", "categoryId", "status"] as const;
 
 /** A request body (already parsed by `parseJson`) against NewPet. */
-export function validateNewPet(input: unknown): Validated<NewPetType> {
-  if (!isPlainObject(input)) {
-    const problem = `must be a JSON object with name and categoryId; got ${jsonKindOf(input)}`;
-    return { ok: false, problems: [{ field: "body", problem }] };
-  }
-  const result = NewPet.safeParse(input);
-  if (result.success) return { ok: true, value: result.data };
-  return {
-    ok: false,
-    problems: problemsFrom(result.error, input, "unknown field", NEW_PET_FIELDS),
-  };
+export function validateNewPet(input: unknown) {
+  return validateObject(NewPet, input, "body", "name and categoryId");
 }
-
-const STORED_PET_FIELDS = ["id", "name", "categoryId", "status"] as const;
 
 /**
  * A pet of the fake's data file (parsed by `parseJson`): a NewPet with its `id`, an
  * integer written as plain digits, or none (the fake gives it the next).
  */
-export function validateStoredPet(input: unknown): Validated<NewPetType & { id?: bigint }> {
-  if (!isPlainObject(input)) {
-    const problem = `must be a JSON object with id, name and categoryId; got ${describeValue(input)}`;
-    return { ok: false, problems: [{ field: "pet", problem }] };
-  }
-  const result = StoredPet.safeParse(input);
-  if (result.success) return { ok: true, value: result.data };
-  return {
-    ok: false,
-    problems: problemsFrom(result.error, input, "unknown field", STORED_PET_FIELDS),
-  };
+export function validateStoredPet(input: unknown) {
+  return validateObject(StoredPet, input, "pet", "id, name and categoryId");
 }
-
-const LIST_PARAMS = ["limit", "status"] as const;
 
 /**
  * Query parameters of `GET /pets` (or the flags that become them), as strings.
@@ -161,14 +149,11 @@ export function validateListQuery(params: Iterable<[string, string]>): Validated
   }
   const result = ListQuery.safeParse(input);
   if (!result.success) {
-    problems.push(
-      ...problemsFrom(result.error, input, "unknown query parameter", LIST_PARAMS, true),
-    );
+    const allowed = Object.keys(ListQuery.shape);
+    problems.push(...problemsFrom(result.error, input, "query parameter", allowed));
   }
   if (problems.length > 0 || !result.success) return { ok: false, problems };
-  const value: ListQueryType = { limit: result.data.limit ?? LIMIT_DEFAULT };
-  if (result.data.status !== undefined) value.status = result.data.status;
-  return { ok: true, value };
+  return { ok: true, value: result.data };
 }
 
 /** A pet id from a URL path or a command-line argument. */
