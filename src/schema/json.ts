@@ -34,12 +34,16 @@ export type JsonValue =
 
 const MAX_DEPTH = 256;
 /** Digits of the longest integer literal read (int64 needs 19; one more keeps range errors). */
-export const MAX_INTEGER_DIGITS = 20;
+const MAX_INTEGER_DIGITS = 20;
 
 /** `elementStarts`, when given, gets the offset where each element of a top-level array starts. */
 export function parseJson(text: string, elementStarts?: number[]): JsonValue {
   return new Parser(text, elementStarts).parseDocument();
 }
+
+/** At most 60 characters of a text, in double quotes: for messages that show what was sent. */
+export const quoted = (text: string) =>
+  text.length > 60 ? JSON.stringify(text.slice(0, 57)) + "..." : JSON.stringify(text);
 
 /** Line and column (both 1-based) of a character offset. */
 export function lineAndColumn(text: string, position: number): { line: number; column: number } {
@@ -242,11 +246,7 @@ class Parser {
     if (fraction !== undefined || exponent !== undefined) return Number(literal);
     const digits = integerPart!.length;
     if (digits <= MAX_INTEGER_DIGITS) return BigInt(literal);
-    const key = this.memberKey;
-    const where =
-      key === undefined
-        ? "in an array"
-        : `for ${JSON.stringify(key.length > 60 ? key.slice(0, 57) + "..." : key)}`;
+    const where = this.memberKey === undefined ? "in an array" : `for ${quoted(this.memberKey)}`;
     const reason = `Integer of ${digits} digits ${where} is out of int64 range (at most ${MAX_INTEGER_DIGITS} digits are read)`;
     return this.fail(reason, start, true);
   }

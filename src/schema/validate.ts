@@ -4,6 +4,7 @@
  * the wording comes from the rule of the field, so server and client say the same.
  */
 import type * as z from "zod/mini";
+import { quoted } from "./json.js";
 import {
   INT64_MAX,
   INT64_MIN,
@@ -49,20 +50,6 @@ export function describeValue(value: unknown): string {
   if (value === undefined) return "nothing";
   if (value === null || typeof value !== "object") return String(value);
   return Array.isArray(value) ? "an array" : "an object";
-}
-
-/** At most 60 characters of it, in double quotes. */
-const quoted = (text: string) =>
-  text.length > 60 ? JSON.stringify(text.slice(0, 57)) + "..." : JSON.stringify(text);
-
-/** "an array", "a string", "null"...: what a JSON value is, for messages. */
-export function jsonKindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "object") return "an object";
-  if (typeof value === "string") return "a string";
-  if (typeof value === "bigint" || typeof value === "number") return "a number";
-  return `a ${typeof value}`;
 }
 
 function problemsFrom(

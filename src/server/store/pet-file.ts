@@ -24,7 +24,7 @@ import {
   PET_STATUSES,
   petToJson,
 } from "../../schema/pet.js";
-import { formatProblems, jsonKindOf, validateStoredPet } from "../../schema/validate.js";
+import { describeValue, formatProblems, validateStoredPet } from "../../schema/validate.js";
 import { sortPets, type StoredPet } from "./memory.js";
 import { StoreError } from "./types.js";
 
@@ -108,7 +108,7 @@ function slowRead(text: string, name: string): PetFile {
   if (!Array.isArray(document)) {
     throw new StoreError(
       "invalid",
-      `${name} must hold a JSON array of pets; it holds ${jsonKindOf(document)}.`,
+      `${name} must hold a JSON array of pets; it holds ${describeValue(document)}.`,
     );
   }
   const at = (index: number) =>
