@@ -56,12 +56,8 @@ export type NewPet = z.output<typeof NewPet>;
 /** A pet of the fake's data file: its id as written (plain digits), or none yet. */
 export const StoredPet = z.strictObject({ id: z.optional(Int64), ...NewPet.shape });
 
-export const Pet = z.strictObject({
-  id: Int64,
-  name: PetName,
-  categoryId: Int64,
-  status: z.optional(PetStatus),
-});
+/** A pet as the service answers it: a NewPet with its id, its integers plain digits (bigint). */
+export const Pet = z.strictObject({ id: Int64, ...NewPet.shape, categoryId: Int64 });
 export type Pet = z.infer<typeof Pet>;
 
 export const HttpStatusCode = z.bigint().check(z.gte(100n), z.lte(599n));
