@@ -63,20 +63,12 @@ function describeChar(text: string, position: number): string {
   return `'${ch}'`;
 }
 
-/** The characters of a string that need no decoding (a control character must be escaped). */
+/**
+ * A string literal up to its closing quote: runs of characters JSON allows unescaped
+ * (a control character must be escaped), and valid escapes.
+ */
 // eslint-disable-next-line no-control-regex -- the control characters JSON refuses in a string
-const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
-const HEX4 = /^[0-9a-fA-F]{4}$/;
-const ESCAPES: Record<string, string> = {
-  '"': '"',
-  "\\": "\\",
-  "/": "/",
-  b: "\b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-};
+const STRING = /"(?:[^"\\\u0000-\u001f]+|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*/y;
 const LITERALS = [
   ["true", true],
   ["false", false],
@@ -194,33 +186,22 @@ class Parser {
   private parseString(): string {
     const { text } = this;
     const start = this.pos;
-    let pos = start + 1;
-    let out = "";
-    for (;;) {
-      PLAIN_RUN.lastIndex = pos;
-      PLAIN_RUN.test(text);
-      out += text.slice(pos, PLAIN_RUN.lastIndex);
-      pos = PLAIN_RUN.lastIndex;
-      const c = text[pos];
-      if (c === '"') break;
-      if (c === undefined || (c === "\\" && pos + 1 >= text.length)) {
-        this.fail("Unterminated string", start);
-      }
-      if (c !== "\\") this.fail(`Unexpected ${describeChar(text, pos)} in string`, pos);
-      const escape = text[pos + 1]!;
-      if (escape === "u") {
-        const hex = text.slice(pos + 2, pos + 6);
-        if (!HEX4.test(hex)) this.fail("Invalid \\u escape in string", pos);
-        out += String.fromCharCode(parseInt(hex, 16));
-        pos += 6;
-      } else {
-        if (ESCAPES[escape] === undefined) this.fail(`Invalid escape \\${escape} in string`, pos);
-        out += ESCAPES[escape];
-        pos += 2;
-      }
+    STRING.lastIndex = start;
+    STRING.test(text);
+    const end = STRING.lastIndex;
+    const c = text[end];
+    if (c === undefined || (c === "\\" && end + 1 >= text.length)) {
+      this.fail("Unterminated string", start);
     }
-    this.pos = pos + 1;
-    return out;
+    if (c === "\\") {
+      const escape = text[end + 1] === "u" ? "\\u escape" : `escape \\${text[end + 1]}`;
+      this.fail(`Invalid ${escape} in string`, end);
+    }
+    if (c !== '"') this.fail(`Unexpected ${describeChar(text, end)} in string`, end);
+    this.pos = end + 1;
+    const literal = text.slice(start, this.pos);
+    // The pattern has checked every escape; JSON.parse decodes them.
+    return literal.includes("\\") ? (JSON.parse(literal) as string) : literal.slice(1, -1);
   }
 
   private parseNumber(): number | bigint {
