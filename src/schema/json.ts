@@ -69,11 +69,7 @@ function describeChar(text: string, position: number): string {
  */
 // eslint-disable-next-line no-control-regex -- the control characters JSON refuses in a string
 const STRING = /"(?:[^"\\\u0000-\u001f]+|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*/y;
-const LITERALS = [
-  ["true", true],
-  ["false", false],
-  ["null", null],
-] as const;
+const LITERAL = /true|false|null/y;
 /** A JSON number: its integer part, then the fraction and exponent that make it a double. */
 const NUMBER = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
 
@@ -118,13 +114,11 @@ class Parser {
     if (c === "[") return this.parseArray();
     if (c === '"') return this.parseString();
     if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return this.parseNumber();
-    for (const [word, value] of LITERALS) {
-      if (this.text.startsWith(word, this.pos)) {
-        this.pos += word.length;
-        return value;
-      }
-    }
-    return this.unexpected("a JSON value");
+    LITERAL.lastIndex = this.pos;
+    const word = LITERAL.exec(this.text)?.[0];
+    if (word === undefined) return this.unexpected("a JSON value");
+    this.pos += word.length;
+    return word === "null" ? null : word === "true";
   }
 
   /** Past the opening bracket of a container; true when `close` follows at once (it is empty). */
