@@ -28,13 +28,11 @@ export interface Problem {
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
 
-const STATUS_RULE = `must be one of ${PET_STATUSES.join(", ")}`;
-
 const RULES: Record<string, string> = {
   name: `must be a non-blank string of at most ${NAME_MAX_LENGTH} characters`,
   categoryId: `must be an integer from ${INT64_MIN} to ${INT64_MAX} (a JSON number, not a string)`,
   id: `must be an integer from ${INT64_MIN} to ${INT64_MAX}`,
-  status: STATUS_RULE,
+  status: `must be one of ${PET_STATUSES.join(", ")}`,
   limit: `must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}`,
   petId: `must be an integer from ${INT64_MIN} to ${INT64_MAX}`,
 };
