@@ -72,19 +72,13 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 /** `limit` as it arrives in a query string or a flag: decimal digits, 1..100. */
 export const LimitParam = z.pipe(
   z.string().check(z.regex(/^[0-9]{1,9}$/)),
-  z.pipe(
-    z.transform((s: string) => Number(s)),
-    z.number().check(z.gte(LIMIT_MIN), z.lte(LIMIT_MAX)),
-  ),
+  z.coerce.number<string>().check(z.gte(LIMIT_MIN), z.lte(LIMIT_MAX)),
 );
 
 /** A pet id as it arrives in a path or an argument: an int64 in decimal. */
 export const PetIdParam = z.pipe(
   z.string().check(z.regex(/^-?(0|[1-9][0-9]{0,18})$/)),
-  z.pipe(
-    z.transform((s: string) => BigInt(s)),
-    Int64,
-  ),
+  z.coerce.bigint<string>().check(z.gte(INT64_MIN), z.lte(INT64_MAX)),
 );
 
 export const ListQuery = z.strictObject({
