@@ -57,10 +57,9 @@ export function lineAndColumn(text: string, position: number): { line: number; c
 
 function describeChar(text: string, position: number): string {
   if (position >= text.length) return "end of input";
-  const ch = text[position]!;
-  const code = ch.charCodeAt(0);
+  const code = text.charCodeAt(position);
   if (code < 0x20) return `control character U+${code.toString(16).padStart(4, "0").toUpperCase()}`;
-  return `'${ch}'`;
+  return `'${text[position]}'`;
 }
 
 /**
