@@ -50,17 +50,19 @@ export function describeValue(value: unknown): string {
   return Array.isArray(value) ? "an array" : "an object";
 }
 
-function problemsFrom(
-  error: z.core.$ZodError,
+/** `input` against an object schema: its value, or a problem per field at fault. */
+function validateFields<Shape extends z.core.$ZodLooseShape>(
+  schema: z.ZodMiniObject<Shape>,
   input: Record<string, unknown>,
   /** Query parameters are always text: quoted, without "the string". */
   what: "field" | "query parameter",
-  allowed: readonly string[],
-): Problem[] {
+): Validated<z.output<typeof schema>> {
+  const result = schema.safeParse(input);
+  if (result.success) return { ok: true, value: result.data };
   const problems: Problem[] = [];
-  for (const issue of error.issues) {
+  for (const issue of result.error.issues) {
     if (issue.code === "unrecognized_keys") {
-      const problem = `unknown ${what}; allowed: ${allowed.join(", ")}`;
+      const problem = `unknown ${what}; allowed: ${Object.keys(schema.shape).join(", ")}`;
       problems.push(...issue.keys.map((field) => ({ field, problem })));
       continue;
     }
@@ -85,7 +87,7 @@ function problemsFrom(
     }
     problems.push({ field, problem });
   }
-  return problems;
+  return { ok: false, problems };
 }
 
 /** A request body against NewPet (`body`), or a pet of the fake's data file against StoredPet (`pet`). */
@@ -99,11 +101,7 @@ function validateObject<Shape extends z.core.$ZodLooseShape>(
     const problem = `must be a JSON object with ${required}; got ${describeValue(input)}`;
     return { ok: false, problems: [{ field, problem }] };
   }
-  const result = schema.safeParse(input);
-  if (result.success) return { ok: true, value: result.data };
-  const fields = Object.keys(schema.shape);
-  const problems = problemsFrom(result.error, input as Record<string, unknown>, "field", fields);
-  return { ok: false, problems };
+  return validateFields(schema, input as Record<string, unknown>, "field");
 }
 
 /** A request body (already parsed by `parseJson`) against NewPet. */
@@ -132,13 +130,10 @@ export function validateListQuery(params: Iterable<[string, string]>): Validated
       problems.push({ field: key, problem: "is given more than once" });
     }
   }
-  const result = ListQuery.safeParse(input);
-  if (!result.success) {
-    const allowed = Object.keys(ListQuery.shape);
-    problems.push(...problemsFrom(result.error, input, "query parameter", allowed));
-  }
-  if (problems.length > 0 || !result.success) return { ok: false, problems };
-  return { ok: true, value: result.data };
+  const result = validateFields(ListQuery, input, "query parameter");
+  if (problems.length === 0) return result;
+  if (!result.ok) problems.push(...result.problems);
+  return { ok: false, problems };
 }
 
 /** A pet id from a URL path or a command-line argument. */
