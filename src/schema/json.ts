@@ -153,8 +153,7 @@ class Parser {
       if (this.text[this.pos] !== '"') this.unexpected("a string key in double quotes");
       const keyPosition = this.pos;
       const key = this.parseString();
-      if (Object.hasOwn(result, key))
-        this.fail(`Duplicate key ${JSON.stringify(key)}`, keyPosition);
+      if (Object.hasOwn(result, key)) this.fail(`Duplicate key ${quoted(key)}`, keyPosition);
       this.skipWhitespace();
       if (this.text[this.pos] !== ":") this.unexpected("':' after the key");
       this.pos++;
