@@ -18,11 +18,7 @@ export const SUCCESSOR_PATH = "/v1/pets";
  * document shows them. A function, so that the CLI (which needs only SUNSET_DATE)
  * does not build them at start-up.
  */
-export function deprecationHeaderValues(sunsetMs = Date.parse(SUNSET_DATE)): {
-  Deprecation: string;
-  Sunset: string;
-  Link: string;
-} {
+export function deprecationHeaderValues(sunsetMs = Date.parse(SUNSET_DATE)) {
   return {
     Deprecation: `@${DEPRECATED_AT}`,
     Sunset: new Date(sunsetMs).toUTCString(),

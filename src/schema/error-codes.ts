@@ -1,7 +1,7 @@
 /**
- * Every `code` the fake puts in an Error body, with its HTTP status. One table, so a
- * code never changes status; docs/serve.md says when each is sent, and
- * test/readme/tables.test.ts checks that it lists these codes and statuses.
+ * Every `code` the fake puts in an Error body, with its HTTP status, so a code never
+ * changes status. When each is sent is said once, in docs/serve.md's table of error
+ * codes (test/readme/tables.test.ts checks that it lists these and no other).
  */
 export const ERROR_CODES = {
   bad_request: { status: 400 },

@@ -12,6 +12,7 @@
  * fits in a 1 MiB body) would hold the thread for a long time. 20 digits are
  * still read, so a value just past int64 gets the validator's range message.
  */
+import { stringify } from "lossless-json";
 import { ERROR_KIND, KindedError } from "./kinded-error.js";
 
 export class JsonSyntaxError extends KindedError {
@@ -33,12 +34,16 @@ export type JsonValue =
 
 const MAX_DEPTH = 256;
 /** Digits of the longest integer literal read (int64 needs 19; one more keeps range errors). */
-export const MAX_INTEGER_DIGITS = 20;
+const MAX_INTEGER_DIGITS = 20;
 
 /** `elementStarts`, when given, gets the offset where each element of a top-level array starts. */
 export function parseJson(text: string, elementStarts?: number[]): JsonValue {
   return new Parser(text, elementStarts).parseDocument();
 }
+
+/** At most 60 characters of a text, in double quotes: for messages that show what was sent. */
+export const quoted = (text: string) =>
+  text.length > 60 ? JSON.stringify(text.slice(0, 57)) + "..." : JSON.stringify(text);
 
 /** Line and column (both 1-based) of a character offset. */
 export function lineAndColumn(text: string, position: number): { line: number; column: number } {
@@ -52,31 +57,18 @@ export function lineAndColumn(text: string, position: number): { line: number; c
 
 function describeChar(text: string, position: number): string {
   if (position >= text.length) return "end of input";
-  const ch = text[position]!;
-  const code = ch.charCodeAt(0);
+  const code = text.charCodeAt(position);
   if (code < 0x20) return `control character U+${code.toString(16).padStart(4, "0").toUpperCase()}`;
-  return `'${ch}'`;
+  return `'${text[position]}'`;
 }
 
-/** The characters of a string that need no decoding (a control character must be escaped). */
+/**
+ * A string literal up to its closing quote: runs of characters JSON allows unescaped
+ * (a control character must be escaped), and valid escapes.
+ */
 // eslint-disable-next-line no-control-regex -- the control characters JSON refuses in a string
-const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
-const HEX4 = /^[0-9a-fA-F]{4}$/;
-const ESCAPES: Record<string, string> = {
-  '"': '"',
-  "\\": "\\",
-  "/": "/",
-  b: "\b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-};
-const LITERALS = [
-  ["true", true],
-  ["false", false],
-  ["null", null],
-] as const;
+const STRING = /"(?:[^"\\\u0000-\u001f]+|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*/y;
+const LITERAL = /true|false|null/y;
 /** A JSON number: its integer part, then the fraction and exponent that make it a double. */
 const NUMBER = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
 
@@ -107,8 +99,7 @@ class Parser {
   }
 
   private unexpected(expected: string, position = this.pos): never {
-    const what = position >= this.text.length ? "end of input" : describeChar(this.text, position);
-    this.fail(`Unexpected ${what}, expected ${expected}`, position);
+    this.fail(`Unexpected ${describeChar(this.text, position)}, expected ${expected}`, position);
   }
 
   private skipWhitespace(): void {
@@ -122,13 +113,11 @@ class Parser {
     if (c === "[") return this.parseArray();
     if (c === '"') return this.parseString();
     if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return this.parseNumber();
-    for (const [word, value] of LITERALS) {
-      if (this.text.startsWith(word, this.pos)) {
-        this.pos += word.length;
-        return value;
-      }
-    }
-    return this.unexpected("a JSON value");
+    LITERAL.lastIndex = this.pos;
+    const word = LITERAL.exec(this.text)?.[0];
+    if (word === undefined) return this.unexpected("a JSON value");
+    this.pos += word.length;
+    return word === "null" ? null : word === "true";
   }
 
   /** Past the opening bracket of a container; true when `close` follows at once (it is empty). */
@@ -164,8 +153,7 @@ class Parser {
       if (this.text[this.pos] !== '"') this.unexpected("a string key in double quotes");
       const keyPosition = this.pos;
       const key = this.parseString();
-      if (Object.hasOwn(result, key))
-        this.fail(`Duplicate key ${JSON.stringify(key)}`, keyPosition);
+      if (Object.hasOwn(result, key)) this.fail(`Duplicate key ${quoted(key)}`, keyPosition);
       this.skipWhitespace();
       if (this.text[this.pos] !== ":") this.unexpected("':' after the key");
       this.pos++;
@@ -190,33 +178,22 @@ class Parser {
   private parseString(): string {
     const { text } = this;
     const start = this.pos;
-    let pos = start + 1;
-    let out = "";
-    for (;;) {
-      PLAIN_RUN.lastIndex = pos;
-      PLAIN_RUN.test(text);
-      out += text.slice(pos, PLAIN_RUN.lastIndex);
-      pos = PLAIN_RUN.lastIndex;
-      const c = text[pos];
-      if (c === '"') break;
-      if (c === undefined || (c === "\\" && pos + 1 >= text.length)) {
-        this.fail("Unterminated string", start);
-      }
-      if (c !== "\\") this.fail(`Unexpected ${describeChar(text, pos)} in string`, pos);
-      const escape = text[pos + 1]!;
-      if (escape === "u") {
-        const hex = text.slice(pos + 2, pos + 6);
-        if (!HEX4.test(hex)) this.fail("Invalid \\u escape in string", pos);
-        out += String.fromCharCode(parseInt(hex, 16));
-        pos += 6;
-      } else {
-        if (ESCAPES[escape] === undefined) this.fail(`Invalid escape \\${escape} in string`, pos);
-        out += ESCAPES[escape];
-        pos += 2;
-      }
+    STRING.lastIndex = start;
+    STRING.test(text);
+    const end = STRING.lastIndex;
+    const c = text[end];
+    if (c === undefined || (c === "\\" && end + 1 >= text.length)) {
+      this.fail("Unterminated string", start);
     }
-    this.pos = pos + 1;
-    return out;
+    if (c === "\\") {
+      const escape = text[end + 1] === "u" ? "\\u escape" : `escape \\${text[end + 1]}`;
+      this.fail(`Invalid ${escape} in string`, end);
+    }
+    if (c !== '"') this.fail(`Unexpected ${describeChar(text, end)} in string`, end);
+    this.pos = end + 1;
+    const literal = text.slice(start, this.pos);
+    // The pattern has checked every escape; JSON.parse decodes them.
+    return literal.includes("\\") ? (JSON.parse(literal) as string) : literal.slice(1, -1);
   }
 
   private parseNumber(): number | bigint {
@@ -242,38 +219,16 @@ class Parser {
     if (fraction !== undefined || exponent !== undefined) return Number(literal);
     const digits = integerPart!.length;
     if (digits <= MAX_INTEGER_DIGITS) return BigInt(literal);
-    const key = this.memberKey;
-    const where =
-      key === undefined
-        ? "in an array"
-        : `for ${JSON.stringify(key.length > 60 ? key.slice(0, 57) + "..." : key)}`;
+    const where = this.memberKey === undefined ? "in an array" : `for ${quoted(this.memberKey)}`;
     const reason = `Integer of ${digits} digits ${where} is out of int64 range (at most ${MAX_INTEGER_DIGITS} digits are read)`;
     return this.fail(reason, start, true);
   }
 }
 
 /**
- * JSON text for values that may hold bigints (written as exact digits). Object
- * keys keep their insertion order; `undefined` members are left out.
+ * JSON text for values that may hold bigints (written as exact digits), indented
+ * as `JSON.stringify` indents.
  */
 export function stringifyJson(value: unknown, indent = 0): string {
-  return write(value, indent > 0 ? " ".repeat(indent) : "", "");
-}
-
-function write(value: unknown, unit: string, current: string): string {
-  if (typeof value === "bigint") return value.toString();
-  // Strings, booleans and numbers as JSON.stringify writes them; NaN, undefined and the like as null.
-  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
-  const inner = current + unit;
-  const parts = Array.isArray(value)
-    ? value.map((item) => write(item, unit, inner))
-    : Object.entries(value)
-        .filter(([, member]) => member !== undefined && typeof member !== "function")
-        .map(
-          ([key, member]) => `${JSON.stringify(key)}:${unit && " "}${write(member, unit, inner)}`,
-        );
-  const [open, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
-  if (parts.length === 0) return open + close;
-  if (!unit) return open + parts.join(",") + close;
-  return `${open}\n${inner}${parts.join(`,\n${inner}`)}\n${current}${close}`;
+  return stringify(value, undefined, indent) ?? "null";
 }

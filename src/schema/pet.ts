@@ -54,14 +54,10 @@ export const NewPet = z.strictObject({
 export type NewPet = z.output<typeof NewPet>;
 
 /** A pet of the fake's data file: its id as written (plain digits), or none yet. */
-export const StoredPet = z.strictObject({ ...NewPet.shape, id: z.optional(Int64) });
+export const StoredPet = z.strictObject({ id: z.optional(Int64), ...NewPet.shape });
 
-export const Pet = z.strictObject({
-  id: Int64,
-  name: PetName,
-  categoryId: Int64,
-  status: z.optional(PetStatus),
-});
+/** A pet as the service answers it: a NewPet with its id, its integers plain digits (bigint). */
+export const Pet = z.strictObject({ id: Int64, ...NewPet.shape, categoryId: Int64 });
 export type Pet = z.infer<typeof Pet>;
 
 export const HttpStatusCode = z.bigint().check(z.gte(100n), z.lte(599n));
@@ -76,26 +72,20 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 /** `limit` as it arrives in a query string or a flag: decimal digits, 1..100. */
 export const LimitParam = z.pipe(
   z.string().check(z.regex(/^[0-9]{1,9}$/)),
-  z.pipe(
-    z.transform((s: string) => Number(s)),
-    z.number().check(z.gte(LIMIT_MIN), z.lte(LIMIT_MAX)),
-  ),
+  z.coerce.number<string>().check(z.gte(LIMIT_MIN), z.lte(LIMIT_MAX)),
 );
 
 /** A pet id as it arrives in a path or an argument: an int64 in decimal. */
 export const PetIdParam = z.pipe(
   z.string().check(z.regex(/^-?(0|[1-9][0-9]{0,18})$/)),
-  z.pipe(
-    z.transform((s: string) => BigInt(s)),
-    Int64,
-  ),
+  z.coerce.bigint<string>().check(z.gte(INT64_MIN), z.lte(INT64_MAX)),
 );
 
 export const ListQuery = z.strictObject({
-  limit: z.optional(LimitParam),
+  limit: z._default(LimitParam, LIMIT_DEFAULT),
   status: z.optional(PetStatus),
 });
-export type ListQuery = { limit: number; status?: PetStatus };
+export type ListQuery = z.output<typeof ListQuery>;
 
 /**
  * Canonical JSON of one pet, fields in spec order; int64 values as exact digits. The

@@ -4,10 +4,10 @@
  * the wording comes from the rule of the field, so server and client say the same.
  */
 import type * as z from "zod/mini";
+import { quoted } from "./json.js";
 import {
   INT64_MAX,
   INT64_MIN,
-  LIMIT_DEFAULT,
   LIMIT_MAX,
   LIMIT_MIN,
   ListQuery,
@@ -17,7 +17,6 @@ import {
   StoredPet,
   PetIdParam,
   type ListQuery as ListQueryType,
-  type NewPet as NewPetType,
 } from "./pet.js";
 
 export interface Problem {
@@ -29,13 +28,11 @@ export interface Problem {
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
 
-const STATUS_RULE = `must be one of ${PET_STATUSES.join(", ")}`;
-
 const RULES: Record<string, string> = {
   name: `must be a non-blank string of at most ${NAME_MAX_LENGTH} characters`,
   categoryId: `must be an integer from ${INT64_MIN} to ${INT64_MAX} (a JSON number, not a string)`,
   id: `must be an integer from ${INT64_MIN} to ${INT64_MAX}`,
-  status: STATUS_RULE,
+  status: `must be one of ${PET_STATUSES.join(", ")}`,
   limit: `must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}`,
   petId: `must be an integer from ${INT64_MIN} to ${INT64_MAX}`,
 };
@@ -53,32 +50,19 @@ export function describeValue(value: unknown): string {
   return Array.isArray(value) ? "an array" : "an object";
 }
 
-/** At most 60 characters of it, in double quotes. */
-const quoted = (text: string) =>
-  text.length > 60 ? JSON.stringify(text.slice(0, 57)) + "..." : JSON.stringify(text);
-
-/** "an array", "a string", "null"...: what a JSON value is, for messages. */
-export function jsonKindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "object") return "an object";
-  if (typeof value === "string") return "a string";
-  if (typeof value === "bigint" || typeof value === "number") return "a number";
-  return `a ${typeof value}`;
-}
-
-function problemsFrom(
-  error: z.core.$ZodError,
+/** `input` against an object schema: its value, or a problem per field at fault. */
+function validateFields<Shape extends z.core.$ZodLooseShape>(
+  schema: z.ZodMiniObject<Shape>,
   input: Record<string, unknown>,
-  unknownLabel: string,
-  allowed: readonly string[],
-  /** Query parameters and arguments are always text: quoted, without "the string". */
-  text = false,
-): Problem[] {
+  /** Query parameters are always text: quoted, without "the string". */
+  what: "field" | "query parameter",
+): Validated<z.output<typeof schema>> {
+  const result = schema.safeParse(input);
+  if (result.success) return { ok: true, value: result.data };
   const problems: Problem[] = [];
-  for (const issue of error.issues) {
+  for (const issue of result.error.issues) {
     if (issue.code === "unrecognized_keys") {
-      const problem = `${unknownLabel}; allowed: ${allowed.join(", ")}`;
+      const problem = `unknown ${what}; allowed: ${Object.keys(schema.shape).join(", ")}`;
       problems.push(...issue.keys.map((field) => ({ field, problem })));
       continue;
     }
@@ -98,53 +82,40 @@ function problemsFrom(
       // Characters as JSON Schema's maxLength counts them: code points, not UTF-16 units.
       problem += `${[...given].length} characters`;
     } else {
-      problem += text && typeof given === "string" ? quoted(given) : describeValue(given);
+      problem +=
+        what !== "field" && typeof given === "string" ? quoted(given) : describeValue(given);
     }
     problems.push({ field, problem });
   }
-  return problems;
+  return { ok: false, problems };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** A request body against NewPet (`body`), or a pet of the fake's data file against StoredPet (`pet`). */
+function validateObject<Shape extends z.core.$ZodLooseShape>(
+  schema: z.ZodMiniObject<Shape>,
+  input: unknown,
+  field: string,
+  required: string,
+): Validated<z.output<typeof schema>> {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    const problem = `must be a JSON object with ${required}; got ${describeValue(input)}`;
+    return { ok: false, problems: [{ field, problem }] };
+  }
+  return validateFields(schema, input as Record<string, unknown>, "field");
 }
-
-const NEW_PET_FIELDS = ["name", "categoryId", "status"] as const;
 
 /** A request body (already parsed by `parseJson`) against NewPet. */
-export function validateNewPet(input: unknown): Validated<NewPetType> {
-  if (!isPlainObject(input)) {
-    const problem = `must be a JSON object with name and categoryId; got ${jsonKindOf(input)}`;
-    return { ok: false, problems: [{ field: "body", problem }] };
-  }
-  const result = NewPet.safeParse(input);
-  if (result.success) return { ok: true, value: result.data };
-  return {
-    ok: false,
-    problems: problemsFrom(result.error, input, "unknown field", NEW_PET_FIELDS),
-  };
+export function validateNewPet(input: unknown) {
+  return validateObject(NewPet, input, "body", "name and categoryId");
 }
-
-const STORED_PET_FIELDS = ["id", "name", "categoryId", "status"] as const;
 
 /**
  * A pet of the fake's data file (parsed by `parseJson`): a NewPet with its `id`, an
  * integer written as plain digits, or none (the fake gives it the next).
  */
-export function validateStoredPet(input: unknown): Validated<NewPetType & { id?: bigint }> {
-  if (!isPlainObject(input)) {
-    const problem = `must be a JSON object with id, name and categoryId; got ${describeValue(input)}`;
-    return { ok: false, problems: [{ field: "pet", problem }] };
-  }
-  const result = StoredPet.safeParse(input);
-  if (result.success) return { ok: true, value: result.data };
-  return {
-    ok: false,
-    problems: problemsFrom(result.error, input, "unknown field", STORED_PET_FIELDS),
-  };
+export function validateStoredPet(input: unknown) {
+  return validateObject(StoredPet, input, "pet", "id, name and categoryId");
 }
-
-const LIST_PARAMS = ["limit", "status"] as const;
 
 /**
  * Query parameters of `GET /pets` (or the flags that become them), as strings.
@@ -159,16 +130,10 @@ export function validateListQuery(params: Iterable<[string, string]>): Validated
       problems.push({ field: key, problem: "is given more than once" });
     }
   }
-  const result = ListQuery.safeParse(input);
-  if (!result.success) {
-    problems.push(
-      ...problemsFrom(result.error, input, "unknown query parameter", LIST_PARAMS, true),
-    );
-  }
-  if (problems.length > 0 || !result.success) return { ok: false, problems };
-  const value: ListQueryType = { limit: result.data.limit ?? LIMIT_DEFAULT };
-  if (result.data.status !== undefined) value.status = result.data.status;
-  return { ok: true, value };
+  const result = validateFields(ListQuery, input, "query parameter");
+  if (problems.length === 0) return result;
+  if (!result.ok) problems.push(...result.problems);
+  return { ok: false, problems };
 }
 
 /** A pet id from a URL path or a command-line argument. */

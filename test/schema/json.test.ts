@@ -43,6 +43,13 @@ describe("parseJson", () => {
     expect(() => parseJson(text)).toThrow(message);
   });
 
+  it("shows at most 60 characters of a duplicate key", () => {
+    const key = "k".repeat(1000);
+    expect(() => parseJson(`{"${key}":1,"${key}":2}`)).toThrow(
+      `Duplicate key "${"k".repeat(57)}"... at line 1, column 1007`,
+    );
+  });
+
   it("reads integer literals of up to 20 digits, so one past int64 is still a bigint", () => {
     expect(parseJson('{"a": 92233720368547758070, "b": -99999999999999999999}')).toEqual({
       a: 92233720368547758070n,

@@ -18,7 +18,7 @@
  */
 import { JsonSyntaxError, lineAndColumn, parseJson, type JsonValue } from "../../schema/json.js";
 import { INT64_MAX, INT64_MIN, NAME_MAX_LENGTH, PET_STATUSES } from "../../schema/pet.js";
-import { formatProblems, jsonKindOf, validateStoredPet } from "../../schema/validate.js";
+import { describeValue, formatProblems, validateStoredPet } from "../../schema/validate.js";
 import { sortPets, type StoredPet } from "./memory.js";
 import { StoreError } from "./types.js";
 
@@ -102,7 +102,7 @@ function slowRead(text: string, name: string): PetFile {
   if (!Array.isArray(document)) {
     throw new StoreError(
       "invalid",
-      `${name} must hold a JSON array of pets; it holds ${jsonKindOf(document)}.`,
+      `${name} must hold a JSON array of pets; it holds ${describeValue(document)}.`,
     );
   }
   const at = (index: number) =>
