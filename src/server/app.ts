@@ -28,7 +28,7 @@ import type { ApiKeySpec } from "./keys.js";
 import { createOpenApiRoute } from "./openapi-route.js";
 import { createPet, getPet, listPets, PageCache } from "./pet-routes.js";
 import { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
-import { errorReply, printable, type Reply } from "./reply.js";
+import { errorReply, methodNotAllowed, printable, type Reply } from "./reply.js";
 import { Responder } from "./responder.js";
 import { DEFAULT_JOURNAL_SIZE } from "./serve-defaults.js";
 import type { PetStore } from "./store/types.js";
@@ -118,11 +118,7 @@ function refusalOf(
   }
   const method = req.method;
   if (!(method === "GET" || method === "HEAD" || (method === "POST" && route === Route.Pets))) {
-    return errorReply(
-      "method_not_allowed",
-      `${printable(method ?? "")} is not allowed here; allowed: ${ALLOW[route]}`,
-      ["Allow", ALLOW[route]!],
-    );
+    return methodNotAllowed(method, ALLOW[route]!);
   }
   return undefined;
 }

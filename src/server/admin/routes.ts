@@ -19,7 +19,7 @@ import { FaultsAnswer, faultsAnswer, FaultSettings } from "../faults.js";
 import type { Account, Keyring } from "../auth.js";
 import { KeyFields, PLAN } from "../keys.js";
 import { FAKE_SERVER_DESCRIPTION, fakeOrigin } from "../openapi-route.js";
-import { errorReply, printable, type Reply } from "../reply.js";
+import { errorReply, methodNotAllowed, printable, type Reply } from "../reply.js";
 import { readJsonBody } from "../request-body.js";
 import type { Responder } from "../responder.js";
 import { StoreError, type PetStore } from "../store/types.js";
@@ -541,8 +541,7 @@ export function createAdminRoutes(fake: Fake, access: AdminAccess, responder: Re
       const allowed = Object.keys(methods)
         .flatMap((method) => (method === "GET" ? ["GET", "HEAD"] : [method]))
         .join(", ");
-      const message = `${printable(req.method ?? "")} is not allowed here; allowed: ${allowed}`;
-      return answer(res, errorReply("method_not_allowed", message, ["Allow", allowed]));
+      return answer(res, methodNotAllowed(req.method, allowed));
     }
     void (async () => {
       const request = await requestOf(route, req, path, query);

@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import Negotiator from "negotiator";
 import { fakeOrigin } from "../openapi-route.js";
 import { parseJson } from "../../schema/json.js";
-import { errorReply, printable, type Reply } from "../reply.js";
+import { errorReply, methodNotAllowed, printable, type Reply } from "../reply.js";
 import { createAssetStore, type AssetReader } from "./assets.js";
 import { isLocalRequest } from "./local-request.js";
 import { HOME_PREFIX, indexJson, PAGE_CSP, pageHtml, PETS_SHOWN, type PageView } from "./page.js";
@@ -175,12 +175,7 @@ export function createHomeRoute(options: HomeOptions): HomeRoute {
     const query = url.includes("?") ? url.slice(url.indexOf("?") + 1) : "";
     const exchange: Exchange = { req, res, limitHeaders };
     if (req.method !== "GET" && req.method !== "HEAD") {
-      const reply = errorReply(
-        "method_not_allowed",
-        `${printable(req.method ?? "")} is not allowed here; allowed: GET, HEAD`,
-        ["Allow", "GET, HEAD"],
-      );
-      return sendReply(exchange, reply);
+      return sendReply(exchange, methodNotAllowed(req.method, "GET, HEAD"));
     }
     if (path === "/") return home(exchange, query);
     if (path === `${HOME_PREFIX}openapi.json`)
