@@ -505,9 +505,8 @@ async function requestOf(
   if (!read.ok && read.reply === undefined) return undefined;
   let given: unknown;
   if (read.ok) given = plainJson(read.value);
-  else if ((JSON.parse(String(read.reply.body)) as { code: string }).code !== "empty_body") {
-    return read.reply;
-  } else if (!route.body.safeParse(undefined).success) {
+  else if (!read.empty) return read.reply;
+  else if (!route.body.safeParse(undefined).success) {
     return invalid(["the body is empty; send a JSON object"]);
   }
   const checked = check(route.body, given);
