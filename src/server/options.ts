@@ -19,8 +19,7 @@ import { defaultMaxConnections, MAX_CONNECTIONS_LIMIT } from "./connection-cap.j
 import { normalizeOrigins } from "./cors.js";
 import { FaultOption } from "./faults.js";
 import { KeyList } from "./keys.js";
-import { DEFAULT_BAN_POLICY } from "./rate-limit.js";
-import { DEFAULT_JOURNAL_SIZE, MAX_JOURNAL_SIZE } from "./serve-defaults.js";
+import { DEFAULT_BAN_POLICY, DEFAULT_JOURNAL_SIZE, MAX_JOURNAL_SIZE } from "./serve-defaults.js";
 import type { PetStore } from "./store/types.js";
 import { TlsOption } from "./tls/server-tls.js";
 

@@ -26,8 +26,6 @@ export interface BanPolicy {
   banMs: number;
 }
 
-export const DEFAULT_BAN_POLICY: BanPolicy = { banAfter: 10, banMs: 10 * MINUTE_MS };
-
 /** Counters of one key, or of one client address for requests without a valid key. */
 export class RateBucket {
   minuteWindow = -1;
