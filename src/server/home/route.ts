@@ -43,18 +43,6 @@ export interface HomeOptions {
   readAsset?: AssetReader;
 }
 
-/**
- * Answers the request and returns its status, or undefined when the path is not
- * the home page's. `limitHeaders`: the X-RateLimit headers of the client's key or
- * address, which every answer of the fake carries (here without using quota).
- */
-export type HomeRoute = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  path: string,
-  limitHeaders?: readonly string[],
-) => number | undefined;
-
 /** One request being answered. */
 interface Exchange {
   req: IncomingMessage;
@@ -93,7 +81,12 @@ function parsed<T>(reply: Reply, parse: (text: string) => unknown = JSON.parse):
   return reply.status === 200 ? body : body.message;
 }
 
-export function createHomeRoute(options: HomeOptions): HomeRoute {
+/**
+ * Its route answers the request and returns its status, or undefined when the path
+ * is not the home page's. `limitHeaders`: the X-RateLimit headers of the client's
+ * key or address, which every answer of the fake carries (here without using quota).
+ */
+export function createHomeRoute(options: HomeOptions) {
   const assets = createAssetStore(options.readAsset);
   const mayReadPets = options.mayReadPets ?? isLocalRequest;
 
@@ -169,7 +162,12 @@ export function createHomeRoute(options: HomeOptions): HomeRoute {
     return send(exchange, 200, [...page, ...headers], html);
   }
 
-  return (req, res, path, limitHeaders = []) => {
+  return (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    limitHeaders: readonly string[] = [],
+  ): number | undefined => {
     if (!isHomePath(path)) return undefined;
     const url = req.url ?? "";
     const query = url.includes("?") ? url.slice(url.indexOf("?") + 1) : "";
