@@ -26,7 +26,7 @@ import { createHomeRoute, isHomePath } from "./home/route.js";
 import { Keyring, unauthorizedReply, UNKNOWN_KEY, type Identity } from "./auth.js";
 import { createOpenApiRoute } from "./openapi-route.js";
 import { createPet, getPet, listPets, PageCache } from "./pet-routes.js";
-import { errorReply, methodNotAllowed, printable, type Reply } from "./reply.js";
+import { errorReply, methodNotAllowed, NO_CONTENT, printable, type Reply } from "./reply.js";
 import { Responder } from "./responder.js";
 import type { ServerOptions } from "./options.js";
 import type { PetStore } from "./store/types.js";
@@ -77,8 +77,6 @@ function routeOf(path: string): Route {
   }
   return path === "/v1/openapi.json" ? Route.OpenApi : Route.None;
 }
-
-const NO_CONTENT: Reply = { status: 204, body: "" };
 
 /**
  * The refusals between the rate limit and the operation, in their order: what

@@ -11,6 +11,8 @@ export interface Reply {
   closeConnection?: boolean;
 }
 
+export const NO_CONTENT: Reply = { status: 204, body: "" };
+
 export function errorReply(code: ErrorCode, message: string, headers?: readonly string[]): Reply {
   return { status: ERROR_CODES[code].status, body: errorJson(code, message), headers };
 }

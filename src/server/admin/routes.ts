@@ -19,7 +19,7 @@ import { FaultsAnswer, faultsAnswer, FaultSettings } from "../faults.js";
 import type { Account, Keyring } from "../auth.js";
 import { KeyFields, PLAN } from "../keys.js";
 import { FAKE_SERVER_DESCRIPTION, fakeOrigin } from "../openapi-route.js";
-import { errorReply, methodNotAllowed, printable, type Reply } from "../reply.js";
+import { errorReply, methodNotAllowed, NO_CONTENT, printable, type Reply } from "../reply.js";
 import { readJsonBody } from "../request-body.js";
 import type { Responder } from "../responder.js";
 import { StoreError, type PetStore } from "../store/types.js";
@@ -87,7 +87,6 @@ const json = (status: number, value: unknown): AdminReply => ({
   body: JSON.stringify(value),
   value,
 });
-const NO_CONTENT: AdminReply = { status: 204, body: "" };
 const invalid = (problems: readonly string[]) =>
   errorReply("invalid_admin_request", problems.join("; "));
 
