@@ -4,12 +4,8 @@
  */
 export * from "./schema/index.js";
 export { startServer } from "./server/server.js";
-export type {
-  RequestFilter,
-  RunningServer,
-  ServerTimeouts,
-  StartServerOptions,
-} from "./server/server.js";
+export type { RequestFilter, RunningServer } from "./server/server.js";
+export type { ServerTimeouts, StartServerOptions } from "./server/options.js";
 export type { RecordedRequest } from "./server/admin/request-journal.js";
 export type { KeyEntry } from "./server/admin/routes.js";
 export type { NextRule } from "./server/admin/next.js";

@@ -9,6 +9,7 @@ import type { Factory } from "./factory.js";
 import { addHelpSections, type HelpSection } from "./help-layout.js";
 import {
   ADMIN_TOKEN_VARIABLE,
+  DEFAULT_BAN_POLICY,
   DEFAULT_FILE,
   DEFAULT_HOST,
   DEFAULT_JOURNAL_SIZE,
@@ -100,8 +101,12 @@ export function serveCommand(program: Command, factory: Factory): void {
         "before the request is processed) or reset-after (processed, then closed unanswered)",
     )
     .option("--fault-seed <n>", "make the sequence of faults repeatable")
-    .option("--ban-after <n>", "429s a client may earn in one limited period before a ban", "10")
-    .option("--ban-seconds <n>", "length of a ban", "600")
+    .option(
+      "--ban-after <n>",
+      "429s a client may earn in one limited period before a ban",
+      String(DEFAULT_BAN_POLICY.banAfter),
+    )
+    .option("--ban-seconds <n>", "length of a ban", String(DEFAULT_BAN_POLICY.banMs / 1000))
     .option(
       "--max-connections <n>",
       "open connections allowed, idle ones closed first (default: 1000, fewer under a low ulimit -n)",

@@ -15,45 +15,35 @@ import type { Duplex } from "node:stream";
 import { deprecationHeaderValues, SUCCESSOR_PATH, SUNSET_DATE } from "../schema/deprecation.js";
 import type { AccessLog } from "./access-log.js";
 import { adminAccess, refusal } from "./admin/access.js";
-import { FakeClock, isoTime, type Clock } from "./admin/clock.js";
+import { FakeClock, isoTime } from "./admin/clock.js";
 import { preferredAnswer, ScriptedAnswers, type ScriptedAnswer } from "./admin/next.js";
 import { JournalEntry, RequestJournal } from "./admin/request-journal.js";
 import { createAdminRoutes, health, isAdminPath, keyEntry, type Fake } from "./admin/routes.js";
 import { createCors } from "./cors.js";
 import { VerdictBook, type Observed } from "./verdict.js";
-import { faultInjector, type FaultSettings } from "./faults.js";
+import { faultInjector } from "./faults.js";
 import { createHomeRoute, isHomePath } from "./home/route.js";
 import { Keyring, unauthorizedReply, UNKNOWN_KEY, type Identity } from "./auth.js";
-import type { ApiKeySpec } from "./keys.js";
 import { createOpenApiRoute } from "./openapi-route.js";
 import { createPet, getPet, listPets, PageCache } from "./pet-routes.js";
-import { DEFAULT_BAN_POLICY, type BanPolicy } from "./rate-limit.js";
-import { errorReply, printable, type Reply } from "./reply.js";
+import { errorReply, methodNotAllowed, NO_CONTENT, printable, type Reply } from "./reply.js";
 import { Responder } from "./responder.js";
-import { DEFAULT_JOURNAL_SIZE } from "./serve-defaults.js";
+import type { ServerOptions } from "./options.js";
 import type { PetStore } from "./store/types.js";
 
-export interface AppOptions {
-  keys: readonly ApiKeySpec[];
-  clock?: Clock;
+/** The server's options the app uses, as the options schema fills them in. */
+export type AppOptions = Pick<
+  ServerOptions,
+  "keys" | "clock" | "faults" | "ban" | "cors" | "journalSize" | "preferCode" | "sunset"
+> & {
   /** Access log; none when undefined. */
   log?: AccessLog;
-  faults?: FaultSettings;
-  ban?: BanPolicy;
-  /** CORS: true (the default) for any origin, a list of normalized origins, or false for off. */
-  cors?: boolean | readonly string[];
-  /** Requests kept in the request journal; 0 turns it off. Default 1,000. */
-  journalSize?: number;
   /**
    * Where the server listens and its admin token: the control plane is open on a
    * loopback address, off elsewhere without a token. Default: off.
    */
   admin?: { host: string; token?: string };
-  /** Honour Prism's `Prefer: code=S` header: a scripted answer of status S. */
-  preferCode?: boolean;
-  /** When GET /v1/pets/{petId} is removed (410 from then on): "now" is the clock at start. Default: 5 Dec 2030. */
-  sunset?: Date | number | string;
-}
+};
 
 export type App = ReturnType<typeof createApp>;
 
@@ -88,8 +78,6 @@ function routeOf(path: string): Route {
   return path === "/v1/openapi.json" ? Route.OpenApi : Route.None;
 }
 
-const NO_CONTENT: Reply = { status: 204, body: "" };
-
 /**
  * The refusals between the rate limit and the operation, in their order: what
  * node:http would answer 400 or 417 with no body, authentication, 404, 405.
@@ -118,11 +106,7 @@ function refusalOf(
   }
   const method = req.method;
   if (!(method === "GET" || method === "HEAD" || (method === "POST" && route === Route.Pets))) {
-    return errorReply(
-      "method_not_allowed",
-      `${printable(method ?? "")} is not allowed here; allowed: ${ALLOW[route]}`,
-      ["Allow", ALLOW[route]!],
-    );
+    return methodNotAllowed(method, ALLOW[route]!);
   }
   return undefined;
 }
@@ -141,10 +125,10 @@ function clientErrorReply(code: string | undefined): Reply {
 export function createApp(store: PetStore, options: AppOptions) {
   const clock = new FakeClock(options.clock);
   const log = options.log;
-  const keyring = new Keyring(options.keys, options.ban ?? DEFAULT_BAN_POLICY);
-  const cors = createCors(options.cors ?? true);
+  const keyring = new Keyring(options.keys, options.ban);
+  const cors = createCors(options.cors);
   const verdict = new VerdictBook();
-  const journal = new RequestJournal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
+  const journal = new RequestJournal(options.journalSize);
   const responder = new Responder(clock, log);
   const pages = new PageCache(store);
   const sunsetMs =

@@ -21,16 +21,6 @@ const SERIALIZED_ORIGIN = /^(?:null|[a-z][a-z0-9+.-]*:\/\/(?:(?![/?#@,])[!-~])+)
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const VARY_ORIGIN: readonly string[] = ["Vary", "Origin"];
 
-export interface Cors {
-  /** Headers for an answer to a request with this Origin, as a flat list (empty when off). */
-  headers(origin: string | undefined): readonly string[];
-  /**
-   * The headers of the 204 answering a preflight, or undefined when the request is
-   * not one (no Origin or no Access-Control-Request-Method) or CORS is off.
-   */
-  preflight(request: IncomingHttpHeaders): string[] | undefined;
-}
-
 const ORIGIN_RULE =
   "is not an origin: scheme://host[:port], the scheme http or https, no user name or password, " +
   "no path, query or fragment; e.g. http://localhost:5173";
@@ -62,8 +52,13 @@ export function normalizeOrigins(list: readonly string[]): true | string[] | str
   return [...origins];
 }
 
-/** `setting`: normalized (normalizeOrigins). */
-export function createCors(setting: boolean | readonly string[]): Cors {
+/**
+ * `setting`: normalized (normalizeOrigins). `headers`: those of an answer to a
+ * request with this Origin, as a flat list (none when off). `preflight`: the
+ * headers of the 204 answering a preflight, or undefined when the request is not
+ * one (no Origin or no Access-Control-Request-Method) or CORS is off.
+ */
+export function createCors(setting: boolean | readonly string[]) {
   if (setting === false) return { headers: () => [], preflight: () => undefined };
   const only = setting === true ? undefined : new Set(setting);
   const allows = (origin: string) =>
@@ -76,11 +71,11 @@ export function createCors(setting: boolean | readonly string[]): Cors {
   ];
 
   return {
-    headers(origin) {
+    headers(origin: string | undefined): readonly string[] {
       if (origin === undefined || !allows(origin)) return VARY_ORIGIN;
       return [...grant(origin), "Access-Control-Expose-Headers", EXPOSED_HEADERS, ...VARY_ORIGIN];
     },
-    preflight(request) {
+    preflight(request: IncomingHttpHeaders): string[] | undefined {
       const origin = request.origin;
       if (origin === undefined || request["access-control-request-method"] === undefined) {
         return undefined;

@@ -15,13 +15,12 @@ import * as z from "zod/mini";
 import { integer, strict } from "./check.js";
 import { seededRandom } from "./seeded-random.js";
 
-const FAIL_MODES = ["503", "reset", "reset-after"] as const;
 /**
  * `503`: answer 503 with Retry-After. `reset`: destroy the connection before the
  * request is processed. `reset-after`: process it (a POST really creates the pet),
  * then destroy the connection without answering: the client cannot know the outcome.
  */
-export type FailMode = (typeof FAIL_MODES)[number];
+const FAIL_MODES = ["503", "reset", "reset-after"] as const;
 export const MAX_LATENCY_MS = 600_000;
 export const MAX_FAULT_SEED = 0xffffffff;
 
@@ -136,17 +135,11 @@ export const FaultOption = z.pipe(
 );
 export type FaultOptions = z.input<typeof FaultOption>;
 
-/** What happens to a faultable request: a delay, then maybe a failure. */
-export interface FaultPlan {
-  delayMs: number;
-  failure: FailMode | undefined;
-}
-
 /**
- * The plan of each next faultable request (one draw each, in a fixed order), or
- * undefined when no setting would ever change a request.
+ * The plan of each next faultable request, a delay then maybe a failure (one draw
+ * each, in a fixed order), or undefined when no setting would ever change a request.
  */
-export function faultInjector(settings: FaultSettings): (() => FaultPlan) | undefined {
+export function faultInjector(settings: FaultSettings) {
   const { latencyMs, failRate, failMode, seed } = faultsAnswer(settings);
   const random = seededRandom(seed ?? randomInt(0, 2 ** 32));
   const minMs = latencyMs.min;

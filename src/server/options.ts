@@ -19,8 +19,12 @@ import { defaultMaxConnections, MAX_CONNECTIONS_LIMIT } from "./connection-cap.j
 import { normalizeOrigins } from "./cors.js";
 import { FaultOption } from "./faults.js";
 import { KeyList } from "./keys.js";
-import { DEFAULT_BAN_POLICY } from "./rate-limit.js";
-import { DEFAULT_JOURNAL_SIZE, MAX_JOURNAL_SIZE } from "./serve-defaults.js";
+import {
+  DEFAULT_BAN_POLICY,
+  DEFAULT_HOST,
+  DEFAULT_JOURNAL_SIZE,
+  MAX_JOURNAL_SIZE,
+} from "./serve-defaults.js";
 import type { PetStore } from "./store/types.js";
 import { TlsOption } from "./tls/server-tls.js";
 
@@ -103,7 +107,7 @@ export const START_OPTIONS = strict(
     pets: z.optional(Pets),
     /** Default 0: a free port. */
     port: z._default(integer(0, 65535), 0),
-    host: z._default(text("must be an address (a non-empty string)"), "127.0.0.1"),
+    host: z._default(text("must be an address (a non-empty string)"), DEFAULT_HOST),
     /** Key specs (`key[:plan[:perMinute/perDay]]`) or `{key, plan?, limits?}`; default: one generated free key. */
     keys: z.prefault(KeyList, []),
     /** The fake's time: makes day windows testable in milliseconds. */

@@ -11,6 +11,8 @@ export interface Reply {
   closeConnection?: boolean;
 }
 
+export const NO_CONTENT: Reply = { status: 204, body: "" };
+
 export function errorReply(code: ErrorCode, message: string, headers?: readonly string[]): Reply {
   return { status: ERROR_CODES[code].status, body: errorJson(code, message), headers };
 }
@@ -19,4 +21,10 @@ export function errorReply(code: ErrorCode, message: string, headers?: readonly 
 export function printable(text: string): string {
   const shown = text.length > 100 ? text.slice(0, 100) + "..." : text;
   return JSON.stringify(shown);
+}
+
+/** The 405 of a method that is not one of `allowed` ("GET, HEAD"), which its Allow header names. */
+export function methodNotAllowed(method: string | undefined, allowed: string): Reply {
+  const message = `${printable(method ?? "")} is not allowed here; allowed: ${allowed}`;
+  return errorReply("method_not_allowed", message, ["Allow", allowed]);
 }

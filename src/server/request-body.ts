@@ -11,7 +11,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 export type BodyResult =
   | { ok: true; value: JsonValue }
-  | { ok: false; reply: Reply }
+  /** `empty`: the body was empty (the reply says `empty_body`). */
+  | { ok: false; reply: Reply; empty?: true }
   /** The client went away before the body was complete: nothing to answer. */
   | { ok: false; reply: undefined };
 
@@ -85,10 +86,8 @@ function interpret(bytes: Buffer, typed: boolean): BodyResult {
     return { ok: false, reply: errorReply("invalid_json", "the body is not valid UTF-8") };
   }
   if (text.trim() === "") {
-    return {
-      ok: false,
-      reply: errorReply("empty_body", "the body is empty; send a NewPet as JSON"),
-    };
+    const reply = errorReply("empty_body", "the body is empty; send a NewPet as JSON");
+    return { ok: false, reply, empty: true };
   }
   if (!typed) {
     return { ok: false, reply: errorReply("unsupported_media_type", UNSUPPORTED_MEDIA_TYPE) };

@@ -11,3 +11,5 @@ export const KEYS_VARIABLE = "PETSTORE_SERVE_KEYS";
 export const ADMIN_TOKEN_VARIABLE = "PETSTORE_SERVE_ADMIN_TOKEN";
 export const DEFAULT_JOURNAL_SIZE = 1000;
 export const MAX_JOURNAL_SIZE = 100_000;
+/** 429s tolerated in one limited period, then a ban of ten minutes (--ban-after, --ban-seconds). */
+export const DEFAULT_BAN_POLICY = { banAfter: 10, banMs: 600_000 };

@@ -10,13 +10,7 @@ import { isLoopback } from "./admin/access.js";
 import { describeIssue } from "./check.js";
 import { readGivenFile, ServerConfigError } from "./config-error.js";
 import { MAX_FAULT_SEED, MAX_LATENCY_MS } from "./faults.js";
-import {
-  generateKey,
-  parseKeysFile,
-  parseKeySpec,
-  parseKeysList,
-  type ApiKeySpec,
-} from "./keys.js";
+import { parseKeysFile, parseKeySpec, parseKeysList, type ApiKeySpec } from "./keys.js";
 import { MAX_BAN_SECONDS, START_OPTIONS } from "./options.js";
 import { ADMIN_TOKEN_VARIABLE, KEYS_VARIABLE } from "./serve-defaults.js";
 import { planTls, type TlsFlags } from "./tls/tls-flags.js";
@@ -113,7 +107,6 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv) {
     throw new ServerConfigError("--fail-mode needs --fail-rate (the share of requests that fail)");
   }
   const keys = resolveKeys(flags, env);
-  const generatedKey = keys.length === 0 ? generateKey() : undefined;
   const { tls, trustFile } = planTls(flags);
   // --admin-token, else the environment variable (which `ps` does not show).
   const [adminToken, tokenFrom] =
@@ -121,7 +114,7 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv) {
       ? [flags.adminToken, "--admin-token"]
       : [env[ADMIN_TOKEN_VARIABLE] || undefined, ADMIN_TOKEN_VARIABLE];
   const options: Record<string, unknown> = {
-    keys: generatedKey === undefined ? keys : [generatedKey],
+    keys,
     quiet: flags.quiet === true,
     preferCode: flags.preferCode === true,
     tls,
@@ -135,7 +128,11 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv) {
     else options[first!] = { ...(options[first!] as object), [second]: read(text) };
   }
   const parsed = START_OPTIONS.safeParse(options);
-  if (parsed.success) return { options: parsed.data, generatedKey, trustFile };
+  if (parsed.success) {
+    // No key given: the options made one up (KeyList), and the person must be told it.
+    const generatedKey = keys.length === 0 ? parsed.data.keys[0] : undefined;
+    return { options: parsed.data, generatedKey, trustFile };
+  }
   const issue = parsed.error.issues[0]!;
   const flag = Object.entries(VALUE_FLAGS).find(([, [path]]) =>
     path.every((key, i) => issue.path[i] === key),

@@ -37,7 +37,6 @@ import {
   type TlsSetup,
 } from "./tls/server-tls.js";
 
-export type { ServerTimeouts, StartServerOptions } from "./options.js";
 export type RunningServer = Awaited<ReturnType<typeof startServer>>;
 
 /** Filters of `requests()`, as the query of `GET /__admin/requests`. */

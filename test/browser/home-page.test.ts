@@ -16,6 +16,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, type App } from "../../src/server/app.js";
+import { appOptions } from "../server/app-options.js";
 import { parseKeySpec } from "../../src/server/keys.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
 import { demoPets } from "../../src/server/demo-pets.js";
@@ -50,7 +51,7 @@ beforeAll(async () => {
   const store = createMemoryStore(PETS);
   const keys = [parseKeySpec(`${KEY}:pro`), ...SHORT_KEYS.map((key) => parseKeySpec(key))];
   // On loopback, as `petstore serve` runs it: the control plane (and the keys in full) open.
-  app = createApp(store, { keys, admin: { host: "127.0.0.1" } });
+  app = createApp(store, appOptions({ keys, admin: { host: "127.0.0.1" } }));
   server = await listen(app);
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   browser = await launchChromium();
@@ -231,10 +232,13 @@ describe("the home page of a fake with an --admin-token", () => {
 
   beforeAll(async () => {
     const keys = [parseKeySpec(`${KEY}:pro`)];
-    guarded = createApp(createMemoryStore(PETS), {
-      keys,
-      admin: { host: "127.0.0.1", token: TOKEN },
-    });
+    guarded = createApp(
+      createMemoryStore(PETS),
+      appOptions({
+        keys,
+        admin: { host: "127.0.0.1", token: TOKEN },
+      }),
+    );
     guardedServer = await listen(guarded);
     const address = guardedServer.address() as AddressInfo;
     tokenPage = await browser.newPage();

@@ -6,7 +6,8 @@
 import { lstat, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type StartServerOptions } from "../../src/server/server.js";
+import type { StartServerOptions } from "../../src/server/options.js";
+import { startServer } from "../../src/server/server.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
 import { parseJson } from "../../src/schema/json.js";
 import { ensureBuilt, runCli } from "./cli.js";

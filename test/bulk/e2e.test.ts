@@ -1,7 +1,8 @@
 import { appendFile, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type StartServerOptions } from "../../src/server/server.js";
+import type { StartServerOptions } from "../../src/server/options.js";
+import { startServer } from "../../src/server/server.js";
 import { ensureBuilt, runCli, spawnCli } from "./cli.js";
 import {
   allPets,

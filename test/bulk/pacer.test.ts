@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Pacer, realTimers, type Completion, type Timers } from "../../src/bulk/pacer.js";
-import { RateBucket, takeRequest, type BanPolicy } from "../../src/server/rate-limit.js";
+import { RateBucket, takeRequest, type BanPolicy } from "../../src/server/auth.js";
 
 const MARGIN = 250;
 const MINUTE = 60_000;

@@ -7,11 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type RequestListener } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  startServer,
-  type RunningServer,
-  type StartServerOptions,
-} from "../../src/server/server.js";
+import type { StartServerOptions } from "../../src/server/options.js";
+import { startServer, type RunningServer } from "../../src/server/server.js";
 import { serve, type Served } from "../dist/run.js";
 import { HANG_MS } from "../limits.js";
 import { CLI } from "./cli.js";

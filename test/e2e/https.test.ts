@@ -13,6 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EXIT } from "../../src/errors.js";
 import { parseJson } from "../../src/schema/json.js";
 import { createApp, type App } from "../../src/server/app.js";
+import { appOptions } from "../server/app-options.js";
 import { parseKeySpec } from "../../src/server/keys.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
 import { demoPets } from "../../src/server/demo-pets.js";
@@ -40,9 +41,12 @@ let seen: Seen[] = [];
 let connections = 0;
 
 beforeAll(async () => {
-  app = createApp(createMemoryStore(demoPets(SEEDED_PETS)), {
-    keys: [parseKeySpec(`${PRO_KEY}:pro`)],
-  });
+  app = createApp(
+    createMemoryStore(demoPets(SEEDED_PETS)),
+    appOptions({
+      keys: [parseKeySpec(`${PRO_KEY}:pro`)],
+    }),
+  );
   server = createServer(
     { key: readFileSync(join(TLS_DIR, "localhost.key")), cert: readFileSync(CERT_FILE) },
     (req, res) => {

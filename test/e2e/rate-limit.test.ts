@@ -8,6 +8,7 @@
 import { createServer, request, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/server/app.js";
+import { appOptions } from "../server/app-options.js";
 import { parseKeySpec } from "../../src/server/keys.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
 import { runCli, tempDir } from "./harness.js";
@@ -30,10 +31,13 @@ const arrivals: Arrival[] = [];
 const serviceNow = () => Date.now() + offset;
 
 beforeAll(async () => {
-  const app = createApp(createMemoryStore([]), {
-    keys: [parseKeySpec(`${FREE_KEY}:free`)],
-    clock: { now: serviceNow },
-  });
+  const app = createApp(
+    createMemoryStore([]),
+    appOptions({
+      keys: [parseKeySpec(`${FREE_KEY}:free`)],
+      clock: { now: serviceNow },
+    }),
+  );
   server = createServer((req, res) => {
     const at = serviceNow();
     res.on("finish", () => arrivals.push({ at, status: res.statusCode }));

@@ -1,11 +1,8 @@
 /** A small HTTP client for the server tests: node:http, so every byte is under control. */
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { parseJson, type JsonValue } from "../../src/schema/json.js";
-import {
-  startServer,
-  type StartServerOptions,
-  type RunningServer,
-} from "../../src/server/server.js";
+import type { StartServerOptions } from "../../src/server/options.js";
+import { startServer, type RunningServer } from "../../src/server/server.js";
 
 export interface Answer {
   status: number;

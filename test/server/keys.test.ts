@@ -8,7 +8,7 @@ import {
   parseKeysFile,
   parseKeysList,
 } from "../../src/server/keys.js";
-import { DEFAULT_BAN_POLICY } from "../../src/server/rate-limit.js";
+import { DEFAULT_BAN_POLICY } from "../../src/server/serve-defaults.js";
 
 describe("key specs", () => {
   it.each([

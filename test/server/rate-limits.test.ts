@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { PLAN_LIMITS } from "../../src/server/keys.js";
-import { DEFAULT_BAN_POLICY, RateBucket, takeRequest } from "../../src/server/rate-limit.js";
+import { RateBucket, takeRequest } from "../../src/server/auth.js";
+import { DEFAULT_BAN_POLICY } from "../../src/server/serve-defaults.js";
 import { call, manualClock, startTestServer, type Answer } from "./http.js";
 
 /** 12:00:01 UTC: a minute window ends 59 s later, the day window 12 h later. */

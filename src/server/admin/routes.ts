@@ -19,7 +19,7 @@ import { FaultsAnswer, faultsAnswer, FaultSettings } from "../faults.js";
 import type { Account, Keyring } from "../auth.js";
 import { KeyFields, PLAN } from "../keys.js";
 import { FAKE_SERVER_DESCRIPTION, fakeOrigin } from "../openapi-route.js";
-import { errorReply, printable, type Reply } from "../reply.js";
+import { errorReply, methodNotAllowed, NO_CONTENT, printable, type Reply } from "../reply.js";
 import { readJsonBody } from "../request-body.js";
 import type { Responder } from "../responder.js";
 import { StoreError, type PetStore } from "../store/types.js";
@@ -87,7 +87,6 @@ const json = (status: number, value: unknown): AdminReply => ({
   body: JSON.stringify(value),
   value,
 });
-const NO_CONTENT: AdminReply = { status: 204, body: "" };
 const invalid = (problems: readonly string[]) =>
   errorReply("invalid_admin_request", problems.join("; "));
 
@@ -505,9 +504,8 @@ async function requestOf(
   if (!read.ok && read.reply === undefined) return undefined;
   let given: unknown;
   if (read.ok) given = plainJson(read.value);
-  else if ((JSON.parse(String(read.reply.body)) as { code: string }).code !== "empty_body") {
-    return read.reply;
-  } else if (!route.body.safeParse(undefined).success) {
+  else if (!read.empty) return read.reply;
+  else if (!route.body.safeParse(undefined).success) {
     return invalid(["the body is empty; send a JSON object"]);
   }
   const checked = check(route.body, given);
@@ -541,8 +539,7 @@ export function createAdminRoutes(fake: Fake, access: AdminAccess, responder: Re
       const allowed = Object.keys(methods)
         .flatMap((method) => (method === "GET" ? ["GET", "HEAD"] : [method]))
         .join(", ");
-      const message = `${printable(req.method ?? "")} is not allowed here; allowed: ${allowed}`;
-      return answer(res, errorReply("method_not_allowed", message, ["Allow", allowed]));
+      return answer(res, methodNotAllowed(req.method, allowed));
     }
     void (async () => {
       const request = await requestOf(route, req, path, query);

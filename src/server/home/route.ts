@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import Negotiator from "negotiator";
 import { fakeOrigin } from "../openapi-route.js";
 import { parseJson } from "../../schema/json.js";
-import { errorReply, printable, type Reply } from "../reply.js";
+import { errorReply, methodNotAllowed, printable, type Reply } from "../reply.js";
 import { createAssetStore, type AssetReader } from "./assets.js";
 import { isLocalRequest } from "./local-request.js";
 import { HOME_PREFIX, indexJson, PAGE_CSP, pageHtml, PETS_SHOWN, type PageView } from "./page.js";
@@ -42,18 +42,6 @@ export interface HomeOptions {
   /** Where the page's files come from; default: dist/home/ or the binary's assets. */
   readAsset?: AssetReader;
 }
-
-/**
- * Answers the request and returns its status, or undefined when the path is not
- * the home page's. `limitHeaders`: the X-RateLimit headers of the client's key or
- * address, which every answer of the fake carries (here without using quota).
- */
-export type HomeRoute = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  path: string,
-  limitHeaders?: readonly string[],
-) => number | undefined;
 
 /** One request being answered. */
 interface Exchange {
@@ -93,7 +81,12 @@ function parsed<T>(reply: Reply, parse: (text: string) => unknown = JSON.parse):
   return reply.status === 200 ? body : body.message;
 }
 
-export function createHomeRoute(options: HomeOptions): HomeRoute {
+/**
+ * Its route answers the request and returns its status, or undefined when the path
+ * is not the home page's. `limitHeaders`: the X-RateLimit headers of the client's
+ * key or address, which every answer of the fake carries (here without using quota).
+ */
+export function createHomeRoute(options: HomeOptions) {
   const assets = createAssetStore(options.readAsset);
   const mayReadPets = options.mayReadPets ?? isLocalRequest;
 
@@ -169,18 +162,18 @@ export function createHomeRoute(options: HomeOptions): HomeRoute {
     return send(exchange, 200, [...page, ...headers], html);
   }
 
-  return (req, res, path, limitHeaders = []) => {
+  return (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    limitHeaders: readonly string[] = [],
+  ): number | undefined => {
     if (!isHomePath(path)) return undefined;
     const url = req.url ?? "";
     const query = url.includes("?") ? url.slice(url.indexOf("?") + 1) : "";
     const exchange: Exchange = { req, res, limitHeaders };
     if (req.method !== "GET" && req.method !== "HEAD") {
-      const reply = errorReply(
-        "method_not_allowed",
-        `${printable(req.method ?? "")} is not allowed here; allowed: GET, HEAD`,
-        ["Allow", "GET, HEAD"],
-      );
-      return sendReply(exchange, reply);
+      return sendReply(exchange, methodNotAllowed(req.method, "GET, HEAD"));
     }
     if (path === "/") return home(exchange, query);
     if (path === `${HOME_PREFIX}openapi.json`)

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { isLoopback } from "../../../src/server/admin/access.js";
 import { createApp } from "../../../src/server/app.js";
+import { appOptions } from "../app-options.js";
 import { parseKeySpec } from "../../../src/server/keys.js";
 import { planServe, type ServeFlags } from "../../../src/server/serve-options.js";
 import { createMemoryStore } from "../../../src/server/store/memory.js";
@@ -23,10 +24,13 @@ afterEach(async () => {
 
 /** The app as `serve --host <host>` makes it, listening on 127.0.0.1 only. */
 async function appFor(host: string, token?: string): Promise<string> {
-  const app = createApp(createMemoryStore(), {
-    keys: [parseKeySpec(KEY)],
-    admin: { host, token },
-  });
+  const app = createApp(
+    createMemoryStore(),
+    appOptions({
+      keys: [parseKeySpec(KEY)],
+      admin: { host, token },
+    }),
+  );
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   cleanups.push(() => new Promise((resolve) => server.close(resolve)));
