@@ -30,12 +30,7 @@ import { createMemoryStore } from "./store/memory.js";
 import { demoPets } from "./demo-pets.js";
 import type { PetStore } from "./store/types.js";
 import { removeCreated } from "./tls/local-ca.js";
-import {
-  checkTlsOption,
-  noteHandshakeFailures,
-  setUpTls,
-  type TlsSetup,
-} from "./tls/server-tls.js";
+import { noteHandshakeFailures, setUpTls, type TlsSetup } from "./tls/server-tls.js";
 
 export type RunningServer = Awaited<ReturnType<typeof startServer>>;
 
@@ -71,7 +66,6 @@ const filterText = (filter: unknown) =>
 export async function startServer(startOptions: StartServerOptions = {}) {
   const options = parse(START_OPTIONS, startOptions, "startServer");
   const { host, timeouts } = options;
-  const tlsOption = checkTlsOption(options.tls);
   /** The data file the local CA is kept next to. */
   const caNextTo = options.store === undefined ? options.file : undefined;
   const log = new AccessLog(options.log ?? process.stderr, options.quiet !== true);
@@ -91,8 +85,8 @@ export async function startServer(startOptions: StartServerOptions = {}) {
   let capStats: ReturnType<typeof capConnections>;
   try {
     // After the store: its lock keeps two serves of one file from writing one CA.
-    if (tlsOption !== undefined) {
-      tls = await setUpTls(tlsOption, {
+    if (options.tls !== undefined && options.tls !== false) {
+      tls = await setUpTls(options.tls, {
         file: caNextTo,
         host,
         now: new Date(),

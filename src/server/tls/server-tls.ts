@@ -12,13 +12,15 @@ import { ServerConfigError } from "../config-error.js";
 import { caSignedCertificate } from "./local-ca.js";
 
 const PEM = z.union([z.string(), z.instanceof(Buffer)]);
-const RULE = "must be true or { cert, key } (PEM text)";
-/** false (as undefined) is plain http. */
-export const TlsOption = z.union([z.boolean(), strict({ cert: PEM, key: PEM }, RULE)], {
-  error: RULE,
-});
-export type TlsOption = z.infer<typeof TlsOption>;
 type Pem = z.infer<typeof PEM>;
+const RULE = "must be true or { cert, key } (PEM text)";
+/** Node's checks of a given pair (checkPair) run here, before anything is opened. */
+const Given = strict({ cert: PEM, key: PEM }, RULE).check(
+  z.refine((pair) => checkPair(pair.cert, pair.key, { cert: "tls.cert", key: "tls.key" })),
+);
+/** false (as undefined) is plain http. */
+export const TlsOption = z.union([z.boolean(), Given], { error: RULE });
+export type TlsOption = z.infer<typeof TlsOption>;
 
 export interface TlsSetup {
   cert: Pem;
@@ -67,30 +69,23 @@ export function checkPair(
   return certificate;
 }
 
-/** Checks a given pair before anything is opened; undefined is plain http. */
-export function checkTlsOption(option: TlsOption | undefined) {
-  if (typeof option !== "object") return option || undefined;
-  const labels = { cert: "tls.cert", key: "tls.key" };
-  return { given: option, certificate: checkPair(option.cert, option.key, labels) };
-}
-
 /**
  * What the https server is started with. `note` gets a line for a given
  * certificate that is not valid now (clients will refuse it), and for a CA made anew.
  */
 export async function setUpTls(
-  option: NonNullable<ReturnType<typeof checkTlsOption>>,
+  option: Exclude<TlsOption, false>,
   context: { file?: string; host: string; now: Date; note: (line: string) => void },
 ): Promise<TlsSetup> {
   const { now, note } = context;
   if (option === true) return caSignedCertificate(context.file, context.host, now, note);
-  const { validFrom, validTo } = option.certificate;
+  const { validFrom, validTo } = new X509Certificate(option.cert);
   if (now < new Date(validFrom) || now > new Date(validTo)) {
     note(
       `the TLS certificate is valid from ${validFrom} to ${validTo}: clients will refuse it now`,
     );
   }
-  return option.given;
+  return option;
 }
 
 const HANDSHAKE_NOTE_EVERY_MS = 10_000;
