@@ -53,6 +53,9 @@ export function serverNames(host: string): string[] {
   return wildcard || names.includes(name) ? names : [...names, name];
 }
 
+/** A start of serve: its data file, the address it listens on, the time, and where notes go. */
+export type TlsContext = { file?: string; host: string; now: Date; note: (line: string) => void };
+
 /** Where the CA's certificate and key are kept. */
 type CaFiles = { cert: string; key: string };
 
@@ -110,18 +113,13 @@ export async function removeCreated(files: readonly string[]): Promise<void> {
 }
 
 /**
- * A server certificate for `host`, signed by the CA kept next to `dataFile` (in
+ * A server certificate for `host`, signed by the CA kept next to `file` (in
  * memory without one). The CA is written, when it is new, only once the server
  * certificate is made. `note` is told why a CA was made, and what could not be
  * checked about who may read its key.
  */
-export async function caSignedCertificate(
-  dataFile: string | undefined,
-  host: string,
-  now: Date,
-  note: (line: string) => void,
-) {
-  const base = dataFile === undefined ? undefined : path.resolve(dataFile);
+export async function caSignedCertificate({ file, host, now, note }: TlsContext) {
+  const base = file === undefined ? undefined : path.resolve(file);
   const files =
     base === undefined ? undefined : { cert: `${base}.ca.pem`, key: `${base}.ca-key.pem` };
   const kept = files === undefined ? "no data file" : await keptCa(files, now);

@@ -9,7 +9,7 @@ import { createSecureContext, type TLSSocket } from "node:tls";
 import * as z from "zod/mini";
 import { strict } from "../check.js";
 import { ServerConfigError } from "../config-error.js";
-import { caSignedCertificate } from "./local-ca.js";
+import { caSignedCertificate, type TlsContext } from "./local-ca.js";
 
 const PEM = z.union([z.string(), z.instanceof(Buffer)]);
 type Pem = z.infer<typeof PEM>;
@@ -75,10 +75,10 @@ export function checkPair(
  */
 export async function setUpTls(
   option: Exclude<TlsOption, false>,
-  context: { file?: string; host: string; now: Date; note: (line: string) => void },
+  context: TlsContext,
 ): Promise<TlsSetup> {
+  if (option === true) return caSignedCertificate(context);
   const { now, note } = context;
-  if (option === true) return caSignedCertificate(context.file, context.host, now, note);
   const { validFrom, validTo } = new X509Certificate(option.cert);
   if (now < new Date(validFrom) || now > new Date(validTo)) {
     note(
