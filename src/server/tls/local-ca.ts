@@ -56,14 +56,12 @@ export function serverNames(host: string): string[] {
 /** A start of serve: its data file, the address it listens on, the time, and where notes go. */
 export type TlsContext = { file?: string; host: string; now: Date; note: (line: string) => void };
 
-/** Where the CA's certificate and key are kept. */
-type CaFiles = { cert: string; key: string };
-
 /**
- * The CA kept at `files` when it can be used as it is, else why a new one is
- * needed. Refuses (without changing anything) files serve must not replace.
+ * The CA kept at `files` (certificate and key) when it can be used as it is,
+ * else why a new one is needed. Refuses (without changing anything) files serve
+ * must not replace.
  */
-async function keptCa(files: CaFiles, now: Date): Promise<PemPair | string> {
+function keptCa(files: { cert: string; key: string }, now: Date): PemPair | string {
   const cert = readCompanion(files.cert);
   const key = readCompanion(files.key);
   if (cert === undefined) return key === undefined ? "there was none" : `${files.cert} was missing`;
@@ -92,21 +90,6 @@ async function keptCa(files: CaFiles, now: Date): Promise<PemPair | string> {
   return { cert: cert.text, key: key.text };
 }
 
-/** Writes a new CA to `files`; resolves to the files that did not exist before. */
-async function saveCa(files: CaFiles, ca: PemPair): Promise<string[]> {
-  const created = [files.key, files.cert].filter((file) => lstatIfThere(file) === undefined);
-  try {
-    // The key first: a crash between the two leaves the old certificate with the new
-    // key, a pair that does not match, which the next start replaces.
-    await writeFileAtomic(files.key, [ca.key], { mode: 0o600 });
-    await writeFileAtomic(files.cert, [ca.cert], { mode: 0o644 });
-  } catch (error) {
-    await removeCreated(created);
-    throw error;
-  }
-  return created;
-}
-
 /** Removes the CA files a start wrote anew, once it failed: it leaves nothing behind. */
 export async function removeCreated(files: readonly string[]): Promise<void> {
   for (const file of files) await unlink(file).catch(() => {});
@@ -115,14 +98,15 @@ export async function removeCreated(files: readonly string[]): Promise<void> {
 /**
  * A server certificate for `host`, signed by the CA kept next to `file` (in
  * memory without one). The CA is written, when it is new, only once the server
- * certificate is made. `note` is told why a CA was made, and what could not be
- * checked about who may read its key.
+ * certificate is made; the files that did not exist before are removed if the
+ * write fails, and given back (`created`) for a start that fails later. `note` is
+ * told why a CA was made, and what could not be checked about who may read its key.
  */
 export async function caSignedCertificate({ file, host, now, note }: TlsContext) {
   const base = file === undefined ? undefined : path.resolve(file);
   const files =
     base === undefined ? undefined : { cert: `${base}.ca.pem`, key: `${base}.ca-key.pem` };
-  const kept = files === undefined ? "no data file" : await keptCa(files, now);
+  const kept = files === undefined ? "no data file" : keptCa(files, now);
   const { makeCa, makeServerCertificate } = await import("./make-certificates.js");
   const caUntil = later(now, CA_DAYS);
   const ca = typeof kept === "string" ? await makeCa(CA_NAME, now, caUntil) : kept;
@@ -132,7 +116,16 @@ export async function caSignedCertificate({ file, host, now, note }: TlsContext)
   const keyNote = unknownReaders(files.key, process.env);
   if (keyNote !== undefined) note(keyNote);
   if (typeof kept !== "string") return { ...pair, ca: ca.cert, caFile: files.cert };
-  const created = await saveCa(files, ca);
+  const created = [files.key, files.cert].filter((name) => lstatIfThere(name) === undefined);
+  try {
+    // The key first: a crash between the two leaves the old certificate with the new
+    // key, a pair that does not match, which the next start replaces.
+    await writeFileAtomic(files.key, [ca.key], { mode: 0o600 });
+    await writeFileAtomic(files.cert, [ca.cert], { mode: 0o644 });
+  } catch (error) {
+    await removeCreated(created);
+    throw error;
+  }
   note(
     `made a new local CA, ${files.cert}, valid until ${day(caUntil)} ` +
       `(${kept}); clients trust it with NODE_EXTRA_CA_CERTS=${files.cert}`,
