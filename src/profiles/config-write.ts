@@ -20,11 +20,22 @@ import {
   notADirectory,
 } from "./config-safety.js";
 
-/** For the state file (state-file.ts), which the hot bundle reads but only this file writes. */
-export { writeFileAtomic };
-
 const CONFIG_DIR_MODE = 0o700;
 const CONFIG_FILE_MODE = 0o600;
+
+/**
+ * Replaces a file of the config directory (the config, and the state file, which
+ * the hot bundle reads but only this file writes), private to this user. Each
+ * write has a temporary file of its own: the state file is written without a
+ * lock, and what an earlier run left at `<file>.tmp` (a link, anything) is then
+ * neither followed nor in the way.
+ */
+export async function writePrivateFile(path: string, text: string): Promise<void> {
+  await writeFileAtomic(path, [text], {
+    mode: CONFIG_FILE_MODE,
+    temporary: `${path}.${crypto.randomUUID()}.tmp`,
+  });
+}
 
 /**
  * File systems that are views of the kernel (statfs magic numbers, Linux): a
@@ -133,7 +144,7 @@ export async function writeConfig(
     update.config = change(current.config) ?? current.config;
     try {
       const text = `${JSON.stringify(update.config, null, "\t")}\n`;
-      await writeFileAtomic(path, [text], { mode: CONFIG_FILE_MODE });
+      await writePrivateFile(path, text);
     } catch (error) {
       throw writeFailure("write the config file", path, error);
     }

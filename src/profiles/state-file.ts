@@ -75,13 +75,9 @@ export async function rememberShown(
   }
   try {
     // Loaded only here: the directory is checked (and created, 0700) as for the config file itself.
-    const { ensureConfigDir, writeFileAtomic } = await import("./config-write.js");
+    const { ensureConfigDir, writePrivateFile } = await import("./config-write.js");
     ensureConfigDir(configDir(env));
-    // No lock is held: each write has its own temporary file, so overlapping ones never mix.
-    await writeFileAtomic(path, [`${JSON.stringify({ notices }, null, "\t")}\n`], {
-      mode: 0o600,
-      temporary: `${path}.${crypto.randomUUID()}.tmp`,
-    });
+    await writePrivateFile(path, `${JSON.stringify({ notices }, null, "\t")}\n`);
     return undefined;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code ?? (error as Error).message;

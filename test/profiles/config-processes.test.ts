@@ -7,10 +7,12 @@ import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -115,6 +117,26 @@ describe("files that are not a config file", () => {
       expect(run.stderr).toContain(`${file} is not a directory`);
       expect(readFileSync(file, "utf8")).toBe("my notes\n");
     }
+  });
+});
+
+describe("what an earlier writer left", () => {
+  it("writes the config past a symlink left at config.json.tmp, never through it", async () => {
+    const configDir = join(dir, "config");
+    const target = join(dir, "elsewhere");
+    mkdirSync(configDir, { mode: 0o700 });
+    symlinkSync(target, join(configDir, "config.json.tmp"));
+    const run = await spawnCli(["auth", "login", "--no-verify", "--with-token"], {
+      env: { ...NO_PETSTORE_ENV, PETSTORE_CONFIG_DIR: configDir },
+      stdin: `${KEY}\n`,
+      timeoutMs: 10_000,
+    });
+    expect(run.stderr).not.toContain("serve");
+    expect(run.code).toBe(0);
+    const stored = JSON.parse(readFileSync(join(configDir, "config.json"), "utf8"));
+    expect(stored.profiles.default.apiKey).toBe(KEY);
+    expect(existsSync(target)).toBe(false);
+    expect(readdirSync(configDir).sort()).toEqual(["config.json", "config.json.tmp"]);
   });
 });
 
