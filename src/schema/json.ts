@@ -63,11 +63,14 @@ function describeChar(text: string, position: number): string {
 }
 
 /**
- * A string literal up to its closing quote: runs of characters JSON allows unescaped
- * (a control character must be escaped), and valid escapes.
+ * A string literal is read as runs of characters JSON allows unescaped (a control
+ * character must be escaped) between valid escapes, one pattern at a time: one
+ * pattern for the whole literal keeps a backtracking frame per run, and overflowed
+ * the stack at 10 million escapes.
  */
 // eslint-disable-next-line no-control-regex -- the control characters JSON refuses in a string
-const STRING = /"(?:[^"\\\u0000-\u001f]+|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*/y;
+const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
+const ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/y;
 const LITERAL = /true|false|null/y;
 /** A JSON number: its integer part, then the fraction and exponent that make it a double. */
 const NUMBER = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
@@ -178,9 +181,15 @@ class Parser {
   private parseString(): string {
     const { text } = this;
     const start = this.pos;
-    STRING.lastIndex = start;
-    STRING.test(text);
-    const end = STRING.lastIndex;
+    let end = start + 1;
+    for (;;) {
+      PLAIN_RUN.lastIndex = end;
+      PLAIN_RUN.test(text);
+      ESCAPE.lastIndex = PLAIN_RUN.lastIndex;
+      if (!ESCAPE.test(text)) break;
+      end = ESCAPE.lastIndex;
+    }
+    end = PLAIN_RUN.lastIndex;
     const c = text[end];
     if (c === undefined || (c === "\\" && end + 1 >= text.length)) {
       this.fail("Unterminated string", start);

@@ -173,6 +173,18 @@ describe("parseJson", () => {
   });
 });
 
+describe("parseJson at sizes past a pattern's stack", () => {
+  // 10 million escapes alternating with plain text: one backtracking frame each
+  // overflowed a single pattern for the whole literal (a hand-edited data file has no size limit).
+  it("reads a string of 10 million escapes, and still names a bad escape at its end", () => {
+    const inner = "a\\n".repeat(10_000_000);
+    const value = parseJson(`["${inner}"]`) as string[];
+    expect(value[0]).toHaveLength(20_000_000);
+    expect(value[0]!.endsWith("a\n")).toBe(true);
+    expect(() => parseJson(`["${inner}\\x"]`)).toThrow(/Invalid escape \\x in string/);
+  });
+});
+
 describe("stringifyJson", () => {
   it("writes bigints as exact digits", () => {
     expect(stringifyJson({ id: 9223372036854775807n, ok: true, n: null })).toBe(
