@@ -10,7 +10,12 @@ export function request(method, url, { headers = {}, body, timeoutMs = 10_000 } 
         const chunks = [];
         res.on("data", (chunk) => chunks.push(chunk));
         res.on("end", () =>
-          resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }),
+          resolve({
+            status: res.statusCode,
+            headers: res.headers,
+            rawHeaders: res.rawHeaders,
+            body: Buffer.concat(chunks),
+          }),
         );
         res.on("error", reject);
       },

@@ -1,6 +1,6 @@
 /**
  * Read throughput of `petstore serve` against the ceiling: a bare node:http server answering
- * the very bytes serve answers. Rounds alternate which server goes first, so drift on this
+ * the very bytes serve answers, its headers and body. Rounds alternate which server goes first, so drift on this
  * noisy machine falls on both; the figures are medians over the rounds. A third load on the same
  * serve sends `Origin`, as browser code does, so the answers carry the CORS headers.
  */
@@ -39,13 +39,12 @@ const ENDPOINTS = [
   },
 ];
 
-async function startCeiling(tmp, listBody, petBody) {
-  const listFile = join(tmp, "ceiling-list.json");
-  const petFile = join(tmp, "ceiling-pet.json");
-  await writeFile(listFile, listBody);
-  await writeFile(petFile, petBody);
+async function startCeiling(tmp, answers) {
+  const file = join(tmp, "ceiling-answers.json");
+  const encoded = (answer) => ({ ...answer, body: answer.body.toString("base64") });
+  await writeFile(file, JSON.stringify({ list: encoded(answers.list), pet: encoded(answers.pet) }));
   const script = new URL("../fixtures/ceiling-server.mjs", import.meta.url).pathname;
-  const started = await startProcess(process.execPath, [script, listFile, petFile], {
+  const started = await startProcess(process.execPath, [script, file], {
     readyPattern: /http:\/\/127\.0\.0\.1:\d+\/v1/,
     timeoutMs: 10_000,
   });
@@ -58,9 +57,31 @@ async function startCeiling(tmp, listBody, petBody) {
   };
 }
 
-/** The bodies serve answers, so the ceiling sends the same bytes; generated when serve is absent. */
-async function bodiesFrom(server) {
-  if (!server) return { listBody: listPageJson("available", 20), petBody: petJson(1) };
+/** Headers node:http writes itself on every answer, the ceiling's too. */
+const OWN_HEADERS = new Set(["date", "connection", "keep-alive"]);
+
+/** An answer's headers as a flat [name, value, ...] list, without node:http's own. */
+function headersOf(answer) {
+  const flat = [];
+  for (let i = 0; i < answer.rawHeaders.length; i += 2) {
+    const name = answer.rawHeaders[i];
+    if (!OWN_HEADERS.has(name.toLowerCase())) flat.push(name, answer.rawHeaders[i + 1]);
+  }
+  return flat;
+}
+
+/**
+ * The answers serve gives, headers and body, so the ceiling sends the same bytes; generated
+ * (with the content headers only) when serve is absent.
+ */
+async function answersFrom(server) {
+  if (!server) {
+    const plain = (body) => ({
+      headers: ["Content-Type", "application/json", "Content-Length", String(body.length)],
+      body: Buffer.from(body),
+    });
+    return { list: plain(listPageJson("available", 20)), pet: plain(petJson(1)) };
+  }
   const list = await request("GET", `${server.baseUrl}${LIST_QUERY}`, { headers: authHeaders() });
   const pet = await request("GET", `${server.baseUrl}/pets/1`, { headers: authHeaders() });
   if (list.status !== 200 || pet.status !== 200) {
@@ -72,7 +93,10 @@ async function bodiesFrom(server) {
       `the list page is not an array of 20 pets: ${list.body.toString("utf8").slice(0, 80)}`,
     );
   }
-  return { listBody: list.body, petBody: pet.body };
+  return {
+    list: { headers: headersOf(list), body: list.body },
+    pet: { headers: headersOf(pet), body: pet.body },
+  };
 }
 
 /** Whether serve grants `BROWSER_ORIGIN` (an older serve has no CORS): the reason when not. */
@@ -116,8 +140,7 @@ export async function run(ctx) {
     : undefined;
   let ceiling;
   try {
-    const { listBody, petBody } = await bodiesFrom(server);
-    ceiling = await startCeiling(tmp, listBody, petBody);
+    ceiling = await startCeiling(tmp, await answersFrom(server));
     const corsNotOn = server && (await corsRefusal(server));
     const withCors =
       server && !corsNotOn ? { ...server, headers: { origin: BROWSER_ORIGIN } } : undefined;
