@@ -1,0 +1,246 @@
+/**
+ * The OpenAPI 3.1 document of the control plane (`/__admin/*`), made as the
+ * service's is (document.ts): `npm run openapi` writes it to `admin-openapi.json`,
+ * which the fake serves as it is with its own origin as the server
+ * (src/server/admin/routes.ts), and test/server/admin/admin-openapi.test.ts fails
+ * while that file is not what this makes, and checks every live answer against it.
+ * Its paths are the route table's, each operation with its id and the body schema
+ * the route checks; what only the document says is here: each operation's
+ * summary, the schemas of its answers (plain objects, so a client does not break
+ * on a field added later) and its errors. A schema named with `named` is a
+ * component of that name. Nothing here runs in petstore itself.
+ */
+import { STATUS_CODES } from "node:http";
+import * as z from "zod/mini";
+import { count, described, named, ADMIN_SCHEMAS } from "../../src/server/admin/bodies.js";
+import { LATEST_CLOCK_MS, isoTime } from "../../src/server/admin/clock.js";
+import { MAX_RULES, NextRules, RuleState } from "../../src/server/admin/next.js";
+import {
+  FILTER_PARAMETERS,
+  PAGE_BYTES,
+  RequestsAnswer,
+} from "../../src/server/admin/request-journal.js";
+import { ADMIN_ROUTES } from "../../src/server/admin/routes.js";
+import { FaultsAnswer } from "../../src/server/faults.js";
+import { PLAN } from "../../src/server/keys.js";
+import { GRACE_MS, MAX_ITEMS, VerdictAnswer } from "../../src/server/verdict.js";
+
+/** What the document says of an operation besides its id and body. */
+interface Documented {
+  summary: string;
+  parameters?: readonly Record<string, unknown>[];
+  /** The schema of each answer that is not an error (null: no body). */
+  answers: Record<number, z.ZodMiniType | null>;
+  /** The errors it answers besides those every route answers, and every route with a body. */
+  errors?: Record<number, string>;
+}
+
+const ErrorAnswer = named(
+  "Error",
+  z.object({
+    code: z.string(),
+    message: z.string(),
+    status: z.int().check(z.gte(400), z.lte(599)),
+  }),
+);
+
+const ClockAnswer = named(
+  "Clock",
+  z.object({ now: z.iso.datetime(), nowMs: count(), offsetSeconds: z.number().check(z.gte(0)) }),
+);
+
+const Faults = named("Faults", FaultsAnswer);
+
+/** A key as `GET /__admin/keys` shows it: redacted, with where its binding window stands. */
+const KeyEntryAnswer = named(
+  "KeyEntry",
+  z.object({
+    key: described(z.string(), "Redacted, as `petstore auth status` shows keys."),
+    plan: PLAN,
+    limit: described(count(), "Of the window that binds first; 2147483647 when unlimited."),
+    remaining: count(),
+    reset: described(count(), "Unix seconds."),
+    perMinute: described(z.nullable(z.int().check(z.gte(1))), "null: unlimited."),
+    perDay: z.nullable(z.int().check(z.gte(1))),
+  }),
+);
+
+const LATEST_CLOCK = isoTime(LATEST_CLOCK_MS);
+
+const OPERATIONS: Record<string, Documented> = {
+  health: {
+    summary: "Readiness: the number of pets and the uptime.",
+    answers: {
+      200: z.object({ status: z.literal("ok"), pets: count(), uptimeSeconds: count() }),
+    },
+  },
+  reset: {
+    summary:
+      "The store back to what it held at start-up (durably); rate limits, bans, the journal " +
+      "the scripted answers and the verdict cleared.",
+    answers: { 200: z.object({ status: z.literal("reset"), pets: count() }) },
+    errors: {
+      500: "internal_error: the store could not be reset; unchanged",
+      507: "insufficient_storage: the disk refused the write; unchanged",
+    },
+  },
+  listRequests: {
+    summary:
+      "The request journal, oldest first, a page at a time: each answer holds about " +
+      `${PAGE_BYTES / 1024 / 1024} MiB of JSON at most; nextAfter says where the next one starts.`,
+    parameters: FILTER_PARAMETERS,
+    answers: { 200: RequestsAnswer },
+    errors: { 400: "invalid_admin_request" },
+  },
+  clearRequests: { summary: "Empties the journal (ids continue).", answers: { 204: null } },
+  listNext: {
+    summary: "The scripted answers, in the order they were added, with how often each was used.",
+    answers: { 200: NextRules },
+  },
+  addNext: {
+    summary:
+      "Adds a scripted answer: the next `times` requests that match (after authentication, " +
+      "the rate limit, 404 and 405) get it instead of the faults. A scripted 429 counts " +
+      `toward a ban as a real one does. ${MAX_RULES} rules at most (a spent one makes room).`,
+    answers: { 201: RuleState },
+    errors: {
+      400: `invalid_admin_request (names the field); also ${MAX_RULES} rules with uses left`,
+    },
+  },
+  clearNext: { summary: "Removes every scripted answer.", answers: { 204: null } },
+  verdict: {
+    summary:
+      "The verdict on the app under test since the start or the last reset: the contract's " +
+      "rules it broke (violations: early-retry, with a grace of " +
+      `${GRACE_MS} ms; request-while-banned; no-backoff; duplicate-after-unknown-outcome; ` +
+      "removed-endpoint) and warnings (deprecated-endpoint, repeated-create, unauthenticated). " +
+      `${MAX_ITEMS} items of each list are kept at most.`,
+    answers: { 200: VerdictAnswer },
+  },
+  getClock: { summary: "The fake's time.", answers: { 200: ClockAnswer } },
+  advanceClock: {
+    summary:
+      "Moves the fake's clock forward: rate-limit windows, bans, Date and X-RateLimit-Reset " +
+      `follow. Up to ${LATEST_CLOCK} in all, so that every date the fake sends keeps a ` +
+      "four-digit year.",
+    answers: { 200: ClockAnswer },
+    errors: {
+      400:
+        "invalid_admin_request (names the field), invalid_json or empty_body; also a step " +
+        `that would take the clock past ${LATEST_CLOCK} (the message says how many seconds are left)`,
+    },
+  },
+  getFaults: { summary: "Latency, fail rate and fail mode.", answers: { 200: Faults } },
+  setFaults: {
+    summary: "Replaces the fault settings (as --latency, --fail-rate, --fail-mode, --fault-seed).",
+    answers: { 200: Faults },
+  },
+  listKeys: {
+    summary: "The keys (redacted) with their plans and remaining quota.",
+    answers: { 200: named("Keys", z.object({ keys: z.array(KeyEntryAnswer) })) },
+  },
+  addKey: {
+    summary: "Adds a key, or gives a known key this plan (its counters kept).",
+    answers: { 201: KeyEntryAnswer, 200: KeyEntryAnswer },
+  },
+  removeKey: {
+    summary: "Removes a key.",
+    parameters: [
+      {
+        name: "key",
+        in: "path",
+        required: true,
+        description: "The key itself, percent-encoded",
+        schema: { type: "string" },
+      },
+    ],
+    answers: { 204: null },
+    errors: { 404: "admin_key_not_found, or not_found when the control plane is off" },
+  },
+  adminOpenApi: {
+    summary: "This document.",
+    answers: { 200: z.looseObject({ openapi: z.literal("3.1.0") }) },
+  },
+};
+
+const EVERY_ROUTE_ERRORS = {
+  401: "admin_unauthorized: the fake has an --admin-token and it was not sent",
+  403: "admin_forbidden: a page of another origin, or a Host that is not loopback",
+  404: "not_found: the control plane is off (not on loopback, no --admin-token)",
+  405: "method_not_allowed",
+};
+const BODY_ERRORS = {
+  400: "invalid_admin_request (names the field), invalid_json or empty_body",
+  413: "payload_too_large: over 1 MiB",
+  415: "unsupported_media_type: not application/json",
+};
+const JSON_SCHEMA = { target: "draft-2020-12", io: "input" } as const;
+
+/** A JSON body of `schema`: a reference to its component when it is named, else inline. */
+function content(schema: z.ZodMiniType) {
+  const id = ADMIN_SCHEMAS.get(schema)?.id;
+  const { $schema: _, ...inline } = z.toJSONSchema(schema, JSON_SCHEMA);
+  return {
+    "application/json": {
+      schema: id === undefined ? inline : { $ref: `#/components/schemas/${id}` },
+    },
+  };
+}
+
+function operationObject(operationId: string, body: z.ZodMiniType | undefined) {
+  const { summary, parameters, answers, ...documented } = OPERATIONS[operationId]!;
+  const responses: Record<string, unknown> = {};
+  for (const [status, schema] of Object.entries(answers)) {
+    const description = STATUS_CODES[status];
+    responses[status] =
+      schema === null ? { description } : { description, content: content(schema) };
+  }
+  const errors = { ...EVERY_ROUTE_ERRORS, ...(body && BODY_ERRORS), ...documented.errors };
+  for (const [status, description] of Object.entries(errors)) {
+    responses[status] = { description, content: content(ErrorAnswer) };
+  }
+  const requestBody = body && {
+    required: !body.safeParse(undefined).success,
+    content: content(body),
+  };
+  return { operationId, summary, parameters, requestBody, responses };
+}
+
+/** The document, its `servers` left for the fake's own origin. */
+export function adminOpenApi() {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const [path, methods] of Object.entries(ADMIN_ROUTES)) {
+    for (const [method, { operationId, body }] of Object.entries(methods)) {
+      paths[path] = { ...paths[path], [method.toLowerCase()]: operationObject(operationId, body) };
+    }
+  }
+  const { schemas } = z.toJSONSchema(ADMIN_SCHEMAS, {
+    ...JSON_SCHEMA,
+    uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, Record<string, unknown>> };
+  for (const schema of Object.values(schemas)) {
+    delete schema.$schema;
+    delete schema.$id;
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "petstore serve: control plane",
+      version: "1.0.0",
+      license: { name: "MIT", identifier: "MIT" },
+      description:
+        "Drives the local fake from test suites: reset, request journal, clock, faults, keys. " +
+        "No credential on a loopback address; otherwise off unless --admin-token is given, " +
+        "then Authorization: Bearer <token>.",
+    },
+    servers: [],
+    security: [{}, { adminToken: [] }],
+    paths,
+    components: { schemas, securitySchemes: { adminToken: { type: "http", scheme: "bearer" } } },
+  };
+}
+
+/** The text of admin-openapi.json. */
+export function openApiText(): string {
+  return JSON.stringify(adminOpenApi(), null, 2) + "\n";
+}
