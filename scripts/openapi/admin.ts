@@ -14,11 +14,12 @@ import { STATUS_CODES } from "node:http";
 import * as z from "zod/mini";
 import { count, described, named, ADMIN_SCHEMAS } from "../../src/server/admin/bodies.js";
 import { LATEST_CLOCK_MS, isoTime } from "../../src/server/admin/clock.js";
-import { MAX_RULES, NextRules, RuleState } from "../../src/server/admin/next.js";
+import { Answer, Match, MAX_RULES } from "../../src/server/admin/next.js";
 import {
-  FILTER_PARAMETERS,
+  BODY_BUDGET,
+  JOURNAL_FILTER,
+  MAX_BODY_KEPT,
   PAGE_BYTES,
-  RequestsAnswer,
 } from "../../src/server/admin/request-journal.js";
 import { ADMIN_ROUTES } from "../../src/server/admin/routes.js";
 import { FaultsAnswer } from "../../src/server/faults.js";
@@ -64,6 +65,81 @@ const KeyEntryAnswer = named(
     perDay: z.nullable(z.int().check(z.gte(1))),
   }),
 );
+
+const RuleState = named(
+  "NextRuleState",
+  z.object({
+    match: Match,
+    answer: Answer,
+    times: count(),
+    used: described(count(), "How many requests it has answered."),
+  }),
+);
+const NextRules = named("NextRules", z.object({ rules: z.array(RuleState) }));
+
+const POST_ONLY = "POST only: ";
+
+/** A journal entry as JSON (`GET /__admin/requests`, `requests()`). */
+const RecordedRequestAnswer = named(
+  "RecordedRequest",
+  z.object({
+    id: described(z.int().check(z.gte(1)), "Increases by one per request; never reused."),
+    time: described(z.iso.datetime(), "The fake's clock."),
+    method: z.string(),
+    path: z.string(),
+    query: described(z.string(), "Without `?`; empty when none."),
+    status: described(z.nullable(z.int()), "null: the connection was reset."),
+    durationMs: z.number().check(z.gte(0)),
+    plan: described(z.nullable(PLAN), "The key's plan; never the key."),
+    body: z.optional(
+      described(
+        z.string(),
+        `${POST_ONLY}the start of the body as received, decoded as UTF-8 (invalid bytes become ` +
+          `U+FFFD): its first ${MAX_BODY_KEPT / 1024} KiB, or ${BODY_BUDGET / 1024 / 1024} MiB / ` +
+          "journalSize bytes when the journal keeps more than 1,024 requests (cut before a " +
+          "character, never inside one).",
+      ),
+    ),
+    bodyBytes: z.optional(described(count(), `${POST_ONLY}the body's whole size in bytes.`)),
+    bodyTruncated: z.optional(
+      described(z.boolean(), `${POST_ONLY}true when \`body\` is only the start of it.`),
+    ),
+  }),
+);
+
+/** One answer of `GET /__admin/requests`. */
+const RequestsAnswer = named(
+  "Requests",
+  z.object({
+    requests: described(
+      z.array(RecordedRequestAnswer),
+      `Oldest first; about ${PAGE_BYTES / 1024 / 1024} MiB of JSON at most (always at least one request).`,
+    ),
+    journalSize: described(count(), "How many are kept (--journal-size)."),
+    lastId: described(count(), "The id of the newest request recorded; 0 before any."),
+    nextAfter: described(
+      z.nullable(count()),
+      "More requests match than this answer holds: ask again with after=nextAfter. " +
+        "null: this answer holds the last of them.",
+    ),
+  }),
+);
+
+const JSON_SCHEMA = { target: "draft-2020-12", io: "input" } as const;
+
+/** The journal's filters (each with its description) as the document's query parameters. */
+const FILTER_PARAMETERS = Object.entries(
+  (
+    z.toJSONSchema(JOURNAL_FILTER, JSON_SCHEMA) as {
+      properties: Record<string, { description: string }>;
+    }
+  ).properties,
+).map(([name, { description }]) => ({
+  name,
+  in: "query",
+  description,
+  schema: { type: "string" },
+}));
 
 const LATEST_CLOCK = isoTime(LATEST_CLOCK_MS);
 
@@ -174,7 +250,6 @@ const BODY_ERRORS = {
   413: "payload_too_large: over 1 MiB",
   415: "unsupported_media_type: not application/json",
 };
-const JSON_SCHEMA = { target: "draft-2020-12", io: "input" } as const;
 
 /** A JSON body of `schema`: a reference to its component when it is named, else inline. */
 function content(schema: z.ZodMiniType) {

@@ -10,7 +10,7 @@
 import * as z from "zod/mini";
 import { integer, strict } from "../check.js";
 import { MAX_LATENCY_MS } from "../faults.js";
-import { count, described, named } from "./bodies.js";
+import { named } from "./bodies.js";
 import { matches, METHOD, PATH } from "./request-journal.js";
 
 export const MAX_RULES = 100;
@@ -19,7 +19,7 @@ const STATUSES = [400, 401, 404, 429, 500, 503];
 const STATUS_RULE = `must be one of ${STATUSES.join(", ")}`;
 const ONE_ANSWER = "give exactly one of status, drop or delayMs";
 
-const Match = strict(
+export const Match = strict(
   {
     method: METHOD,
     path: PATH,
@@ -35,7 +35,7 @@ const Match = strict(
   "must be an object {method?, path?, key?}",
 );
 
-const Answer = strict(
+export const Answer = strict(
   {
     status: z.optional(
       z.number({ error: STATUS_RULE }).check(
@@ -89,17 +89,8 @@ export const NextRuleBody = named(
 );
 export type NextRule = z.infer<typeof NextRuleBody>;
 
-export const RuleState = named(
-  "NextRuleState",
-  z.object({
-    match: Match,
-    answer: Answer,
-    times: count(),
-    used: described(count(), "How many requests it has answered."),
-  }),
-);
-export const NextRules = named("NextRules", z.object({ rules: z.array(RuleState) }));
-type RuleState = z.infer<typeof RuleState>;
+/** A rule as kept and listed: `used` counts the requests it answered. */
+type RuleState = Required<NextRule> & { used: number };
 
 /** Prism's `Prefer: code=S` (with `serve --prefer-code`), for a status a rule may answer. */
 export function preferredAnswer(prefer: string | undefined): ScriptedAnswer | undefined {
