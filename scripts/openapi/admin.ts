@@ -14,16 +14,17 @@ import { STATUS_CODES } from "node:http";
 import * as z from "zod/mini";
 import { count, described, named, ADMIN_SCHEMAS } from "../../src/server/admin/bodies.js";
 import { LATEST_CLOCK_MS, isoTime } from "../../src/server/admin/clock.js";
-import { Answer, Match, MAX_RULES } from "../../src/server/admin/next.js";
+import { Answer, Match, MAX_RULES, NextRuleBody } from "../../src/server/admin/next.js";
 import {
   BODY_BUDGET,
   JOURNAL_FILTER,
   MAX_BODY_KEPT,
   PAGE_BYTES,
 } from "../../src/server/admin/request-journal.js";
-import { ADMIN_ROUTES } from "../../src/server/admin/routes.js";
-import { FaultsAnswer } from "../../src/server/faults.js";
-import { PLAN } from "../../src/server/keys.js";
+import { ADMIN_ROUTES, ClockBody } from "../../src/server/admin/routes.js";
+import { MAX_JOURNAL_SIZE } from "../../src/server/serve-defaults.js";
+import { FaultsAnswer, FaultSettings } from "../../src/server/faults.js";
+import { KeyFields, PLAN } from "../../src/server/keys.js";
 import { GRACE_MS, MAX_ITEMS, VerdictAnswer } from "../../src/server/verdict.js";
 
 /** What the document says of an operation besides its id and body. */
@@ -35,6 +36,37 @@ interface Documented {
   /** The errors it answers besides those every route answers, and every route with a body. */
   errors?: Record<number, string>;
 }
+
+/** The bodies the routes take, by their names in the document. */
+named("NextRule", NextRuleBody);
+named("AdvanceClock", ClockBody);
+named("FaultsUpdate", FaultSettings);
+named("NewKey", KeyFields);
+
+/** Gives each field of `object` the words here, which only the document says. */
+function describeFields(
+  object: { shape: Record<string, z.ZodMiniType> },
+  words: Record<string, string>,
+) {
+  for (const [field, description] of Object.entries(words)) {
+    z.globalRegistry.add(object.shape[field]!, { description });
+  }
+}
+const WHICH_REQUESTS = {
+  method: "GET, POST... (any case); any when left out",
+  path: "Exact (/v1/pets), or a prefix ending in * (/v1/pets*)",
+};
+describeFields(Match, { ...WHICH_REQUESTS, key: "The key itself; any key when left out." });
+describeFields(Answer, {
+  status: "A valid Error body, with the headers the real answer carries.",
+  retryAfterSeconds: "The Retry-After of a 429 or 503; 1 when left out.",
+  drop: "The connection is reset before the request is processed, or after (a POST creates the pet).",
+  delayMs: "The real answer, this many milliseconds late.",
+});
+describeFields(NextRuleBody, { times: "How many matching requests get it; 1 when left out." });
+z.globalRegistry.add(FaultSettings, {
+  description: "Replaces every setting; an omitted one takes its default (none, 0, 503, random).",
+});
 
 const ErrorAnswer = named(
   "Error",
@@ -127,17 +159,20 @@ const RequestsAnswer = named(
 
 const JSON_SCHEMA = { target: "draft-2020-12", io: "input" } as const;
 
-/** The journal's filters (each with its description) as the document's query parameters. */
-const FILTER_PARAMETERS = Object.entries(
-  (
-    z.toJSONSchema(JOURNAL_FILTER, JSON_SCHEMA) as {
-      properties: Record<string, { description: string }>;
-    }
-  ).properties,
-).map(([name, { description }]) => ({
+const FILTER_WORDS: Record<string, string> = {
+  ...WHICH_REQUESTS,
+  status: "A status (404) or a class (4xx)",
+  since: "An ISO 8601 time or Unix milliseconds (the fake's clock): at or after it",
+  after: "Only requests with a larger id: the nextAfter of the previous page",
+  limit: `At most this many (0 to ${MAX_JOURNAL_SIZE})`,
+};
+/** The journal's filters, each in its words, as the document's query parameters. */
+const FILTER_PARAMETERS = Object.keys(
+  (z.toJSONSchema(JOURNAL_FILTER, JSON_SCHEMA) as { properties: object }).properties,
+).map((name) => ({
   name,
   in: "query",
-  description,
+  description: FILTER_WORDS[name]!,
   schema: { type: "string" },
 }));
 

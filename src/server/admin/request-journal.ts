@@ -51,23 +51,14 @@ const WHOLE_NUMBER = /^[0-9]{1,15}$/;
 const sinceMs = (text: string) => (WHOLE_NUMBER.test(text) ? Number(text) : Date.parse(text));
 
 /** A text of a query or a rule that matches `pattern` and passes `pass`, or is told `rule`. */
-const text = (pattern: RegExp, rule: string, description: string, pass = (_: string) => true) =>
-  z.optional(
-    z
-      .string({ error: rule })
-      .check(z.regex(pattern, rule), z.refine(pass, rule), z.describe(description)),
-  );
+const text = (pattern: RegExp, rule: string, pass = (_: string) => true) =>
+  z.optional(z.string({ error: rule }).check(z.regex(pattern, rule), z.refine(pass, rule)));
 
 /** A method to match, in any case: of the journal's filters and a scripted answer's rule. */
-export const METHOD = text(
-  /^[A-Za-z]{1,20}$/,
-  "must be an HTTP method such as GET or POST",
-  "GET, POST... (any case); any when left out",
-);
+export const METHOD = text(/^[A-Za-z]{1,20}$/, "must be an HTTP method such as GET or POST");
 export const PATH = text(
   /^\/.{0,2047}$/,
   "must be a path starting with /, ending in * to match a prefix",
-  "Exact (/v1/pets), or a prefix ending in * (/v1/pets*)",
 );
 
 /** Whether a request's `method` and `path` are those of `wanted` (each when given). */
@@ -88,23 +79,16 @@ const FILTER = strict(
     status: text(
       /^[1-5](?:[0-9]{2}|xx)$/i,
       "must be an HTTP status from 100 to 599, or a class such as 4xx",
-      "A status (404) or a class (4xx)",
     ),
     since: text(
       /^([0-9]{1,15}|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))$/,
       "must be an ISO 8601 time (2030-01-01T00:00:00Z) or Unix milliseconds",
-      "An ISO 8601 time or Unix milliseconds (the fake's clock): at or after it",
       (since) => Number.isFinite(sinceMs(since)),
     ),
-    after: text(
-      WHOLE_NUMBER,
-      "must be a request id, a whole number (0 for the oldest on)",
-      "Only requests with a larger id: the nextAfter of the previous page",
-    ),
+    after: text(WHOLE_NUMBER, "must be a request id, a whole number (0 for the oldest on)"),
     limit: text(
       /^[0-9]{1,6}$/,
       `must be a whole number from 0 to ${MAX_JOURNAL_SIZE}`,
-      `At most this many (0 to ${MAX_JOURNAL_SIZE})`,
       (limit) => Number(limit) <= MAX_JOURNAL_SIZE,
     ),
   },

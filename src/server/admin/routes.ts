@@ -25,7 +25,6 @@ import { readJsonBody } from "../request-body.js";
 import type { Responder } from "../responder.js";
 import { StoreError, type PetStore } from "../store/types.js";
 import { refusal, type AdminAccess } from "./access.js";
-import { described, named } from "./bodies.js";
 import { isoTime, MAX_ADVANCE_SECONDS, type FakeClock } from "./clock.js";
 import { MAX_RULES, NextRuleBody, type ScriptedAnswers } from "./next.js";
 import { JOURNAL_FILTER, PAGE_BYTES, type RequestJournal } from "./request-journal.js";
@@ -93,19 +92,16 @@ const clockState = ({ clock }: Fake) => ({
 
 const SECONDS_RULE = `must be a number of seconds from 0 to ${MAX_ADVANCE_SECONDS} (the clock only moves forward)`;
 /** A step of the clock: the body of `POST /__admin/clock`, and of the library's clock.advance(). */
-export const ClockBody = named(
-  "AdvanceClock",
-  strict(
-    {
-      advanceSeconds: z
-        .number({ error: SECONDS_RULE })
-        .check(
-          z.gte(0, { error: SECONDS_RULE }),
-          z.lte(MAX_ADVANCE_SECONDS, { error: SECONDS_RULE }),
-        ),
-    },
-    'the body must be a JSON object {"advanceSeconds": N}',
-  ),
+export const ClockBody = strict(
+  {
+    advanceSeconds: z
+      .number({ error: SECONDS_RULE })
+      .check(
+        z.gte(0, { error: SECONDS_RULE }),
+        z.lte(MAX_ADVANCE_SECONDS, { error: SECONDS_RULE }),
+      ),
+  },
+  'the body must be a JSON object {"advanceSeconds": N}',
 );
 
 /** A key as `GET /__admin/keys` shows it; the package exports its type. */
@@ -220,13 +216,7 @@ export const ADMIN_ROUTES: Record<string, Partial<Record<Method, AdminRoute>>> =
     }),
     PUT: route({
       operationId: "setFaults",
-      body: named(
-        "FaultsUpdate",
-        described(
-          FaultSettings,
-          "Replaces every setting; an omitted one takes its default (none, 0, 503, random).",
-        ),
-      ),
+      body: FaultSettings,
       handle(fake, { body }) {
         fake.setFaults(body);
         return json(200, faultsAnswer(body));
@@ -241,7 +231,7 @@ export const ADMIN_ROUTES: Record<string, Partial<Record<Method, AdminRoute>>> =
     }),
     POST: route({
       operationId: "addKey",
-      body: named("NewKey", KeyFields),
+      body: KeyFields,
       handle(fake, { body }) {
         const created = fake.keyring.add(body);
         const account = fake.keyring.list().find((known) => known.key === body.key)!;
