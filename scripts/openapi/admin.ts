@@ -4,8 +4,8 @@
  * which the fake serves as it is with its own origin as the server
  * (src/server/admin/routes.ts), and test/server/admin/admin-openapi.test.ts fails
  * while that file is not what this makes, and checks every live answer against it.
- * Its paths are the route table's, each operation with its id and the body schema
- * the route checks; what only the document says is here: each operation's
+ * Its paths are the route table's, each operation with the body schema the route
+ * checks; what only the document says is here: each operation's id and
  * summary, the schemas of its answers (plain objects, so a client does not break
  * on a field added later) and its errors. A schema named with `named` is a
  * component of that name. Nothing here runs in petstore itself.
@@ -27,8 +27,9 @@ import { FaultsAnswer, FaultSettings } from "../../src/server/faults.js";
 import { KeyFields, PLAN } from "../../src/server/keys.js";
 import { GRACE_MS, MAX_ITEMS, VerdictAnswer } from "../../src/server/verdict.js";
 
-/** What the document says of an operation besides its id and body. */
+/** What the document says of an operation ("METHOD /path") besides its body. */
 interface Documented {
+  operationId: string;
   summary: string;
   parameters?: readonly Record<string, unknown>[];
   /** The schema of each answer that is not an error (null: no body). */
@@ -179,13 +180,15 @@ const FILTER_PARAMETERS = Object.keys(
 const LATEST_CLOCK = isoTime(LATEST_CLOCK_MS);
 
 const OPERATIONS: Record<string, Documented> = {
-  health: {
+  "GET /__admin/health": {
+    operationId: "health",
     summary: "Readiness: the number of pets and the uptime.",
     answers: {
       200: z.object({ status: z.literal("ok"), pets: count(), uptimeSeconds: count() }),
     },
   },
-  reset: {
+  "POST /__admin/reset": {
+    operationId: "reset",
     summary:
       "The store back to what it held at start-up (durably); rate limits, bans, the journal " +
       "the scripted answers and the verdict cleared.",
@@ -195,7 +198,8 @@ const OPERATIONS: Record<string, Documented> = {
       507: "insufficient_storage: the disk refused the write; unchanged",
     },
   },
-  listRequests: {
+  "GET /__admin/requests": {
+    operationId: "listRequests",
     summary:
       "The request journal, oldest first, a page at a time: each answer holds about " +
       `${PAGE_BYTES / 1024 / 1024} MiB of JSON at most; nextAfter says where the next one starts.`,
@@ -203,12 +207,18 @@ const OPERATIONS: Record<string, Documented> = {
     answers: { 200: RequestsAnswer },
     errors: { 400: "invalid_admin_request" },
   },
-  clearRequests: { summary: "Empties the journal (ids continue).", answers: { 204: null } },
-  listNext: {
+  "DELETE /__admin/requests": {
+    operationId: "clearRequests",
+    summary: "Empties the journal (ids continue).",
+    answers: { 204: null },
+  },
+  "GET /__admin/next": {
+    operationId: "listNext",
     summary: "The scripted answers, in the order they were added, with how often each was used.",
     answers: { 200: NextRules },
   },
-  addNext: {
+  "POST /__admin/next": {
+    operationId: "addNext",
     summary:
       "Adds a scripted answer: the next `times` requests that match (after authentication, " +
       "the rate limit, 404 and 405) get it instead of the faults. A scripted 429 counts " +
@@ -218,8 +228,13 @@ const OPERATIONS: Record<string, Documented> = {
       400: `invalid_admin_request (names the field); also ${MAX_RULES} rules with uses left`,
     },
   },
-  clearNext: { summary: "Removes every scripted answer.", answers: { 204: null } },
-  verdict: {
+  "DELETE /__admin/next": {
+    operationId: "clearNext",
+    summary: "Removes every scripted answer.",
+    answers: { 204: null },
+  },
+  "GET /__admin/verdict": {
+    operationId: "verdict",
     summary:
       "The verdict on the app under test since the start or the last reset: the contract's " +
       "rules it broke (violations: early-retry, with a grace of " +
@@ -228,8 +243,13 @@ const OPERATIONS: Record<string, Documented> = {
       `${MAX_ITEMS} items of each list are kept at most.`,
     answers: { 200: VerdictAnswer },
   },
-  getClock: { summary: "The fake's time.", answers: { 200: ClockAnswer } },
-  advanceClock: {
+  "GET /__admin/clock": {
+    operationId: "getClock",
+    summary: "The fake's time.",
+    answers: { 200: ClockAnswer },
+  },
+  "POST /__admin/clock": {
+    operationId: "advanceClock",
     summary:
       "Moves the fake's clock forward: rate-limit windows, bans, Date and X-RateLimit-Reset " +
       `follow. Up to ${LATEST_CLOCK} in all, so that every date the fake sends keeps a ` +
@@ -241,20 +261,28 @@ const OPERATIONS: Record<string, Documented> = {
         `that would take the clock past ${LATEST_CLOCK} (the message says how many seconds are left)`,
     },
   },
-  getFaults: { summary: "Latency, fail rate and fail mode.", answers: { 200: Faults } },
-  setFaults: {
+  "GET /__admin/faults": {
+    operationId: "getFaults",
+    summary: "Latency, fail rate and fail mode.",
+    answers: { 200: Faults },
+  },
+  "PUT /__admin/faults": {
+    operationId: "setFaults",
     summary: "Replaces the fault settings (as --latency, --fail-rate, --fail-mode, --fault-seed).",
     answers: { 200: Faults },
   },
-  listKeys: {
+  "GET /__admin/keys": {
+    operationId: "listKeys",
     summary: "The keys (redacted) with their plans and remaining quota.",
     answers: { 200: named("Keys", z.object({ keys: z.array(KeyEntryAnswer) })) },
   },
-  addKey: {
+  "POST /__admin/keys": {
+    operationId: "addKey",
     summary: "Adds a key, or gives a known key this plan (its counters kept).",
     answers: { 201: KeyEntryAnswer, 200: KeyEntryAnswer },
   },
-  removeKey: {
+  "DELETE /__admin/keys/{key}": {
+    operationId: "removeKey",
     summary: "Removes a key.",
     parameters: [
       {
@@ -268,7 +296,8 @@ const OPERATIONS: Record<string, Documented> = {
     answers: { 204: null },
     errors: { 404: "admin_key_not_found, or not_found when the control plane is off" },
   },
-  adminOpenApi: {
+  "GET /__admin/openapi.json": {
+    operationId: "adminOpenApi",
     summary: "This document.",
     answers: { 200: z.looseObject({ openapi: z.literal("3.1.0") }) },
   },
@@ -297,8 +326,8 @@ function content(schema: z.ZodMiniType) {
   };
 }
 
-function operationObject(operationId: string, body: z.ZodMiniType | undefined) {
-  const { summary, parameters, answers, ...documented } = OPERATIONS[operationId]!;
+function operationObject(operation: string, body: z.ZodMiniType | undefined) {
+  const { operationId, summary, parameters, answers, ...documented } = OPERATIONS[operation]!;
   const responses: Record<string, unknown> = {};
   for (const [status, schema] of Object.entries(answers)) {
     const description = STATUS_CODES[status];
@@ -320,8 +349,9 @@ function operationObject(operationId: string, body: z.ZodMiniType | undefined) {
 export function adminOpenApi() {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [path, methods] of Object.entries(ADMIN_ROUTES)) {
-    for (const [method, { operationId, body }] of Object.entries(methods)) {
-      paths[path] = { ...paths[path], [method.toLowerCase()]: operationObject(operationId, body) };
+    for (const [method, { body }] of Object.entries(methods)) {
+      const operation = operationObject(`${method} ${path}`, body);
+      paths[path] = { ...paths[path], [method.toLowerCase()]: operation };
     }
   }
   const { schemas } = z.toJSONSchema(ADMIN_SCHEMAS, {

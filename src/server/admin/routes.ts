@@ -2,14 +2,14 @@
  * `/__admin/*`, the control plane for test suites in any language (as WireMock's
  * `/__admin`), as one table of paths and their methods, shaped as the `paths` of
  * its OpenAPI document (admin-openapi.json, made from this table and the words
- * of scripts/openapi/admin.ts): each route with its operationId, the body it
- * takes (a zod schema with its words) and its handler, the one implementation of
- * the operation: the library's RunningServer calls the same handlers
- * (server.ts). The table is served here: who may use it (access.ts), 404, 405
- * with `Allow`, bodies read as a `POST /v1/pets` body is (1 MiB of
- * application/json) and checked by the route's schema, answers in JSON and
- * errors in the service's Error shape. Control-plane requests use no quota, need
- * no API key and are not recorded in the request journal.
+ * of scripts/openapi/admin.ts): each route with the body it takes (a zod schema
+ * with its words) and its handler, the one implementation of the operation: the
+ * library's RunningServer calls the same handlers (server.ts). The table is
+ * served here: who may use it (access.ts), 404, 405 with `Allow`, bodies read as
+ * a `POST /v1/pets` body is (1 MiB of application/json) and checked by the
+ * route's schema, answers in JSON and errors in the service's Error shape.
+ * Control-plane requests use no quota, need no API key and are not recorded in
+ * the request journal.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import * as z from "zod/mini";
@@ -45,9 +45,7 @@ export interface Fake {
 }
 
 /** A route's answer; `value`: what its JSON says, for the library. */
-export interface AdminReply extends Reply {
-  value?: unknown;
-}
+export type AdminReply = Reply & { value?: unknown };
 
 /** What a handler is given: `body` as checked, `key` the path parameter, percent-decoded. */
 export interface AdminRequest<T> {
@@ -59,7 +57,6 @@ export interface AdminRequest<T> {
 
 /** An operation: how it is served. */
 interface AdminRoute<T = unknown> {
-  operationId: string;
   /** The body it takes; one that takes undefined may be left out. */
   body?: z.ZodMiniType<T>;
   handle(fake: Fake, request: AdminRequest<T>): AdminReply | Promise<AdminReply>;
@@ -122,14 +119,10 @@ export type KeyEntry = ReturnType<typeof keyEntry>;
 
 export const ADMIN_ROUTES: Record<string, Partial<Record<Method, AdminRoute>>> = {
   "/__admin/health": {
-    GET: route({
-      operationId: "health",
-      handle: (fake) => json(200, health(fake)),
-    }),
+    GET: route({ handle: (fake) => json(200, health(fake)) }),
   },
   "/__admin/reset": {
     POST: route({
-      operationId: "reset",
       body: z.optional(strict({}, "POST /__admin/reset takes no fields: send no body, or {}")),
       // The store first: when it cannot be reset (it rejects), nothing is cleared.
       async handle(fake) {
@@ -144,7 +137,6 @@ export const ADMIN_ROUTES: Record<string, Partial<Record<Method, AdminRoute>>> =
   },
   "/__admin/requests": {
     GET: route({
-      operationId: "listRequests",
       handle(fake, { query }) {
         const params = new URLSearchParams(query);
         const twice = [...params.keys()].find((name, i, names) => names.indexOf(name) !== i);
@@ -155,7 +147,6 @@ export const ADMIN_ROUTES: Record<string, Partial<Record<Method, AdminRoute>>> =
       },
     }),
     DELETE: route({
-      operationId: "clearRequests",
       handle(fake) {
         fake.journal.clear();
         return NO_CONTENT;
@@ -163,12 +154,8 @@ export const ADMIN_ROUTES: Record<string, Partial<Record<Method, AdminRoute>>> =
     }),
   },
   "/__admin/next": {
-    GET: route({
-      operationId: "listNext",
-      handle: (fake) => json(200, fake.next.list()),
-    }),
+    GET: route({ handle: (fake) => json(200, fake.next.list()) }),
     POST: route({
-      operationId: "addNext",
       body: NextRuleBody,
       handle(fake, { body }) {
         const rule = fake.next.add(body);
@@ -181,7 +168,6 @@ export const ADMIN_ROUTES: Record<string, Partial<Record<Method, AdminRoute>>> =
       },
     }),
     DELETE: route({
-      operationId: "clearNext",
       handle(fake) {
         fake.next.clear();
         return NO_CONTENT;
@@ -189,18 +175,11 @@ export const ADMIN_ROUTES: Record<string, Partial<Record<Method, AdminRoute>>> =
     }),
   },
   "/__admin/verdict": {
-    GET: route({
-      operationId: "verdict",
-      handle: (fake) => json(200, fake.verdict.verdict()),
-    }),
+    GET: route({ handle: (fake) => json(200, fake.verdict.verdict()) }),
   },
   "/__admin/clock": {
-    GET: route({
-      operationId: "getClock",
-      handle: (fake) => json(200, clockState(fake)),
-    }),
+    GET: route({ handle: (fake) => json(200, clockState(fake)) }),
     POST: route({
-      operationId: "advanceClock",
       body: ClockBody,
       handle(fake, { body }) {
         const problem = fake.clock.advance(body.advanceSeconds);
@@ -210,12 +189,8 @@ export const ADMIN_ROUTES: Record<string, Partial<Record<Method, AdminRoute>>> =
     }),
   },
   "/__admin/faults": {
-    GET: route({
-      operationId: "getFaults",
-      handle: (fake) => json(200, faultsAnswer(fake.faults)),
-    }),
+    GET: route({ handle: (fake) => json(200, faultsAnswer(fake.faults)) }),
     PUT: route({
-      operationId: "setFaults",
       body: FaultSettings,
       handle(fake, { body }) {
         fake.setFaults(body);
@@ -225,12 +200,10 @@ export const ADMIN_ROUTES: Record<string, Partial<Record<Method, AdminRoute>>> =
   },
   "/__admin/keys": {
     GET: route({
-      operationId: "listKeys",
       handle: (fake) =>
         json(200, { keys: fake.keyring.list().map((account) => keyEntry(fake, account)) }),
     }),
     POST: route({
-      operationId: "addKey",
       body: KeyFields,
       handle(fake, { body }) {
         const created = fake.keyring.add(body);
@@ -242,7 +215,6 @@ export const ADMIN_ROUTES: Record<string, Partial<Record<Method, AdminRoute>>> =
   /** `{key}`: the rest of the path. */
   "/__admin/keys/{key}": {
     DELETE: route({
-      operationId: "removeKey",
       handle: (fake, { key }) =>
         fake.keyring.remove(key)
           ? NO_CONTENT
@@ -251,7 +223,6 @@ export const ADMIN_ROUTES: Record<string, Partial<Record<Method, AdminRoute>>> =
   },
   "/__admin/openapi.json": {
     GET: {
-      operationId: "adminOpenApi",
       handle(_fake, { req }) {
         const servers = [{ url: fakeOrigin(req!), description: FAKE_SERVER_DESCRIPTION }];
         return json(200, { ...document, servers });
@@ -260,16 +231,10 @@ export const ADMIN_ROUTES: Record<string, Partial<Record<Method, AdminRoute>>> =
   },
 };
 
-const OPERATIONS = Object.entries(ADMIN_ROUTES).flatMap(([path, methods]) =>
-  Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
-);
-
-/** "METHOD /path" of every route (HEAD aside). */
-export const ADMIN_OPERATIONS = OPERATIONS.map(({ method, path }) => `${method} ${path}`);
-
-/** The handler of `operationId`, for the library: its body is checked by the caller. */
-export function adminOperation(operationId: string): AdminRoute["handle"] {
-  return OPERATIONS.find((known) => known.operation.operationId === operationId)!.operation.handle;
+/** The handler of "METHOD /path" (under /__admin), for the library: its body is checked by the caller. */
+export function adminOperation(operation: string): AdminRoute["handle"] {
+  const [method, path] = operation.split(" ") as [Method, string];
+  return ADMIN_ROUTES[`/__admin${path}`]![method]!.handle;
 }
 
 const ADMIN_PREFIX = "/__admin";

@@ -9,10 +9,9 @@ import { readFileSync } from "node:fs";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiText } from "../../../scripts/openapi/admin.js";
-import { ADMIN_OPERATIONS } from "../../../src/server/admin/routes.js";
 import { documentValidator, type DocumentValidator } from "../../schema/openapi-ajv.js";
 import { call, startTestServer } from "../http.js";
-import { admin, type AdminAnswer } from "./admin-http.js";
+import { admin, ADMIN_OPERATIONS, type AdminAnswer } from "./admin-http.js";
 
 const KEY = "openapi-admin-key";
 let server: Awaited<ReturnType<typeof startTestServer>>;
