@@ -155,17 +155,17 @@ export async function startServer(startOptions: StartServerOptions = {}) {
   let closing: Promise<void> | undefined;
 
   const { fake } = app;
-  /** A control-plane operation, as its route runs it; the body checked by the caller. */
-  const run = (operationId: string, request: Partial<AdminRequest<unknown>>) =>
-    adminOperation(operationId)(fake, {
+  /** A control-plane route ("POST /reset"), run as HTTP runs it; the caller checks the body. */
+  const run = (operation: string, request: Partial<AdminRequest<unknown>>) =>
+    adminOperation(operation)(fake, {
       body: undefined,
       query: "",
       key: "",
       ...request,
     }) as AdminReply;
   /** `run` with a body checked here; an answer other than `ok` throws its message. */
-  const runChecked = (where: string, operationId: string, body: unknown, ok: number) => {
-    const reply = run(operationId, { body });
+  const runChecked = (where: string, operation: string, body: unknown, ok: number) => {
+    const reply = run(operation, { body });
     if (reply.status === ok) return reply;
     const { message } = JSON.parse(String(reply.body)) as { message: string };
     throw new ServerConfigError(`${where}: ${message}`);
@@ -192,12 +192,12 @@ export async function startServer(startOptions: StartServerOptions = {}) {
      * and the request journal cleared. Keys, faults and the clock stay.
      */
     reset: async (): Promise<void> => {
-      await run("reset", {});
+      await run("POST /reset", {});
     },
     /** The request journal, oldest first, filtered (all that match, at once); never a key. */
     requests: (filter?: RequestFilter): RecordedRequest[] =>
       fake.journal.page(parse(JOURNAL_FILTER, filterText(filter ?? {}), "requests")).requests,
-    clearRequests: (): void => void run("clearRequests", {}),
+    clearRequests: (): void => void run("DELETE /requests", {}),
     /** The fake's clock: moving it moves rate-limit windows, bans, Date and X-RateLimit-Reset. */
     clock: {
       now: () => new Date(fake.clock.now()),
@@ -207,7 +207,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
        */
       advance(seconds: number): void {
         const body = parse(ClockBody, { advanceSeconds: seconds }, "clock.advance");
-        runChecked("clock.advance", "advanceClock", body, 200);
+        runChecked("clock.advance", "POST /clock", body, 200);
       },
       get offsetSeconds(): number {
         return fake.clock.offsetSeconds;
@@ -218,7 +218,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
      * `answer` (a ServerConfigError naming the field when the rule is not valid).
      */
     next(rule: NextRule) {
-      const reply = runChecked("next", "addNext", parse(NextRuleBody, rule, "next"), 201);
+      const reply = runChecked("next", "POST /next", parse(NextRuleBody, rule, "next"), 201);
       return reply.value as NextRule & { times: number; used: number };
     },
     /** The verdict on the app under test, as GET /__admin/verdict. */
@@ -228,14 +228,15 @@ export async function startServer(startOptions: StartServerOptions = {}) {
     clearNext: (): void => fake.next.clear(),
     /** Replaces every fault setting (as the `faults` option; `{}` for none). */
     setFaults: (faults: FaultOptions): void =>
-      void run("setFaults", { body: parse(FaultOption, faults, "setFaults") }),
+      void run("PUT /faults", { body: parse(FaultOption, faults, "setFaults") }),
     /** Adds a key (a spec string or {key, plan?, limits?}), or gives a known key this plan. */
     addKey: (key: string | ApiKeySpec): KeyEntry =>
-      run("addKey", { body: parse(KeyInput, key, "addKey") }).value as KeyEntry,
+      run("POST /keys", { body: parse(KeyInput, key, "addKey") }).value as KeyEntry,
     /** Whether the key was there. */
     removeKey: (key: string): boolean =>
-      run("removeKey", { key: parse(z.string({ error: "must be a string" }), key, "removeKey") })
-        .status === 204,
+      run("DELETE /keys/{key}", {
+        key: parse(z.string({ error: "must be a string" }), key, "removeKey"),
+      }).status === 204,
     /** Stops accepting, finishes in-flight requests, closes the store. */
     close: () => (closing ??= close()),
   };

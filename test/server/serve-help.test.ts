@@ -4,7 +4,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { beforeAll, expect, it } from "vitest";
-import { ADMIN_OPERATIONS } from "../../src/server/admin/routes.js";
+import { ADMIN_OPERATIONS } from "./admin/admin-http.js";
 import { BIN, ensureBuilt } from "./cli-build.js";
 
 let help: string;

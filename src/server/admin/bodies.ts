@@ -1,9 +1,8 @@
 /**
- * How the control plane's JSON is described: its bodies and answers are zod
- * schemas with their words (checked strictly: an unknown field or a wrong type is
- * a 400 naming the field), and its OpenAPI document (routes.ts) is made from
- * them, a schema named here being a component of that name. Answers are plain
- * objects, so a client does not break on a field added later.
+ * How the control plane's OpenAPI document (scripts/openapi/admin.ts) names and
+ * describes the zod schemas of its answers: a schema named here is a component of
+ * that name. Answers are plain objects, so a client does not break on a field
+ * added later; the verdict's (../verdict.ts) are made with these too.
  */
 import * as z from "zod/mini";
 

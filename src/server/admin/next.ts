@@ -10,61 +10,41 @@
 import * as z from "zod/mini";
 import { integer, strict } from "../check.js";
 import { MAX_LATENCY_MS } from "../faults.js";
-import { count, described, named } from "./bodies.js";
 import { matches, METHOD, PATH } from "./request-journal.js";
 
 export const MAX_RULES = 100;
 /** The statuses a rule may answer: those the contract documents, and 500 and 503. */
 const STATUSES = [400, 401, 404, 429, 500, 503];
 const STATUS_RULE = `must be one of ${STATUSES.join(", ")}`;
-const ONE_ANSWER = "give exactly one of status, drop or delayMs";
 
-const Match = strict(
+export const Match = strict(
   {
     method: METHOD,
     path: PATH,
     key: z.optional(
-      z
-        .string({ error: "must be an API key" })
-        .check(
-          z.regex(/^.{1,4096}$/, "must be an API key"),
-          z.describe("The key itself; any key when left out."),
-        ),
+      z.string({ error: "must be an API key" }).check(z.regex(/^.{1,4096}$/, "must be an API key")),
     ),
   },
   "must be an object {method?, path?, key?}",
 );
 
-const Answer = strict(
+export const Answer = strict(
   {
     status: z.optional(
-      z.number({ error: STATUS_RULE }).check(
-        z.refine((status) => STATUSES.includes(status), STATUS_RULE),
-        z.describe("A valid Error body, with the headers the real answer carries."),
-      ),
-    ),
-    retryAfterSeconds: z.optional(
-      integer(0, 86_400).check(z.describe("The Retry-After of a 429 or 503; 1 when left out.")),
-    ),
-    drop: z.optional(
       z
-        .enum(["before", "after"], { error: "must be before or after" })
-        .check(
-          z.describe(
-            "The connection is reset before the request is processed, or after (a POST creates the pet).",
-          ),
-        ),
+        .number({ error: STATUS_RULE })
+        .check(z.refine((status) => STATUSES.includes(status), STATUS_RULE)),
     ),
-    delayMs: z.optional(
-      integer(0, MAX_LATENCY_MS).check(z.describe("The real answer, this many milliseconds late.")),
-    ),
+    retryAfterSeconds: z.optional(integer(0, 86_400)),
+    drop: z.optional(z.enum(["before", "after"], { error: "must be before or after" })),
+    delayMs: z.optional(integer(0, MAX_LATENCY_MS)),
   },
   "must be an object such as {status}, {drop} or {delayMs}",
 ).check(
   z.refine(
     (answer) =>
       [answer.status, answer.drop, answer.delayMs].filter((v) => v !== undefined).length === 1,
-    ONE_ANSWER,
+    "give exactly one of status, drop or delayMs",
   ),
   z.refine(
     (answer) =>
@@ -74,32 +54,14 @@ const Answer = strict(
 );
 export type ScriptedAnswer = z.infer<typeof Answer>;
 
-export const NextRuleBody = named(
-  "NextRule",
-  strict(
-    {
-      match: z.optional(Match),
-      answer: Answer,
-      times: z.optional(
-        integer(1, 10_000).check(z.describe("How many matching requests get it; 1 when left out.")),
-      ),
-    },
-    'the body must be a JSON object {"match": {method?, path?, key?}, "answer": {...}, "times": N}',
-  ),
+export const NextRuleBody = strict(
+  { match: z.optional(Match), answer: Answer, times: z.optional(integer(1, 10_000)) },
+  'the body must be a JSON object {"match": {method?, path?, key?}, "answer": {...}, "times": N}',
 );
 export type NextRule = z.infer<typeof NextRuleBody>;
 
-export const RuleState = named(
-  "NextRuleState",
-  z.object({
-    match: Match,
-    answer: Answer,
-    times: count(),
-    used: described(count(), "How many requests it has answered."),
-  }),
-);
-export const NextRules = named("NextRules", z.object({ rules: z.array(RuleState) }));
-type RuleState = z.infer<typeof RuleState>;
+/** A rule as kept and listed: `used` counts the requests it answered. */
+type RuleState = Required<NextRule> & { used: number };
 
 /** Prism's `Prefer: code=S` (with `serve --prefer-code`), for a status a rule may answer. */
 export function preferredAnswer(prefer: string | undefined): ScriptedAnswer | undefined {

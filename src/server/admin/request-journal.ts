@@ -12,9 +12,8 @@
  */
 import * as z from "zod/mini";
 import { strict } from "../check.js";
-import { PLAN, type PlanName } from "../keys.js";
+import type { PlanName } from "../keys.js";
 import { MAX_JOURNAL_SIZE } from "../serve-defaults.js";
-import { count, described, named } from "./bodies.js";
 import { isoTime } from "./clock.js";
 
 /** Bytes of a POST body kept per request; the rest is counted, not kept. */
@@ -48,77 +47,18 @@ export class JournalEntry {
   ) {}
 }
 
-const POST_ONLY = "POST only: ";
-
-/** A journal entry as JSON (`GET /__admin/requests`, `requests()`); the package exports its type. */
-export const RecordedRequestAnswer = named(
-  "RecordedRequest",
-  z.object({
-    id: described(z.int().check(z.gte(1)), "Increases by one per request; never reused."),
-    time: described(z.iso.datetime(), "The fake's clock."),
-    method: z.string(),
-    path: z.string(),
-    query: described(z.string(), "Without `?`; empty when none."),
-    status: described(z.nullable(z.int()), "null: the connection was reset."),
-    durationMs: z.number().check(z.gte(0)),
-    plan: described(z.nullable(PLAN), "The key's plan; never the key."),
-    body: z.optional(
-      described(
-        z.string(),
-        `${POST_ONLY}the start of the body as received, decoded as UTF-8 (invalid bytes become ` +
-          `U+FFFD): its first ${MAX_BODY_KEPT / 1024} KiB, or ${BODY_BUDGET / 1024 / 1024} MiB / ` +
-          "journalSize bytes when the journal keeps more than 1,024 requests (cut before a " +
-          "character, never inside one).",
-      ),
-    ),
-    bodyBytes: z.optional(described(count(), `${POST_ONLY}the body's whole size in bytes.`)),
-    bodyTruncated: z.optional(
-      described(z.boolean(), `${POST_ONLY}true when \`body\` is only the start of it.`),
-    ),
-  }),
-);
-export type RecordedRequest = z.infer<typeof RecordedRequestAnswer>;
-
-/** One answer of `GET /__admin/requests`. */
-export const RequestsAnswer = named(
-  "Requests",
-  z.object({
-    requests: described(
-      z.array(RecordedRequestAnswer),
-      `Oldest first; about ${PAGE_BYTES / 1024 / 1024} MiB of JSON at most (always at least one request).`,
-    ),
-    journalSize: described(count(), "How many are kept (--journal-size)."),
-    lastId: described(count(), "The id of the newest request recorded; 0 before any."),
-    nextAfter: described(
-      z.nullable(count()),
-      "More requests match than this answer holds: ask again with after=nextAfter. " +
-        "null: this answer holds the last of them.",
-    ),
-  }),
-);
-type Requests = z.infer<typeof RequestsAnswer>;
-
 const WHOLE_NUMBER = /^[0-9]{1,15}$/;
 const sinceMs = (text: string) => (WHOLE_NUMBER.test(text) ? Number(text) : Date.parse(text));
 
 /** A text of a query or a rule that matches `pattern` and passes `pass`, or is told `rule`. */
-const text = (pattern: RegExp, rule: string, description: string, pass = (_: string) => true) =>
-  z.optional(
-    z
-      .string({ error: rule })
-      .check(z.regex(pattern, rule), z.refine(pass, rule), z.describe(description)),
-  );
+const text = (pattern: RegExp, rule: string, pass = (_: string) => true) =>
+  z.optional(z.string({ error: rule }).check(z.regex(pattern, rule), z.refine(pass, rule)));
 
 /** A method to match, in any case: of the journal's filters and a scripted answer's rule. */
-export const METHOD = text(
-  /^[A-Za-z]{1,20}$/,
-  "must be an HTTP method such as GET or POST",
-  "GET, POST... (any case); any when left out",
-);
+export const METHOD = text(/^[A-Za-z]{1,20}$/, "must be an HTTP method such as GET or POST");
 export const PATH = text(
   /^\/.{0,2047}$/,
   "must be a path starting with /, ending in * to match a prefix",
-  "Exact (/v1/pets), or a prefix ending in * (/v1/pets*)",
 );
 
 /** Whether a request's `method` and `path` are those of `wanted` (each when given). */
@@ -139,38 +79,21 @@ const FILTER = strict(
     status: text(
       /^[1-5](?:[0-9]{2}|xx)$/i,
       "must be an HTTP status from 100 to 599, or a class such as 4xx",
-      "A status (404) or a class (4xx)",
     ),
     since: text(
       /^([0-9]{1,15}|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))$/,
       "must be an ISO 8601 time (2030-01-01T00:00:00Z) or Unix milliseconds",
-      "An ISO 8601 time or Unix milliseconds (the fake's clock): at or after it",
       (since) => Number.isFinite(sinceMs(since)),
     ),
-    after: text(
-      WHOLE_NUMBER,
-      "must be a request id, a whole number (0 for the oldest on)",
-      "Only requests with a larger id: the nextAfter of the previous page",
-    ),
+    after: text(WHOLE_NUMBER, "must be a request id, a whole number (0 for the oldest on)"),
     limit: text(
       /^[0-9]{1,6}$/,
       `must be a whole number from 0 to ${MAX_JOURNAL_SIZE}`,
-      `At most this many (0 to ${MAX_JOURNAL_SIZE})`,
       (limit) => Number(limit) <= MAX_JOURNAL_SIZE,
     ),
   },
   "the filters must be an object {method?, path?, status?, since?, after?, limit?}",
 );
-
-/** The filters as the OpenAPI document's query parameters. */
-export const FILTER_PARAMETERS = Object.entries(
-  (z.toJSONSchema(FILTER) as { properties: Record<string, { description: string }> }).properties,
-).map(([name, { description }]) => ({
-  name,
-  in: "query",
-  description,
-  schema: { type: "string" },
-}));
 
 /** The filters' text as a test of an entry, and the cursor and count of a page. */
 export const JOURNAL_FILTER = z.pipe(
@@ -226,7 +149,7 @@ export class RequestJournal {
    * match, oldest first, after `afterId`, `limit` at most and as many as fit in
    * about `maxBytes` of JSON (at least one, whatever its size).
    */
-  page({ test, afterId, limit }: JournalFilter, maxBytes = Infinity): Requests {
+  page({ test, afterId, limit }: JournalFilter, maxBytes = Infinity) {
     const requests: RecordedRequest[] = [];
     const answer = (nextAfter: number | null) => ({
       requests,
@@ -256,8 +179,10 @@ export class RequestJournal {
   }
 }
 
-function recorded(entry: JournalEntry): RecordedRequest {
-  const json: RecordedRequest = {
+/** A journal entry as JSON (`GET /__admin/requests`, `requests()`); the package exports its type. */
+function recorded(entry: JournalEntry) {
+  const { body, bodyBytes } = entry;
+  return {
     id: entry.id,
     time: isoTime(entry.timeMs),
     method: entry.method,
@@ -266,11 +191,7 @@ function recorded(entry: JournalEntry): RecordedRequest {
     status: entry.status,
     durationMs: entry.durationUs / 1000,
     plan: entry.plan,
+    ...(body && { body: body.toString("utf8"), bodyBytes, bodyTruncated: bodyBytes > body.length }),
   };
-  if (entry.body !== undefined) {
-    json.body = entry.body.toString("utf8");
-    json.bodyBytes = entry.bodyBytes;
-    json.bodyTruncated = entry.bodyBytes > entry.body.length;
-  }
-  return json;
 }
+export type RecordedRequest = ReturnType<typeof recorded>;

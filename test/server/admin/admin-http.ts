@@ -1,6 +1,12 @@
 /** Helpers for the control-plane tests: JSON calls to /__admin on a test server. */
 import { expect } from "vitest";
+import { ADMIN_ROUTES } from "../../../src/server/admin/routes.js";
 import { call, type Answer, type Call } from "../http.js";
+
+/** "METHOD /path" of every route of the table (HEAD aside). */
+export const ADMIN_OPERATIONS = Object.entries(ADMIN_ROUTES).flatMap(([path, methods]) =>
+  Object.keys(methods).map((method) => `${method} ${path}`),
+);
 
 export interface AdminAnswer extends Answer {
   body: Record<string, unknown>;

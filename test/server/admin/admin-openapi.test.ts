@@ -1,15 +1,17 @@
 /**
- * GET /__admin/openapi.json: a valid OpenAPI 3.1 document (redocly's recommended
- * rules), made from the route table, that lists exactly the routes the control
+ * GET /__admin/openapi.json: admin-openapi.json as committed, current with the
+ * route table (scripts/openapi/admin.ts), with the fake as its server; a valid
+ * OpenAPI 3.1 document (redocly's recommended rules) that lists exactly the routes the control
  * plane serves (each path answers exactly its documented methods), and whose
  * schemas every success answer of every route, and the errors met, match (ajv).
  */
+import { readFileSync } from "node:fs";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_OPERATIONS } from "../../../src/server/admin/routes.js";
+import { openApiText } from "../../../scripts/openapi/admin.js";
 import { documentValidator, type DocumentValidator } from "../../schema/openapi-ajv.js";
 import { call, startTestServer } from "../http.js";
-import { admin, type AdminAnswer } from "./admin-http.js";
+import { admin, ADMIN_OPERATIONS, type AdminAnswer } from "./admin-http.js";
 
 const KEY = "openapi-admin-key";
 let server: Awaited<ReturnType<typeof startTestServer>>;
@@ -53,6 +55,15 @@ function expectDocumented(method: string, path: string, answer: AdminAnswer): vo
 }
 
 describe("the control plane's OpenAPI document", () => {
+  it("is admin-openapi.json, current with the route table (run `npm run openapi` to refresh)", () => {
+    const committed = readFileSync(new URL("../../../admin-openapi.json", import.meta.url), "utf8");
+    expect(committed).toBe(openApiText());
+    const servers = [
+      { url: new URL(server.url).origin, description: "this fake (petstore serve)" },
+    ];
+    expect(JSON.parse(text)).toEqual({ ...JSON.parse(committed), servers });
+  });
+
   it("lists every route of the table, and only /__admin routes, with the fake as its server", () => {
     expect(documented().sort()).toEqual([...ADMIN_OPERATIONS].sort());
     expect(Object.keys(document.paths).every((path) => path.startsWith("/__admin/"))).toBe(true);
