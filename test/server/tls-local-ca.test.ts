@@ -27,13 +27,14 @@ import { connect } from "node:tls";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../src/server/server.js";
 import { CA_NAME } from "../../src/server/tls/local-ca.js";
-import { makeCa, type PemPair } from "../../src/server/tls/make-certificates.js";
+import { makeCa } from "../../src/server/tls/make-certificates.js";
 import { REPO_ROOT } from "./cli-build.js";
 import { startTestServer } from "./http.js";
 
 const DAY_MS = 86_400_000;
 const FIXTURE_CERT = join(REPO_ROOT, "test", "fixtures", "tls", "localhost.crt");
 const VICTIM = "a file serve must never write\n";
+type PemPair = Awaited<ReturnType<typeof makeCa>>;
 
 let root: string;
 let dir: string;

@@ -22,17 +22,6 @@ const Given = strict({ cert: PEM, key: PEM }, RULE).check(
 export const TlsOption = z.union([z.boolean(), Given], { error: RULE });
 export type TlsOption = z.infer<typeof TlsOption>;
 
-export interface TlsSetup {
-  cert: Pem;
-  key: Pem;
-  /** The CA certificate (PEM) that clients trust, when serve made the certificate. */
-  ca?: string;
-  /** The file it was written to (next to the data file). */
-  caFile?: string;
-  /** The CA files written that did not exist before: removed if the start fails. */
-  created?: string[];
-}
-
 /** `read()`, or a ServerConfigError: `label` is not `what`, and Node's (OpenSSL's) reason. */
 function readPem<T>(label: string, what: string, read: () => T): T {
   try {
@@ -73,19 +62,16 @@ export function checkPair(
  * What the https server is started with. `note` gets a line for a given
  * certificate that is not valid now (clients will refuse it), and for a CA made anew.
  */
-export async function setUpTls(
-  option: Exclude<TlsOption, false>,
-  context: TlsContext,
-): Promise<TlsSetup> {
+export async function setUpTls(option: Exclude<TlsOption, false>, context: TlsContext) {
   if (option === true) return caSignedCertificate(context);
-  const { now, note } = context;
+  const now = new Date();
   const { validFrom, validTo } = new X509Certificate(option.cert);
   if (now < new Date(validFrom) || now > new Date(validTo)) {
-    note(
+    context.note(
       `the TLS certificate is valid from ${validFrom} to ${validTo}: clients will refuse it now`,
     );
   }
-  return option;
+  return { ...option, ca: undefined, caFile: undefined };
 }
 
 const HANDSHAKE_NOTE_EVERY_MS = 10_000;
