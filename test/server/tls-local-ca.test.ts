@@ -117,13 +117,13 @@ describe("the local CA next to the data file", () => {
   it("is replaced when it has expired", async () => {
     const ca = await ownCa(-20, -1);
     await plant(ca);
-    await expectReplaced("the one there could not be used: it expired on", ca);
+    await expectReplaced("the one there could not be used: it is valid only until", ca);
   });
 
   it("is replaced when it expires within 30 days", async () => {
     const ca = await ownCa(-1, 29);
     await plant(ca);
-    await expectReplaced("in less than 30 days", ca);
+    await expectReplaced("less than 30 days from now", ca);
   });
 
   it("is replaced when its key could be read by other users", async () => {

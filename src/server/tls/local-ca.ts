@@ -27,8 +27,6 @@ import { ServerConfigError } from "../config-error.js";
 
 /** The common name that tells serve's CA from any other certificate. */
 export const CA_NAME = "petstore serve local CA";
-/** A CA with less time left than this is replaced at start-up. */
-const CA_RENEW_DAYS = 30;
 
 const day = (date: Date) => date.toISOString().slice(0, 10);
 const later = (date: Date, days: number) => new Date(date.getTime() + days * 86_400_000);
@@ -87,9 +85,9 @@ function keptCa(files: { cert: string; key: string }, now: Date) {
   if (!attempt(() => certificate.checkPrivateKey(createPrivateKey(key.text)))) {
     return why(`its key ${files.key} is not its own`);
   }
-  if (now > notAfter) return why(`it expired on ${day(notAfter)}`);
-  if (notAfter < later(now, CA_RENEW_DAYS)) {
-    return why(`it expires on ${day(notAfter)}, in less than ${CA_RENEW_DAYS} days`);
+  // Replaced before it expires, with 30 days to spare.
+  if (notAfter < later(now, 30)) {
+    return why(`it is valid only until ${day(notAfter)}, less than 30 days from now`);
   }
   return { cert: cert.text, key: key.text };
 }

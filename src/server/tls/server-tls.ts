@@ -5,7 +5,7 @@
  */
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import type { Server as HttpsServer } from "node:https";
-import { createSecureContext, type TLSSocket } from "node:tls";
+import { createSecureContext } from "node:tls";
 import * as z from "zod/mini";
 import { strict } from "../check.js";
 import { ServerConfigError } from "../config-error.js";
@@ -64,9 +64,8 @@ export function checkPair(
  */
 export async function setUpTls(option: Exclude<TlsOption, false>, context: TlsContext) {
   if (option === true) return caSignedCertificate(context);
-  const now = new Date();
   const { validFrom, validTo } = new X509Certificate(option.cert);
-  if (now < new Date(validFrom) || now > new Date(validTo)) {
+  if (Date.now() < Date.parse(validFrom) || Date.now() > Date.parse(validTo)) {
     context.note(
       `the TLS certificate is valid from ${validFrom} to ${validTo}: clients will refuse it now`,
     );
@@ -74,34 +73,25 @@ export async function setUpTls(option: Exclude<TlsOption, false>, context: TlsCo
   return { ...option, ca: undefined, caFile: undefined };
 }
 
-const HANDSHAKE_NOTE_EVERY_MS = 10_000;
-
 /**
- * Logs a TLS handshake that failed, at most once per 10 seconds. A Node client
- * that does not trust the certificate just closes the connection, so that is
- * said with what would fix it; OpenSSL's reason is given for any other failure
- * (curl, for one, sends "tlsv1 alert unknown ca").
+ * Logs a TLS handshake that failed (Node closes the connection), at most once per
+ * 10 seconds, with OpenSSL's reason and the trust that would fix it: a Node client
+ * that does not trust the certificate just closes the connection ("socket
+ * hang up"); curl, for one, sends "tlsv1 alert unknown ca".
  */
 export function noteHandshakeFailures(
   server: HttpsServer,
   caFile: string | undefined,
   note: (line: string) => void,
 ): void {
+  const trust = caFile === undefined ? "the certificate" : `the CA (NODE_EXTRA_CA_CERTS=${caFile})`;
   let notedAt = -Infinity;
-  server.on(
-    "tlsClientError",
-    (error: Error & { code?: string; reason?: string }, socket: TLSSocket) => {
-      socket.destroy();
-      const now = performance.now();
-      if (now - notedAt < HANDSHAKE_NOTE_EVERY_MS) return;
-      notedAt = now;
-      if (error.code === "ECONNRESET") {
-        const trust =
-          caFile === undefined ? "the certificate" : `the CA (NODE_EXTRA_CA_CERTS=${caFile})`;
-        note(`a client closed its connection during the TLS handshake: does it trust ${trust}?`);
-      } else {
-        note(`a TLS handshake failed: ${error.reason ?? error.message}`);
-      }
-    },
-  );
+  server.on("tlsClientError", (error: Error & { reason?: string }) => {
+    const now = performance.now();
+    if (now - notedAt < 10_000) return;
+    notedAt = now;
+    note(
+      `a TLS handshake failed (${error.reason ?? error.message}): does the client trust ${trust}?`,
+    );
+  });
 }

@@ -16,9 +16,6 @@ export interface TlsFlags {
   tlsKey?: string;
 }
 
-/** Far more than any certificate chain or key; a larger file is not one. */
-const MAX_PEM_BYTES = 1024 * 1024;
-
 /**
  * The `tls` option, and the given certificate when it is self-signed: clients can
  * trust it directly (NODE_EXTRA_CA_CERTS). Absolute.
@@ -30,8 +27,9 @@ export function planTls(flags: TlsFlags): { tls?: TlsOption; trustFile?: string 
     throw new ServerConfigError("--tls-cert and --tls-key go together: a certificate and its key");
   }
   const labels = { cert: `--tls-cert ${tlsCert}`, key: `--tls-key ${tlsKey}` };
+  // 1 MiB: far more than any certificate chain or key; a larger file is not one.
   const read = (file: string, label: string) =>
-    readGivenFile(file, label, "a PEM file", MAX_PEM_BYTES, "latin1");
+    readGivenFile(file, label, "a PEM file", 1024 * 1024, "latin1");
   const cert = read(tlsCert, labels.cert);
   const key = read(tlsKey, labels.key);
   const certificate = checkPair(cert, key, labels);
