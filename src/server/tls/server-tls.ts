@@ -2,13 +2,22 @@
  * The `tls` option of `startServer`: `{ cert, key }` (PEM) serves that certificate;
  * `true` serves one signed by the local CA (local-ca.ts). Node's own parsers and
  * TLS layer check a given pair and name what is wrong with it.
+ *
+ * The TLS flags of `petstore serve` make that option: `--tls-cert <pem> --tls-key
+ * <pem>` (both or neither) serve that certificate; `--tls` alone serves one signed
+ * by the local CA kept next to the data file. The files are read and checked
+ * first, so a problem stops serve before the data file is opened. They are read
+ * as the data file is: a symlink is followed, but what it leads to must be a
+ * regular file; a device, FIFO, socket or directory is refused, never read nor
+ * waited on.
  */
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import type { Server as HttpsServer } from "node:https";
+import path from "node:path";
 import { createSecureContext } from "node:tls";
 import * as z from "zod/mini";
 import { strict } from "../check.js";
-import { ServerConfigError } from "../config-error.js";
+import { readGivenFile, ServerConfigError } from "../config-error.js";
 import { caSignedCertificate, type TlsContext } from "./local-ca.js";
 
 const PEM = z.union([z.string(), z.instanceof(Buffer)]);
@@ -38,11 +47,7 @@ function readPem<T>(label: string, what: string, read: () => T): T {
  * Node's TLS layer takes them. The key check is ours: the TLS layer takes a key
  * that is not the certificate's without a word.
  */
-export function checkPair(
-  cert: Pem,
-  key: Pem,
-  labels: { cert: string; key: string },
-): X509Certificate {
+function checkPair(cert: Pem, key: Pem, labels: { cert: string; key: string }): X509Certificate {
   const certificate = readPem(labels.cert, "a PEM certificate", () => new X509Certificate(cert));
   const privateKey = readPem(labels.key, "an unencrypted PEM private key", () =>
     createPrivateKey(key),
@@ -56,6 +61,35 @@ export function checkPair(
     createSecureContext({ cert, key }),
   );
   return certificate;
+}
+
+/** The TLS flags of `petstore serve`, as commander hands them over. */
+export interface TlsFlags {
+  tls?: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+/**
+ * The `tls` option, and the given certificate when it is self-signed: clients can
+ * trust it directly (NODE_EXTRA_CA_CERTS). Absolute.
+ */
+export function planTls(flags: TlsFlags): { tls?: TlsOption; trustFile?: string } {
+  const { tlsCert, tlsKey } = flags;
+  if (tlsCert === undefined && tlsKey === undefined) return { tls: flags.tls };
+  if (tlsCert === undefined || tlsKey === undefined) {
+    throw new ServerConfigError("--tls-cert and --tls-key go together: a certificate and its key");
+  }
+  const labels = { cert: `--tls-cert ${tlsCert}`, key: `--tls-key ${tlsKey}` };
+  // 1 MiB: far more than any certificate chain or key; a larger file is not one.
+  const read = (file: string, label: string) =>
+    readGivenFile(file, label, "a PEM file", 1024 * 1024, "latin1");
+  const cert = read(tlsCert, labels.cert);
+  const key = read(tlsKey, labels.key);
+  const certificate = checkPair(cert, key, labels);
+  const selfSigned =
+    certificate.checkIssued(certificate) && certificate.verify(certificate.publicKey);
+  return { tls: { cert, key }, trustFile: selfSigned ? path.resolve(tlsCert) : undefined };
 }
 
 /**
