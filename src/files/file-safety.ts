@@ -63,7 +63,8 @@ function refusesLinks(flags: number): boolean {
   return (flags & CREATE_NEW) !== CREATE_NEW;
 }
 
-function errorCode(error: unknown): string | undefined {
+/** The system error's code (ENOENT, ELOOP...), if it has one. */
+export function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
