@@ -262,20 +262,15 @@ export async function syncDirectory(
   directory: string,
   platform: FilePlatform = THIS_PLATFORM,
 ): Promise<boolean> {
-  let handle: FileHandle;
+  let handle: FileHandle | undefined;
   try {
     handle = await open(directory, "r");
-  } catch (error) {
-    if (refusedByPlatform(error, platform)) return false;
-    throw error;
-  }
-  try {
     await handle.sync();
     return true;
   } catch (error) {
     if (refusedByPlatform(error, platform)) return false;
     throw error;
   } finally {
-    await handle.close();
+    await handle?.close();
   }
 }
