@@ -93,20 +93,15 @@ function sameFile(a: BigIntStats, b: BigIntStats): boolean {
 }
 
 /**
- * The check after an open on Windows: `before` is the lstat of the name before
- * the open (undefined: it did not exist), `opened` the fstat of what was opened.
+ * The check after an open on Windows: `opened` (the fstat of what was opened) must
+ * be the file `before` is the lstat of, taken before the open; or, when there was
+ * none (the open created it), the file now at the name, not a link planted meanwhile.
  */
-function windowsProblem(
-  file: string,
-  before: BigIntStats | undefined,
-  opened: BigIntStats,
-): NodeJS.ErrnoException | undefined {
-  if (before !== undefined) return sameFile(before, opened) ? undefined : linkRefused(file);
-  // Created by this open: the name must now be that file, not a link planted meanwhile.
-  const now = lstatIfThere(file);
-  return now !== undefined && !now.isSymbolicLink() && sameFile(now, opened)
-    ? undefined
-    : linkRefused(file);
+function checkOpened(file: string, before: BigIntStats | undefined, opened: BigIntStats): void {
+  const named = before ?? lstatIfThere(file);
+  if (named === undefined || named.isSymbolicLink() || !sameFile(named, opened)) {
+    throw linkRefused(file);
+  }
 }
 
 /** The lstat of `file`; undefined when there is none. */
@@ -135,8 +130,7 @@ export function openNoFollowSync(
   if (before?.isSymbolicLink() && refusesLinks(flags)) throw linkRefused(file);
   const fd = openSync(file, flags, mode);
   try {
-    const problem = windowsProblem(file, before, fstatSync(fd, { bigint: true }));
-    if (problem !== undefined) throw problem;
+    checkOpened(file, before, fstatSync(fd, { bigint: true }));
     return fd;
   } catch (error) {
     closeSync(fd);
@@ -156,8 +150,7 @@ export async function openNoFollow(
   if (before?.isSymbolicLink() && refusesLinks(flags)) throw linkRefused(file);
   const handle = await open(file, flags, mode);
   try {
-    const problem = windowsProblem(file, before, await handle.stat({ bigint: true }));
-    if (problem !== undefined) throw problem;
+    checkOpened(file, before, await handle.stat({ bigint: true }));
     return handle;
   } catch (error) {
     await handle.close();
