@@ -35,7 +35,7 @@ import {
 } from "node:fs";
 import { resolve } from "node:path";
 import { setTimeout as sleepAsync } from "node:timers/promises";
-import { lstatIfThere, openNoFollowSync } from "./file-safety.js";
+import { errorCode, isMissing, lstatIfThere, openNoFollowSync } from "./file-safety.js";
 
 export interface FileLock {
   readonly path: string;
@@ -109,10 +109,6 @@ const CREATE_PRIVATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL
 /** The locks this process holds (absolute paths): a lock with our pid and not in here is stale. */
 const heldHere = new Set<string>();
 
-function errorCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException).code;
-}
-
 /** Whether `pid` is a process other than this one that is running. */
 function isAnotherRunning(pid: number): boolean {
   if (pid === process.pid) return false;
@@ -132,7 +128,7 @@ function unlinkOrGone(path: string): void {
   try {
     unlinkSync(path);
   } catch (error) {
-    if (errorCode(error) !== "ENOENT") throw error;
+    if (!isMissing(error)) throw error;
   }
 }
 
@@ -166,6 +162,17 @@ type Found =
   | { kind: "symlink" }
   | { kind: "not-a-file" }
   | { kind: "file"; ino: bigint; dev: bigint; pid: number | undefined; ageMs: number };
+
+/**
+ * Whether `path` is still the lock file `lock`: the same file holding the same pid
+ * (the inode alone could be a new file's, an inode is reused as soon as it is freed).
+ */
+function stillThere(path: string, lock: { ino: bigint; dev: bigint; pid: number | undefined }) {
+  const now = inspect(path);
+  return (
+    now.kind === "file" && now.ino === lock.ino && now.dev === lock.dev && now.pid === lock.pid
+  );
+}
 
 /** What is at `path`, and the pid it holds: a reader never follows a symlink nor blocks on a FIFO. */
 function inspect(path: string): Found {
@@ -222,13 +229,7 @@ function breakStale(
     return { reason: "busy", breaker };
   }
   try {
-    const now = inspect(lockPath);
-    if (
-      now.kind === "file" &&
-      now.ino === found.ino &&
-      now.dev === found.dev &&
-      now.pid === found.pid
-    ) {
+    if (stillThere(lockPath, found)) {
       unlinkOrGone(lockPath);
       options.onStale?.(found.pid);
     }
@@ -236,30 +237,6 @@ function breakStale(
     unlinkOrGone(breaker);
   }
   return "again";
-}
-
-class HeldLock implements FileLock {
-  constructor(
-    readonly path: string,
-    private readonly ino: bigint,
-    private readonly dev: bigint,
-  ) {
-    heldHere.add(resolve(path));
-  }
-
-  release(): void {
-    heldHere.delete(resolve(this.path));
-    // The inode alone could be a new file's (an inode is reused as soon as it is freed).
-    const now = inspect(this.path);
-    if (
-      now.kind === "file" &&
-      now.ino === this.ino &&
-      now.dev === this.dev &&
-      now.pid === process.pid
-    ) {
-      unlinkOrGone(this.path);
-    }
-  }
 }
 
 /** Whether the lock `found` at `lockPath` is held by a live process (this one included). */
@@ -285,8 +262,13 @@ export function acquireFileLock(lockPath: string, options: LockOptions = {}): Lo
       }
       try {
         linkSync(mine, lockPath);
-        const info = lstatSync(mine, { bigint: true });
-        return { acquired: true, lock: new HeldLock(lockPath, info.ino, info.dev) };
+        const { ino, dev } = lstatSync(mine, { bigint: true });
+        heldHere.add(resolve(lockPath));
+        const release = () => {
+          heldHere.delete(resolve(lockPath));
+          if (stillThere(lockPath, { ino, dev, pid: process.pid })) unlinkOrGone(lockPath);
+        };
+        return { acquired: true, lock: { path: lockPath, release } };
       } catch (error) {
         if (errorCode(error) !== "EEXIST") throw error;
       }

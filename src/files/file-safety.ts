@@ -63,7 +63,8 @@ function refusesLinks(flags: number): boolean {
   return (flags & CREATE_NEW) !== CREATE_NEW;
 }
 
-function errorCode(error: unknown): string | undefined {
+/** The system error's code (ENOENT, ELOOP...), if it has one. */
+export function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
@@ -92,20 +93,15 @@ function sameFile(a: BigIntStats, b: BigIntStats): boolean {
 }
 
 /**
- * The check after an open on Windows: `before` is the lstat of the name before
- * the open (undefined: it did not exist), `opened` the fstat of what was opened.
+ * The check after an open on Windows: `opened` (the fstat of what was opened) must
+ * be the file `before` is the lstat of, taken before the open; or, when there was
+ * none (the open created it), the file now at the name, not a link planted meanwhile.
  */
-function windowsProblem(
-  file: string,
-  before: BigIntStats | undefined,
-  opened: BigIntStats,
-): NodeJS.ErrnoException | undefined {
-  if (before !== undefined) return sameFile(before, opened) ? undefined : linkRefused(file);
-  // Created by this open: the name must now be that file, not a link planted meanwhile.
-  const now = lstatIfThere(file);
-  return now !== undefined && !now.isSymbolicLink() && sameFile(now, opened)
-    ? undefined
-    : linkRefused(file);
+function checkOpened(file: string, before: BigIntStats | undefined, opened: BigIntStats): void {
+  const named = before ?? lstatIfThere(file);
+  if (named === undefined || named.isSymbolicLink() || !sameFile(named, opened)) {
+    throw linkRefused(file);
+  }
 }
 
 /** The lstat of `file`; undefined when there is none. */
@@ -134,8 +130,7 @@ export function openNoFollowSync(
   if (before?.isSymbolicLink() && refusesLinks(flags)) throw linkRefused(file);
   const fd = openSync(file, flags, mode);
   try {
-    const problem = windowsProblem(file, before, fstatSync(fd, { bigint: true }));
-    if (problem !== undefined) throw problem;
+    checkOpened(file, before, fstatSync(fd, { bigint: true }));
     return fd;
   } catch (error) {
     closeSync(fd);
@@ -155,8 +150,7 @@ export async function openNoFollow(
   if (before?.isSymbolicLink() && refusesLinks(flags)) throw linkRefused(file);
   const handle = await open(file, flags, mode);
   try {
-    const problem = windowsProblem(file, before, await handle.stat({ bigint: true }));
-    if (problem !== undefined) throw problem;
+    checkOpened(file, before, await handle.stat({ bigint: true }));
     return handle;
   } catch (error) {
     await handle.close();
@@ -261,20 +255,15 @@ export async function syncDirectory(
   directory: string,
   platform: FilePlatform = THIS_PLATFORM,
 ): Promise<boolean> {
-  let handle: FileHandle;
+  let handle: FileHandle | undefined;
   try {
     handle = await open(directory, "r");
-  } catch (error) {
-    if (refusedByPlatform(error, platform)) return false;
-    throw error;
-  }
-  try {
     await handle.sync();
     return true;
   } catch (error) {
     if (refusedByPlatform(error, platform)) return false;
     throw error;
   } finally {
-    await handle.close();
+    await handle?.close();
   }
 }

@@ -13,7 +13,7 @@ import { MAX_FAULT_SEED, MAX_LATENCY_MS } from "./faults.js";
 import { parseKeysFile, parseKeySpec, parseKeysList, type ApiKeySpec } from "./keys.js";
 import { MAX_BAN_SECONDS, START_OPTIONS } from "./options.js";
 import { ADMIN_TOKEN_VARIABLE, KEYS_VARIABLE } from "./serve-defaults.js";
-import { planTls, type TlsFlags } from "./tls/tls-flags.js";
+import { planTls, type TlsFlags } from "./tls/server-tls.js";
 
 /**
  * The flags that set a value: the option it goes to, how its text is read as a

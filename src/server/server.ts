@@ -30,7 +30,7 @@ import { createMemoryStore } from "./store/memory.js";
 import { demoPets } from "./demo-pets.js";
 import type { PetStore } from "./store/types.js";
 import { removeCreated } from "./tls/local-ca.js";
-import { noteHandshakeFailures, setUpTls, type TlsSetup } from "./tls/server-tls.js";
+import { noteHandshakeFailures, setUpTls } from "./tls/server-tls.js";
 
 export type RunningServer = Awaited<ReturnType<typeof startServer>>;
 
@@ -79,7 +79,9 @@ export async function startServer(startOptions: StartServerOptions = {}) {
   const abandon = () =>
     options.store === undefined && store.abandon !== undefined ? store.abandon() : store.close();
 
-  let tls: TlsSetup | undefined;
+  let tls: Awaited<ReturnType<typeof setUpTls>> | undefined;
+  /** The CA files this start wrote anew: removed if it fails. */
+  const created: string[] = [];
   let app: ReturnType<typeof createApp>;
   let server: Server | HttpsServer;
   let capStats: ReturnType<typeof capConnections>;
@@ -89,8 +91,8 @@ export async function startServer(startOptions: StartServerOptions = {}) {
       tls = await setUpTls(options.tls, {
         file: caNextTo,
         host,
-        now: new Date(),
         note: (line) => log.note(line),
+        created,
       });
     }
     app = createApp(store, { ...options, log, admin: { host, token: options.adminToken } });
@@ -123,7 +125,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
   } catch (error) {
     // The CA files first: the store's lock, let go by abandon(), is what keeps another
     // serve of this file from writing its own CA there meanwhile.
-    if (tls?.created !== undefined) await removeCreated(tls.created);
+    await removeCreated(created);
     await abandon().catch((cause: unknown) => log.note(`cleaning up failed: ${String(cause)}`));
     log.flush();
     throw error;

@@ -27,13 +27,14 @@ import { connect } from "node:tls";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../src/server/server.js";
 import { CA_NAME } from "../../src/server/tls/local-ca.js";
-import { makeCa, type PemPair } from "../../src/server/tls/make-certificates.js";
+import { makeCa } from "../../src/server/tls/make-certificates.js";
 import { REPO_ROOT } from "./cli-build.js";
 import { startTestServer } from "./http.js";
 
 const DAY_MS = 86_400_000;
 const FIXTURE_CERT = join(REPO_ROOT, "test", "fixtures", "tls", "localhost.crt");
 const VICTIM = "a file serve must never write\n";
+type PemPair = Awaited<ReturnType<typeof makeCa>>;
 
 let root: string;
 let dir: string;
@@ -116,13 +117,13 @@ describe("the local CA next to the data file", () => {
   it("is replaced when it has expired", async () => {
     const ca = await ownCa(-20, -1);
     await plant(ca);
-    await expectReplaced("the one there could not be used: it expired on", ca);
+    await expectReplaced("the one there could not be used: it is valid only until", ca);
   });
 
   it("is replaced when it expires within 30 days", async () => {
     const ca = await ownCa(-1, 29);
     await plant(ca);
-    await expectReplaced("in less than 30 days", ca);
+    await expectReplaced("less than 30 days from now", ca);
   });
 
   it("is replaced when its key could be read by other users", async () => {

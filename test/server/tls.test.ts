@@ -109,8 +109,21 @@ describe("startServer({ tls: true }) without a data file", () => {
     await expect(get(running.url, "/v1/pets", undefined)).rejects.toThrow(/certificate/);
     await new Promise((resolve) => setTimeout(resolve, 100));
     await running.close();
-    const line = `a client closed its connection during the TLS handshake: does it trust the CA (NODE_EXTRA_CA_CERTS=${file}.ca.pem)?`;
+    const line = `a TLS handshake failed (socket hang up): does the client trust the CA (NODE_EXTRA_CA_CERTS=${file}.ca.pem)?`;
     expect(running.logText().split(line).length - 1).toBe(1);
+  });
+
+  it("logs another failed handshake with OpenSSL's reason", async () => {
+    const running = await start({ tls: true, quiet: false });
+    const socket = connectTcp(running.port, "127.0.0.1");
+    sockets.push(socket);
+    socket.on("error", () => {});
+    socket.write("GET /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n");
+    await new Promise((resolve) => socket.once("close", resolve));
+    await running.close();
+    expect(running.logText()).toContain(
+      "a TLS handshake failed (http request): does the client trust the certificate?",
+    );
   });
 
   it("makes the certificate for localhost, 127.0.0.1 and ::1, for serving only, for 397 days at most", async () => {

@@ -24,18 +24,12 @@ import path from "node:path";
 import { readCompanion, writeFileAtomic } from "../../files/atomic-write.js";
 import { lstatIfThere, ownershipProblem, unknownReaders } from "../../files/file-safety.js";
 import { ServerConfigError } from "../config-error.js";
-import type { PemPair } from "./make-certificates.js";
 
 /** The common name that tells serve's CA from any other certificate. */
 export const CA_NAME = "petstore serve local CA";
-const DAY_MS = 86_400_000;
-const CA_DAYS = 3650;
-/** A CA with less time left than this is replaced at start-up. */
-const CA_RENEW_DAYS = 30;
-const SERVER_CERTIFICATE_DAYS = 397;
 
 const day = (date: Date) => date.toISOString().slice(0, 10);
-const later = (date: Date, days: number) => new Date(date.getTime() + days * DAY_MS);
+const later = (date: Date, days: number) => new Date(date.getTime() + days * 86_400_000);
 
 function attempt<T>(make: () => T): T | undefined {
   try {
@@ -53,15 +47,23 @@ export function serverNames(host: string): string[] {
   return wildcard || names.includes(name) ? names : [...names, name];
 }
 
-/** A start of serve: its data file, the address it listens on, the time, and where notes go. */
-export type TlsContext = { file?: string; host: string; now: Date; note: (line: string) => void };
+/**
+ * A start of serve: its data file, the address it listens on, where notes go, and
+ * the files it wrote anew, which a start that fails removes (removeCreated).
+ */
+export type TlsContext = {
+  file?: string;
+  host: string;
+  note: (line: string) => void;
+  created: string[];
+};
 
 /**
  * The CA kept at `files` (certificate and key) when it can be used as it is,
  * else why a new one is needed. Refuses (without changing anything) files serve
  * must not replace.
  */
-function keptCa(files: { cert: string; key: string }, now: Date): PemPair | string {
+function keptCa(files: { cert: string; key: string }, now: Date) {
   const cert = readCompanion(files.cert);
   const key = readCompanion(files.key);
   if (cert === undefined) return key === undefined ? "there was none" : `${files.cert} was missing`;
@@ -83,9 +85,9 @@ function keptCa(files: { cert: string; key: string }, now: Date): PemPair | stri
   if (!attempt(() => certificate.checkPrivateKey(createPrivateKey(key.text)))) {
     return why(`its key ${files.key} is not its own`);
   }
-  if (now > notAfter) return why(`it expired on ${day(notAfter)}`);
-  if (notAfter < later(now, CA_RENEW_DAYS)) {
-    return why(`it expires on ${day(notAfter)}, in less than ${CA_RENEW_DAYS} days`);
+  // Replaced before it expires, with 30 days to spare.
+  if (notAfter < later(now, 30)) {
+    return why(`it is valid only until ${day(notAfter)}, less than 30 days from now`);
   }
   return { cert: cert.text, key: key.text };
 }
@@ -98,37 +100,32 @@ export async function removeCreated(files: readonly string[]): Promise<void> {
 /**
  * A server certificate for `host`, signed by the CA kept next to `file` (in
  * memory without one). The CA is written, when it is new, only once the server
- * certificate is made; the files that did not exist before are removed if the
- * write fails, and given back (`created`) for a start that fails later. `note` is
- * told why a CA was made, and what could not be checked about who may read its key.
+ * certificate is made; the files that did not exist before go in `created`, for
+ * a start that fails to remove. `note` is told why a CA was made, and what could
+ * not be checked about who may read its key.
  */
-export async function caSignedCertificate({ file, host, now, note }: TlsContext) {
+export async function caSignedCertificate({ file, host, note, created }: TlsContext) {
+  const now = new Date();
   const base = file === undefined ? undefined : path.resolve(file);
   const files =
     base === undefined ? undefined : { cert: `${base}.ca.pem`, key: `${base}.ca-key.pem` };
   const kept = files === undefined ? "no data file" : keptCa(files, now);
   const { makeCa, makeServerCertificate } = await import("./make-certificates.js");
-  const caUntil = later(now, CA_DAYS);
+  const caUntil = later(now, 3650);
   const ca = typeof kept === "string" ? await makeCa(CA_NAME, now, caUntil) : kept;
-  const until = later(now, SERVER_CERTIFICATE_DAYS);
-  const pair = await makeServerCertificate(ca, serverNames(host), now, until);
-  if (files === undefined) return { ...pair, ca: ca.cert };
-  const keyNote = unknownReaders(files.key, process.env);
+  const pair = await makeServerCertificate(ca, serverNames(host), now, later(now, 397));
+  const keyNote = files && unknownReaders(files.key, process.env);
   if (keyNote !== undefined) note(keyNote);
-  if (typeof kept !== "string") return { ...pair, ca: ca.cert, caFile: files.cert };
-  const created = [files.key, files.cert].filter((name) => lstatIfThere(name) === undefined);
-  try {
+  if (files !== undefined && typeof kept === "string") {
+    created.push(...[files.key, files.cert].filter((name) => lstatIfThere(name) === undefined));
     // The key first: a crash between the two leaves the old certificate with the new
     // key, a pair that does not match, which the next start replaces.
     await writeFileAtomic(files.key, [ca.key], { mode: 0o600 });
     await writeFileAtomic(files.cert, [ca.cert], { mode: 0o644 });
-  } catch (error) {
-    await removeCreated(created);
-    throw error;
+    note(
+      `made a new local CA, ${files.cert}, valid until ${day(caUntil)} ` +
+        `(${kept}); clients trust it with NODE_EXTRA_CA_CERTS=${files.cert}`,
+    );
   }
-  note(
-    `made a new local CA, ${files.cert}, valid until ${day(caUntil)} ` +
-      `(${kept}); clients trust it with NODE_EXTRA_CA_CERTS=${files.cert}`,
-  );
-  return { ...pair, ca: ca.cert, caFile: files.cert, created };
+  return { ...pair, ca: ca.cert, caFile: files?.cert };
 }

@@ -13,28 +13,21 @@ import { createPrivateKey, KeyObject, webcrypto } from "node:crypto";
 import { isIP } from "node:net";
 import * as x509 from "@peculiar/x509";
 
-/** A certificate and its private key (PKCS #8), both PEM. */
-export interface PemPair {
-  cert: string;
-  key: string;
-}
-
 const ALGORITHM = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
-/** Certificates start an hour before `from`: a client's clock may be a little behind. */
-const BACKDATE_MS = 3_600_000;
-x509.cryptoProvider.set(webcrypto);
 
+/** A certificate and its private key (PKCS #8), both PEM. */
 async function make(
   commonName: string,
   from: Date,
   notAfter: Date,
   extensions: x509.Extension[],
   issuer?: { cert: x509.X509Certificate; key: webcrypto.CryptoKey },
-): Promise<PemPair> {
+) {
   const keys = await webcrypto.subtle.generateKey(ALGORITHM, true, ["sign", "verify"]);
   const name: x509.JsonName = [{ CN: [commonName] }, { O: ["petstore-cli, for development only"] }];
   const cert = await x509.X509CertificateGenerator.create({
-    notBefore: new Date(from.getTime() - BACKDATE_MS),
+    // An hour before `from`: a client's clock may be a little behind.
+    notBefore: new Date(from.getTime() - 3_600_000),
     notAfter,
     subject: name,
     issuer: issuer?.cert.subject ?? name,
@@ -48,7 +41,7 @@ async function make(
 }
 
 /** A self-signed CA that may sign server certificates only (path length 0). */
-export function makeCa(commonName: string, from: Date, notAfter: Date): Promise<PemPair> {
+export function makeCa(commonName: string, from: Date, notAfter: Date) {
   const { keyCertSign, cRLSign } = x509.KeyUsageFlags;
   return make(commonName, from, notAfter, [
     new x509.BasicConstraintsExtension(true, 0, true),
@@ -61,11 +54,11 @@ export function makeCa(commonName: string, from: Date, notAfter: Date): Promise<
  * by `ca`, valid until `notAfter` or until the CA expires, if sooner.
  */
 export async function makeServerCertificate(
-  ca: PemPair,
+  ca: { cert: string; key: string },
   names: readonly string[],
   from: Date,
   notAfter: Date,
-): Promise<PemPair> {
+) {
   const caCert = new x509.X509Certificate(ca.cert);
   const pkcs8 = createPrivateKey(ca.key).export({ type: "pkcs8", format: "der" });
   const caKey = await webcrypto.subtle.importKey("pkcs8", pkcs8, ALGORITHM, false, ["sign"]);

@@ -2,13 +2,22 @@
  * The `tls` option of `startServer`: `{ cert, key }` (PEM) serves that certificate;
  * `true` serves one signed by the local CA (local-ca.ts). Node's own parsers and
  * TLS layer check a given pair and name what is wrong with it.
+ *
+ * The TLS flags of `petstore serve` make that option: `--tls-cert <pem> --tls-key
+ * <pem>` (both or neither) serve that certificate; `--tls` alone serves one signed
+ * by the local CA kept next to the data file. The files are read and checked
+ * first, so a problem stops serve before the data file is opened. They are read
+ * as the data file is: a symlink is followed, but what it leads to must be a
+ * regular file; a device, FIFO, socket or directory is refused, never read nor
+ * waited on.
  */
 import { createPrivateKey, X509Certificate } from "node:crypto";
 import type { Server as HttpsServer } from "node:https";
-import { createSecureContext, type TLSSocket } from "node:tls";
+import path from "node:path";
+import { createSecureContext } from "node:tls";
 import * as z from "zod/mini";
 import { strict } from "../check.js";
-import { ServerConfigError } from "../config-error.js";
+import { readGivenFile, ServerConfigError } from "../config-error.js";
 import { caSignedCertificate, type TlsContext } from "./local-ca.js";
 
 const PEM = z.union([z.string(), z.instanceof(Buffer)]);
@@ -21,17 +30,6 @@ const Given = strict({ cert: PEM, key: PEM }, RULE).check(
 /** false (as undefined) is plain http. */
 export const TlsOption = z.union([z.boolean(), Given], { error: RULE });
 export type TlsOption = z.infer<typeof TlsOption>;
-
-export interface TlsSetup {
-  cert: Pem;
-  key: Pem;
-  /** The CA certificate (PEM) that clients trust, when serve made the certificate. */
-  ca?: string;
-  /** The file it was written to (next to the data file). */
-  caFile?: string;
-  /** The CA files written that did not exist before: removed if the start fails. */
-  created?: string[];
-}
 
 /** `read()`, or a ServerConfigError: `label` is not `what`, and Node's (OpenSSL's) reason. */
 function readPem<T>(label: string, what: string, read: () => T): T {
@@ -49,11 +47,7 @@ function readPem<T>(label: string, what: string, read: () => T): T {
  * Node's TLS layer takes them. The key check is ours: the TLS layer takes a key
  * that is not the certificate's without a word.
  */
-export function checkPair(
-  cert: Pem,
-  key: Pem,
-  labels: { cert: string; key: string },
-): X509Certificate {
+function checkPair(cert: Pem, key: Pem, labels: { cert: string; key: string }): X509Certificate {
   const certificate = readPem(labels.cert, "a PEM certificate", () => new X509Certificate(cert));
   const privateKey = readPem(labels.key, "an unencrypted PEM private key", () =>
     createPrivateKey(key),
@@ -69,53 +63,69 @@ export function checkPair(
   return certificate;
 }
 
+/** The TLS flags of `petstore serve`, as commander hands them over. */
+export interface TlsFlags {
+  tls?: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+/**
+ * The `tls` option, and the given certificate when it is self-signed: clients can
+ * trust it directly (NODE_EXTRA_CA_CERTS). Absolute.
+ */
+export function planTls(flags: TlsFlags): { tls?: TlsOption; trustFile?: string } {
+  const { tlsCert, tlsKey } = flags;
+  if (tlsCert === undefined && tlsKey === undefined) return { tls: flags.tls };
+  if (tlsCert === undefined || tlsKey === undefined) {
+    throw new ServerConfigError("--tls-cert and --tls-key go together: a certificate and its key");
+  }
+  const labels = { cert: `--tls-cert ${tlsCert}`, key: `--tls-key ${tlsKey}` };
+  // 1 MiB: far more than any certificate chain or key; a larger file is not one.
+  const read = (file: string, label: string) =>
+    readGivenFile(file, label, "a PEM file", 1024 * 1024, "latin1");
+  const cert = read(tlsCert, labels.cert);
+  const key = read(tlsKey, labels.key);
+  const certificate = checkPair(cert, key, labels);
+  const selfSigned =
+    certificate.checkIssued(certificate) && certificate.verify(certificate.publicKey);
+  return { tls: { cert, key }, trustFile: selfSigned ? path.resolve(tlsCert) : undefined };
+}
+
 /**
  * What the https server is started with. `note` gets a line for a given
  * certificate that is not valid now (clients will refuse it), and for a CA made anew.
  */
-export async function setUpTls(
-  option: Exclude<TlsOption, false>,
-  context: TlsContext,
-): Promise<TlsSetup> {
+export async function setUpTls(option: Exclude<TlsOption, false>, context: TlsContext) {
   if (option === true) return caSignedCertificate(context);
-  const { now, note } = context;
   const { validFrom, validTo } = new X509Certificate(option.cert);
-  if (now < new Date(validFrom) || now > new Date(validTo)) {
-    note(
+  if (Date.now() < Date.parse(validFrom) || Date.now() > Date.parse(validTo)) {
+    context.note(
       `the TLS certificate is valid from ${validFrom} to ${validTo}: clients will refuse it now`,
     );
   }
-  return option;
+  return { ...option, ca: undefined, caFile: undefined };
 }
 
-const HANDSHAKE_NOTE_EVERY_MS = 10_000;
-
 /**
- * Logs a TLS handshake that failed, at most once per 10 seconds. A Node client
- * that does not trust the certificate just closes the connection, so that is
- * said with what would fix it; OpenSSL's reason is given for any other failure
- * (curl, for one, sends "tlsv1 alert unknown ca").
+ * Logs a TLS handshake that failed (Node closes the connection), at most once per
+ * 10 seconds, with OpenSSL's reason and the trust that would fix it: a Node client
+ * that does not trust the certificate just closes the connection ("socket
+ * hang up"); curl, for one, sends "tlsv1 alert unknown ca".
  */
 export function noteHandshakeFailures(
   server: HttpsServer,
   caFile: string | undefined,
   note: (line: string) => void,
 ): void {
+  const trust = caFile === undefined ? "the certificate" : `the CA (NODE_EXTRA_CA_CERTS=${caFile})`;
   let notedAt = -Infinity;
-  server.on(
-    "tlsClientError",
-    (error: Error & { code?: string; reason?: string }, socket: TLSSocket) => {
-      socket.destroy();
-      const now = performance.now();
-      if (now - notedAt < HANDSHAKE_NOTE_EVERY_MS) return;
-      notedAt = now;
-      if (error.code === "ECONNRESET") {
-        const trust =
-          caFile === undefined ? "the certificate" : `the CA (NODE_EXTRA_CA_CERTS=${caFile})`;
-        note(`a client closed its connection during the TLS handshake: does it trust ${trust}?`);
-      } else {
-        note(`a TLS handshake failed: ${error.reason ?? error.message}`);
-      }
-    },
-  );
+  server.on("tlsClientError", (error: Error & { reason?: string }) => {
+    const now = performance.now();
+    if (now - notedAt < 10_000) return;
+    notedAt = now;
+    note(
+      `a TLS handshake failed (${error.reason ?? error.message}): does the client trust ${trust}?`,
+    );
+  });
 }
