@@ -339,6 +339,26 @@ export function createApp(store: PetStore, options: AppOptions) {
     else proceed();
   }
 
+  /**
+   * Answers on the socket a request node:http does not hand to the handler;
+   * `counted`: the request counts toward its rate limit, and a 429 answers it.
+   */
+  function onSocket(
+    socket: Duplex,
+    headers: IncomingHttpHeaders | undefined,
+    reply: Reply,
+    counted: boolean,
+  ) {
+    const nowMs = clock.now();
+    const identity = keyring.identify(headers?.authorization);
+    const peer = socket as Duplex & { remoteAddress?: string };
+    const limit = keyring.limit(identity, peer.remoteAddress, nowMs, counted);
+    const answer = (counted && limit.refusal) || reply;
+    const all = [...limit.headers, ...cors.headers(headers?.origin)];
+    responder.writeOnSocket(socket, answer, all, nowMs);
+    return answer.status;
+  }
+
   /** For `server.on("connect")`: CONNECT gets a 405 Error body; the fake is not a proxy. */
   function handleConnect(req: IncomingMessage, socket: Duplex): void {
     // node:http hands the socket over without its error listener.
@@ -349,34 +369,7 @@ export function createApp(store: PetStore, options: AppOptions) {
       "CONNECT is not allowed: the fake is not a proxy",
       ["Allow", ALLOW[Route.Pets]!],
     );
-    const { reply, nowMs, identity } = onSocket(socket, req.headers, req.socket, refusal, true);
-    responder.answered(req, reply.status, startedAt);
-    if (journal.capacity > 0) {
-      const target = req.url ?? "";
-      const plan = typeof identity === "object" ? identity.plan : null;
-      const entry = new JournalEntry(nowMs, "CONNECT", target, target.length, plan);
-      journal.record(entry, reply.status, performance.now() - startedAt);
-    }
-  }
-
-  /**
-   * Answers on the socket a request node:http does not hand to the handler;
-   * `counted`: the request counts toward its rate limit, and a 429 answers it.
-   */
-  function onSocket(
-    socket: Duplex,
-    headers: IncomingHttpHeaders | undefined,
-    peer: { remoteAddress?: string },
-    reply: Reply,
-    counted: boolean,
-  ) {
-    const nowMs = clock.now();
-    const identity = keyring.identify(headers?.authorization);
-    const limit = keyring.limit(identity, peer.remoteAddress, nowMs, counted);
-    const answer = (counted && limit.refusal) || reply;
-    const all = [...limit.headers, ...cors.headers(headers?.origin)];
-    responder.writeOnSocket(socket, answer, all, nowMs);
-    return { reply: answer, nowMs, identity };
+    responder.answered(req, onSocket(socket, req.headers, refusal, true), startedAt);
   }
 
   /** For `server.on("clientError")`: malformed or too slow requests get an Error body too. */
@@ -387,10 +380,10 @@ export function createApp(store: PetStore, options: AppOptions) {
       return;
     }
     // A request already read (its body is broken) has a known key; garbage has only an address.
-    const headers = started?.req?.headers;
-    const peer = socket as Duplex & { remoteAddress?: string };
-    const { reply } = onSocket(socket, headers, peer, clientErrorReply(error.code), false);
-    responder.answeredMalformed(reply.status, error.code ?? error.message);
+    const status = onSocket(socket, started?.req?.headers, clientErrorReply(error.code), false);
+    responder.count(status);
+    if (log?.logsRequests === true)
+      log.note(`${status} to a malformed request: ${error.code ?? error.message}`);
   }
 
   return Object.assign((req: IncomingMessage, res: ServerResponse) => handle(req, res, false), {
