@@ -31,19 +31,15 @@ import { Responder } from "./responder.js";
 import type { ServerOptions } from "./options.js";
 import type { PetStore } from "./store/types.js";
 
-/** The server's options the app uses, as the options schema fills them in. */
+/**
+ * The server's options the app uses, as the options schema fills them in, and
+ * its access log (none when undefined). Without `host`, the control plane is off.
+ */
 export type AppOptions = Pick<
   ServerOptions,
   "keys" | "clock" | "faults" | "ban" | "cors" | "journalSize" | "preferCode" | "sunset"
-> & {
-  /** Access log; none when undefined. */
-  log?: AccessLog;
-  /**
-   * Where the server listens and its admin token: the control plane is open on a
-   * loopback address, off elsewhere without a token. Default: off.
-   */
-  admin?: { host: string; token?: string };
-};
+> &
+  Partial<Pick<ServerOptions, "host" | "adminToken">> & { log?: AccessLog };
 
 export type App = ReturnType<typeof createApp>;
 
@@ -138,13 +134,12 @@ export function createApp(store: PetStore, options: AppOptions) {
         ? clock.now()
         : new Date(options.sunset).getTime();
   const sunsetAtMs = sunsetMs ?? Date.parse(SUNSET_DATE);
-  const sunsetIso = isoTime(sunsetAtMs);
   const openApi = createOpenApiRoute(sunsetMs);
   /** Sent on every answer of `GET /v1/pets/{petId}`. */
   const DEPRECATION_HEADERS = Object.entries(deprecationHeaderValues(sunsetMs)).flat();
   const gone = errorReply(
     "gone",
-    `GET /v1/pets/{petId} was removed on ${sunsetIso}; use GET ${SUCCESSOR_PATH} instead (filter it with status)`,
+    `GET /v1/pets/{petId} was removed on ${isoTime(sunsetAtMs)}; use GET ${SUCCESSOR_PATH} instead (filter it with status)`,
   );
   let faults = faultInjector(options.faults ?? {});
   let closed = false;
@@ -162,7 +157,7 @@ export function createApp(store: PetStore, options: AppOptions) {
       fake.faults = settings;
     },
   };
-  const access = adminAccess(options.admin?.host ?? "0.0.0.0", options.admin?.token);
+  const access = adminAccess(options.host ?? "0.0.0.0", options.adminToken);
   const admin = createAdminRoutes(fake, access, responder);
   const home = createHomeRoute({
     list: (query) => listPets(pages, query),

@@ -7,6 +7,7 @@
  * RunningServer it gives back runs the control plane's own handlers
  * (admin/routes.ts), its arguments checked by the same schemas.
  */
+import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import * as z from "zod/mini";
@@ -50,24 +51,9 @@ export interface RequestFilter {
   limit?: number;
 }
 
-/** A filter object as the query's text. */
-const filterText = (filter: unknown) =>
-  typeof filter !== "object" || filter === null
-    ? filter
-    : Object.fromEntries(
-        Object.entries(filter)
-          .filter(([, value]) => value !== undefined)
-          .map(([name, value]) => [
-            name,
-            value instanceof Date ? String(value.getTime()) : String(value),
-          ]),
-      );
-
 export async function startServer(startOptions: StartServerOptions = {}) {
   const options = parse(START_OPTIONS, startOptions, "startServer");
   const { host, timeouts } = options;
-  /** The data file the local CA is kept next to. */
-  const caNextTo = options.store === undefined ? options.file : undefined;
   const log = new AccessLog(options.log ?? process.stderr, options.quiet !== true);
   const store: PetStore & { abandon?(): Promise<void> } =
     options.store ??
@@ -87,13 +73,14 @@ export async function startServer(startOptions: StartServerOptions = {}) {
     // After the store: its lock keeps two serves of one file from writing one CA.
     if (options.tls !== undefined && options.tls !== false) {
       tls = await setUpTls(options.tls, {
-        file: caNextTo,
+        // The data file the local CA is kept next to.
+        file: options.store === undefined ? options.file : undefined,
         host,
         now: new Date(),
         note: (line) => log.note(line),
       });
     }
-    app = createApp(store, { ...options, log, admin: { host, token: options.adminToken } });
+    app = createApp(store, { ...options, log });
     const serverOptions = {
       headersTimeout: timeouts.headersTimeoutMs,
       requestTimeout: timeouts.requestTimeoutMs,
@@ -101,25 +88,21 @@ export async function startServer(startOptions: StartServerOptions = {}) {
       connectionsCheckingInterval: timeouts.checkIntervalMs,
       // The app answers a missing Host itself, with an Error body and the rate-limit headers.
       requireHostHeader: false,
+      // A handshake gets no longer than a request's headers would.
+      handshakeTimeout: timeouts.headersTimeoutMs,
     };
     server =
       tls === undefined
         ? createServer(serverOptions, app)
-        : createHttpsServer(
-            // A handshake gets no longer than a request's headers would.
-            {
-              ...serverOptions,
-              cert: tls.cert,
-              key: tls.key,
-              handshakeTimeout: timeouts.headersTimeoutMs,
-            },
-            app,
-          );
+        : createHttpsServer({ ...serverOptions, cert: tls.cert, key: tls.key }, app);
     server.on("clientError", app.handleClientError);
     server.on("checkExpectation", app.handleExpectation);
     server.on("connect", app.handleConnect);
     capStats = capConnections(server, options.maxConnections, (line) => log.note(line));
-    await listen(server, options.port, host);
+    server.listen(options.port, host);
+    await once(server, "listening").catch((error: Error) => {
+      throw listenError(error, options.port, host);
+    });
   } catch (error) {
     // The CA files first: the store's lock, let go by abandon(), is what keeps another
     // serve of this file from writing its own CA there meanwhile.
@@ -195,8 +178,13 @@ export async function startServer(startOptions: StartServerOptions = {}) {
       await run("reset", {});
     },
     /** The request journal, oldest first, filtered (all that match, at once); never a key. */
-    requests: (filter?: RequestFilter): RecordedRequest[] =>
-      fake.journal.page(parse(JOURNAL_FILTER, filterText(filter ?? {}), "requests")).requests,
+    requests: (filter: RequestFilter = {}): RecordedRequest[] => {
+      const query = Object.entries(filter)
+        .filter(([, value]) => value !== undefined)
+        .map(([name, value]) => [name, String(value instanceof Date ? value.getTime() : value)]);
+      return fake.journal.page(parse(JOURNAL_FILTER, Object.fromEntries(query), "requests"))
+        .requests;
+    },
     clearRequests: (): void => void run("clearRequests", {}),
     /** The fake's clock: moving it moves rate-limit windows, bans, Date and X-RateLimit-Reset. */
     clock: {
@@ -248,28 +236,19 @@ async function openStore(options: ServerOptions, log: AccessLog): Promise<PetSto
   return openFileStore({ file: options.file, seed: options.seed, log: (line) => log.note(line) });
 }
 
-function listen(server: Server | HttpsServer, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const fail = (error: Error & { code?: string }) => {
-      const code = error.code;
-      if (code === "EADDRINUSE") {
-        reject(
-          new ServerConfigError(
-            `port ${port} on ${host} is already in use; choose another with --port (--port 0 picks a free one)`,
-          ),
-        );
-      } else if (code === "EACCES") {
-        reject(new ServerConfigError(`not permitted to listen on port ${port} of ${host}`));
-      } else if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
-        reject(new ServerConfigError(`cannot listen on ${host}: no such address on this machine`));
-      } else {
-        reject(error);
-      }
-    };
-    server.once("error", fail);
-    server.listen(port, host, () => {
-      server.off("error", fail);
-      resolve();
-    });
-  });
+/** What a failed `listen` throws: the usual causes in words. */
+function listenError(error: Error & { code?: string }, port: number, host: string): Error {
+  const code = error.code;
+  if (code === "EADDRINUSE") {
+    return new ServerConfigError(
+      `port ${port} on ${host} is already in use; choose another with --port (--port 0 picks a free one)`,
+    );
+  }
+  if (code === "EACCES") {
+    return new ServerConfigError(`not permitted to listen on port ${port} of ${host}`);
+  }
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    return new ServerConfigError(`cannot listen on ${host}: no such address on this machine`);
+  }
+  return error;
 }
