@@ -24,18 +24,15 @@ const DESCRIPTOR_HEADROOM = 64;
  * /proc/self/limits; elsewhere 1,000): a connection past the descriptor limit
  * fails to be accepted, which no idle-closing would cure.
  */
-export function defaultMaxConnections(limitsText = readLimits()): number {
-  const match = /^Max open files\s+(\d+)/m.exec(limitsText ?? "");
+export function defaultMaxConnections(limitsText?: string): number {
+  try {
+    limitsText ??= readFileSync("/proc/self/limits", "utf8");
+  } catch {
+    return DEFAULT_MAX_CONNECTIONS;
+  }
+  const match = /^Max open files\s+(\d+)/m.exec(limitsText);
   if (match === null) return DEFAULT_MAX_CONNECTIONS;
   return Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, Number(match[1]) - DESCRIPTOR_HEADROOM));
-}
-
-function readLimits(): string | undefined {
-  try {
-    return readFileSync("/proc/self/limits", "utf8");
-  } catch {
-    return undefined;
-  }
 }
 
 /** node:http sets `_httpMessage` from a request's arrival until its response is sent. */
