@@ -120,8 +120,8 @@ export async function startServer(startOptions: StartServerOptions = {}) {
 
   async function close(): Promise<void> {
     app.drain();
+    // Idle connections are closed at once; those with a request in flight finish it first.
     const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
     const force = setTimeout(() => {
       app.close();
       server.closeAllConnections();
