@@ -19,14 +19,7 @@ export type BodyResult =
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** `application/json`, optionally with `charset=utf-8`; case and spaces do not matter. */
-function isJsonMediaType(contentType: string): boolean {
-  const [type = "", ...parameters] = contentType.split(";");
-  if (type.trim().toLowerCase() !== "application/json") return false;
-  return parameters.every((parameter) => {
-    const [name = "", value = ""] = parameter.split("=");
-    return name.trim().toLowerCase() === "charset" && /^"?utf-8"?$/i.test(value.trim());
-  });
-}
+const JSON_MEDIA_TYPE = /^\s*application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)*$/i;
 
 const UNSUPPORTED_MEDIA_TYPE = "Content-Type must be application/json (charset utf-8 if given)";
 const TOO_LARGE = `the body is larger than ${MAX_BODY_BYTES} bytes (1 MiB)`;
@@ -37,7 +30,7 @@ export async function readJsonBody(
   keep?: (bytes: Buffer) => void,
 ): Promise<BodyResult> {
   const contentType = req.headers["content-type"];
-  if (contentType !== undefined && !isJsonMediaType(contentType)) {
+  if (contentType !== undefined && !JSON_MEDIA_TYPE.test(contentType)) {
     return refuse(errorReply("unsupported_media_type", UNSUPPORTED_MEDIA_TYPE));
   }
   if (Number(req.headers["content-length"]) > MAX_BODY_BYTES) {

@@ -17,7 +17,6 @@ export class Responder {
   /** Shutting down: every answer asks the client to close the connection. */
   draining = false;
   private readonly counts = new Map<number, number>();
-  private responses = 0;
   private resets = 0;
 
   constructor(
@@ -69,7 +68,6 @@ export class Responder {
   /** Counts an answer in the stats. */
   count(status: number): void {
     this.counts.set(status, (this.counts.get(status) ?? 0) + 1);
-    this.responses++;
   }
 
   /** Counts and logs what became of a request: its status, or `reset` (its connection closed on purpose). */
@@ -98,7 +96,7 @@ export class Responder {
   stats() {
     return {
       byStatus: Object.fromEntries(this.counts),
-      responses: this.responses,
+      responses: [...this.counts.values()].reduce((sum, count) => sum + count, 0),
       resets: this.resets,
     };
   }
