@@ -23,7 +23,7 @@ import { createCors } from "./cors.js";
 import { VerdictBook, type Observed } from "./verdict.js";
 import { faultInjector } from "./faults.js";
 import { createHomeRoute, isHomePath } from "./home/route.js";
-import { Keyring, unauthorizedReply, UNKNOWN_KEY, type Identity } from "./auth.js";
+import { Keyring, unauthorizedReply, UNKNOWN_KEY } from "./auth.js";
 import { createOpenApiRoute } from "./openapi-route.js";
 import { createPet, getPet, listPets, PageCache } from "./pet-routes.js";
 import { errorReply, methodNotAllowed, NO_CONTENT, printable, type Reply } from "./reply.js";
@@ -72,50 +72,6 @@ function routeOf(path: string): Route {
       : Route.None;
   }
   return path === "/v1/openapi.json" ? Route.OpenApi : Route.None;
-}
-
-/**
- * The refusals between the rate limit and the operation, in their order: what
- * node:http would answer 400 or 417 with no body, authentication, 404, 405.
- */
-function refusalOf(
-  req: IncomingMessage,
-  identity: Identity,
-  route: Route,
-  path: string,
-  unmetExpectation: boolean,
-): Reply | undefined {
-  if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
-    const reply = errorReply("bad_request", "an HTTP/1.1 request must have a Host header");
-    return { ...reply, closeConnection: true };
-  }
-  if (unmetExpectation) {
-    const reply = errorReply(
-      "expectation_failed",
-      `the expectation ${printable(req.headers.expect ?? "")} cannot be met; only 100-continue is supported`,
-    );
-    return { ...reply, closeConnection: true };
-  }
-  if (typeof identity !== "object" && route !== Route.OpenApi) return unauthorizedReply(identity);
-  if (route === Route.None) {
-    return errorReply("not_found", `no route for ${printable(path)}; the API is under /v1`);
-  }
-  const method = req.method;
-  if (!(method === "GET" || method === "HEAD" || (method === "POST" && route === Route.Pets))) {
-    return methodNotAllowed(method, ALLOW[route]!);
-  }
-  return undefined;
-}
-
-/** The answer to a `clientError`, by Node's error code. */
-function clientErrorReply(code: string | undefined): Reply {
-  if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
-    return errorReply("request_timeout", "the request did not arrive in time");
-  }
-  if (code === "HPE_HEADER_OVERFLOW") {
-    return errorReply("headers_too_large", "the request headers are too large");
-  }
-  return errorReply("bad_request", "the request is not valid HTTP/1.1");
 }
 
 export function createApp(store: PetStore, options: AppOptions) {
@@ -313,8 +269,28 @@ export function createApp(store: PetStore, options: AppOptions) {
       petId: undefined,
       getPet: route === Route.Pet && (method === "GET" || method === "HEAD"),
     };
-    const refused = limit.refusal ?? refusalOf(req, identity, route, path, unmetExpectation);
-    if (refused !== undefined) return answer(exchange, refused);
+    if (limit.refusal !== undefined) return answer(exchange, limit.refusal);
+    // What node:http would answer 400 or 417 with no body, then authentication, 404, 405.
+    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
+      const reply = errorReply("bad_request", "an HTTP/1.1 request must have a Host header");
+      return answer(exchange, { ...reply, closeConnection: true });
+    }
+    if (unmetExpectation) {
+      const expectation = printable(req.headers.expect ?? "");
+      const message = `the expectation ${expectation} cannot be met; only 100-continue is supported`;
+      const reply = errorReply("expectation_failed", message);
+      return answer(exchange, { ...reply, closeConnection: true });
+    }
+    if (typeof identity !== "object" && route !== Route.OpenApi) {
+      return answer(exchange, unauthorizedReply(identity));
+    }
+    if (route === Route.None) {
+      const message = `no route for ${printable(path)}; the API is under /v1`;
+      return answer(exchange, errorReply("not_found", message));
+    }
+    if (!(method === "GET" || method === "HEAD" || (method === "POST" && route === Route.Pets))) {
+      return answer(exchange, methodNotAllowed(method, ALLOW[route]!));
+    }
     if (route === Route.OpenApi) return answer(exchange, { status: 200, body: openApi(req) });
     if (route === Route.Pet && nowMs >= sunsetAtMs) return answer(exchange, gone);
     const scripted =
@@ -374,8 +350,14 @@ export function createApp(store: PetStore, options: AppOptions) {
       socket.destroy();
       return;
     }
+    const reply =
+      error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? errorReply("request_timeout", "the request did not arrive in time")
+        : error.code === "HPE_HEADER_OVERFLOW"
+          ? errorReply("headers_too_large", "the request headers are too large")
+          : errorReply("bad_request", "the request is not valid HTTP/1.1");
     // A request already read (its body is broken) has a known key; garbage has only an address.
-    const status = onSocket(socket, started?.req?.headers, clientErrorReply(error.code), false);
+    const status = onSocket(socket, started?.req?.headers, reply, false);
     responder.count(status);
     if (log?.logsRequests === true)
       log.note(`${status} to a malformed request: ${error.code ?? error.message}`);

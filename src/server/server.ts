@@ -8,6 +8,7 @@
  * (admin/routes.ts), its arguments checked by the same schemas.
  */
 import { once } from "node:events";
+import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import * as z from "zod/mini";
@@ -115,8 +116,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
   if (tls !== undefined && log.logsRequests) {
     noteHandshakeFailures(server as HttpsServer, tls.caFile, (line) => log.note(line));
   }
-  const address = server.address();
-  const port = typeof address === "object" && address !== null ? address.port : options.port;
+  const { port } = server.address() as AddressInfo;
 
   async function close(): Promise<void> {
     app.drain();
