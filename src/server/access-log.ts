@@ -17,6 +17,8 @@ const MAX_PATH_CHARS = 200;
 export class AccessLog {
   private buffer = "";
   private timer: NodeJS.Timeout | undefined;
+  private second = -1;
+  private secondText = "";
 
   constructor(
     private readonly sink: LogSink,
@@ -28,14 +30,12 @@ export class AccessLog {
   request(method: string, url: string, outcome: number | string, durationMs: number): void {
     const query = url.indexOf("?");
     const path = printablePath(query === -1 ? url : url.slice(0, query));
-    this.append(
-      `${new Date().toISOString()} ${method} ${path} ${outcome} ${durationMs.toFixed(1)}ms\n`,
-    );
+    this.append(`${this.timestamp()} ${method} ${path} ${outcome} ${durationMs.toFixed(1)}ms\n`);
   }
 
   /** A message about the server itself (start, errors, shutdown). */
   note(message: string): void {
-    this.append(`${new Date().toISOString()} ${message}\n`);
+    this.append(`${this.timestamp()} ${message}\n`);
   }
 
   flush(): void {
@@ -55,6 +55,17 @@ export class AccessLog {
       this.timer = setTimeout(() => this.flush(), FLUSH_AFTER_MS);
       this.timer.unref();
     }
+  }
+
+  /** ISO 8601 in UTC with milliseconds; the part up to the second is made once a second. */
+  private timestamp(): string {
+    const nowMs = Date.now();
+    const second = Math.floor(nowMs / 1000);
+    if (second !== this.second) {
+      this.second = second;
+      this.secondText = new Date(second * 1000).toISOString().slice(0, 20);
+    }
+    return `${this.secondText}${String(nowMs - second * 1000).padStart(3, "0")}Z`;
   }
 }
 
