@@ -138,18 +138,18 @@ export async function startServer(startOptions: StartServerOptions = {}) {
   let closing: Promise<void> | undefined;
 
   const { fake } = app;
-  /** A control-plane operation, as its route runs it; the body checked by the caller. */
-  const run = (operationId: string, request: Partial<AdminRequest<unknown>>) =>
-    adminOperation(operationId)(fake, {
+  /**
+   * A control-plane operation, as its route runs it; the body checked by the caller.
+   * A 400 (a rule or a clock step the state refuses) throws its message.
+   */
+  const run = (operationId: string, request: Partial<AdminRequest<unknown>>, where = "") => {
+    const reply = adminOperation(operationId)(fake, {
       body: undefined,
       query: "",
       key: "",
       ...request,
     }) as AdminReply;
-  /** `run` with a body checked here; an answer other than `ok` throws its message. */
-  const runChecked = (where: string, operationId: string, body: unknown, ok: number) => {
-    const reply = run(operationId, { body });
-    if (reply.status === ok) return reply;
+    if (reply.status !== 400) return reply;
     const { message } = JSON.parse(String(reply.body)) as { message: string };
     throw new ServerConfigError(`${where}: ${message}`);
   };
@@ -195,7 +195,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
        */
       advance(seconds: number): void {
         const body = parse(ClockBody, { advanceSeconds: seconds }, "clock.advance");
-        runChecked("clock.advance", "advanceClock", body, 200);
+        run("advanceClock", { body }, "clock.advance");
       },
       get offsetSeconds(): number {
         return fake.clock.offsetSeconds;
@@ -206,7 +206,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
      * `answer` (a ServerConfigError naming the field when the rule is not valid).
      */
     next(rule: NextRule) {
-      const reply = runChecked("next", "addNext", parse(NextRuleBody, rule, "next"), 201);
+      const reply = run("addNext", { body: parse(NextRuleBody, rule, "next") }, "next");
       return reply.value as NextRule & { times: number; used: number };
     },
     /** The verdict on the app under test, as GET /__admin/verdict. */
