@@ -23,7 +23,7 @@ import { createCors } from "./cors.js";
 import { VerdictBook, type Observed } from "./verdict.js";
 import { faultInjector } from "./faults.js";
 import { createHomeRoute, isHomePath } from "./home/route.js";
-import { Keyring, unauthorizedReply, UNKNOWN_KEY, type Identity } from "./auth.js";
+import { Keyring, unauthorizedReply, UNKNOWN_KEY } from "./auth.js";
 import { createOpenApiRoute } from "./openapi-route.js";
 import { createPet, getPet, listPets, PageCache } from "./pet-routes.js";
 import { errorReply, methodNotAllowed, NO_CONTENT, printable, type Reply } from "./reply.js";
@@ -31,19 +31,15 @@ import { Responder } from "./responder.js";
 import type { ServerOptions } from "./options.js";
 import type { PetStore } from "./store/types.js";
 
-/** The server's options the app uses, as the options schema fills them in. */
+/**
+ * The server's options the app uses, as the options schema fills them in, and
+ * its access log (none when undefined). Without `host`, the control plane is off.
+ */
 export type AppOptions = Pick<
   ServerOptions,
   "keys" | "clock" | "faults" | "ban" | "cors" | "journalSize" | "preferCode" | "sunset"
-> & {
-  /** Access log; none when undefined. */
-  log?: AccessLog;
-  /**
-   * Where the server listens and its admin token: the control plane is open on a
-   * loopback address, off elsewhere without a token. Default: off.
-   */
-  admin?: { host: string; token?: string };
-};
+> &
+  Partial<Pick<ServerOptions, "host" | "adminToken">> & { log?: AccessLog };
 
 export type App = ReturnType<typeof createApp>;
 
@@ -78,50 +74,6 @@ function routeOf(path: string): Route {
   return path === "/v1/openapi.json" ? Route.OpenApi : Route.None;
 }
 
-/**
- * The refusals between the rate limit and the operation, in their order: what
- * node:http would answer 400 or 417 with no body, authentication, 404, 405.
- */
-function refusalOf(
-  req: IncomingMessage,
-  identity: Identity,
-  route: Route,
-  path: string,
-  unmetExpectation: boolean,
-): Reply | undefined {
-  if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
-    const reply = errorReply("bad_request", "an HTTP/1.1 request must have a Host header");
-    return { ...reply, closeConnection: true };
-  }
-  if (unmetExpectation) {
-    const reply = errorReply(
-      "expectation_failed",
-      `the expectation ${printable(req.headers.expect ?? "")} cannot be met; only 100-continue is supported`,
-    );
-    return { ...reply, closeConnection: true };
-  }
-  if (typeof identity !== "object" && route !== Route.OpenApi) return unauthorizedReply(identity);
-  if (route === Route.None) {
-    return errorReply("not_found", `no route for ${printable(path)}; the API is under /v1`);
-  }
-  const method = req.method;
-  if (!(method === "GET" || method === "HEAD" || (method === "POST" && route === Route.Pets))) {
-    return methodNotAllowed(method, ALLOW[route]!);
-  }
-  return undefined;
-}
-
-/** The answer to a `clientError`, by Node's error code. */
-function clientErrorReply(code: string | undefined): Reply {
-  if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
-    return errorReply("request_timeout", "the request did not arrive in time");
-  }
-  if (code === "HPE_HEADER_OVERFLOW") {
-    return errorReply("headers_too_large", "the request headers are too large");
-  }
-  return errorReply("bad_request", "the request is not valid HTTP/1.1");
-}
-
 export function createApp(store: PetStore, options: AppOptions) {
   const clock = new FakeClock(options.clock);
   const log = options.log;
@@ -138,13 +90,12 @@ export function createApp(store: PetStore, options: AppOptions) {
         ? clock.now()
         : new Date(options.sunset).getTime();
   const sunsetAtMs = sunsetMs ?? Date.parse(SUNSET_DATE);
-  const sunsetIso = isoTime(sunsetAtMs);
   const openApi = createOpenApiRoute(sunsetMs);
   /** Sent on every answer of `GET /v1/pets/{petId}`. */
   const DEPRECATION_HEADERS = Object.entries(deprecationHeaderValues(sunsetMs)).flat();
   const gone = errorReply(
     "gone",
-    `GET /v1/pets/{petId} was removed on ${sunsetIso}; use GET ${SUCCESSOR_PATH} instead (filter it with status)`,
+    `GET /v1/pets/{petId} was removed on ${isoTime(sunsetAtMs)}; use GET ${SUCCESSOR_PATH} instead (filter it with status)`,
   );
   let faults = faultInjector(options.faults ?? {});
   let closed = false;
@@ -162,7 +113,7 @@ export function createApp(store: PetStore, options: AppOptions) {
       fake.faults = settings;
     },
   };
-  const access = adminAccess(options.admin?.host ?? "0.0.0.0", options.admin?.token);
+  const access = adminAccess(options.host ?? "0.0.0.0", options.adminToken);
   const admin = createAdminRoutes(fake, access, responder);
   const home = createHomeRoute({
     list: (query) => listPets(pages, query),
@@ -318,8 +269,28 @@ export function createApp(store: PetStore, options: AppOptions) {
       petId: undefined,
       getPet: route === Route.Pet && (method === "GET" || method === "HEAD"),
     };
-    const refused = limit.refusal ?? refusalOf(req, identity, route, path, unmetExpectation);
-    if (refused !== undefined) return answer(exchange, refused);
+    if (limit.refusal !== undefined) return answer(exchange, limit.refusal);
+    // What node:http would answer 400 or 417 with no body, then authentication, 404, 405.
+    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
+      const reply = errorReply("bad_request", "an HTTP/1.1 request must have a Host header");
+      return answer(exchange, { ...reply, closeConnection: true });
+    }
+    if (unmetExpectation) {
+      const expectation = printable(req.headers.expect ?? "");
+      const message = `the expectation ${expectation} cannot be met; only 100-continue is supported`;
+      const reply = errorReply("expectation_failed", message);
+      return answer(exchange, { ...reply, closeConnection: true });
+    }
+    if (typeof identity !== "object" && route !== Route.OpenApi) {
+      return answer(exchange, unauthorizedReply(identity));
+    }
+    if (route === Route.None) {
+      const message = `no route for ${printable(path)}; the API is under /v1`;
+      return answer(exchange, errorReply("not_found", message));
+    }
+    if (!(method === "GET" || method === "HEAD" || (method === "POST" && route === Route.Pets))) {
+      return answer(exchange, methodNotAllowed(method, ALLOW[route]!));
+    }
     if (route === Route.OpenApi) return answer(exchange, { status: 200, body: openApi(req) });
     if (route === Route.Pet && nowMs >= sunsetAtMs) return answer(exchange, gone);
     const scripted =
@@ -339,6 +310,26 @@ export function createApp(store: PetStore, options: AppOptions) {
     else proceed();
   }
 
+  /**
+   * Answers on the socket a request node:http does not hand to the handler;
+   * `counted`: the request counts toward its rate limit, and a 429 answers it.
+   */
+  function onSocket(
+    socket: Duplex,
+    headers: IncomingHttpHeaders | undefined,
+    reply: Reply,
+    counted: boolean,
+  ) {
+    const nowMs = clock.now();
+    const identity = keyring.identify(headers?.authorization);
+    const peer = socket as Duplex & { remoteAddress?: string };
+    const limit = keyring.limit(identity, peer.remoteAddress, nowMs, counted);
+    const answer = (counted && limit.refusal) || reply;
+    const all = [...limit.headers, ...cors.headers(headers?.origin)];
+    responder.writeOnSocket(socket, answer, all, nowMs);
+    return answer.status;
+  }
+
   /** For `server.on("connect")`: CONNECT gets a 405 Error body; the fake is not a proxy. */
   function handleConnect(req: IncomingMessage, socket: Duplex): void {
     // node:http hands the socket over without its error listener.
@@ -349,34 +340,7 @@ export function createApp(store: PetStore, options: AppOptions) {
       "CONNECT is not allowed: the fake is not a proxy",
       ["Allow", ALLOW[Route.Pets]!],
     );
-    const { reply, nowMs, identity } = onSocket(socket, req.headers, req.socket, refusal, true);
-    responder.answered(req, reply.status, startedAt);
-    if (journal.capacity > 0) {
-      const target = req.url ?? "";
-      const plan = typeof identity === "object" ? identity.plan : null;
-      const entry = new JournalEntry(nowMs, "CONNECT", target, target.length, plan);
-      journal.record(entry, reply.status, performance.now() - startedAt);
-    }
-  }
-
-  /**
-   * Answers on the socket a request node:http does not hand to the handler;
-   * `counted`: the request counts toward its rate limit, and a 429 answers it.
-   */
-  function onSocket(
-    socket: Duplex,
-    headers: IncomingHttpHeaders | undefined,
-    peer: { remoteAddress?: string },
-    reply: Reply,
-    counted: boolean,
-  ) {
-    const nowMs = clock.now();
-    const identity = keyring.identify(headers?.authorization);
-    const limit = keyring.limit(identity, peer.remoteAddress, nowMs, counted);
-    const answer = (counted && limit.refusal) || reply;
-    const all = [...limit.headers, ...cors.headers(headers?.origin)];
-    responder.writeOnSocket(socket, answer, all, nowMs);
-    return { reply: answer, nowMs, identity };
+    responder.answered(req, onSocket(socket, req.headers, refusal, true), startedAt);
   }
 
   /** For `server.on("clientError")`: malformed or too slow requests get an Error body too. */
@@ -386,11 +350,17 @@ export function createApp(store: PetStore, options: AppOptions) {
       socket.destroy();
       return;
     }
+    const reply =
+      error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? errorReply("request_timeout", "the request did not arrive in time")
+        : error.code === "HPE_HEADER_OVERFLOW"
+          ? errorReply("headers_too_large", "the request headers are too large")
+          : errorReply("bad_request", "the request is not valid HTTP/1.1");
     // A request already read (its body is broken) has a known key; garbage has only an address.
-    const headers = started?.req?.headers;
-    const peer = socket as Duplex & { remoteAddress?: string };
-    const { reply } = onSocket(socket, headers, peer, clientErrorReply(error.code), false);
-    responder.answeredMalformed(reply.status, error.code ?? error.message);
+    const status = onSocket(socket, started?.req?.headers, reply, false);
+    responder.count(status);
+    if (log?.logsRequests === true)
+      log.note(`${status} to a malformed request: ${error.code ?? error.message}`);
   }
 
   return Object.assign((req: IncomingMessage, res: ServerResponse) => handle(req, res, false), {

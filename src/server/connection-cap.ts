@@ -24,31 +24,21 @@ const DESCRIPTOR_HEADROOM = 64;
  * /proc/self/limits; elsewhere 1,000): a connection past the descriptor limit
  * fails to be accepted, which no idle-closing would cure.
  */
-export function defaultMaxConnections(limitsText = readLimits()): number {
-  const match = /^Max open files\s+(\d+)/m.exec(limitsText ?? "");
+export function defaultMaxConnections(limitsText?: string): number {
+  try {
+    limitsText ??= readFileSync("/proc/self/limits", "utf8");
+  } catch {
+    return DEFAULT_MAX_CONNECTIONS;
+  }
+  const match = /^Max open files\s+(\d+)/m.exec(limitsText);
   if (match === null) return DEFAULT_MAX_CONNECTIONS;
   return Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, Number(match[1]) - DESCRIPTOR_HEADROOM));
-}
-
-function readLimits(): string | undefined {
-  try {
-    return readFileSync("/proc/self/limits", "utf8");
-  } catch {
-    return undefined;
-  }
 }
 
 /** node:http sets `_httpMessage` from a request's arrival until its response is sent. */
 type BusySocket = Socket & { _httpMessage?: ServerResponse | null };
 /** A TLS socket names the raw socket it wraps as `_parent`. */
 type TlsSocket = Socket & { _parent?: Socket };
-
-export interface ConnectionCapStats {
-  /** Idle connections closed to make room. */
-  evicted: number;
-  /** New connections node:http dropped because the cap was reached anyway. */
-  dropped: number;
-}
 
 /**
  * Applies the cap to `server`. Idle connections are
@@ -60,24 +50,14 @@ export function capConnections(
   server: Server | HttpsServer,
   cap: number,
   note: (message: string) => void,
-): () => ConnectionCapStats {
+): () => { evicted: number; dropped: number } {
   server.maxConnections = cap;
   const highWater = cap - Math.max(1, Math.floor(cap / 10));
   /** Open connections, least recently active first. */
   const open = new Set<Socket>();
-  const stats: ConnectionCapStats = { evicted: 0, dropped: 0 };
+  /** Idle connections closed to make room; new ones node:http dropped because the cap was reached anyway. */
+  const stats = { evicted: 0, dropped: 0 };
   let notedDropsAt = -Infinity;
-
-  function evict(count: number, spare: Socket | undefined): void {
-    for (const socket of open) {
-      if (count <= 0) break;
-      if (socket === spare || (socket as BusySocket)._httpMessage != null) continue;
-      open.delete(socket);
-      socket.destroy();
-      stats.evicted++;
-      count--;
-    }
-  }
 
   const track = (socket: Socket) => {
     open.add(socket);
@@ -85,7 +65,13 @@ export function capConnections(
   };
   server.on("connection", (socket: Socket) => {
     track(socket);
-    if (open.size > highWater) evict(open.size - highWater, socket);
+    for (const idle of open) {
+      if (open.size <= highWater) break;
+      if (idle === socket || (idle as BusySocket)._httpMessage != null) continue;
+      open.delete(idle);
+      idle.destroy();
+      stats.evicted++;
+    }
   });
   // Over TLS, the connection is its TLS socket once the handshake is done.
   server.on("secureConnection", (socket: TlsSocket) => {
@@ -103,12 +89,6 @@ export function capConnections(
       note(
         `connection cap of ${cap} reached with every connection busy: new connections are dropped`,
       );
-    }
-  });
-  server.on("error", (error: Error & { code?: string }) => {
-    // Out of descriptors below the cap: make room the same way.
-    if (error.code === "EMFILE" || error.code === "ENFILE") {
-      evict(Math.max(1, Math.floor(open.size / 10)), undefined);
     }
   });
   return () => ({ ...stats });

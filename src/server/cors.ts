@@ -38,12 +38,7 @@ export function normalizeOrigins(list: readonly string[]): true | string[] | str
   const origins = new Set<string>();
   for (const item of list) {
     const given = item.trim();
-    let url: URL | undefined;
-    try {
-      url = new URL(given);
-    } catch {
-      // Said below.
-    }
+    const url = URL.canParse(given) ? new URL(given) : undefined;
     if (url?.pathname !== "/" || !/^https?:\/\/[^@?#]+$/i.test(given)) {
       return `${JSON.stringify(given)} ${ORIGIN_RULE}`;
     }

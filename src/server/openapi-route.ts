@@ -14,8 +14,8 @@ export const FAKE_SERVER_DESCRIPTION = "this fake (petstore serve)";
 
 /** A reg-name, IPv4 or bracketed IPv6 literal, and an optional port: nothing else. */
 const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::[0-9]{1,5})?$/;
-/** Documents kept, one per distinct origin; a client varying Host cannot grow it. */
-const CACHED_ORIGINS = 8;
+/** Where the fake's URL goes in the document. */
+const ORIGIN_SLOT = "http://petstore-serve.invalid/v1";
 
 export function fakeOrigin(req: IncomingMessage): string {
   const scheme = (req.socket as Partial<TLSSocket>).encrypted === true ? "https" : "http";
@@ -38,18 +38,10 @@ function withSunset(text: string, sunsetMs: number): string {
     .replaceAll(deprecationHeaderValues().Sunset, deprecationHeaderValues(sunsetMs).Sunset);
 }
 
-/** The document text for a request, built once per origin; `sunsetMs` when moved. */
+/** The document text for a request; `sunsetMs` when moved. */
 export function createOpenApiRoute(sunsetMs?: number): (req: IncomingMessage) => string {
-  const documents = new Map<string, string>();
-  return (req) => {
-    const origin = fakeOrigin(req);
-    let text = documents.get(origin);
-    if (text === undefined) {
-      text = openApiText([{ url: `${origin}/v1`, description: FAKE_SERVER_DESCRIPTION }]);
-      if (sunsetMs !== undefined) text = withSunset(text, sunsetMs);
-      if (documents.size >= CACHED_ORIGINS) documents.delete(documents.keys().next().value!);
-      documents.set(origin, text);
-    }
-    return text;
-  };
+  // Made once: only the fake's URL differs from one request to the next.
+  const text = openApiText([{ url: ORIGIN_SLOT, description: FAKE_SERVER_DESCRIPTION }]);
+  const document = sunsetMs === undefined ? text : withSunset(text, sunsetMs);
+  return (req) => document.replace(ORIGIN_SLOT, () => `${fakeOrigin(req)}/v1`);
 }

@@ -24,10 +24,6 @@ import { StoreError, type ListOptions, type PetStore, type StoreErrorCode } from
 const KEPT_QUERIES = 256;
 const queries = new Map<string, Validated<ListQuery>>();
 
-const STATUS_SLOT: Record<string, number> = Object.fromEntries(
-  PET_STATUSES.map((status, index) => [status, index + 1]),
-);
-
 /**
  * Ready-encoded pages of `GET /pets`. A page from the store is a fresh string of
  * many joined pieces; measuring and encoding it is most of the cost of a list
@@ -40,8 +36,8 @@ export class PageCache {
   constructor(private readonly store: PetStore) {}
 
   page(options: ListOptions): Buffer {
-    const slot =
-      (options.status === undefined ? 0 : STATUS_SLOT[options.status]!) * 128 + options.limit;
+    const status = options.status === undefined ? 3 : PET_STATUSES.indexOf(options.status);
+    const slot = status * 128 + options.limit;
     const revision = this.store.revision;
     const cached = this.pages.get(slot);
     if (cached !== undefined && cached.revision === revision) return cached.bytes;

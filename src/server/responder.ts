@@ -13,23 +13,10 @@ import type { AccessLog } from "./access-log.js";
 import type { FakeClock } from "./admin/clock.js";
 import { errorReply, type Reply } from "./reply.js";
 
-export interface ServerStats {
-  /** Responses sent, by HTTP status. */
-  byStatus: Record<number, number>;
-  /** Responses sent in all. */
-  responses: number;
-  /** Connections destroyed on purpose by fault injection (no response). */
-  resets: number;
-}
-
-/** How long a connection closed by a socket answer may stay half-open, waiting for the client's FIN. */
-const LINGER_MS = 2_000;
-
 export class Responder {
   /** Shutting down: every answer asks the client to close the connection. */
   draining = false;
   private readonly counts = new Map<number, number>();
-  private responses = 0;
   private resets = 0;
 
   constructor(
@@ -74,13 +61,13 @@ export class Responder {
     let head = `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ""}\r\n`;
     for (let i = 0; i < all.length; i += 2) head += `${all[i]}: ${all[i + 1]}\r\n`;
     socket.end(Buffer.concat([Buffer.from(`${head}\r\n`, "latin1"), body]));
-    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    // Not left half-open for long, waiting for the client's FIN.
+    setTimeout(() => socket.destroy(), 2_000).unref();
   }
 
   /** Counts an answer in the stats. */
   count(status: number): void {
     this.counts.set(status, (this.counts.get(status) ?? 0) + 1);
-    this.responses++;
   }
 
   /** Counts and logs what became of a request: its status, or `reset` (its connection closed on purpose). */
@@ -90,13 +77,6 @@ export class Responder {
     if (this.log?.logsRequests === true) {
       this.log.request(req.method ?? "-", req.url ?? "", outcome, performance.now() - startedAt);
     }
-  }
-
-  /** Counts an answer to a request that could not be read; logged as a note. */
-  answeredMalformed(status: number, cause: string): void {
-    this.count(status);
-    if (this.log?.logsRequests === true)
-      this.log.note(`${status} to a malformed request: ${cause}`);
   }
 
   /**
@@ -112,10 +92,11 @@ export class Responder {
     return undefined;
   }
 
-  stats(): ServerStats {
+  /** Responses sent, by HTTP status and in all; connections destroyed on purpose by fault injection. */
+  stats() {
     return {
       byStatus: Object.fromEntries(this.counts),
-      responses: this.responses,
+      responses: [...this.counts.values()].reduce((sum, count) => sum + count, 0),
       resets: this.resets,
     };
   }

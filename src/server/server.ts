@@ -7,6 +7,8 @@
  * RunningServer it gives back runs the control plane's own handlers
  * (admin/routes.ts), its arguments checked by the same schemas.
  */
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import * as z from "zod/mini";
@@ -50,24 +52,9 @@ export interface RequestFilter {
   limit?: number;
 }
 
-/** A filter object as the query's text. */
-const filterText = (filter: unknown) =>
-  typeof filter !== "object" || filter === null
-    ? filter
-    : Object.fromEntries(
-        Object.entries(filter)
-          .filter(([, value]) => value !== undefined)
-          .map(([name, value]) => [
-            name,
-            value instanceof Date ? String(value.getTime()) : String(value),
-          ]),
-      );
-
 export async function startServer(startOptions: StartServerOptions = {}) {
   const options = parse(START_OPTIONS, startOptions, "startServer");
   const { host, timeouts } = options;
-  /** The data file the local CA is kept next to. */
-  const caNextTo = options.store === undefined ? options.file : undefined;
   const log = new AccessLog(options.log ?? process.stderr, options.quiet !== true);
   const store: PetStore & { abandon?(): Promise<void> } =
     options.store ??
@@ -89,13 +76,14 @@ export async function startServer(startOptions: StartServerOptions = {}) {
     // After the store: its lock keeps two serves of one file from writing one CA.
     if (options.tls !== undefined && options.tls !== false) {
       tls = await setUpTls(options.tls, {
-        file: caNextTo,
+        // The data file the local CA is kept next to.
+        file: options.store === undefined ? options.file : undefined,
         host,
         note: (line) => log.note(line),
         created,
       });
     }
-    app = createApp(store, { ...options, log, admin: { host, token: options.adminToken } });
+    app = createApp(store, { ...options, log });
     const serverOptions = {
       headersTimeout: timeouts.headersTimeoutMs,
       requestTimeout: timeouts.requestTimeoutMs,
@@ -103,25 +91,21 @@ export async function startServer(startOptions: StartServerOptions = {}) {
       connectionsCheckingInterval: timeouts.checkIntervalMs,
       // The app answers a missing Host itself, with an Error body and the rate-limit headers.
       requireHostHeader: false,
+      // A handshake gets no longer than a request's headers would.
+      handshakeTimeout: timeouts.headersTimeoutMs,
     };
     server =
       tls === undefined
         ? createServer(serverOptions, app)
-        : createHttpsServer(
-            // A handshake gets no longer than a request's headers would.
-            {
-              ...serverOptions,
-              cert: tls.cert,
-              key: tls.key,
-              handshakeTimeout: timeouts.headersTimeoutMs,
-            },
-            app,
-          );
+        : createHttpsServer({ ...serverOptions, cert: tls.cert, key: tls.key }, app);
     server.on("clientError", app.handleClientError);
     server.on("checkExpectation", app.handleExpectation);
     server.on("connect", app.handleConnect);
     capStats = capConnections(server, options.maxConnections, (line) => log.note(line));
-    await listen(server, options.port, host);
+    server.listen(options.port, host);
+    await once(server, "listening").catch((error: Error) => {
+      throw listenError(error, options.port, host);
+    });
   } catch (error) {
     // The CA files first: the store's lock, let go by abandon(), is what keeps another
     // serve of this file from writing its own CA there meanwhile.
@@ -134,13 +118,12 @@ export async function startServer(startOptions: StartServerOptions = {}) {
   if (tls !== undefined && log.logsRequests) {
     noteHandshakeFailures(server as HttpsServer, tls.caFile, (line) => log.note(line));
   }
-  const address = server.address();
-  const port = typeof address === "object" && address !== null ? address.port : options.port;
+  const { port } = server.address() as AddressInfo;
 
   async function close(): Promise<void> {
     app.drain();
+    // Idle connections are closed at once; those with a request in flight finish it first.
     const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
     const force = setTimeout(() => {
       app.close();
       server.closeAllConnections();
@@ -157,18 +140,18 @@ export async function startServer(startOptions: StartServerOptions = {}) {
   let closing: Promise<void> | undefined;
 
   const { fake } = app;
-  /** A control-plane route ("POST /reset"), run as HTTP runs it; the caller checks the body. */
-  const run = (operation: string, request: Partial<AdminRequest<unknown>>) =>
-    adminOperation(operation)(fake, {
+  /**
+   * A control-plane route ("POST /reset"), run as HTTP runs it; the body checked by the caller.
+   * A 400 (a rule or a clock step the state refuses) throws its message.
+   */
+  const run = (operation: string, request: Partial<AdminRequest<unknown>>, where = "") => {
+    const reply = adminOperation(operation)(fake, {
       body: undefined,
       query: "",
       key: "",
       ...request,
     }) as AdminReply;
-  /** `run` with a body checked here; an answer other than `ok` throws its message. */
-  const runChecked = (where: string, operation: string, body: unknown, ok: number) => {
-    const reply = run(operation, { body });
-    if (reply.status === ok) return reply;
+    if (reply.status !== 400) return reply;
     const { message } = JSON.parse(String(reply.body)) as { message: string };
     throw new ServerConfigError(`${where}: ${message}`);
   };
@@ -197,8 +180,13 @@ export async function startServer(startOptions: StartServerOptions = {}) {
       await run("POST /reset", {});
     },
     /** The request journal, oldest first, filtered (all that match, at once); never a key. */
-    requests: (filter?: RequestFilter): RecordedRequest[] =>
-      fake.journal.page(parse(JOURNAL_FILTER, filterText(filter ?? {}), "requests")).requests,
+    requests: (filter: RequestFilter = {}): RecordedRequest[] => {
+      const query = Object.entries(filter)
+        .filter(([, value]) => value !== undefined)
+        .map(([name, value]) => [name, String(value instanceof Date ? value.getTime() : value)]);
+      return fake.journal.page(parse(JOURNAL_FILTER, Object.fromEntries(query), "requests"))
+        .requests;
+    },
     clearRequests: (): void => void run("DELETE /requests", {}),
     /** The fake's clock: moving it moves rate-limit windows, bans, Date and X-RateLimit-Reset. */
     clock: {
@@ -209,7 +197,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
        */
       advance(seconds: number): void {
         const body = parse(ClockBody, { advanceSeconds: seconds }, "clock.advance");
-        runChecked("clock.advance", "POST /clock", body, 200);
+        run("POST /clock", { body }, "clock.advance");
       },
       get offsetSeconds(): number {
         return fake.clock.offsetSeconds;
@@ -220,7 +208,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
      * `answer` (a ServerConfigError naming the field when the rule is not valid).
      */
     next(rule: NextRule) {
-      const reply = runChecked("next", "POST /next", parse(NextRuleBody, rule, "next"), 201);
+      const reply = run("POST /next", { body: parse(NextRuleBody, rule, "next") }, "next");
       return reply.value as NextRule & { times: number; used: number };
     },
     /** The verdict on the app under test, as GET /__admin/verdict. */
@@ -251,28 +239,19 @@ async function openStore(options: ServerOptions, log: AccessLog): Promise<PetSto
   return openFileStore({ file: options.file, seed: options.seed, log: (line) => log.note(line) });
 }
 
-function listen(server: Server | HttpsServer, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const fail = (error: Error & { code?: string }) => {
-      const code = error.code;
-      if (code === "EADDRINUSE") {
-        reject(
-          new ServerConfigError(
-            `port ${port} on ${host} is already in use; choose another with --port (--port 0 picks a free one)`,
-          ),
-        );
-      } else if (code === "EACCES") {
-        reject(new ServerConfigError(`not permitted to listen on port ${port} of ${host}`));
-      } else if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
-        reject(new ServerConfigError(`cannot listen on ${host}: no such address on this machine`));
-      } else {
-        reject(error);
-      }
-    };
-    server.once("error", fail);
-    server.listen(port, host, () => {
-      server.off("error", fail);
-      resolve();
-    });
-  });
+/** What a failed `listen` throws: the usual causes in words. */
+function listenError(error: Error & { code?: string }, port: number, host: string): Error {
+  const code = error.code;
+  if (code === "EADDRINUSE") {
+    return new ServerConfigError(
+      `port ${port} on ${host} is already in use; choose another with --port (--port 0 picks a free one)`,
+    );
+  }
+  if (code === "EACCES") {
+    return new ServerConfigError(`not permitted to listen on port ${port} of ${host}`);
+  }
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    return new ServerConfigError(`cannot listen on ${host}: no such address on this machine`);
+  }
+  return error;
 }

@@ -51,7 +51,7 @@ beforeAll(async () => {
   const store = createMemoryStore(PETS);
   const keys = [parseKeySpec(`${KEY}:pro`), ...SHORT_KEYS.map((key) => parseKeySpec(key))];
   // On loopback, as `petstore serve` runs it: the control plane (and the keys in full) open.
-  app = createApp(store, appOptions({ keys, admin: { host: "127.0.0.1" } }));
+  app = createApp(store, appOptions({ keys, host: "127.0.0.1" }));
   server = await listen(app);
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   browser = await launchChromium();
@@ -236,7 +236,8 @@ describe("the home page of a fake with an --admin-token", () => {
       createMemoryStore(PETS),
       appOptions({
         keys,
-        admin: { host: "127.0.0.1", token: TOKEN },
+        host: "127.0.0.1",
+        adminToken: TOKEN,
       }),
     );
     guardedServer = await listen(guarded);

@@ -28,7 +28,8 @@ async function appFor(host: string, token?: string): Promise<string> {
     createMemoryStore(),
     appOptions({
       keys: [parseKeySpec(KEY)],
-      admin: { host, token },
+      host,
+      adminToken: token,
     }),
   );
   const server: Server = createServer(app);
