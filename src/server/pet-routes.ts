@@ -14,7 +14,12 @@ import {
 } from "../schema/validate.js";
 import { errorReply, type Reply } from "./reply.js";
 import { readJsonBody } from "./request-body.js";
-import { StoreError, type ListOptions, type PetStore, type StoreErrorCode } from "./store/types.js";
+import {
+  StoreError,
+  type ListOptions,
+  type PetStore,
+  type StoreErrorCode,
+} from "./store/memory.js";
 
 /**
  * A list query is validated once per distinct text: clients repeat the same

@@ -18,8 +18,6 @@ export interface Merged {
   pets: StoredPet[];
   /** The pets kept that the file lacks, by id: they belong in the write-ahead log. */
   logged: StoredPet[];
-  /** Some of them had reached the file (are newer than every pet the edit holds from it). */
-  newer: boolean;
   /** The ids given to pets of the file that had none, for the log; the file needs writing. */
   gave: string | undefined;
   /** What the merge did, for the log. */
@@ -94,5 +92,5 @@ export function mergeEdit(
           "and wrote them into the file.";
   const pets = kept.length > 0 ? edited.concat(kept) : edited;
   if (kept.length > 0) sortPets(pets);
-  return { pets, logged: kept, newer: newer.length > 0, gave, said };
+  return { pets, logged: kept, gave, said };
 }

@@ -43,10 +43,20 @@ import {
 import { petToJson, type NewPet } from "../../schema/pet.js";
 import { mergeEdit, type Merged } from "./edits.js";
 import { markLine, parseLog, parsePetFile, type PetFile } from "./pet-file.js";
-import { MemoryStore, idAfter, maxId, petFromNew, type StoredPet } from "./memory.js";
+import { maxId, MemoryStore, petFromNew, StoreError, type CreatedPet } from "./memory.js";
+import type { StoredPet } from "./memory.js";
 import { demoPets } from "../demo-pets.js";
-import { describeError, notStored, worded } from "./store-errors.js";
-import { StoreError, type CreatedPet } from "./types.js";
+
+/** What went wrong, in Node's words ("ENOSPC: no space left on device, write"); no final period. */
+function describeError(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\.$/, "");
+}
+
+/** `error` as a StoreError: itself, or `io` (`what` failed, and why). */
+function worded(error: unknown, what: string): StoreError {
+  if (error instanceof StoreError) return error;
+  return new StoreError("io", `${what}: ${describeError(error)}.`);
+}
 
 /** A file up to this size is written within a tick of each create. */
 const REWRITE_FREE = 1024 * 1024;
@@ -154,15 +164,11 @@ function statKey(stat: BigIntStats | undefined): string {
 
 /** The file's text for `pets`, in pieces so that a million pets never make one 70 MB string. */
 export function* fileText(pets: readonly StoredPet[], chunkSize = 10_000): Generator<string> {
-  if (pets.length === 0) {
-    yield "[]\n";
-    return;
-  }
   for (let start = 0; start < pets.length; start += chunkSize) {
     const lines = pets.slice(start, start + chunkSize).map(petToJson);
     yield (start === 0 ? "[\n" : ",\n") + lines.join(",\n");
   }
-  yield "\n]\n";
+  yield pets.length === 0 ? "[]\n" : "\n]\n";
 }
 
 /** A settled, whole, valid edit of the file, as read. */
@@ -320,7 +326,7 @@ export class FileStore extends MemoryStore {
 
   /** Finishes pending writes, brings the JSON file exactly up to date, releases the file. */
   override close(): Promise<void> {
-    return (this.closing ??= this.shutDown());
+    return (this.closing ??= this.stop(false));
   }
 
   /**
@@ -328,28 +334,31 @@ export class FileStore extends MemoryStore {
    * removes what its opening created (a new data file that got no pet, a new log),
    * so a failed start leaves nothing behind. Only right after opening.
    */
-  async abandon(): Promise<void> {
-    await this.stop();
-    await this.log?.close().catch(() => {});
-    try {
-      const { file, log } = this.created;
-      if (file && statKey(lstatIfThere(this.file)) === statKey(this.fileStat)) {
-        await (file === "missing" ? unlink(this.file) : writeFileAtomic(this.file, []));
-      }
-      if (log) await unlink(this.wal);
-      await syncDirectory(path.dirname(this.file));
-    } catch {
-      // A failed start still fails with its own error; what cannot be removed stays.
-    }
-    this.release();
+  abandon(): Promise<void> {
+    return (this.closing ??= this.stop(true));
   }
 
-  private async shutDown(): Promise<void> {
-    await this.stop();
+  /** Takes no more work, waits for the work taken, then closes or abandons. */
+  private async stop(abandon: boolean): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.chains.upkeep;
+    await this.chains.log;
     let failure: unknown;
-    await this.tick(true).catch((error: unknown) => (failure = error));
+    if (!abandon) await this.tick(true).catch((error: unknown) => (failure = error));
     await this.log?.close().catch(() => {});
-    if (this.logged.length > 0) {
+    if (abandon) {
+      try {
+        const { file, log } = this.created;
+        if (file && statKey(lstatIfThere(this.file)) === statKey(this.fileStat)) {
+          await (file === "missing" ? unlink(this.file) : writeFileAtomic(this.file, []));
+        }
+        if (log) await unlink(this.wal);
+        await syncDirectory(path.dirname(this.file));
+      } catch {
+        // A failed start still fails with its own error; what cannot be removed stays.
+      }
+    } else if (this.logged.length > 0) {
       this.say(
         `${this.logged.length} acknowledged pets are not in ${this.name} yet; they stay ` +
           `in ${this.wal} and are added when the file is next opened.`,
@@ -357,14 +366,6 @@ export class FileStore extends MemoryStore {
     }
     this.release();
     if (failure !== undefined) throw worded(failure, `Cannot update ${this.name}`);
-  }
-
-  /** Takes no more work, and waits for the work taken. */
-  private async stop(): Promise<void> {
-    this.closed = true;
-    clearInterval(this.timer);
-    await this.chains.upkeep;
-    await this.chains.log;
   }
 
   private queue<T>(chain: "log" | "upkeep", task: () => Promise<T>): Promise<T> {
@@ -455,8 +456,7 @@ export class FileStore extends MemoryStore {
     }
     // Kept pets that had reached the file are only in memory now: into the log with them
     // (and with the new mark of the ids used) before serving.
-    const ids = maxId(this.idsUsedUpTo, merged.pets.at(-1)?.id);
-    if (merged.newer || ids !== this.idsUsedUpTo) await this.replaceLog(merged.logged, ids);
+    await this.replaceLog(merged.logged, maxId(this.idsUsedUpTo, merged.pets.at(-1)?.id));
     this.take(merged);
     this.fileStat = edit.stat;
     this.say(
@@ -513,7 +513,7 @@ export class FileStore extends MemoryStore {
     let max = this.idsUsedUpTo;
     for (const waiter of batch) {
       try {
-        const pet = petFromNew(waiter.newPet, idAfter(max));
+        const pet = petFromNew(waiter.newPet, max);
         max = pet.id;
         accepted.push({ waiter, created: { pet, json: petToJson(pet) } });
       } catch (error) {
@@ -567,6 +567,7 @@ export class FileStore extends MemoryStore {
       );
     }
     this.writeProblem = problem;
-    return notStored(error);
+    const remedy = "Send it again once the fake's disk has room.";
+    return new StoreError("not_stored", `The pet was not stored: ${problem}. ${remedy}`);
   }
 }

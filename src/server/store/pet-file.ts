@@ -19,8 +19,7 @@
 import { JsonSyntaxError, lineAndColumn, parseJson, type JsonValue } from "../../schema/json.js";
 import { INT64_MAX, INT64_MIN, NAME_MAX_LENGTH, PET_STATUSES } from "../../schema/pet.js";
 import { describeValue, formatProblems, validateStoredPet } from "../../schema/validate.js";
-import { sortPets, type StoredPet } from "./memory.js";
-import { StoreError } from "./types.js";
+import { sortPets, StoreError, type StoredPet } from "./memory.js";
 
 /** A pet of the file without an `id`. */
 export type UnnumberedPet = Omit<StoredPet, "id">;
@@ -108,7 +107,7 @@ function slowRead(text: string, name: string): PetFile {
   const at = (index: number) =>
     `index ${index} (line ${lineAndColumn(text, starts[index] ?? 0).line})`;
   const pets: StoredPet[] = [];
-  const indexes: number[] = [];
+  const indexes = new Map<StoredPet, number>();
   const unnumbered: UnnumberedPet[] = [];
   document.forEach((value, index) => {
     const checked = validateStoredPet(value);
@@ -121,15 +120,14 @@ function slowRead(text: string, name: string): PetFile {
     }
     if (checked.value.id === undefined) return unnumbered.push(checked.value);
     pets.push(checked.value as StoredPet);
-    indexes.push(index);
+    indexes.set(checked.value as StoredPet, index);
   });
   const duplicate = sortPets(pets);
   if (duplicate === undefined) return { pets, unnumbered };
-  const [first, second] = [indexes[duplicate[0]]!, indexes[duplicate[1]]!];
+  const [first, second] = duplicate.map((pet) => at(indexes.get(pet)!));
   throw new StoreError(
     "invalid",
-    `${name}: the pets at ${at(first)} and ${at(second)} both have id ` +
-      `${pets[duplicate[0]]!.id}; each pet needs its own id.`,
+    `${name}: the pets at ${first} and ${second} both have id ${duplicate[0].id}; each pet needs its own id.`,
   );
 }
 
