@@ -42,7 +42,7 @@ import {
 } from "../../files/file-safety.js";
 import { petToJson, type NewPet } from "../../schema/pet.js";
 import { mergeEdit, type Merged } from "./edits.js";
-import { markLine, parseLog, parsePetFile, type PetFile } from "./pet-file.js";
+import { markLine, parseLog, parsePetFile } from "./pet-file.js";
 import { maxId, MemoryStore, petFromNew, StoreError, type CreatedPet } from "./memory.js";
 import type { StoredPet } from "./memory.js";
 import { demoPets } from "../demo-pets.js";
@@ -57,11 +57,6 @@ function worded(error: unknown, what: string): StoreError {
   if (error instanceof StoreError) return error;
   return new StoreError("io", `${what}: ${describeError(error)}.`);
 }
-
-/** A file up to this size is written within a tick of each create. */
-const REWRITE_FREE = 1024 * 1024;
-/** A larger one once the log makes this fraction of it. */
-const REWRITE_SHARE = 4;
 
 export interface FileStoreOptions {
   /** The JSON file of pets; created when missing. */
@@ -169,12 +164,6 @@ export function* fileText(pets: readonly StoredPet[], chunkSize = 10_000): Gener
     yield (start === 0 ? "[\n" : ",\n") + lines.join(",\n");
   }
   yield pets.length === 0 ? "[]\n" : "\n]\n";
-}
-
-/** A settled, whole, valid edit of the file, as read. */
-interface Edit {
-  stat: BigIntStats;
-  parsed: PetFile;
 }
 
 interface Waiter {
@@ -380,11 +369,10 @@ export class FileStore extends MemoryStore {
    * written whatever its size.
    */
   private async tick(last = false): Promise<void> {
-    const edit = this.checkFile(last);
-    if (edit === "wait") return;
-    if (edit !== "same" && !(await this.queue("log", () => this.adopt(edit)))) return;
+    if (!(await this.queue("log", () => this.pickUpEdit(last)))) return;
     const size = Number(this.fileStat?.size ?? 0);
-    const due = last || size <= REWRITE_FREE || this.logSize * REWRITE_SHARE >= size;
+    // Up to 1 MiB within a tick of each create; a larger file once the log makes a quarter of it.
+    const due = last || size <= 1024 * 1024 || this.logSize * 4 >= size;
     if (!this.rewrite && !(due && this.logged.length > 0)) return;
     const flushed = this.logged.length;
     if (!(await this.writeFile(this.pets.slice(), true))) return;
@@ -393,27 +381,27 @@ export class FileStore extends MemoryStore {
   }
 
   /**
-   * The file against the version the store knows: the `same` (or deleted: then due to
-   * be written again), a settled edit, or `wait` (still settling, or refused: not the
-   * store's to read nor write). `last`: the check before closing, which takes a whole
-   * edit without waiting.
+   * Compares the file with the version the store knows, and adopts a settled, whole,
+   * valid edit merged with the pets served. False when the file is not the store's to
+   * write: still settling, or refused. `last`: the check before closing, which takes a
+   * whole edit without waiting.
    */
-  private checkFile(last: boolean): "same" | "wait" | Edit {
+  private async pickUpEdit(last: boolean): Promise<boolean> {
     const current = lstatIfThere(this.file);
     const key = statKey(current);
     if (key === statKey(this.fileStat)) {
       this.settling = undefined;
-      return "same";
+      return true;
     }
     if (key === this.refused || (!last && key !== this.settling)) {
       this.settling = key;
-      return "wait";
+      return false;
     }
     if (current === undefined) {
       this.say(`${this.name} was deleted; writing it again with the ${this.size} pets served.`);
       this.fileStat = undefined;
       this.rewrite = true;
-      return "same";
+      return true;
     }
     const kind = nonRegularKind(current);
     if (kind !== undefined)
@@ -424,45 +412,39 @@ export class FileStore extends MemoryStore {
         "it is empty: a file being written starts so, and an empty file is never taken as an edit.",
       );
     }
+    let merged: Merged | string;
     try {
       const text = this.readFile();
       // Changed again while being read: still being written.
-      if (text === undefined || statKey(lstatIfThere(this.file)) !== key) return "wait";
-      return { stat: current, parsed: parsePetFile(text, this.name) };
+      if (text === undefined || statKey(lstatIfThere(this.file)) !== key) return false;
+      const parsed = parsePetFile(text, this.name);
+      merged = mergeEdit(this.pets, this.logged, parsed, this.idsUsedUpTo, this.name);
     } catch (error) {
       if (!(error instanceof StoreError)) throw error;
       return this.refuse(key, `the edit cannot be used: ${error.message}`);
     }
+    if (typeof merged === "string") return this.refuse(key, merged);
+    const before = this.size;
+    // Kept pets that had reached the file are only in memory now: into the log with them
+    // (and with the new mark of the ids used) before serving.
+    await this.replaceLog(merged.logged, maxId(this.idsUsedUpTo, merged.pets.at(-1)?.id));
+    this.take(merged);
+    this.fileStat = current;
+    this.say(
+      `Picked up an edit of ${this.name}: serving ${this.size} pets (${before} before)${merged.said}`,
+    );
+    return true;
   }
 
   /** Refuses the version `key` of the file because of `why`: said once, not looked at until it changes. */
-  private refuse(key: string, why: string): "wait" {
+  private refuse(key: string, why: string): false {
     this.refused = key;
     this.say(
       `${this.name} was edited, but ${why} Still serving the ${this.size} pets from before; ` +
         `${this.name} will not be written until it changes, and acknowledged pets stay safe ` +
         `in ${this.wal}.`,
     );
-    return "wait";
-  }
-
-  /** Serves `edit` merged with the pets served; false when it is refused. */
-  private async adopt(edit: Edit): Promise<boolean> {
-    const before = this.size;
-    const merged = mergeEdit(this.pets, this.logged, edit.parsed, this.idsUsedUpTo, this.name);
-    if (typeof merged === "string") {
-      this.refuse(statKey(edit.stat), merged);
-      return false;
-    }
-    // Kept pets that had reached the file are only in memory now: into the log with them
-    // (and with the new mark of the ids used) before serving.
-    await this.replaceLog(merged.logged, maxId(this.idsUsedUpTo, merged.pets.at(-1)?.id));
-    this.take(merged);
-    this.fileStat = edit.stat;
-    this.say(
-      `Picked up an edit of ${this.name}: serving ${this.size} pets (${before} before)${merged.said}`,
-    );
-    return true;
+    return false;
   }
 
   /** The data file's text, undefined when missing; never read through a link nor a FIFO. */
@@ -491,17 +473,9 @@ export class FileStore extends MemoryStore {
   /** Replaces the log, durably, with the mark of the ids used and `keep` (pets the file lacks). */
   private async replaceLog(keep: StoredPet[], ids = this.idsUsedUpTo): Promise<void> {
     const text = markLine(ids) + keep.map((pet) => petToJson(pet) + "\n").join("");
-    let closed = false;
-    const closeLog = async () => {
-      // Windows renames nothing over an open file.
-      closed = true;
-      await this.log?.close();
-    };
-    await writeFileAtomic(this.wal, [text], { beforeRename: closeLog }).catch((error: unknown) => {
-      // Which log a crash would bring back is not known: take no more pets.
-      if (closed) this.broken = worded(error, `Cannot replace ${this.wal}`);
-      throw error;
-    });
+    // Windows renames nothing over an open file. Should the rename fail, the next create
+    // finds the log closed and stops the store (undoWrite).
+    await writeFileAtomic(this.wal, [text], { beforeRename: () => this.log?.close() });
     this.log = await openNoFollow(this.wal, constants.O_WRONLY | constants.O_APPEND);
     this.logSize = Buffer.byteLength(text);
     this.logged = keep;
