@@ -32,7 +32,7 @@ import {
   writeFileAtomic,
 } from "../../files/atomic-write.js";
 import { nonRegularKind, whyNotRegular } from "../../files/file-kind.js";
-import { acquireFileLock, describeRefusal, type LockAttempt } from "../../files/file-lock.js";
+import { acquireFileLock, describeRefusal, type FileLock } from "../../files/file-lock.js";
 import {
   isMissing,
   lstatIfThere,
@@ -74,17 +74,15 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
   const file = await dataFilePath(name).catch((error: unknown) => {
     throw error instanceof UnsafeFileError ? error : worded(error, `Cannot serve ${name}`);
   });
-  const release = lock(file, name, say);
-  const store = new FileStore(file, name, say, options.flushIntervalMs ?? 1000, release);
+  const store = new FileStore(file, name, say, options.flushIntervalMs ?? 1000);
   try {
     await store.open(options.seed);
     return store;
   } catch (error) {
     await store.abandon();
-    if (error instanceof UnsafeFileError) throw error;
-    if (!(error instanceof StoreError && (error.code === "corrupt" || error.code === "invalid"))) {
-      throw worded(error, `Cannot open ${name}`);
-    }
+    const bad =
+      error instanceof StoreError && (error.code === "corrupt" || error.code === "invalid");
+    if (!bad) throw error instanceof UnsafeFileError ? error : worded(error, `Cannot open ${name}`);
     const remedy = "Fix the file (it was left untouched) and start again.";
     throw new StoreError(error.code, `${error.message} ${remedy}`);
   }
@@ -103,45 +101,40 @@ async function dataFilePath(given: string): Promise<string> {
       `Cannot serve ${given}: ${why}, not a regular file. Give a JSON file, or a path that does not exist yet.`,
     );
   }
-  const real = await realpath(absolute).catch((error: unknown) => {
+  // A symlink there leads to a regular file or nowhere: followed; else the directory's are.
+  const link = lstatIfThere(absolute)?.isSymbolicLink() === true;
+  const directory = path.dirname(absolute);
+  try {
+    const real = await realpath(link ? absolute : directory);
+    return link ? real : path.join(real, path.basename(absolute));
+  } catch (error) {
     if (!isMissing(error)) throw error;
-  });
-  if (real !== undefined) return real;
-  if (lstatIfThere(absolute) !== undefined) {
+  }
+  if (link) {
     throw new UnsafeFileError(
       `Cannot serve ${given}: it is a symlink to ${await readlink(absolute)}, which does not exist. ` +
         "serve follows a symlinked data file only to an existing file: create the file it " +
         "points to (an empty file is a new store), or give the real path.",
     );
   }
-  const directory = path.dirname(absolute);
-  const realDirectory = await realpath(directory).catch((error: unknown) => {
-    if (!isMissing(error)) throw error;
-    const remedy = "Create it or choose another file.";
-    throw new StoreError("io", `the directory ${directory} does not exist. ${remedy}`);
-  });
-  return path.join(realDirectory, path.basename(absolute));
+  const remedy = "Create it or choose another file.";
+  throw new StoreError("io", `the directory ${directory} does not exist. ${remedy}`);
 }
 
-/** Takes `<file>.lock` (files/file-lock.ts): one serve per file. Returns its release. */
-function lock(file: string, name: string, say: (line: string) => void): () => void {
+/** Takes `<file>.lock` (files/file-lock.ts): one serve per file. */
+function lock(file: string, name: string, say: (line: string) => void): FileLock {
   const lockFile = `${file}.lock`;
-  let attempt: LockAttempt;
-  try {
-    attempt = acquireFileLock(lockFile, {
-      onStale: (pid) =>
-        say(
-          pid === undefined
-            ? `Removing the unreadable lock file ${lockFile}.`
-            : pid === process.pid
-              ? `Taking over ${lockFile}: it names this process (${pid}), which was given the pid of the stopped server that left it.`
-              : `Taking over ${lockFile}: process ${pid}, which held it, is no longer running.`,
-        ),
-    });
-  } catch (error) {
-    throw worded(error, `Cannot lock ${name}`);
-  }
-  if (attempt.acquired) return () => attempt.lock.release();
+  const attempt = acquireFileLock(lockFile, {
+    onStale: (pid) =>
+      say(
+        pid === undefined
+          ? `Removing the unreadable lock file ${lockFile}.`
+          : pid === process.pid
+            ? `Taking over ${lockFile}: it names this process (${pid}), which was given the pid of the stopped server that left it.`
+            : `Taking over ${lockFile}: process ${pid}, which held it, is no longer running.`,
+      ),
+  });
+  if (attempt.acquired) return attempt.lock;
   const { problem, hint } = describeRefusal(lockFile, attempt, {
     cannot: `Cannot serve ${name}`,
     ifIdle: "If no server is running",
@@ -200,13 +193,13 @@ export class FileStore extends MemoryStore {
   private tickProblem: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
+  private held: FileLock | undefined;
 
   constructor(
     private readonly file: string,
     private readonly name: string,
     private readonly say: (line: string) => void,
     private readonly flushIntervalMs: number,
-    private readonly release: () => void,
   ) {
     super();
     this.wal = `${file}.journal`;
@@ -219,6 +212,7 @@ export class FileStore extends MemoryStore {
    */
   async open(seed: number | undefined): Promise<void> {
     const { file, name, wal } = this;
+    this.held = lock(file, name, this.say);
     // Leftovers of a write cut short; the file and the log themselves are whole.
     await clearLeftover(`${file}.tmp`);
     await clearLeftover(`${wal}.tmp`);
@@ -353,7 +347,7 @@ export class FileStore extends MemoryStore {
           `in ${this.wal} and are added when the file is next opened.`,
       );
     }
-    this.release();
+    this.held?.release();
     if (failure !== undefined) throw worded(failure, `Cannot update ${this.name}`);
   }
 
