@@ -42,7 +42,7 @@ import {
 } from "../../files/file-safety.js";
 import { petToJson, type NewPet } from "../../schema/pet.js";
 import { mergeEdit, type Merged } from "./edits.js";
-import { markLine, parseLog, parsePetFile } from "./pet-file.js";
+import { parseLog, parsePetFile } from "./pet-file.js";
 import { maxId, MemoryStore, petFromNew, StoreError, type CreatedPet } from "./memory.js";
 import type { StoredPet } from "./memory.js";
 import { demoPets } from "../demo-pets.js";
@@ -464,9 +464,14 @@ export class FileStore extends MemoryStore {
     return stat !== undefined;
   }
 
-  /** Replaces the log, durably, with the mark of the ids used and `keep` (pets the file lacks). */
+  /**
+   * Replaces the log, durably, with `keep` (pets the file lacks) after the mark of the
+   * largest id the store ever used (given to a created pet, or held by a pet it served),
+   * so that no id is given out twice even once the pet that had it is gone from the file.
+   */
   private async replaceLog(keep: StoredPet[], ids = this.idsUsedUpTo): Promise<void> {
-    const text = markLine(ids) + keep.map((pet) => petToJson(pet) + "\n").join("");
+    const mark = ids === undefined ? "" : `{"idsUsedUpTo":${ids}}\n`;
+    const text = mark + keep.map((pet) => petToJson(pet) + "\n").join("");
     // Windows renames nothing over an open file. Should the rename fail, the next create
     // finds the log closed and stops the store (undoWrite).
     await writeFileAtomic(this.wal, [text], { beforeRename: () => this.log?.close() });
