@@ -53,27 +53,15 @@ export function mergeEdit(
       );
     }
   }
-  let known: bigint | number | undefined;
-  for (let i = edited.length - 1; i >= 0 && served.length > logged.length; i--) {
-    const { id } = edited[i]!;
-    if (!findPet(logged, id) && findPet(served, id)) {
-      known = id;
-      break;
-    }
-  }
-  const kept: StoredPet[] = [];
-  const newer: Array<bigint | number> = [];
-  let deleted = 0;
-  for (const pet of served) {
-    if (findPet(edited, pet.id)) continue;
-    const wasLogged = findPet(logged, pet.id) !== undefined;
-    if (!wasLogged && known !== undefined && pet.id <= known) {
-      deleted++;
-      continue;
-    }
-    kept.push(pet);
-    if (!wasLogged) newer.push(pet.id);
-  }
+  // None when every pet served is logged (at start-up): no need to look through the file.
+  const known =
+    served.length > logged.length
+      ? edited.findLast(({ id }) => !findPet(logged, id) && findPet(served, id))?.id
+      : undefined;
+  const missing = served.filter((pet) => !findPet(edited, pet.id));
+  const kept = missing.filter(({ id }) => findPet(logged, id) || known === undefined || id > known);
+  const newer = kept.filter((pet) => !findPet(logged, pet.id)).map((pet) => pet.id);
+  const deleted = missing.length - kept.length;
   let said = deleted > 0 ? `; it deleted ${deleted}.` : ".";
   if (newer.length > 0) {
     const shown = newer.length <= 5 ? newer.join(", ") : `${newer.slice(0, 5).join(", ")}...`;
