@@ -13,22 +13,14 @@ import { petToJson } from "../../schema/pet.js";
 import type { PetFile } from "./pet-file.js";
 import { findPet, idAfter, maxId, sortPets, type StoredPet } from "./memory.js";
 
-export interface Merged {
-  /** The pets to serve: the file's, with those kept. */
-  pets: StoredPet[];
-  /** The pets kept that the file lacks, by id: they belong in the write-ahead log. */
-  logged: StoredPet[];
-  /** The ids given to pets of the file that had none, for the log; the file needs writing. */
-  gave: string | undefined;
-  /** What the merge did, for the log. */
-  said: string;
-}
-
 /**
  * Merges the pets of the file `name` (`parsed`; those without an id get the next ids
  * above `ids`, the largest id used, and above its own) into `served`, of which `logged`
  * (sorted by id) are not in the file; or why not, when the file gives the id of a pet
- * in the log to another pet.
+ * in the log to another pet. Merged: the `pets` to serve (the file's, with those kept),
+ * the kept pets the file lacks (`logged`, by id: they belong in the write-ahead log),
+ * for the log the ids given to pets of the file that had none (`gave`: the file needs
+ * writing) and what the merge did (`said`).
  */
 export function mergeEdit(
   served: readonly StoredPet[],
@@ -36,7 +28,7 @@ export function mergeEdit(
   parsed: PetFile,
   ids: bigint | undefined,
   name: string,
-): Merged | string {
+) {
   let max = maxId(ids, parsed.pets[parsed.pets.length - 1]?.id);
   const numbered: StoredPet[] = [];
   for (const pet of parsed.unnumbered) {
@@ -44,14 +36,12 @@ export function mergeEdit(
     numbered.push({ ...pet, id: max });
   }
   const edited = numbered.length > 0 ? parsed.pets.concat(numbered) : parsed.pets;
-  for (const pet of logged) {
-    const there = findPet(edited, pet.id);
-    if (there !== undefined && petToJson(there) !== petToJson(pet)) {
-      return (
-        `it holds ${petToJson(there)} where the pet ${petToJson(pet)} was acknowledged with ` +
-        "the same id and is not in the file yet. Give the edited pet another id."
-      );
-    }
+  const clash = logged.find((pet) => petToJson(findPet(edited, pet.id) ?? pet) !== petToJson(pet));
+  if (clash !== undefined) {
+    return (
+      `it holds ${petToJson(findPet(edited, clash.id)!)} where the pet ${petToJson(clash)} was ` +
+      "acknowledged with the same id and is not in the file yet. Give the edited pet another id."
+    );
   }
   // None when every pet served is logged (at start-up): no need to look through the file.
   const known =

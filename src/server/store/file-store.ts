@@ -41,7 +41,7 @@ import {
   syncDirectory,
 } from "../../files/file-safety.js";
 import { petToJson, type NewPet } from "../../schema/pet.js";
-import { mergeEdit, type Merged } from "./edits.js";
+import { mergeEdit } from "./edits.js";
 import { parseLog, parsePetFile } from "./pet-file.js";
 import { maxId, MemoryStore, petFromNew, StoreError, type CreatedPet } from "./memory.js";
 import type { StoredPet } from "./memory.js";
@@ -270,7 +270,7 @@ export class FileStore extends MemoryStore {
   }
 
   /** Serves the pets of `merged`. */
-  private take(merged: Merged): void {
+  private take(merged: Exclude<ReturnType<typeof mergeEdit>, string>): void {
     this.serve(merged.pets);
     this.logged = merged.logged;
     if (merged.gave !== undefined) {
@@ -406,7 +406,7 @@ export class FileStore extends MemoryStore {
         "it is empty: a file being written starts so, and an empty file is never taken as an edit.",
       );
     }
-    let merged: Merged | string;
+    let merged: ReturnType<typeof mergeEdit>;
     try {
       const text = this.readFile();
       // Changed again while being read: still being written.
@@ -507,10 +507,12 @@ export class FileStore extends MemoryStore {
     this.writeProblem = undefined;
     this.logSize += bytes.length;
     for (const { waiter, created } of accepted) {
-      this.append(created.pet);
+      this.pets.push(created.pet);
       this.logged.push(created.pet);
       waiter.resolve(created);
     }
+    // Before any of the 201s: a resolve runs its callbacks only after this task.
+    this.serve(this.pets);
   }
 
   /**

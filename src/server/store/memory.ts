@@ -195,7 +195,8 @@ export class MemoryStore {
   /** Stores a valid pet under the next id. */
   protected async add(newPet: NewPet): Promise<CreatedPet> {
     const pet = petFromNew(newPet, this.idsUsedUpTo);
-    this.append(pet);
+    this.pets.push(pet);
+    this.serve(this.pets);
     return { pet, json: petToJson(pet) };
   }
 
@@ -224,13 +225,6 @@ export class MemoryStore {
     this.pets = pets;
     this.revision = ++lastRevision;
     this.idsUsedUpTo = maxId(this.idsUsedUpTo, pets[pets.length - 1]?.id);
-  }
-
-  /** Adds a pet whose id is above every id used (what a create assigns). */
-  protected append(pet: StoredPet): void {
-    this.pets.push(pet);
-    this.revision = ++lastRevision;
-    this.idsUsedUpTo = maxId(this.idsUsedUpTo, pet.id);
   }
 }
 
