@@ -171,10 +171,8 @@ export class FileStore extends MemoryStore {
   private logged: StoredPet[] = [];
   private log: FileHandle | undefined;
   private logSize = 0;
-  /** The file as this store last wrote or adopted it. */
+  /** The file as this store last wrote or adopted it; undefined: deleted, written at the next tick. */
   private fileStat: BigIntStats | undefined;
-  /** The file lacks more than `logged` (ids given to its pets, or itself): written at the next tick. */
-  private rewrite = false;
   /** The version of the file seen at the last tick, still settling; and the one refused. */
   private settling: string | undefined;
   private refused: string | undefined;
@@ -246,7 +244,7 @@ export class FileStore extends MemoryStore {
     const recovered = this.logged.length;
     const created = fresh && recovered === 0 ? (stat ? "empty" : "missing") : undefined;
     this.created = { file: created, log: logged === undefined };
-    if (fresh || recovered > 0 || this.rewrite) {
+    if (fresh || recovered > 0 || merged.gave !== undefined) {
       await this.writeFile(this.pets);
       if (fresh) this.say(`Created ${name} with ${this.size} pets.`);
       if (recovered > 0) {
@@ -265,18 +263,14 @@ export class FileStore extends MemoryStore {
           this.tickProblem = message;
         },
       );
-    }, this.flushIntervalMs);
-    this.timer.unref();
+    }, this.flushIntervalMs).unref();
   }
 
   /** Serves the pets of `merged`. */
   private take(merged: Exclude<ReturnType<typeof mergeEdit>, string>): void {
     this.serve(merged.pets);
     this.logged = merged.logged;
-    if (merged.gave !== undefined) {
-      this.rewrite = true;
-      this.say(merged.gave);
-    }
+    if (merged.gave !== undefined) this.say(merged.gave);
   }
 
   protected override add(newPet: NewPet): Promise<CreatedPet> {
@@ -300,7 +294,6 @@ export class FileStore extends MemoryStore {
       await this.replaceLog([]);
       await this.writeFile(this.opening);
       this.serve(this.opening.slice());
-      this.rewrite = false;
     };
     return this.queue("upkeep", () => this.queue("log", reset)).catch((error: unknown) => {
       throw worded(error, `Cannot reset ${this.name}`);
@@ -367,10 +360,9 @@ export class FileStore extends MemoryStore {
     const size = Number(this.fileStat?.size ?? 0);
     // Up to 1 MiB within a tick of each create; a larger file once the log makes a quarter of it.
     const due = last || size <= 1024 * 1024 || this.logSize * 4 >= size;
-    if (!this.rewrite && !(due && this.logged.length > 0)) return;
+    if (this.fileStat !== undefined && !(due && this.logged.length > 0)) return;
     const flushed = this.logged.length;
     if (!(await this.writeFile(this.pets.slice(), true))) return;
-    this.rewrite = false;
     await this.queue("log", () => this.replaceLog(this.logged.slice(flushed)));
   }
 
@@ -394,7 +386,6 @@ export class FileStore extends MemoryStore {
     if (current === undefined) {
       this.say(`${this.name} was deleted; writing it again with the ${this.size} pets served.`);
       this.fileStat = undefined;
-      this.rewrite = true;
       return true;
     }
     const kind = nonRegularKind(current);
@@ -424,6 +415,8 @@ export class FileStore extends MemoryStore {
     await this.replaceLog(merged.logged, maxId(this.idsUsedUpTo, merged.pets.at(-1)?.id));
     this.take(merged);
     this.fileStat = current;
+    // The ids given to pets without one go into the file now, before it is read again.
+    if (merged.gave !== undefined) await this.writeFile(this.pets.slice(), true);
     this.say(
       `Picked up an edit of ${this.name}: serving ${this.size} pets (${before} before)${merged.said}`,
     );
