@@ -57,12 +57,6 @@ export type PetStore = Pick<
   "listJson" | "getJson" | "create" | "size" | "revision" | "reset" | "close"
 >;
 
-export interface ListOptions {
-  /** 1..100, already validated. */
-  limit: number;
-  status?: PetStatus;
-}
-
 export interface CreatedPet {
   pet: Pet;
   /** Canonical JSON of `pet`. */
@@ -162,8 +156,11 @@ export class MemoryStore {
     return this.pets.length;
   }
 
-  /** JSON array text of up to `limit` pets, by id ascending, filtered by status when given. */
-  listJson({ limit, status }: ListOptions): string {
+  /**
+   * JSON array text of up to `limit` pets (1..100, already validated), by id ascending,
+   * filtered by status when given.
+   */
+  listJson({ limit, status }: { limit: number; status?: PetStatus }): string {
     const page: string[] = [];
     for (let i = 0; i < this.pets.length && page.length < limit; i++) {
       const pet = this.pets[i]!;
