@@ -33,13 +33,7 @@ import {
 } from "../../files/atomic-write.js";
 import { nonRegularKind, whyNotRegular } from "../../files/file-kind.js";
 import { acquireFileLock, describeRefusal, type FileLock } from "../../files/file-lock.js";
-import {
-  isMissing,
-  lstatIfThere,
-  openNoFollow,
-  readNoFollow,
-  syncDirectory,
-} from "../../files/file-safety.js";
+import { isMissing, lstatIfThere, openNoFollow, readNoFollow } from "../../files/file-safety.js";
 import { petToJson, type NewPet } from "../../schema/pet.js";
 import { mergeEdit } from "./edits.js";
 import { parseLog, parsePetFile } from "./pet-file.js";
@@ -211,9 +205,8 @@ export class FileStore extends MemoryStore {
   async open(seed: number | undefined): Promise<void> {
     const { file, name, wal } = this;
     this.held = lock(file, name, this.say);
-    // Leftovers of a write cut short; the file and the log themselves are whole.
+    // A leftover of a write cut short (the file itself is whole); the log's, when it is replaced.
     await clearLeftover(`${file}.tmp`);
-    await clearLeftover(`${wal}.tmp`);
     const logged = readCompanion(wal);
     // Taken before the read: a change meanwhile is read again at the next tick.
     const stat = lstatIfThere(file);
@@ -330,7 +323,6 @@ export class FileStore extends MemoryStore {
           await (file === "missing" ? unlink(this.file) : writeFileAtomic(this.file, []));
         }
         if (log) await unlink(this.wal);
-        await syncDirectory(path.dirname(this.file));
       } catch {
         // A failed start still fails with its own error; what cannot be removed stays.
       }

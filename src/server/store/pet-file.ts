@@ -18,7 +18,7 @@
  * the errors.
  */
 import { JsonSyntaxError, lineAndColumn, parseJson, type JsonValue } from "../../schema/json.js";
-import { INT64_MAX, INT64_MIN, NAME_MAX_LENGTH, PET_STATUSES } from "../../schema/pet.js";
+import { NAME_MAX_LENGTH, PET_STATUSES } from "../../schema/pet.js";
 import { describeValue, formatProblems, validateStoredPet } from "../../schema/validate.js";
 import { sortPets, StoreError, type StoredPet } from "./memory.js";
 
@@ -135,9 +135,7 @@ function slowRead(text: string, name: string): PetFile {
  */
 export function parseLog(text: string) {
   const mark = /^\{"idsUsedUpTo":(0|-?[1-9][0-9]{0,18})\}\n/.exec(text);
-  const idsUsedUpTo = mark && BigInt(mark[1]!);
-  const known = idsUsedUpTo !== null && idsUsedUpTo >= INT64_MIN && idsUsedUpTo <= INT64_MAX;
-  let position = known ? mark![0].length : 0;
+  let position = mark?.[0].length ?? 0;
   const pets: StoredPet[] = [];
   for (let end = text.indexOf("\n", position); end >= 0; end = text.indexOf("\n", position)) {
     const line = text.slice(position, end);
@@ -154,5 +152,5 @@ export function parseLog(text: string) {
     position = end + 1;
   }
   const tornBytes = Buffer.byteLength(text.slice(position));
-  return { idsUsedUpTo: known ? idsUsedUpTo : undefined, pets, tornBytes };
+  return { idsUsedUpTo: mark ? BigInt(mark[1]!) : undefined, pets, tornBytes };
 }
