@@ -37,8 +37,8 @@ import { isMissing, lstatIfThere, openNoFollow, readNoFollow } from "../../files
 import { petToJson, type NewPet } from "../../schema/pet.js";
 import { mergeEdit } from "./edits.js";
 import { parseLog, parsePetFile } from "./pet-file.js";
-import { maxId, MemoryStore, petFromNew, StoreError, type CreatedPet } from "./memory.js";
-import type { StoredPet } from "./memory.js";
+import { maxId, MemoryStore, petFromNew, StoreError } from "./memory.js";
+import type { CreatedPet, StoredPet } from "./memory.js";
 import { demoPets } from "../demo-pets.js";
 
 /** What went wrong, in Node's words ("ENOSPC: no space left on device, write"); no final period. */
@@ -65,15 +65,13 @@ export interface FileStoreOptions {
 
 export async function openFileStore(options: FileStoreOptions): Promise<FileStore> {
   const { file: name, log: say = () => {} } = options;
-  const file = await dataFilePath(name).catch((error: unknown) => {
-    throw error instanceof UnsafeFileError ? error : worded(error, `Cannot serve ${name}`);
-  });
-  const store = new FileStore(file, name, say, options.flushIntervalMs ?? 1000);
+  let store: FileStore | undefined;
   try {
+    store = new FileStore(await dataFilePath(name), name, say, options.flushIntervalMs ?? 1000);
     await store.open(options.seed);
     return store;
   } catch (error) {
-    await store.abandon();
+    await store?.abandon();
     const bad =
       error instanceof StoreError && (error.code === "corrupt" || error.code === "invalid");
     if (!bad) throw error instanceof UnsafeFileError ? error : worded(error, `Cannot open ${name}`);
@@ -227,7 +225,9 @@ export class FileStore extends MemoryStore {
       const remedy = `Or remove ${wal} to drop the acknowledged pets it holds.`;
       throw new StoreError("invalid", `${name}: ${merged} ${remedy}`);
     }
-    this.take(merged);
+    this.serve(merged.pets);
+    this.logged = merged.logged;
+    if (merged.gave !== undefined) this.say(merged.gave);
     if (fresh && seed && log.pets.length === 0) this.serve(demoPets(seed));
     if (!fresh && seed !== undefined) {
       this.say(`${name} already exists (${this.size} pets): --seed ${seed} is ignored.`);
@@ -257,13 +257,6 @@ export class FileStore extends MemoryStore {
         },
       );
     }, this.flushIntervalMs).unref();
-  }
-
-  /** Serves the pets of `merged`. */
-  private take(merged: Exclude<ReturnType<typeof mergeEdit>, string>): void {
-    this.serve(merged.pets);
-    this.logged = merged.logged;
-    if (merged.gave !== undefined) this.say(merged.gave);
   }
 
   protected override add(newPet: NewPet): Promise<CreatedPet> {
@@ -405,7 +398,8 @@ export class FileStore extends MemoryStore {
     // Kept pets that had reached the file are only in memory now: into the log with them
     // (and with the new mark of the ids used) before serving.
     await this.replaceLog(merged.logged, maxId(this.idsUsedUpTo, merged.pets.at(-1)?.id));
-    this.take(merged);
+    this.serve(merged.pets);
+    if (merged.gave !== undefined) this.say(merged.gave);
     this.fileStat = current;
     // The ids given to pets without one go into the file now, before it is read again.
     if (merged.gave !== undefined) await this.writeFile(this.pets.slice(), true);

@@ -49,13 +49,10 @@ export class StoreError extends KindedError {
 }
 
 /**
- * The pet store as the HTTP layer sees it (no HTTP here, no files here): the memory
- * store, the file store that extends it, or a test's stand-in.
+ * The pet store as the HTTP layer sees it (no HTTP here, no files here): the public
+ * members of the memory store, of the file store that extends it, or of a test's stand-in.
  */
-export type PetStore = Pick<
-  MemoryStore,
-  "listJson" | "getJson" | "create" | "size" | "revision" | "reset" | "close"
->;
+export type PetStore = Pick<MemoryStore, keyof MemoryStore>;
 
 export interface CreatedPet {
   pet: Pet;
