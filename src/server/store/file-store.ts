@@ -72,8 +72,7 @@ export async function openFileStore(options: FileStoreOptions): Promise<FileStor
     return store;
   } catch (error) {
     await store?.abandon();
-    const bad =
-      error instanceof StoreError && (error.code === "corrupt" || error.code === "invalid");
+    const bad = error instanceof StoreError && error.code === "invalid";
     if (!bad) throw error instanceof UnsafeFileError ? error : worded(error, `Cannot open ${name}`);
     const remedy = "Fix the file (it was left untouched) and start again.";
     throw new StoreError(error.code, `${error.message} ${remedy}`);

@@ -21,11 +21,10 @@ import { formatProblems, validateNewPet } from "../../schema/validate.js";
 export type StoreErrorCode =
   /** Another process serves the same file. */
   | "locked"
-  /** The file is not valid JSON; the message names line and column. */
-  | "corrupt"
   /**
-   * The file is JSON but not an array of valid pets (message names the pet and field);
-   * for a create, the body is not a valid NewPet (message: its problems, as a client is told).
+   * The file is not valid JSON (the message names line and column), or not an array of
+   * valid pets (the message names the pet and field); for a create, the body is not a
+   * valid NewPet (message: its problems, as a client is told).
    */
   | "invalid"
   /** No id is left above the largest id used (int64 exhausted). */

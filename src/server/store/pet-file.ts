@@ -75,9 +75,9 @@ function quickRead(text: string): PetFile | undefined {
 }
 
 /**
- * Reads a pet file. `name` is how messages call it. Throws StoreError `corrupt`
- * (not JSON: line and column) or `invalid` (not an array of valid pets with unique
- * ids: index, line and field); the caller adds what to do about it.
+ * Reads a pet file. `name` is how messages call it. Throws StoreError `invalid`: not
+ * JSON (line and column), or not an array of valid pets with unique ids (index, line
+ * and field); the caller adds what to do about it.
  */
 export function parsePetFile(text: string, name: string): PetFile {
   return quickRead(text) ?? slowRead(text, name);
@@ -91,7 +91,7 @@ function slowRead(text: string, name: string): PetFile {
     document = parseJson(text, starts);
   } catch (error) {
     if (!(error instanceof JsonSyntaxError)) throw error;
-    throw new StoreError("corrupt", `${name} is not valid JSON: ${error.message}.`);
+    throw new StoreError("invalid", `${name} is not valid JSON: ${error.message}.`);
   }
   if (!Array.isArray(document)) {
     throw new StoreError(

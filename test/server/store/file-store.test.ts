@@ -335,7 +335,7 @@ describe("file store", () => {
       const wal = '{"id":3,"name":"C","categoryId":1,"status":"available"}\n';
       await writeFile(`${file}.journal`, wal);
       const error = await errorOf(openStore());
-      expect(error.code).toBe("corrupt");
+      expect(error.code).toBe("invalid");
       expect(error.message).toContain(file);
       expect(error.message).toContain("line 3, column 20");
       expect(error.message).toContain("Fix the file");
