@@ -471,7 +471,6 @@ export class FileStore extends MemoryStore {
         waiter.reject(error);
       }
     }
-    if (accepted.length === 0) return;
     const bytes = Buffer.from(accepted.map((a) => a.created.json + "\n").join(""));
     try {
       await this.log!.writeFile(bytes);

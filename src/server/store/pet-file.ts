@@ -22,14 +22,11 @@ import { NAME_MAX_LENGTH, PET_STATUSES } from "../../schema/pet.js";
 import { describeValue, formatProblems, validateStoredPet } from "../../schema/validate.js";
 import { sortPets, StoreError, type StoredPet } from "./memory.js";
 
-/** A pet of the file without an `id`. */
-export type UnnumberedPet = Omit<StoredPet, "id">;
-
 export interface PetFile {
   /** Sorted by id, no id twice. */
   pets: StoredPet[];
   /** The pets without an id, in file order. */
-  unnumbered: UnnumberedPet[];
+  unnumbered: Array<Omit<StoredPet, "id">>;
 }
 
 /**
@@ -103,7 +100,7 @@ function slowRead(text: string, name: string): PetFile {
     `index ${index} (line ${lineAndColumn(text, starts[index] ?? 0).line})`;
   const pets: StoredPet[] = [];
   const indexes = new Map<StoredPet, number>();
-  const unnumbered: UnnumberedPet[] = [];
+  const unnumbered: PetFile["unnumbered"] = [];
   document.forEach((value, index) => {
     const checked = validateStoredPet(value);
     if (!checked.ok) {
