@@ -29,7 +29,7 @@ import { createPet, getPet, listPets, PageCache } from "./pet-routes.js";
 import { errorReply, methodNotAllowed, NO_CONTENT, printable, type Reply } from "./reply.js";
 import { Responder } from "./responder.js";
 import type { ServerOptions } from "./options.js";
-import type { PetStore } from "./store/types.js";
+import type { PetStore } from "./store/memory.js";
 
 /**
  * The server's options the app uses, as the options schema fills them in, and

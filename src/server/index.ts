@@ -3,4 +3,4 @@ export { UnsafeFileError } from "../files/atomic-write.js";
 export { ServerConfigError } from "./config-error.js";
 export { controlPlaneNote, exportLines, planServe } from "./serve-options.js";
 export { startServer } from "./server.js";
-export { StoreError } from "./store/types.js";
+export { StoreError } from "./store/memory.js";

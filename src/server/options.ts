@@ -25,7 +25,7 @@ import {
   DEFAULT_JOURNAL_SIZE,
   MAX_JOURNAL_SIZE,
 } from "./serve-defaults.js";
-import type { PetStore } from "./store/types.js";
+import type { PetStore } from "./store/memory.js";
 import { TlsOption } from "./tls/server-tls.js";
 
 /** Demo pets a new store may start with (`--seed`). */

@@ -14,7 +14,7 @@ import {
 } from "../schema/validate.js";
 import { errorReply, type Reply } from "./reply.js";
 import { readJsonBody } from "./request-body.js";
-import { StoreError, type ListOptions, type PetStore, type StoreErrorCode } from "./store/types.js";
+import { StoreError, type PetStore, type StoreErrorCode } from "./store/memory.js";
 
 /**
  * A list query is validated once per distinct text: clients repeat the same
@@ -35,7 +35,7 @@ export class PageCache {
 
   constructor(private readonly store: PetStore) {}
 
-  page(options: ListOptions): Buffer {
+  page(options: Parameters<PetStore["listJson"]>[0]): Buffer {
     const status = options.status === undefined ? 3 : PET_STATUSES.indexOf(options.status);
     const slot = status * 128 + options.limit;
     const revision = this.store.revision;

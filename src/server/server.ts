@@ -28,9 +28,8 @@ import { capConnections } from "./connection-cap.js";
 import { FaultOption, type FaultOptions } from "./faults.js";
 import { KeyInput, type ApiKeySpec } from "./keys.js";
 import { parse, START_OPTIONS, type ServerOptions, type StartServerOptions } from "./options.js";
-import { createMemoryStore } from "./store/memory.js";
+import { createMemoryStore, type PetStore } from "./store/memory.js";
 import { demoPets } from "./demo-pets.js";
-import type { PetStore } from "./store/types.js";
 import { removeCreated } from "./tls/local-ca.js";
 import { noteHandshakeFailures, setUpTls } from "./tls/server-tls.js";
 

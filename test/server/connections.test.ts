@@ -2,8 +2,7 @@ import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ServerConfigError } from "../../src/server/config-error.js";
 import { startServer } from "../../src/server/server.js";
-import { createMemoryStore } from "../../src/server/store/memory.js";
-import type { PetStore } from "../../src/server/store/types.js";
+import { createMemoryStore, type PetStore } from "../../src/server/store/memory.js";
 import { call, startTestServer } from "./http.js";
 
 const KEY = "conn-key";

@@ -2,8 +2,7 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INT64_MAX } from "../../src/schema/pet.js";
 import { ERROR_CODES } from "../../src/schema/error-codes.js";
-import { createMemoryStore } from "../../src/server/store/memory.js";
-import { StoreError, type PetStore } from "../../src/server/store/types.js";
+import { createMemoryStore, StoreError, type PetStore } from "../../src/server/store/memory.js";
 import { call, manualClock, startTestServer, type Answer } from "./http.js";
 
 const KEY = "codes-key";

@@ -15,7 +15,7 @@ import { parseJson } from "../../src/schema/json.js";
 import type { Pet } from "../../src/schema/pet.js";
 import { startServer, type RunningServer } from "../../src/server/server.js";
 import { openFileStore } from "../../src/server/store/file-store.js";
-import { StoreError } from "../../src/server/store/types.js";
+import { StoreError } from "../../src/server/store/memory.js";
 import { runCli } from "../e2e/harness.js";
 import { ensureBuilt } from "./cli-build.js";
 import { call } from "./http.js";
@@ -113,7 +113,7 @@ describe("serve on a full disk", () => {
     const body = JSON.parse(refused!.text) as { code: string; message: string; status: number };
     expect(body.code).toBe("insufficient_storage");
     expect(body.status).toBe(507);
-    expect(body.message).toContain("the disk is full");
+    expect(body.message).toContain("no space left on device");
     expect(body.message).toContain("was not stored");
 
     // Not served, and no id was used up: the next id is still free.
@@ -122,7 +122,7 @@ describe("serve on a full disk", () => {
     expect((await call(server.url, `/v1/pets/${nextId}`, { key: KEY })).status).toBe(404);
     // Still full: refused again, the same way.
     expect((await add("Still refused")).status).toBe(507);
-    expect(log).toContain("the disk is full");
+    expect(log).toContain("no space left on device");
   });
 
   it("makes `petstore add` fail with exit 6, not outcome unknown", async () => {
@@ -189,7 +189,7 @@ describe("serve on a full disk", () => {
       (error: unknown) => error,
     );
     server = undefined;
-    expect(String(stopped)).toContain("the disk is full");
+    expect(String(stopped)).toContain("no space left on device");
     expect(log).toContain(`acknowledged pets are not in ${file} yet; they stay in ${file}.journal`);
     // A start must write them into the file first: it cannot yet, says why, and loses nothing.
     const wal = await readFile(`${file}.journal`, "utf8");
@@ -198,7 +198,7 @@ describe("serve on a full disk", () => {
       (error: unknown) => error,
     );
     expect(refused).toBeInstanceOf(StoreError);
-    expect((refused as StoreError).message).toContain("the disk is full");
+    expect((refused as StoreError).message).toContain("no space left on device");
     expect(await readFile(`${file}.journal`, "utf8")).toBe(wal);
 
     await unlink(join(disk, "filler"));

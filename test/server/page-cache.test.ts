@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PageCache } from "../../src/server/pet-routes.js";
-import { createMemoryStore } from "../../src/server/store/memory.js";
-import type { PetStore } from "../../src/server/store/types.js";
+import { createMemoryStore, type PetStore } from "../../src/server/store/memory.js";
 
 /** A store whose list text and revision the test controls, counting the lists it makes. */
 function countingStore(pets: PetStore) {

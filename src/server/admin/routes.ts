@@ -23,7 +23,7 @@ import { FAKE_SERVER_DESCRIPTION, fakeOrigin } from "../openapi-route.js";
 import { errorReply, methodNotAllowed, NO_CONTENT, printable, type Reply } from "../reply.js";
 import { readJsonBody } from "../request-body.js";
 import type { Responder } from "../responder.js";
-import { StoreError, type PetStore } from "../store/types.js";
+import { StoreError, type PetStore } from "../store/memory.js";
 import { refusal, type AdminAccess } from "./access.js";
 import { isoTime, MAX_ADVANCE_SECONDS, type FakeClock } from "./clock.js";
 import { MAX_RULES, NextRuleBody, type ScriptedAnswers } from "./next.js";

@@ -13,24 +13,14 @@ import { petToJson } from "../../schema/pet.js";
 import type { PetFile } from "./pet-file.js";
 import { findPet, idAfter, maxId, sortPets, type StoredPet } from "./memory.js";
 
-export interface Merged {
-  /** The pets to serve: the file's, with those kept. */
-  pets: StoredPet[];
-  /** The pets kept that the file lacks, by id: they belong in the write-ahead log. */
-  logged: StoredPet[];
-  /** Some of them had reached the file (are newer than every pet the edit holds from it). */
-  newer: boolean;
-  /** The ids given to pets of the file that had none, for the log; the file needs writing. */
-  gave: string | undefined;
-  /** What the merge did, for the log. */
-  said: string;
-}
-
 /**
  * Merges the pets of the file `name` (`parsed`; those without an id get the next ids
  * above `ids`, the largest id used, and above its own) into `served`, of which `logged`
  * (sorted by id) are not in the file; or why not, when the file gives the id of a pet
- * in the log to another pet.
+ * in the log to another pet. Merged: the `pets` to serve (the file's, with those kept),
+ * the kept pets the file lacks (`logged`, by id: they belong in the write-ahead log),
+ * for the log the ids given to pets of the file that had none (`gave`: the file needs
+ * writing) and what the merge did (`said`).
  */
 export function mergeEdit(
   served: readonly StoredPet[],
@@ -38,7 +28,7 @@ export function mergeEdit(
   parsed: PetFile,
   ids: bigint | undefined,
   name: string,
-): Merged | string {
+) {
   let max = maxId(ids, parsed.pets[parsed.pets.length - 1]?.id);
   const numbered: StoredPet[] = [];
   for (const pet of parsed.unnumbered) {
@@ -46,36 +36,22 @@ export function mergeEdit(
     numbered.push({ ...pet, id: max });
   }
   const edited = numbered.length > 0 ? parsed.pets.concat(numbered) : parsed.pets;
-  for (const pet of logged) {
-    const there = findPet(edited, pet.id);
-    if (there !== undefined && petToJson(there) !== petToJson(pet)) {
-      return (
-        `it holds ${petToJson(there)} where the pet ${petToJson(pet)} was acknowledged with ` +
-        "the same id and is not in the file yet. Give the edited pet another id."
-      );
-    }
+  const clash = logged.find((pet) => petToJson(findPet(edited, pet.id) ?? pet) !== petToJson(pet));
+  if (clash !== undefined) {
+    return (
+      `it holds ${petToJson(findPet(edited, clash.id)!)} where the pet ${petToJson(clash)} was ` +
+      "acknowledged with the same id and is not in the file yet. Give the edited pet another id."
+    );
   }
-  let known: bigint | number | undefined;
-  for (let i = edited.length - 1; i >= 0 && served.length > logged.length; i--) {
-    const { id } = edited[i]!;
-    if (!findPet(logged, id) && findPet(served, id)) {
-      known = id;
-      break;
-    }
-  }
-  const kept: StoredPet[] = [];
-  const newer: Array<bigint | number> = [];
-  let deleted = 0;
-  for (const pet of served) {
-    if (findPet(edited, pet.id)) continue;
-    const wasLogged = findPet(logged, pet.id) !== undefined;
-    if (!wasLogged && known !== undefined && pet.id <= known) {
-      deleted++;
-      continue;
-    }
-    kept.push(pet);
-    if (!wasLogged) newer.push(pet.id);
-  }
+  // None when every pet served is logged (at start-up): no need to look through the file.
+  const known =
+    served.length > logged.length
+      ? edited.findLast(({ id }) => !findPet(logged, id) && findPet(served, id))?.id
+      : undefined;
+  const missing = served.filter((pet) => !findPet(edited, pet.id));
+  const kept = missing.filter(({ id }) => findPet(logged, id) || known === undefined || id > known);
+  const newer = kept.filter((pet) => !findPet(logged, pet.id)).map((pet) => pet.id);
+  const deleted = missing.length - kept.length;
   let said = deleted > 0 ? `; it deleted ${deleted}.` : ".";
   if (newer.length > 0) {
     const shown = newer.length <= 5 ? newer.join(", ") : `${newer.slice(0, 5).join(", ")}...`;
@@ -94,5 +70,5 @@ export function mergeEdit(
           "and wrote them into the file.";
   const pets = kept.length > 0 ? edited.concat(kept) : edited;
   if (kept.length > 0) sortPets(pets);
-  return { pets, logged: kept, newer: newer.length > 0, gave, said };
+  return { pets, logged: kept, gave, said };
 }

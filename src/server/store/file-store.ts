@@ -32,26 +32,25 @@ import {
   writeFileAtomic,
 } from "../../files/atomic-write.js";
 import { nonRegularKind, whyNotRegular } from "../../files/file-kind.js";
-import { acquireFileLock, describeRefusal, type LockAttempt } from "../../files/file-lock.js";
-import {
-  isMissing,
-  lstatIfThere,
-  openNoFollow,
-  readNoFollow,
-  syncDirectory,
-} from "../../files/file-safety.js";
+import { acquireFileLock, describeRefusal, type FileLock } from "../../files/file-lock.js";
+import { isMissing, lstatIfThere, openNoFollow, readNoFollow } from "../../files/file-safety.js";
 import { petToJson, type NewPet } from "../../schema/pet.js";
-import { mergeEdit, type Merged } from "./edits.js";
-import { markLine, parseLog, parsePetFile, type PetFile } from "./pet-file.js";
-import { MemoryStore, idAfter, maxId, petFromNew, type StoredPet } from "./memory.js";
+import { mergeEdit } from "./edits.js";
+import { parseLog, parsePetFile } from "./pet-file.js";
+import { maxId, MemoryStore, petFromNew, StoreError } from "./memory.js";
+import type { CreatedPet, StoredPet } from "./memory.js";
 import { demoPets } from "../demo-pets.js";
-import { describeError, notStored, worded } from "./store-errors.js";
-import { StoreError, type CreatedPet } from "./types.js";
 
-/** A file up to this size is written within a tick of each create. */
-const REWRITE_FREE = 1024 * 1024;
-/** A larger one once the log makes this fraction of it. */
-const REWRITE_SHARE = 4;
+/** What went wrong, in Node's words ("ENOSPC: no space left on device, write"); no final period. */
+function describeError(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\.$/, "");
+}
+
+/** `error` as a StoreError: itself, or `io` (`what` failed, and why). */
+function worded(error: unknown, what: string): StoreError {
+  if (error instanceof StoreError) return error;
+  return new StoreError("io", `${what}: ${describeError(error)}.`);
+}
 
 export interface FileStoreOptions {
   /** The JSON file of pets; created when missing. */
@@ -66,20 +65,15 @@ export interface FileStoreOptions {
 
 export async function openFileStore(options: FileStoreOptions): Promise<FileStore> {
   const { file: name, log: say = () => {} } = options;
-  const file = await dataFilePath(name).catch((error: unknown) => {
-    throw error instanceof UnsafeFileError ? error : worded(error, `Cannot serve ${name}`);
-  });
-  const release = lock(file, name, say);
-  const store = new FileStore(file, name, say, options.flushIntervalMs ?? 1000, release);
+  let store: FileStore | undefined;
   try {
+    store = new FileStore(await dataFilePath(name), name, say, options.flushIntervalMs ?? 1000);
     await store.open(options.seed);
     return store;
   } catch (error) {
-    await store.abandon();
-    if (error instanceof UnsafeFileError) throw error;
-    if (!(error instanceof StoreError && (error.code === "corrupt" || error.code === "invalid"))) {
-      throw worded(error, `Cannot open ${name}`);
-    }
+    await store?.abandon();
+    const bad = error instanceof StoreError && error.code === "invalid";
+    if (!bad) throw error instanceof UnsafeFileError ? error : worded(error, `Cannot open ${name}`);
     const remedy = "Fix the file (it was left untouched) and start again.";
     throw new StoreError(error.code, `${error.message} ${remedy}`);
   }
@@ -98,45 +92,40 @@ async function dataFilePath(given: string): Promise<string> {
       `Cannot serve ${given}: ${why}, not a regular file. Give a JSON file, or a path that does not exist yet.`,
     );
   }
-  const real = await realpath(absolute).catch((error: unknown) => {
+  // A symlink there leads to a regular file or nowhere: followed; else the directory's are.
+  const link = lstatIfThere(absolute)?.isSymbolicLink() === true;
+  const directory = path.dirname(absolute);
+  try {
+    const real = await realpath(link ? absolute : directory);
+    return link ? real : path.join(real, path.basename(absolute));
+  } catch (error) {
     if (!isMissing(error)) throw error;
-  });
-  if (real !== undefined) return real;
-  if (lstatIfThere(absolute) !== undefined) {
+  }
+  if (link) {
     throw new UnsafeFileError(
       `Cannot serve ${given}: it is a symlink to ${await readlink(absolute)}, which does not exist. ` +
         "serve follows a symlinked data file only to an existing file: create the file it " +
         "points to (an empty file is a new store), or give the real path.",
     );
   }
-  const directory = path.dirname(absolute);
-  const realDirectory = await realpath(directory).catch((error: unknown) => {
-    if (!isMissing(error)) throw error;
-    const remedy = "Create it or choose another file.";
-    throw new StoreError("io", `the directory ${directory} does not exist. ${remedy}`);
-  });
-  return path.join(realDirectory, path.basename(absolute));
+  const remedy = "Create it or choose another file.";
+  throw new StoreError("io", `the directory ${directory} does not exist. ${remedy}`);
 }
 
-/** Takes `<file>.lock` (files/file-lock.ts): one serve per file. Returns its release. */
-function lock(file: string, name: string, say: (line: string) => void): () => void {
+/** Takes `<file>.lock` (files/file-lock.ts): one serve per file. */
+function lock(file: string, name: string, say: (line: string) => void): FileLock {
   const lockFile = `${file}.lock`;
-  let attempt: LockAttempt;
-  try {
-    attempt = acquireFileLock(lockFile, {
-      onStale: (pid) =>
-        say(
-          pid === undefined
-            ? `Removing the unreadable lock file ${lockFile}.`
-            : pid === process.pid
-              ? `Taking over ${lockFile}: it names this process (${pid}), which was given the pid of the stopped server that left it.`
-              : `Taking over ${lockFile}: process ${pid}, which held it, is no longer running.`,
-        ),
-    });
-  } catch (error) {
-    throw worded(error, `Cannot lock ${name}`);
-  }
-  if (attempt.acquired) return () => attempt.lock.release();
+  const attempt = acquireFileLock(lockFile, {
+    onStale: (pid) =>
+      say(
+        pid === undefined
+          ? `Removing the unreadable lock file ${lockFile}.`
+          : pid === process.pid
+            ? `Taking over ${lockFile}: it names this process (${pid}), which was given the pid of the stopped server that left it.`
+            : `Taking over ${lockFile}: process ${pid}, which held it, is no longer running.`,
+      ),
+  });
+  if (attempt.acquired) return attempt.lock;
   const { problem, hint } = describeRefusal(lockFile, attempt, {
     cannot: `Cannot serve ${name}`,
     ifIdle: "If no server is running",
@@ -154,21 +143,11 @@ function statKey(stat: BigIntStats | undefined): string {
 
 /** The file's text for `pets`, in pieces so that a million pets never make one 70 MB string. */
 export function* fileText(pets: readonly StoredPet[], chunkSize = 10_000): Generator<string> {
-  if (pets.length === 0) {
-    yield "[]\n";
-    return;
-  }
   for (let start = 0; start < pets.length; start += chunkSize) {
     const lines = pets.slice(start, start + chunkSize).map(petToJson);
     yield (start === 0 ? "[\n" : ",\n") + lines.join(",\n");
   }
-  yield "\n]\n";
-}
-
-/** A settled, whole, valid edit of the file, as read. */
-interface Edit {
-  stat: BigIntStats;
-  parsed: PetFile;
+  yield pets.length === 0 ? "[]\n" : "\n]\n";
 }
 
 interface Waiter {
@@ -183,10 +162,8 @@ export class FileStore extends MemoryStore {
   private logged: StoredPet[] = [];
   private log: FileHandle | undefined;
   private logSize = 0;
-  /** The file as this store last wrote or adopted it. */
+  /** The file as this store last wrote or adopted it; undefined: deleted, written at the next tick. */
   private fileStat: BigIntStats | undefined;
-  /** The file lacks more than `logged` (ids given to its pets, or itself): written at the next tick. */
-  private rewrite = false;
   /** The version of the file seen at the last tick, still settling; and the one refused. */
   private settling: string | undefined;
   private refused: string | undefined;
@@ -205,13 +182,13 @@ export class FileStore extends MemoryStore {
   private tickProblem: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
+  private held: FileLock | undefined;
 
   constructor(
     private readonly file: string,
     private readonly name: string,
     private readonly say: (line: string) => void,
     private readonly flushIntervalMs: number,
-    private readonly release: () => void,
   ) {
     super();
     this.wal = `${file}.journal`;
@@ -224,9 +201,9 @@ export class FileStore extends MemoryStore {
    */
   async open(seed: number | undefined): Promise<void> {
     const { file, name, wal } = this;
-    // Leftovers of a write cut short; the file and the log themselves are whole.
+    this.held = lock(file, name, this.say);
+    // A leftover of a write cut short (the file itself is whole); the log's, when it is replaced.
     await clearLeftover(`${file}.tmp`);
-    await clearLeftover(`${wal}.tmp`);
     const logged = readCompanion(wal);
     // Taken before the read: a change meanwhile is read again at the next tick.
     const stat = lstatIfThere(file);
@@ -247,7 +224,9 @@ export class FileStore extends MemoryStore {
       const remedy = `Or remove ${wal} to drop the acknowledged pets it holds.`;
       throw new StoreError("invalid", `${name}: ${merged} ${remedy}`);
     }
-    this.take(merged);
+    this.serve(merged.pets);
+    this.logged = merged.logged;
+    if (merged.gave !== undefined) this.say(merged.gave);
     if (fresh && seed && log.pets.length === 0) this.serve(demoPets(seed));
     if (!fresh && seed !== undefined) {
       this.say(`${name} already exists (${this.size} pets): --seed ${seed} is ignored.`);
@@ -257,7 +236,7 @@ export class FileStore extends MemoryStore {
     const recovered = this.logged.length;
     const created = fresh && recovered === 0 ? (stat ? "empty" : "missing") : undefined;
     this.created = { file: created, log: logged === undefined };
-    if (fresh || recovered > 0 || this.rewrite) {
+    if (fresh || recovered > 0 || merged.gave !== undefined) {
       await this.writeFile(this.pets);
       if (fresh) this.say(`Created ${name} with ${this.size} pets.`);
       if (recovered > 0) {
@@ -276,18 +255,7 @@ export class FileStore extends MemoryStore {
           this.tickProblem = message;
         },
       );
-    }, this.flushIntervalMs);
-    this.timer.unref();
-  }
-
-  /** Serves the pets of `merged`. */
-  private take(merged: Merged): void {
-    this.serve(merged.pets);
-    this.logged = merged.logged;
-    if (merged.gave !== undefined) {
-      this.rewrite = true;
-      this.say(merged.gave);
-    }
+    }, this.flushIntervalMs).unref();
   }
 
   protected override add(newPet: NewPet): Promise<CreatedPet> {
@@ -311,7 +279,6 @@ export class FileStore extends MemoryStore {
       await this.replaceLog([]);
       await this.writeFile(this.opening);
       this.serve(this.opening.slice());
-      this.rewrite = false;
     };
     return this.queue("upkeep", () => this.queue("log", reset)).catch((error: unknown) => {
       throw worded(error, `Cannot reset ${this.name}`);
@@ -320,7 +287,7 @@ export class FileStore extends MemoryStore {
 
   /** Finishes pending writes, brings the JSON file exactly up to date, releases the file. */
   override close(): Promise<void> {
-    return (this.closing ??= this.shutDown());
+    return (this.closing ??= this.stop(false));
   }
 
   /**
@@ -328,43 +295,37 @@ export class FileStore extends MemoryStore {
    * removes what its opening created (a new data file that got no pet, a new log),
    * so a failed start leaves nothing behind. Only right after opening.
    */
-  async abandon(): Promise<void> {
-    await this.stop();
-    await this.log?.close().catch(() => {});
-    try {
-      const { file, log } = this.created;
-      if (file && statKey(lstatIfThere(this.file)) === statKey(this.fileStat)) {
-        await (file === "missing" ? unlink(this.file) : writeFileAtomic(this.file, []));
-      }
-      if (log) await unlink(this.wal);
-      await syncDirectory(path.dirname(this.file));
-    } catch {
-      // A failed start still fails with its own error; what cannot be removed stays.
-    }
-    this.release();
+  abandon(): Promise<void> {
+    return (this.closing ??= this.stop(true));
   }
 
-  private async shutDown(): Promise<void> {
-    await this.stop();
+  /** Takes no more work, waits for the work taken, then closes or abandons. */
+  private async stop(abandon: boolean): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.chains.upkeep;
+    await this.chains.log;
     let failure: unknown;
-    await this.tick(true).catch((error: unknown) => (failure = error));
+    if (!abandon) await this.tick(true).catch((error: unknown) => (failure = error));
     await this.log?.close().catch(() => {});
-    if (this.logged.length > 0) {
+    if (abandon) {
+      try {
+        const { file, log } = this.created;
+        if (file && statKey(lstatIfThere(this.file)) === statKey(this.fileStat)) {
+          await (file === "missing" ? unlink(this.file) : writeFileAtomic(this.file, []));
+        }
+        if (log) await unlink(this.wal);
+      } catch {
+        // A failed start still fails with its own error; what cannot be removed stays.
+      }
+    } else if (this.logged.length > 0) {
       this.say(
         `${this.logged.length} acknowledged pets are not in ${this.name} yet; they stay ` +
           `in ${this.wal} and are added when the file is next opened.`,
       );
     }
-    this.release();
+    this.held?.release();
     if (failure !== undefined) throw worded(failure, `Cannot update ${this.name}`);
-  }
-
-  /** Takes no more work, and waits for the work taken. */
-  private async stop(): Promise<void> {
-    this.closed = true;
-    clearInterval(this.timer);
-    await this.chains.upkeep;
-    await this.chains.log;
   }
 
   private queue<T>(chain: "log" | "upkeep", task: () => Promise<T>): Promise<T> {
@@ -379,40 +340,37 @@ export class FileStore extends MemoryStore {
    * written whatever its size.
    */
   private async tick(last = false): Promise<void> {
-    const edit = this.checkFile(last);
-    if (edit === "wait") return;
-    if (edit !== "same" && !(await this.queue("log", () => this.adopt(edit)))) return;
+    if (!(await this.queue("log", () => this.pickUpEdit(last)))) return;
     const size = Number(this.fileStat?.size ?? 0);
-    const due = last || size <= REWRITE_FREE || this.logSize * REWRITE_SHARE >= size;
-    if (!this.rewrite && !(due && this.logged.length > 0)) return;
+    // Up to 1 MiB within a tick of each create; a larger file once the log makes a quarter of it.
+    const due = last || size <= 1024 * 1024 || this.logSize * 4 >= size;
+    if (this.fileStat !== undefined && !(due && this.logged.length > 0)) return;
     const flushed = this.logged.length;
     if (!(await this.writeFile(this.pets.slice(), true))) return;
-    this.rewrite = false;
     await this.queue("log", () => this.replaceLog(this.logged.slice(flushed)));
   }
 
   /**
-   * The file against the version the store knows: the `same` (or deleted: then due to
-   * be written again), a settled edit, or `wait` (still settling, or refused: not the
-   * store's to read nor write). `last`: the check before closing, which takes a whole
-   * edit without waiting.
+   * Compares the file with the version the store knows, and adopts a settled, whole,
+   * valid edit merged with the pets served. False when the file is not the store's to
+   * write: still settling, or refused. `last`: the check before closing, which takes a
+   * whole edit without waiting.
    */
-  private checkFile(last: boolean): "same" | "wait" | Edit {
+  private async pickUpEdit(last: boolean): Promise<boolean> {
     const current = lstatIfThere(this.file);
     const key = statKey(current);
     if (key === statKey(this.fileStat)) {
       this.settling = undefined;
-      return "same";
+      return true;
     }
     if (key === this.refused || (!last && key !== this.settling)) {
       this.settling = key;
-      return "wait";
+      return false;
     }
     if (current === undefined) {
       this.say(`${this.name} was deleted; writing it again with the ${this.size} pets served.`);
       this.fileStat = undefined;
-      this.rewrite = true;
-      return "same";
+      return true;
     }
     const kind = nonRegularKind(current);
     if (kind !== undefined)
@@ -423,46 +381,42 @@ export class FileStore extends MemoryStore {
         "it is empty: a file being written starts so, and an empty file is never taken as an edit.",
       );
     }
+    let merged: ReturnType<typeof mergeEdit>;
     try {
       const text = this.readFile();
       // Changed again while being read: still being written.
-      if (text === undefined || statKey(lstatIfThere(this.file)) !== key) return "wait";
-      return { stat: current, parsed: parsePetFile(text, this.name) };
+      if (text === undefined || statKey(lstatIfThere(this.file)) !== key) return false;
+      const parsed = parsePetFile(text, this.name);
+      merged = mergeEdit(this.pets, this.logged, parsed, this.idsUsedUpTo, this.name);
     } catch (error) {
       if (!(error instanceof StoreError)) throw error;
       return this.refuse(key, `the edit cannot be used: ${error.message}`);
     }
+    if (typeof merged === "string") return this.refuse(key, merged);
+    const before = this.size;
+    // Kept pets that had reached the file are only in memory now: into the log with them
+    // (and with the new mark of the ids used) before serving.
+    await this.replaceLog(merged.logged, maxId(this.idsUsedUpTo, merged.pets.at(-1)?.id));
+    this.serve(merged.pets);
+    if (merged.gave !== undefined) this.say(merged.gave);
+    this.fileStat = current;
+    // The ids given to pets without one go into the file now, before it is read again.
+    if (merged.gave !== undefined) await this.writeFile(this.pets.slice(), true);
+    this.say(
+      `Picked up an edit of ${this.name}: serving ${this.size} pets (${before} before)${merged.said}`,
+    );
+    return true;
   }
 
   /** Refuses the version `key` of the file because of `why`: said once, not looked at until it changes. */
-  private refuse(key: string, why: string): "wait" {
+  private refuse(key: string, why: string): false {
     this.refused = key;
     this.say(
       `${this.name} was edited, but ${why} Still serving the ${this.size} pets from before; ` +
         `${this.name} will not be written until it changes, and acknowledged pets stay safe ` +
         `in ${this.wal}.`,
     );
-    return "wait";
-  }
-
-  /** Serves `edit` merged with the pets served; false when it is refused. */
-  private async adopt(edit: Edit): Promise<boolean> {
-    const before = this.size;
-    const merged = mergeEdit(this.pets, this.logged, edit.parsed, this.idsUsedUpTo, this.name);
-    if (typeof merged === "string") {
-      this.refuse(statKey(edit.stat), merged);
-      return false;
-    }
-    // Kept pets that had reached the file are only in memory now: into the log with them
-    // (and with the new mark of the ids used) before serving.
-    const ids = maxId(this.idsUsedUpTo, merged.pets.at(-1)?.id);
-    if (merged.newer || ids !== this.idsUsedUpTo) await this.replaceLog(merged.logged, ids);
-    this.take(merged);
-    this.fileStat = edit.stat;
-    this.say(
-      `Picked up an edit of ${this.name}: serving ${this.size} pets (${before} before)${merged.said}`,
-    );
-    return true;
+    return false;
   }
 
   /** The data file's text, undefined when missing; never read through a link nor a FIFO. */
@@ -488,20 +442,17 @@ export class FileStore extends MemoryStore {
     return stat !== undefined;
   }
 
-  /** Replaces the log, durably, with the mark of the ids used and `keep` (pets the file lacks). */
+  /**
+   * Replaces the log, durably, with `keep` (pets the file lacks) after the mark of the
+   * largest id the store ever used (given to a created pet, or held by a pet it served),
+   * so that no id is given out twice even once the pet that had it is gone from the file.
+   */
   private async replaceLog(keep: StoredPet[], ids = this.idsUsedUpTo): Promise<void> {
-    const text = markLine(ids) + keep.map((pet) => petToJson(pet) + "\n").join("");
-    let closed = false;
-    const closeLog = async () => {
-      // Windows renames nothing over an open file.
-      closed = true;
-      await this.log?.close();
-    };
-    await writeFileAtomic(this.wal, [text], { beforeRename: closeLog }).catch((error: unknown) => {
-      // Which log a crash would bring back is not known: take no more pets.
-      if (closed) this.broken = worded(error, `Cannot replace ${this.wal}`);
-      throw error;
-    });
+    const mark = ids === undefined ? "" : `{"idsUsedUpTo":${ids}}\n`;
+    const text = mark + keep.map((pet) => petToJson(pet) + "\n").join("");
+    // Windows renames nothing over an open file. Should the rename fail, the next create
+    // finds the log closed and stops the store (undoWrite).
+    await writeFileAtomic(this.wal, [text], { beforeRename: () => this.log?.close() });
     this.log = await openNoFollow(this.wal, constants.O_WRONLY | constants.O_APPEND);
     this.logSize = Buffer.byteLength(text);
     this.logged = keep;
@@ -513,14 +464,13 @@ export class FileStore extends MemoryStore {
     let max = this.idsUsedUpTo;
     for (const waiter of batch) {
       try {
-        const pet = petFromNew(waiter.newPet, idAfter(max));
+        const pet = petFromNew(waiter.newPet, max);
         max = pet.id;
         accepted.push({ waiter, created: { pet, json: petToJson(pet) } });
       } catch (error) {
         waiter.reject(error);
       }
     }
-    if (accepted.length === 0) return;
     const bytes = Buffer.from(accepted.map((a) => a.created.json + "\n").join(""));
     try {
       await this.log!.writeFile(bytes);
@@ -534,10 +484,12 @@ export class FileStore extends MemoryStore {
     this.writeProblem = undefined;
     this.logSize += bytes.length;
     for (const { waiter, created } of accepted) {
-      this.append(created.pet);
+      this.pets.push(created.pet);
       this.logged.push(created.pet);
       waiter.resolve(created);
     }
+    // Before any of the 201s: a resolve runs its callbacks only after this task.
+    this.serve(this.pets);
   }
 
   /**
@@ -567,6 +519,7 @@ export class FileStore extends MemoryStore {
       );
     }
     this.writeProblem = problem;
-    return notStored(error);
+    const remedy = "Send it again once the fake's disk has room.";
+    return new StoreError("not_stored", `The pet was not stored: ${problem}. ${remedy}`);
   }
 }

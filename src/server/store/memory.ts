@@ -7,15 +7,57 @@
  * faster and looks up faster than a Map keyed by id. An id is never given out twice: a
  * reset does not rewind them.
  */
+import { ERROR_KIND, KindedError } from "../../schema/kinded-error.js";
 import {
   DEFAULT_PET_STATUS,
   INT64_MAX,
   petToJson,
   type NewPet,
   type Pet,
+  type PetStatus,
 } from "../../schema/pet.js";
 import { formatProblems, validateNewPet } from "../../schema/validate.js";
-import { StoreError, type CreatedPet, type ListOptions, type PetStore } from "./types.js";
+
+export type StoreErrorCode =
+  /** Another process serves the same file. */
+  | "locked"
+  /**
+   * The file is not valid JSON (the message names line and column), or not an array of
+   * valid pets (the message names the pet and field); for a create, the body is not a
+   * valid NewPet (message: its problems, as a client is told).
+   */
+  | "invalid"
+  /** No id is left above the largest id used (int64 exhausted). */
+  | "id_space_exhausted"
+  /**
+   * A create's write-ahead log write failed (a full disk, a quota, an I/O error) and was
+   * undone, or the store no longer takes writes: the pet is certainly not stored.
+   */
+  | "not_stored"
+  /** The disk refused a write or a read. */
+  | "io";
+
+export class StoreError extends KindedError {
+  static override [ERROR_KIND] = "StoreError";
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The pet store as the HTTP layer sees it (no HTTP here, no files here): the public
+ * members of the memory store, of the file store that extends it, or of a test's stand-in.
+ */
+export type PetStore = Pick<MemoryStore, keyof MemoryStore>;
+
+export interface CreatedPet {
+  pet: Pet;
+  /** Canonical JSON of `pet`. */
+  json: string;
+}
 
 /**
  * A pet as the store keeps it. The integers of a file read by `JSON.parse` stay
@@ -30,10 +72,10 @@ export type StoredPet = Readonly<
   json?: string;
 };
 
-/** The pet a create stores: the given fields, the assigned id, status defaulted. */
-export function petFromNew(newPet: NewPet, id: bigint): Pet {
+/** The pet a create stores when `max` is the largest id used: the given fields, the next id, status defaulted. */
+export function petFromNew(newPet: NewPet, max: bigint | undefined): Pet {
   const { name, categoryId, status = DEFAULT_PET_STATUS } = newPet;
-  return { id, name, categoryId, status };
+  return { id: idAfter(max), name, categoryId, status };
 }
 
 /**
@@ -71,32 +113,27 @@ export function findPet(pets: readonly StoredPet[], id: bigint | number): Stored
 }
 
 /**
- * Sorts by id in place (skipped when already sorted, the usual case); returns the
- * first two positions, in the given order, that share an id, leaving `pets` unsorted.
+ * Sorts by id in place, stably (skipped when already sorted, the usual case); returns
+ * the first two pets, in the given order, that share an id.
  */
-export function sortPets(pets: StoredPet[]): [number, number] | undefined {
+export function sortPets<P extends StoredPet>(pets: P[]): [P, P] | undefined {
   let sorted = true;
   for (let i = 1; i < pets.length && sorted; i++) sorted = pets[i - 1]!.id < pets[i]!.id;
   if (sorted) return undefined;
-  const order = pets.map((_, i) => i);
-  order.sort((a, b) => {
-    const [x, y] = [pets[a]!.id, pets[b]!.id];
-    return x < y ? -1 : x > y ? 1 : a - b;
-  });
-  for (let i = 1; i < order.length; i++) {
-    if (!(pets[order[i - 1]!]!.id < pets[order[i]!]!.id)) return [order[i - 1]!, order[i]!];
+  pets.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (let i = 1; i < pets.length; i++) {
+    if (!(pets[i - 1]!.id < pets[i]!.id)) return [pets[i - 1]!, pets[i]!];
   }
-  const copy = order.map((i) => pets[i]!);
-  copy.forEach((pet, i) => (pets[i] = pet));
   return undefined;
 }
 
 /** Shared by every store, so that no two stores (or states of one) have the same revision. */
 let lastRevision = 0;
 
-export class MemoryStore implements PetStore {
+export class MemoryStore {
   /** Sorted by id, no id twice. */
   protected pets: StoredPet[] = [];
+  /** A number that changes whenever the stored pets change (creates, adopted edits, resets). */
   revision = ++lastRevision;
   /** The pets served right after opening, for `reset`. */
   protected opening: readonly StoredPet[] = [];
@@ -110,11 +147,16 @@ export class MemoryStore implements PetStore {
     this.opening = pets.slice();
   }
 
+  /** Number of pets stored. */
   get size(): number {
     return this.pets.length;
   }
 
-  listJson({ limit, status }: ListOptions): string {
+  /**
+   * JSON array text of up to `limit` pets (1..100, already validated), by id ascending,
+   * filtered by status when given.
+   */
+  listJson({ limit, status }: { limit: number; status?: PetStatus }): string {
     const page: string[] = [];
     for (let i = 0; i < this.pets.length && page.length < limit; i++) {
       const pet = this.pets[i]!;
@@ -123,12 +165,19 @@ export class MemoryStore implements PetStore {
     return `[${page.join(",")}]`;
   }
 
+  /** Canonical JSON of the pet with this id, or undefined. */
   getJson(id: bigint): string | undefined {
     const pet = findPet(this.pets, id);
     return pet && (pet.json ??= petToJson(pet));
   }
 
-  /** The one validation of a new pet (a parsed request body): its problems are the client's message. */
+  /**
+   * Validates `body` (a parsed request body) as a NewPet, the one place a new pet is
+   * validated (its problems are the client's message); assigns the next id (one above
+   * the largest id ever used: stored, or given to a pet since deleted or reset away; at
+   * least 1), stores the pet with `status` defaulted to DEFAULT_PET_STATUS, and resolves
+   * only once the pet is durable. Rejects with a StoreError when it cannot.
+   */
   async create(body: unknown): Promise<CreatedPet> {
     const checked = validateNewPet(body);
     if (!checked.ok) throw new StoreError("invalid", formatProblems(checked.problems));
@@ -138,16 +187,24 @@ export class MemoryStore implements PetStore {
 
   /** Stores a valid pet under the next id. */
   protected async add(newPet: NewPet): Promise<CreatedPet> {
-    const pet = petFromNew(newPet, idAfter(this.idsUsedUpTo));
-    this.append(pet);
+    const pet = petFromNew(newPet, this.idsUsedUpTo);
+    this.pets.push(pet);
+    this.serve(this.pets);
     return { pet, json: petToJson(pet) };
   }
 
+  /**
+   * Replaces every pet by the pets the store held when it was opened, and resolves
+   * only once that is durable (a restart after it serves those pets). Creates
+   * acknowledged before it are gone after it; their ids are not given out again.
+   * Rejects with a StoreError when it cannot; the pets served are then unchanged.
+   */
   async reset(): Promise<void> {
     this.refuseIfClosed();
     this.serve(this.opening.slice());
   }
 
+  /** Finish pending writes, bring the JSON file exactly up to date, release the file. */
   async close(): Promise<void> {
     this.closed = true;
   }
@@ -162,13 +219,6 @@ export class MemoryStore implements PetStore {
     this.revision = ++lastRevision;
     this.idsUsedUpTo = maxId(this.idsUsedUpTo, pets[pets.length - 1]?.id);
   }
-
-  /** Adds a pet whose id is above every id used (what a create assigns). */
-  protected append(pet: StoredPet): void {
-    this.pets.push(pet);
-    this.revision = ++lastRevision;
-    this.idsUsedUpTo = maxId(this.idsUsedUpTo, pet.id);
-  }
 }
 
 export function createMemoryStore(pets: Pet[] = []): PetStore {
@@ -177,7 +227,7 @@ export function createMemoryStore(pets: Pet[] = []): PetStore {
   if (duplicate) {
     throw new StoreError(
       "invalid",
-      `Pets at index ${duplicate[0]} and ${duplicate[1]} share the id ${pets[duplicate[0]]!.id}; each pet needs its own id.`,
+      `Two pets share the id ${duplicate[0].id}; each pet needs its own id.`,
     );
   }
   return new MemoryStore(sorted);

@@ -6,43 +6,38 @@
  * per pet), written whole; any layout a person writes is read. A pet written by hand
  * without an `id` is read as unnumbered: the store gives it the next id and writes the
  * file again. The write-ahead log is one canonical pet per line, after a first line
- * holding the mark of the ids used (`markLine`).
+ * holding the mark of the ids used.
  *
  * Reading takes `JSON.parse` (a million pets load at its speed) when that is exact:
  * every integer a safe one (any literal past 2^53 - 1 parses to an unsafe number), no
  * literal with a fraction or an exponent (which the lossless parser keeps apart from
  * `1`), no key given twice and none unknown (the count of `:` in the text is the count
- * of known keys, names with a `:` aside), and every pet valid by a quick check of the
- * rules of `Pet`. Anything else, a valid file included, goes through the lossless
- * parser (../../schema/json.ts) and the shared validation, which also word the errors.
+ * of known keys, names with a `:` aside), and every pet, with its id, valid by a quick
+ * check of the rules of `Pet`. Anything else, a valid file included, goes through the
+ * lossless parser (../../schema/json.ts) and the shared validation, which also word
+ * the errors.
  */
 import { JsonSyntaxError, lineAndColumn, parseJson, type JsonValue } from "../../schema/json.js";
-import { INT64_MAX, INT64_MIN, NAME_MAX_LENGTH, PET_STATUSES } from "../../schema/pet.js";
+import { NAME_MAX_LENGTH, PET_STATUSES } from "../../schema/pet.js";
 import { describeValue, formatProblems, validateStoredPet } from "../../schema/validate.js";
-import { sortPets, type StoredPet } from "./memory.js";
-import { StoreError } from "./types.js";
-
-/** A pet of the file without an `id`. */
-export type UnnumberedPet = Omit<StoredPet, "id">;
+import { sortPets, StoreError, type StoredPet } from "./memory.js";
 
 export interface PetFile {
   /** Sorted by id, no id twice. */
   pets: StoredPet[];
   /** The pets without an id, in file order. */
-  unnumbered: UnnumberedPet[];
+  unnumbered: Array<Omit<StoredPet, "id">>;
 }
 
-type Entry = StoredPet | UnnumberedPet;
-
-/** A literal with a fraction or an exponent, or text that looks like one (then read losslessly). */
-const INEXACT = /[.eE][0-9+-]/;
-
-/** The number of known keys of `value` when it is a pet that `JSON.parse` read exactly; else 0. */
+/**
+ * The number of known keys of `value` when it is a pet with an id that `JSON.parse`
+ * read exactly; else 0 (then the file is read losslessly).
+ */
 function quickKeys(value: unknown): number {
   if (typeof value !== "object" || value === null) return 0;
   const { id, name, categoryId, status } = value as Record<string, unknown>;
   const valid =
-    (id === undefined || Number.isSafeInteger(id)) &&
+    Number.isSafeInteger(id) &&
     Number.isSafeInteger(categoryId) &&
     typeof name === "string" &&
     name.length <= NAME_MAX_LENGTH &&
@@ -50,11 +45,12 @@ function quickKeys(value: unknown): number {
     ((name.charCodeAt(0) > 32 && name.charCodeAt(0) < 127) || name.trim() !== "") &&
     !name.includes(":") &&
     (status === undefined || PET_STATUSES.includes(status as never));
-  return valid ? 2 + (id === undefined ? 0 : 1) + (status === undefined ? 0 : 1) : 0;
+  return valid ? 3 + (status === undefined ? 0 : 1) : 0;
 }
 
 function quickRead(text: string): PetFile | undefined {
-  if (INEXACT.test(text)) return undefined;
+  // A literal with a fraction or an exponent, or text that looks like one.
+  if (/[.eE][0-9+-]/.test(text)) return undefined;
   let document: unknown;
   try {
     document = JSON.parse(text);
@@ -63,27 +59,22 @@ function quickRead(text: string): PetFile | undefined {
   }
   if (!Array.isArray(document)) return undefined;
   let keys = 0;
-  const unnumbered: UnnumberedPet[] = [];
   // Indexed, not for-of: an iterator result per pet would cost a million allocations.
   for (let i = 0; i < document.length; i++) {
-    const value = document[i] as Entry;
-    const count = quickKeys(value);
+    const count = quickKeys(document[i]);
     if (count === 0) return undefined;
     keys += count;
-    if (!("id" in value)) unnumbered.push(value);
   }
   let colons = 0;
   for (let at = text.indexOf(":"); at >= 0; at = text.indexOf(":", at + 1)) colons++;
   if (colons !== keys) return undefined;
-  // Usually every pet has its id: then the parsed array itself is sorted.
-  const pets = unnumbered.length === 0 ? document : document.filter((entry) => "id" in entry);
-  return sortPets(pets) ? undefined : { pets, unnumbered };
+  return sortPets(document) ? undefined : { pets: document, unnumbered: [] };
 }
 
 /**
- * Reads a pet file. `name` is how messages call it. Throws StoreError `corrupt`
- * (not JSON: line and column) or `invalid` (not an array of valid pets with unique
- * ids: index, line and field); the caller adds what to do about it.
+ * Reads a pet file. `name` is how messages call it. Throws StoreError `invalid`: not
+ * JSON (line and column), or not an array of valid pets with unique ids (index, line
+ * and field); the caller adds what to do about it.
  */
 export function parsePetFile(text: string, name: string): PetFile {
   return quickRead(text) ?? slowRead(text, name);
@@ -97,7 +88,7 @@ function slowRead(text: string, name: string): PetFile {
     document = parseJson(text, starts);
   } catch (error) {
     if (!(error instanceof JsonSyntaxError)) throw error;
-    throw new StoreError("corrupt", `${name} is not valid JSON: ${error.message}.`);
+    throw new StoreError("invalid", `${name} is not valid JSON: ${error.message}.`);
   }
   if (!Array.isArray(document)) {
     throw new StoreError(
@@ -108,8 +99,8 @@ function slowRead(text: string, name: string): PetFile {
   const at = (index: number) =>
     `index ${index} (line ${lineAndColumn(text, starts[index] ?? 0).line})`;
   const pets: StoredPet[] = [];
-  const indexes: number[] = [];
-  const unnumbered: UnnumberedPet[] = [];
+  const indexes = new Map<StoredPet, number>();
+  const unnumbered: PetFile["unnumbered"] = [];
   document.forEach((value, index) => {
     const checked = validateStoredPet(value);
     if (!checked.ok) {
@@ -121,48 +112,27 @@ function slowRead(text: string, name: string): PetFile {
     }
     if (checked.value.id === undefined) return unnumbered.push(checked.value);
     pets.push(checked.value as StoredPet);
-    indexes.push(index);
+    indexes.set(checked.value as StoredPet, index);
   });
   const duplicate = sortPets(pets);
   if (duplicate === undefined) return { pets, unnumbered };
-  const [first, second] = [indexes[duplicate[0]]!, indexes[duplicate[1]]!];
+  const [first, second] = duplicate.map((pet) => at(indexes.get(pet)!));
   throw new StoreError(
     "invalid",
-    `${name}: the pets at ${at(first)} and ${at(second)} both have id ` +
-      `${pets[duplicate[0]]!.id}; each pet needs its own id.`,
+    `${name}: the pets at ${first} and ${second} both have id ${duplicate[0].id}; each pet needs its own id.`,
   );
 }
 
 /**
- * The write-ahead log's first line: the largest id the store ever used (given to a
- * created pet, or held by a pet it served), so that no id is given out twice even
- * once the pet that had it is gone from the file.
+ * Reads the write-ahead log: its first line, `{"idsUsedUpTo":N}` (file-store.ts
+ * writes it), then pets in the order acknowledged. Reading stops at the first line
+ * that is incomplete or not a pet with an id: batches are synced one after another,
+ * so only the last, unacknowledged one can be cut short, and everything after the
+ * cut belongs to it (`tornBytes`).
  */
-export function markLine(idsUsedUpTo: bigint | undefined): string {
-  return idsUsedUpTo === undefined ? "" : `{"idsUsedUpTo":${idsUsedUpTo}}\n`;
-}
-
-const MARK = /^\{"idsUsedUpTo":(0|-?[1-9][0-9]{0,18})\}\n/;
-
-export interface LogRead {
-  /** The largest id the store ever used, from the first line; undefined without one. */
-  idsUsedUpTo: bigint | undefined;
-  /** In the log's order. */
-  pets: StoredPet[];
-  /** Bytes after the last whole entry: a write cut short, never acknowledged. */
-  tornBytes: number;
-}
-
-/**
- * Reads the write-ahead log. Reading stops at the first line that is incomplete or
- * not a pet with an id: batches are synced one after another, so only the last,
- * unacknowledged one can be cut short, and everything after the cut belongs to it.
- */
-export function parseLog(text: string): LogRead {
-  const mark = MARK.exec(text);
-  const idsUsedUpTo = mark && BigInt(mark[1]!);
-  const known = idsUsedUpTo !== null && idsUsedUpTo >= INT64_MIN && idsUsedUpTo <= INT64_MAX;
-  let position = known ? mark![0].length : 0;
+export function parseLog(text: string) {
+  const mark = /^\{"idsUsedUpTo":(0|-?[1-9][0-9]{0,18})\}\n/.exec(text);
+  let position = mark?.[0].length ?? 0;
   const pets: StoredPet[] = [];
   for (let end = text.indexOf("\n", position); end >= 0; end = text.indexOf("\n", position)) {
     const line = text.slice(position, end);
@@ -179,5 +149,5 @@ export function parseLog(text: string): LogRead {
     position = end + 1;
   }
   const tornBytes = Buffer.byteLength(text.slice(position));
-  return { idsUsedUpTo: known ? idsUsedUpTo : undefined, pets, tornBytes };
+  return { idsUsedUpTo: mark ? BigInt(mark[1]!) : undefined, pets, tornBytes };
 }

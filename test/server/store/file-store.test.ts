@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vites
 import { parseJson } from "../../../src/schema/json.js";
 import { INT64_MAX, INT64_MIN, petToJson, type Pet } from "../../../src/schema/pet.js";
 import { openFileStore, type FileStoreOptions } from "../../../src/server/store/file-store.js";
-import { StoreError, type PetStore } from "../../../src/server/store/types.js";
+import { StoreError, type PetStore } from "../../../src/server/store/memory.js";
 import { describeStoreContract } from "./store-contract.js";
 import { HANG_MS } from "../../limits.js";
 
@@ -335,7 +335,7 @@ describe("file store", () => {
       const wal = '{"id":3,"name":"C","categoryId":1,"status":"available"}\n';
       await writeFile(`${file}.journal`, wal);
       const error = await errorOf(openStore());
-      expect(error.code).toBe("corrupt");
+      expect(error.code).toBe("invalid");
       expect(error.message).toContain(file);
       expect(error.message).toContain("line 3, column 20");
       expect(error.message).toContain("Fix the file");

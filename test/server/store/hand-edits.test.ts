@@ -15,7 +15,7 @@ import {
   openFileStore,
   type FileStoreOptions,
 } from "../../../src/server/store/file-store.js";
-import type { PetStore } from "../../../src/server/store/types.js";
+import type { PetStore } from "../../../src/server/store/memory.js";
 import { HANG_MS } from "../../limits.js";
 
 /** The file as the store writes it. */

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createMemoryStore } from "../../../src/server/store/memory.js";
-import { StoreError } from "../../../src/server/store/types.js";
+import { createMemoryStore, StoreError } from "../../../src/server/store/memory.js";
 import { describeStoreContract } from "./store-contract.js";
 
 describeStoreContract("memory store", async (pets) => createMemoryStore(pets));

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openFileStore } from "../../../src/server/store/file-store.js";
-import type { PetStore } from "../../../src/server/store/types.js";
+import type { PetStore } from "../../../src/server/store/memory.js";
 import { HANG_MS } from "../../limits.js";
 
 const PETS = '[\n{"id":1,"name":"Rex","categoryId":1,"status":"available"}\n]\n';

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { petToJson, type Pet } from "../../../src/schema/pet.js";
 import { openFileStore, type FileStoreOptions } from "../../../src/server/store/file-store.js";
-import { StoreError, type PetStore } from "../../../src/server/store/types.js";
+import { StoreError, type PetStore } from "../../../src/server/store/memory.js";
 import { HANG_MS } from "../../limits.js";
 
 const canonicalFile = (pets: Pet[]) =>

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { parseJson } from "../../../src/schema/json.js";
 import { INT64_MAX, type Pet } from "../../../src/schema/pet.js";
-import { StoreError, type PetStore } from "../../../src/server/store/types.js";
+import { StoreError, type PetStore } from "../../../src/server/store/memory.js";
 
 export type OpenStore = (pets?: Pet[]) => Promise<PetStore>;
 

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vites
 import { petToJson, type Pet } from "../../../src/schema/pet.js";
 import { parseLog, parsePetFile } from "../../../src/server/store/pet-file.js";
 import { openFileStore, type FileStoreOptions } from "../../../src/server/store/file-store.js";
-import { StoreError, type PetStore } from "../../../src/server/store/types.js";
+import { StoreError, type PetStore } from "../../../src/server/store/memory.js";
 import { HANG_MS } from "../../limits.js";
 
 const canonicalFile = (pets: Pet[]) =>
