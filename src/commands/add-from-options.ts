@@ -9,7 +9,7 @@ import { wholeNumberFlag } from "../schema/whole-number.js";
 import { Option, type OptionValues } from "commander";
 import { FILES, hintedOption, words } from "../completion/hints.js";
 import { FIELD_FLAGS } from "./pet-words.js";
-import { requestOptionsFrom, type RequestOptions } from "./request-options.js";
+import { requestOptionsFrom } from "./request-options.js";
 import { UsageError } from "../errors.js";
 import type { BulkOptions } from "../bulk/engine.js";
 import { INPUT_FORMATS, isInputFormat } from "../bulk/input/input-format.js";
@@ -76,10 +76,7 @@ function concurrencyOf(text: string | undefined): number {
   return parsed.value;
 }
 
-export function bulkOptionsFrom(
-  values: OptionValues,
-  env: NodeJS.ProcessEnv,
-): { bulk: BulkOptions; request: RequestOptions } {
+export function bulkOptionsFrom(values: OptionValues, env: NodeJS.ProcessEnv) {
   /** Those of `flags` (option keys and their long flags) that were given. */
   const given = (flags: Record<string, string>) =>
     Object.entries(flags)

@@ -13,7 +13,7 @@ import { chooseOutput, type OutputFlags } from "../output/output-format.js";
 import { loadPalette } from "../output/palette.js";
 import { writeJson, writeRows } from "../output/write-rows.js";
 import { storedProfile, type ProfileConfig, type StoredConfig } from "../profiles/config-file.js";
-import { DEFAULT_BASE_URLS, type EnvironmentName } from "../profiles/environments.js";
+import { DEFAULT_BASE_URLS } from "../profiles/environments.js";
 import { removeKeyringKey } from "../profiles/key-store.js";
 import { redactKey } from "../schema/redact-key.js";
 import type { Factory } from "./factory.js";
@@ -77,15 +77,7 @@ function existingProfile(config: StoredConfig, name: string): ProfileConfig {
   );
 }
 
-interface ProfileRow {
-  name: string;
-  current: boolean;
-  env: EnvironmentName;
-  baseUrl: string;
-  /** Redacted. */
-  apiKey: string | undefined;
-  keyStore: "file" | "keyring" | null;
-}
+type ProfileRow = ReturnType<typeof profileRows>[number];
 
 const COLUMNS: readonly Column<ProfileRow>[] = [
   { key: "current", label: "", value: (row) => (row.current ? "*" : "") },
@@ -99,7 +91,7 @@ const COLUMNS: readonly Column<ProfileRow>[] = [
   },
 ];
 
-function profileRows(factory: Factory): ProfileRow[] {
+function profileRows(factory: Factory) {
   const config = factory.config();
   return Object.entries(config.profiles)
     .sort(([a], [b]) => a.localeCompare(b))

@@ -30,13 +30,7 @@ export interface RequestFlags {
   verbose?: boolean;
 }
 
-export interface RequestOptions {
-  settings: SettingsFlags;
-  timeoutMs: number;
-  retry: RetryPolicy;
-  /** Log each attempt on stderr (--verbose or PETSTORE_DEBUG=1). */
-  verbose: boolean;
-}
+export type RequestOptions = ReturnType<typeof requestOptionsFrom>;
 
 /** `-p, --profile <name>`, completed with the stored profiles' names. */
 export function profileOption(description: string): Option {
@@ -97,12 +91,14 @@ function retryPolicy(flags: RequestFlags): RetryPolicy {
   return { ...DEFAULT_RETRY_POLICY, limit: parsed.value };
 }
 
-export function requestOptionsFrom(flags: RequestFlags, env: NodeJS.ProcessEnv): RequestOptions {
+export function requestOptionsFrom(flags: RequestFlags, env: NodeJS.ProcessEnv) {
   const { profile, env: environment, baseUrl, allowInsecure } = flags;
+  const settings: SettingsFlags = { profile, env: environment, baseUrl, allowInsecure };
   return {
-    settings: { profile, env: environment, baseUrl, allowInsecure },
+    settings,
     timeoutMs: timeoutMs(flags.timeout),
     retry: retryPolicy(flags),
+    /** Log each attempt on stderr (--verbose or PETSTORE_DEBUG=1). */
     verbose: flags.verbose === true || envFlag(env, "PETSTORE_DEBUG") === true,
   };
 }
