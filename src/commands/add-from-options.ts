@@ -84,8 +84,8 @@ export function bulkOptionsFrom(values: OptionValues, env: NodeJS.ProcessEnv) {
       .map(([, flag]) => flag);
   const from = values.from as string | undefined;
   if (from === undefined) {
-    const bulkFlags = given(
-      Object.fromEntries(BULK_OPTIONS.map((option) => [option.attributeName(), option.long!])),
+    const bulkFlags = BULK_OPTIONS.filter((o) => values[o.attributeName()] !== undefined).map(
+      (option) => option.long,
     );
     throw new UsageError(
       `${bulkFlags.join(", ")} only go${bulkFlags.length === 1 ? "es" : ""} with --from <file>`,

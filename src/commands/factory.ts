@@ -44,9 +44,6 @@ function needsConfig(settings: ResolvedSettings, options: SettingsOptions): bool
   return !fromOutside(sources.baseUrl) || !fromOutside(sources.apiKey);
 }
 
-const SET_BASE_URL =
-  "set one with --base-url <url> (this run), PETSTORE_BASE_URL=<url> (this shell), or `petstore auth login --base-url <url>` (stored in the profile)";
-
 /**
  * A first run that explains itself: the built-in base URLs are placeholders
  * (`https://api.petstore.example/v1`), so a run that has none configured fails
@@ -63,7 +60,7 @@ function explainBaseUrlFailure(error: unknown, settings: ResolvedSettings): unkn
     return new PetstoreError(
       `no service URL is configured: ${baseUrl} is the built-in ${env} placeholder, and its host ${host} does not exist`,
       EXIT.NETWORK,
-      SET_BASE_URL,
+      "set one with --base-url <url> (this run), PETSTORE_BASE_URL=<url> (this shell), or `petstore auth login --base-url <url>` (stored in the profile)",
     );
   }
   const source = describeSource("baseUrl", settings.sources.baseUrl, settings.profile);
@@ -107,7 +104,6 @@ export function createFactory(deps: FactoryDeps) {
   const notices = createRetryNotices(io, now);
   let loaded: LoadedConfig | undefined;
   let warned = false;
-  let warnedExposed = false;
   const load = () => (loaded ??= loadConfig(env));
 
   /**
@@ -225,10 +221,7 @@ export function createFactory(deps: FactoryDeps) {
      */
     finish(): void {
       notices.stop();
-      if (loaded?.exposed !== undefined && !warnedExposed) {
-        warnedExposed = true;
-        io.stderr.write(`warning: ${loaded.exposed}\n`);
-      }
+      if (loaded?.exposed !== undefined) io.stderr.write(`warning: ${loaded.exposed}\n`);
     },
   };
 }

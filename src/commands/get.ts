@@ -70,7 +70,6 @@ function countdown(sunset: Date, nowMs: number): string {
 }
 
 const LABEL = "warning:";
-const MAX_LINES = 2;
 
 /**
  * The warning, `warning: ` first, in at most two lines of `width` (broken
@@ -103,7 +102,7 @@ export function deprecationLines(
           `its successor is ${successor}.`,
         ];
   const wordings = actions.map((action) => wrapWords(`${when} ${action}`, width));
-  return wordings.find((lines) => lines.length <= MAX_LINES) ?? wordings.at(-1)!;
+  return wordings.find((lines) => lines.length <= 2) ?? wordings.at(-1)!;
 }
 
 /**

@@ -42,15 +42,14 @@ export async function useJqFilter(command: Command, factory: Factory): Promise<v
   factory.io = { ...io, stdout: await jqStdout(io.stdout, io.stderr, jq) };
 }
 
-/** What a command adds to the common words of each flag (`add` says what they do with --from). */
-interface OutputWords {
-  output?: string;
-  json?: string;
-  /** false: no -q. */
-  quiet?: string | false;
-}
-
-export function addOutputOptions(command: Command, more: OutputWords = {}): Command {
+/**
+ * `more`: what a command adds to the common words of each flag (`add` says what
+ * they do with --from); `quiet: false` offers no -q.
+ */
+export function addOutputOptions(
+  command: Command,
+  more: { output?: string; json?: string; quiet?: string | false } = {},
+): Command {
   const formats = `${OUTPUT_FORMATS.join(", ")} (default: table on a terminal, else tsv)`;
   command.addOption(
     hintedOption("-o, --output <format>", formats + (more.output ?? ""), words(OUTPUT_FORMATS)),

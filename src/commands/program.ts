@@ -21,10 +21,8 @@ import { serveCommand } from "./serve.js";
 import { verdictCommand } from "./verdict.js";
 import { VERSION } from "./version.js";
 
-type Declare = (parent: Command, factory: Factory) => void;
-
 /** Each top-level command, declared on the program it is given; in the order `--help` lists them. */
-const COMMANDS: Record<string, Declare> = {
+const COMMANDS: Record<string, (parent: Command, factory: Factory) => void> = {
   list: listCommand,
   get: getCommand,
   add: addCommand,

@@ -2,6 +2,7 @@
  * `petstore serve`: its flags and help, and the run of the local fake until a
  * signal stops it. The server itself (src/server) is loaded only when it runs.
  */
+import { once } from "node:events";
 import type { Command } from "commander";
 import { FILES, hintedOption } from "../completion/hints.js";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
@@ -183,16 +184,13 @@ async function healthCheck(flags: ServeFlags, factory: Factory, server: Server):
  * wine for SIGTERM) loses nothing acknowledged: the write-ahead log was flushed before
  * each 201, and the lock it leaves is taken over at the next start.
  */
-function untilSignalled(): Promise<NodeJS.Signals> {
-  const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+async function untilSignalled(): Promise<void> {
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP"];
   if (process.platform === "win32") signals.push("SIGBREAK");
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      for (const each of signals) process.off(each, stop);
-      resolve(signal);
-    };
-    for (const each of signals) process.on(each, stop);
-  });
+  // The first signal wins; the abort takes the handlers of the others away.
+  const stop = new AbortController();
+  await Promise.race(signals.map((each) => once(process, each, { signal: stop.signal })));
+  stop.abort();
 }
 
 /** Bad options and a file that cannot be served are usage errors (exit 2); disk failures are not. */
