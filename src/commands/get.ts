@@ -55,12 +55,6 @@ const NOTICE = "getDeprecation";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** "5 December 2030", in UTC like the header. */
-function formatDay(date: Date): string {
-  const month = date.toLocaleString("en", { month: "long", timeZone: "UTC" });
-  return `${date.getUTCDate()} ${month} ${date.getUTCFullYear()}`;
-}
-
 function countdown(sunset: Date, nowMs: number): string {
   const days = Math.ceil((sunset.getTime() - nowMs) / DAY_MS);
   if (days > 1) return `in ${days} days`;
@@ -86,7 +80,9 @@ export function deprecationLines(
 ): string[] {
   const sunset = deprecation?.sunset ?? new Date(SUNSET_DATE);
   const stops = sunset.getTime() > nowMs ? "stops working" : "was to stop working";
-  const when = `${LABEL} \`petstore get\` ${stops} on ${formatDay(sunset)} (${countdown(sunset, nowMs)});`;
+  // "5 December 2030", in UTC like the header.
+  const day = sunset.toLocaleDateString("en-GB", { dateStyle: "long", timeZone: "UTC" });
+  const when = `${LABEL} \`petstore get\` ${stops} on ${day} (${countdown(sunset, nowMs)});`;
   const successor = deprecation?.replacement;
   const list = "`petstore list --status <status>`";
   const actions =

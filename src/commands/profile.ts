@@ -19,7 +19,7 @@ import { redactKey } from "../schema/redact-key.js";
 import type { Factory } from "./factory.js";
 import { addExamples } from "./help-layout.js";
 import { addJsonOption, addOutputOptions } from "./output-options.js";
-import { envOption } from "./request-options.js";
+import { envOption, type RequestFlags } from "./request-options.js";
 import { formatLines, settingsJson, settingsLines } from "./settings-summary.js";
 
 export function profileCommand(program: Command, factory: Factory): void {
@@ -134,11 +134,7 @@ async function profileUseRun(name: string, factory: Factory): Promise<void> {
   factory.io.stderr.write(`Now using profile ${name}.\n`);
 }
 
-interface ShowFlags {
-  env?: string;
-  baseUrl?: string;
-  json?: boolean;
-}
+type ShowFlags = Pick<RequestFlags, "env" | "baseUrl"> & { json?: boolean };
 
 async function profileShowRun(
   name: string | undefined,

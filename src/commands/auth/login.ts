@@ -20,20 +20,22 @@ import type { SettingsFlags } from "../../profiles/resolve.js";
 import { dropOldKeyringKey, insecureStorage, placeKey } from "../../profiles/key-store.js";
 import { KEY_HINT, readKey } from "./read-key.js";
 import { loadPalette } from "../../output/palette.js";
-import { envOption, profileOption, requestOptionsFrom } from "../request-options.js";
+import {
+  envOption,
+  profileOption,
+  requestOptionsFrom,
+  type RequestFlags,
+} from "../request-options.js";
 import { describeRateLimit, formatLines, settingsLines } from "../settings-summary.js";
 
-export interface LoginFlags {
-  profile?: string;
-  env?: string;
-  baseUrl?: string;
+type LoginFlags = Pick<RequestFlags, "profile" | "env" | "baseUrl"> & {
   withToken?: boolean;
   apiKeyFile?: string;
   /** false with --no-verify: store the key without asking the service. */
   verify?: boolean;
   /** --insecure-storage: the config file, not the system keyring. */
   insecureStorage?: boolean;
-}
+};
 
 /** `--profile` of the auth commands, which act on a stored profile. */
 export function addProfileOption(command: Command): Command {

@@ -26,9 +26,7 @@ import {
   settingsLines,
 } from "../settings-summary.js";
 
-export interface StatusFlags extends RequestFlags {
-  json?: boolean;
-}
+type StatusFlags = RequestFlags & { json?: boolean };
 
 export function statusCommand(auth: Command, factory: Factory): void {
   const command = auth
