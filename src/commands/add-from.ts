@@ -91,14 +91,13 @@ export async function runBulkCommand(values: OptionValues, factory: Factory): Pr
   const settings = await factory.keyedSettings(request.settings);
   const { io } = factory;
   const route = factory.route(settings.baseUrl, request.verbose);
-  const proxy = route?.kind === "proxy" ? route.proxy : undefined;
   const report = await runBulkAdd(bulk, {
     io,
     settings,
     userAgent: `petstore-cli/${VERSION}`,
     stdin: () => io.stdin.chunks(),
     handleSignals: true,
-    ...(proxy === undefined ? {} : { proxy }),
+    proxy: route?.kind === "proxy" ? route.proxy : undefined,
   });
   io.stderr.write(summaryLine(report) + "\n");
   // Ids that could not reach stdout (a full disk) are not lost: the results file has them.

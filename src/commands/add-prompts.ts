@@ -84,8 +84,7 @@ export async function askForPet(
       "run `petstore auth login`, or set PETSTORE_API_KEY",
     );
   }
-  const { input, output, close } = promptTerminal(io.promptStreams!(), io.colorEnabled("stderr"));
-  const terminal = { input, output };
+  const { close, ...terminal } = promptTerminal(io.promptStreams!(), io.colorEnabled("stderr"));
   const width = io.stderr.columns ?? DEFAULT_WIDTH;
   try {
     const answers: Record<string, unknown> = { ...given };
@@ -122,33 +121,24 @@ export async function askForPet(
     const pet = validateNewPet(answers);
     // Each answer was checked as it was given; this cannot fail, but the schema has the last word.
     if (!pet.ok) throw flagsUsageError(pet.problems, answers);
-    showPet(pet.value, settings, terminal, verbose);
+    // The pet as a person reads it, and the service it goes to; the request itself with --verbose.
+    const { name, categoryId, status = DEFAULT_PET_STATUS } = pet.value;
+    const lines = [
+      `Name      ${visibleText(name)}`,
+      `Category  ${categoryId}`,
+      `Status    ${status}`,
+      `Service   ${settings.env}, ${visibleText(settings.baseUrl)}`,
+    ];
+    note(lines.join("\n"), "New pet", terminal);
+    if (verbose) {
+      const body = stringifyJson({ name, categoryId, status });
+      note(visibleText(body), `POST ${visibleText(settings.baseUrl)}/pets`, terminal);
+    }
     const send = answered(await confirm({ ...terminal, message: "Add this pet?" }));
     if (!send) throw new DeclinedError("Not added.");
     return pet.value;
   } finally {
     close();
-  }
-}
-
-/** The pet as a person reads it, and the service it goes to; the request itself with --verbose. */
-function showPet(
-  pet: NewPet,
-  settings: ResolvedSettings,
-  terminal: { output: Writable },
-  verbose: boolean,
-): void {
-  const status = pet.status ?? DEFAULT_PET_STATUS;
-  const lines = [
-    `Name      ${visibleText(pet.name)}`,
-    `Category  ${pet.categoryId}`,
-    `Status    ${status}`,
-    `Service   ${settings.env}, ${visibleText(settings.baseUrl)}`,
-  ];
-  note(lines.join("\n"), "New pet", terminal);
-  if (verbose) {
-    const body = { name: pet.name, categoryId: pet.categoryId, status };
-    note(visibleText(stringifyJson(body)), `POST ${visibleText(settings.baseUrl)}/pets`, terminal);
   }
 }
 

@@ -32,11 +32,8 @@ import {
 } from "./pet-words.js";
 import { addRequestOptions, requestOptionsFrom, type RequestFlags } from "./request-options.js";
 
-export interface AddFlags extends PetFlags, OutputFlags, RequestFlags {
-  /** false with --no-prompt. */
-  prompt?: boolean;
-  file?: string;
-}
+/** `prompt` is false with --no-prompt. */
+type AddFlags = PetFlags & OutputFlags & RequestFlags & { prompt?: boolean; file?: string };
 
 export function addCommand(program: Command, factory: Factory): void {
   const command = program

@@ -114,11 +114,10 @@ export function createFactory(deps: FactoryDeps) {
   function settings(flags: SettingsFlags, options: SettingsOptions = {}): ResolvedSettings {
     const { config, problem } = load();
     if (problem === undefined) return resolveSettings(flags, env, config, options);
-    if (options.replacingConfig) {
-      if (problem.kind !== "broken") throw problem;
-      return resolveSettings(flags, env, config, { ...options, allowNewProfile: true });
-    }
+    // auth login replaces a file that is not a config (after a backup), so it needs none.
+    if (options.replacingConfig && problem.kind !== "broken") throw problem;
     const resolved = resolveSettings(flags, env, config, { ...options, allowNewProfile: true });
+    if (options.replacingConfig) return resolved;
     if (needsConfig(resolved, options)) throw problem;
     if (!warned) {
       warned = true;
@@ -130,10 +129,7 @@ export function createFactory(deps: FactoryDeps) {
   }
 
   /** `settings`, with the profile's key read from the system keyring when it is kept there. */
-  async function keyedSettings(
-    flags: SettingsFlags,
-    options?: SettingsOptions,
-  ): Promise<ResolvedSettings> {
+  async function keyedSettings(flags: SettingsFlags, options?: SettingsOptions) {
     const resolved = settings(flags, options);
     if (resolved.keyring === undefined) return resolved;
     const { readKeyringKey } = await import("../profiles/keyring.js");

@@ -17,10 +17,7 @@ import { addExamples } from "./help-layout.js";
 import { addOutputOptions } from "./output-options.js";
 import { addRequestOptions, requestOptionsFrom, type RequestFlags } from "./request-options.js";
 
-export interface ListFlags extends OutputFlags, RequestFlags {
-  status?: string;
-  limit?: string;
-}
+type ListFlags = OutputFlags & RequestFlags & { status?: string; limit?: string };
 
 export function listCommand(program: Command, factory: Factory): void {
   const command = program

@@ -132,20 +132,16 @@ async function serve(flags: ServeFlags, factory: Factory, server: Server): Promi
   const { stdout, stderr } = factory.io;
   const plan = server.planServe(flags, factory.env);
   const running = await server.startServer(plan.options);
-  const { generatedKey } = plan;
   const trustFile = running.tls?.caFile ?? plan.trustFile;
-  if (generatedKey !== undefined) {
-    stderr.write(
-      `petstore serve: no key given; generated a ${generatedKey.plan}-plan key: ${generatedKey.key}\n`,
-    );
+  const made = plan.generatedKey;
+  if (made) {
+    stderr.write(`petstore serve: no key given; generated a ${made.plan}-plan key: ${made.key}\n`);
   }
   // What a client connects to: loopback, not the wildcard 0.0.0.0 or :: it may listen on.
   const url = clientBaseUrl(running.host, running.port, new URL(running.url).protocol.slice(0, -1));
-  if (flags.printEnv === true) {
-    stdout.write(server.exportLines(url, running.keys[0]!.key, trustFile));
-  } else {
-    stdout.write(`${url}\n`);
-  }
+  stdout.write(
+    flags.printEnv ? server.exportLines(url, running.keys[0]!.key, trustFile) : `${url}\n`,
+  );
   if (flags.quiet !== true) {
     const everywhere = listensEverywhere(running.host)
       ? ` (listening on every address, ${running.host})`

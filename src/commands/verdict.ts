@@ -6,7 +6,6 @@
  * 12 when there is a violation.
  */
 import type { Command } from "commander";
-import * as z from "zod/mini";
 import { EXIT, PetstoreError } from "../errors.js";
 import { ADMIN_TOKEN_VARIABLE, DEFAULT_HOST, DEFAULT_PORT } from "../server/serve-defaults.js";
 import type { Factory } from "./factory.js";
@@ -18,6 +17,14 @@ interface VerdictFlags {
   baseUrl?: string;
   adminToken?: string;
   json?: boolean;
+}
+
+interface Item {
+  rule: string;
+  key: string | null;
+  request: { method: string; path: string; time: string; id: number | null };
+  message: string;
+  count?: number;
 }
 
 export function verdictCommand(program: Command, factory: Factory): void {
@@ -36,7 +43,7 @@ export function verdictCommand(program: Command, factory: Factory): void {
 }
 
 /** One item in words: what, when, which request and key, and why. */
-function line(kind: string, item: Verdict["violations"][number]): string {
+function line(kind: string, item: Item): string {
   const { method, path, time, id } = item.request;
   const request = `${method} ${path} at ${time}${id === null ? "" : `, request ${id}`}`;
   const key = item.key === null ? "no valid key" : `key ${item.key}`;
@@ -48,35 +55,24 @@ function line(kind: string, item: Verdict["violations"][number]): string {
   return visibleText(`${kind} ${item.rule}: ${where}: ${item.message}`) + "\n";
 }
 
-/** The fake's answer, undefined when it is not a verdict; the schema is made only when it is read. */
-function parseVerdict(body: string) {
-  const item = z.object({
-    rule: z.string(),
-    key: z.nullable(z.string()),
-    request: z.object({
-      method: z.string(),
-      path: z.string(),
-      time: z.string(),
-      id: z.nullable(z.number()),
-    }),
-    message: z.string(),
-    count: z.optional(z.number()),
-  });
-  const items = z.array(item);
-  const verdict = z.object({
-    pass: z.boolean(),
-    violations: items,
-    warnings: items,
-    omitted: z._default(z.number(), 0),
-  });
+interface Verdict {
+  pass: boolean;
+  violations: Item[];
+  warnings: Item[];
+  omitted: number;
+}
+
+function parseVerdict(body: string): Verdict | undefined {
   try {
-    return verdict.safeParse(JSON.parse(body)).data;
+    const verdict = JSON.parse(body) as Partial<Verdict> | null;
+    const lists = [verdict?.violations, verdict?.warnings];
+    return typeof verdict?.pass === "boolean" && lists.every(Array.isArray)
+      ? ({ omitted: 0, ...verdict } as Verdict)
+      : undefined;
   } catch {
     return undefined;
   }
 }
-
-type Verdict = NonNullable<ReturnType<typeof parseVerdict>>;
 
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 

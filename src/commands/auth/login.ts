@@ -67,16 +67,6 @@ export function loginCommand(auth: Command, factory: Factory): void {
   ]);
 }
 
-/** Where the key comes from: checked before anything is written or asked. */
-function checkKeySource({ withToken, apiKeyFile }: LoginFlags, stdinIsTTY: boolean): void {
-  if (withToken && apiKeyFile !== undefined) {
-    throw new UsageError("--with-token reads the key from stdin; it conflicts with --api-key-file");
-  }
-  if (!withToken && apiKeyFile === undefined && !stdinIsTTY) {
-    throw new UsageError("no API key given and stdin is not a terminal", KEY_HINT);
-  }
-}
-
 /** A key that cannot be checked is not stored either, as gh refuses a token it cannot validate. */
 const NO_VERIFY = "`--no-verify` stores the key without checking it";
 
@@ -104,7 +94,14 @@ export async function loginRun(flags: LoginFlags, factory: Factory): Promise<voi
   // The profile, environment and address the key is for (resolveSettings checks --env and --base-url).
   const given: SettingsFlags = { profile: flags.profile, env: flags.env, baseUrl: flags.baseUrl };
   const settings = factory.settings(given, NEW_PROFILE);
-  checkKeySource(flags, factory.io.stdin.isTTY);
+  // Where the key comes from: checked before anything is written or asked.
+  const { withToken, apiKeyFile } = flags;
+  if (withToken && apiKeyFile !== undefined) {
+    throw new UsageError("--with-token reads the key from stdin; it conflicts with --api-key-file");
+  }
+  if (!withToken && apiKeyFile === undefined && !factory.io.stdin.isTTY) {
+    throw new UsageError("no API key given and stdin is not a terminal", KEY_HINT);
+  }
   const verify = flags.verify !== false;
   const toFile = insecureStorage(flags.insecureStorage === true, factory.env);
   const { profile } = settings;
