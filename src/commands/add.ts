@@ -16,7 +16,7 @@ import type { InputStream, IO } from "../io.js";
 import { chooseOutput, type OutputFlags } from "../output/output-format.js";
 import { writePets } from "../output/pets.js";
 import { stdoutWriteError } from "../output/write-failure.js";
-import { JsonSyntaxError, parseJson } from "../schema/json.js";
+import { parseJson } from "../schema/json.js";
 import { PET_STATUSES, type NewPet } from "../schema/pet.js";
 import { validateNewPet } from "../schema/validate.js";
 import { BULK_OPTIONS } from "./add-from-options.js";
@@ -129,14 +129,13 @@ async function petFromFile(file: string, flags: AddFlags, stdin: InputStream): P
     );
   }
   const source = file === "-" ? "the JSON on stdin" : `the JSON in ${file}`;
+  const body = await readBody(file, stdin);
   let json;
   try {
-    json = parseJson(await readBody(file, stdin));
+    json = parseJson(body);
   } catch (error) {
-    if (error instanceof JsonSyntaxError) {
-      throw new UsageError(`${source} is not valid JSON: ${error.message}`);
-    }
-    throw error;
+    // parseJson throws only its JsonSyntaxError.
+    throw new UsageError(`${source} is not valid JSON: ${(error as Error).message}`);
   }
   const pet = validateNewPet(json);
   if (!pet.ok) {

@@ -82,18 +82,14 @@ export interface FactoryDeps {
 }
 
 /** `client` with `wrap` around the promise of each of its calls. */
-function wrapCalls(
-  client: PetstoreClient,
-  wrap: <T>(call: Promise<T>) => Promise<T>,
-): PetstoreClient {
-  return {
-    listPets: (query) => wrap(client.listPets(query)),
-    createPet: (pet) => wrap(client.createPet(pet)),
-    getPet: (id) => wrap(client.getPet(id)),
-    get lastRateLimit() {
-      return client.lastRateLimit;
+function wrapCalls(client: PetstoreClient, wrap: (call: Promise<unknown>) => Promise<unknown>) {
+  return new Proxy(client, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => wrap(value.apply(target, args) as Promise<unknown>);
     },
-  };
+  });
 }
 
 export type Factory = ReturnType<typeof createFactory>;

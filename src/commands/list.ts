@@ -55,8 +55,8 @@ export async function listRun(flags: ListFlags, factory: Factory): Promise<void>
   if (flags.status !== undefined) params.push(["status", flags.status]);
   const query = validateListQuery(params);
   if (!query.ok) {
-    const flag = (field: string) => (field === "limit" ? "--limit" : "--status");
-    throw new UsageError(query.problems.map((p) => `${flag(p.field)} ${p.problem}`).join("; "));
+    // The fields are the flags' names: limit and status.
+    throw new UsageError(query.problems.map((p) => `--${p.field} ${p.problem}`).join("; "));
   }
   const output = chooseOutput(flags, io.stdout.isTTY);
   const { client } = await factory.client(requestOptionsFrom(flags, env));

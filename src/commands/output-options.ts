@@ -28,14 +28,8 @@ export function addJsonOption(command: Command, description: string): Command {
 export async function useJqFilter(command: Command, factory: Factory): Promise<void> {
   const { jq, output, quiet } = command.opts<{ jq?: string; output?: string; quiet?: boolean }>();
   if (jq === undefined) return;
-  const other = quiet
-    ? "-q/--quiet"
-    : output !== undefined && output !== "json"
-      ? `--output ${output}`
-      : undefined;
-  if (other !== undefined) {
-    throw new UsageError(`--jq filters the JSON output; it conflicts with ${other}`);
-  }
+  const other = quiet ? "-q/--quiet" : output && output !== "json" ? `--output ${output}` : "";
+  if (other) throw new UsageError(`--jq filters the JSON output; it conflicts with ${other}`);
   command.setOptionValue("json", true);
   const { jqStdout } = await import("../output/jq.js");
   const { io } = factory;
