@@ -6,7 +6,7 @@
  * A POST is never repeated blindly: if its outcome is unknown, the client says
  * so (exit 7) rather than risk adding the pet twice.
  */
-import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { FILES, hintedOption, words } from "../completion/hints.js";
 import { envFlag } from "../env-flag.js";
@@ -112,12 +112,9 @@ function asksAtTerminal(flags: AddFlags, env: NodeJS.ProcessEnv, io: IO): boolea
 
 async function readBody(path: string, stdin: InputStream): Promise<string> {
   if (path === "-") return (await import("node:stream/consumers")).text(stdin.chunks());
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new UsageError(`--file ${path} cannot be read (${reason})`);
-  }
+  return readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`--file ${path} cannot be read (${error.code ?? error.message})`);
+  });
 }
 
 /** The pet of `--file <path>` (`-` for stdin), which gives the whole pet. */

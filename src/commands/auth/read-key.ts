@@ -28,12 +28,10 @@ async function readCapped(chunks: AsyncIterable<Uint8Array>): Promise<string> {
 }
 
 async function readKeyFile(path: string): Promise<string> {
-  try {
-    return await readCapped(createReadStream(path, { highWaterMark: MAX_KEY_INPUT_BYTES + 1 }));
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new UsageError(`--api-key-file ${path} cannot be read (${reason})`);
-  }
+  const file = createReadStream(path, { highWaterMark: MAX_KEY_INPUT_BYTES + 1 });
+  return readCapped(file).catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`--api-key-file ${path} cannot be read (${error.code ?? error.message})`);
+  });
 }
 
 /** The key, trimmed of the white space around it (a newline from `echo`); never part of a message. */

@@ -92,15 +92,12 @@ function proxyJson(route: ProxyRoute | undefined): Record<string, unknown> | nul
 export async function statusRun(flags: StatusFlags, factory: Factory): Promise<void> {
   const { client, settings, route } = await factory.client(requestOptionsFrom(flags, factory.env));
   const { io } = factory;
-  let failure: Failure | undefined;
-  let rateLimit: RateLimitInfo | undefined;
-  try {
-    rateLimit = (await client.listPets({ limit: 1 })).response.rateLimit;
-  } catch (error) {
-    failure = error as Failure;
-    rateLimit = failure.response?.rateLimit;
-  }
-  rateLimit ??= client.lastRateLimit;
+  const failure = await client.listPets({ limit: 1 }).then(
+    () => undefined,
+    (error: unknown) => error as Failure,
+  );
+  // The client keeps the rate limit of the last answer that had one: this one's, refusals included.
+  const rateLimit = client.lastRateLimit;
   const state = keyState(settings.apiKey !== undefined, failure);
   const inFile = settings.sources.apiKey === "profile" && settings.keyring === undefined;
   const noKeyring = inFile ? await keyringProblem(factory.env) : undefined;
