@@ -40,12 +40,8 @@ export function addExamples(command: Command, lines: readonly string[]): void {
 
 const spaces = (n: number) => " ".repeat(n);
 
-function indented(text: string, indent: number): string {
-  return text
-    .split("\n")
-    .map((line) => (line === "" ? line : spaces(indent) + line))
-    .join("\n");
-}
+/** Each line that is not empty, indented. */
+const indented = (text: string, indent: number) => text.replace(/^(?=.)/gm, spaces(indent));
 
 /** A term beside its description while both fit; else the description under it. */
 function formatItem(

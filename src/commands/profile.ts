@@ -102,7 +102,7 @@ function profileRows(factory: Factory) {
         current: name === (config.currentProfile ?? "default"),
         env,
         baseUrl: profile.baseUrls?.[env] ?? DEFAULT_BASE_URLS[env],
-        apiKey: profile.apiKey === undefined ? undefined : redactKey(profile.apiKey),
+        apiKey: profile.apiKey === undefined ? null : redactKey(profile.apiKey),
         keyStore:
           profile.apiKey !== undefined ? "file" : profile.keyring === undefined ? null : "keyring",
       };
@@ -118,11 +118,7 @@ async function profileListRun(flags: OutputFlags, factory: Factory): Promise<voi
     factory.io.stderr.write("no profiles stored; `petstore auth login` creates one\n");
     return;
   }
-  await writeRows(
-    factory.io,
-    { rows, columns: COLUMNS, toJson: (row) => ({ ...row, apiKey: row.apiKey ?? null }) },
-    format,
-  );
+  await writeRows(factory.io, { rows, columns: COLUMNS }, format);
 }
 
 /** The default profile of later runs (PETSTORE_PROFILE and --profile still win). */
