@@ -77,11 +77,6 @@ function concurrencyOf(text: string | undefined): number {
 }
 
 export function bulkOptionsFrom(values: OptionValues, env: NodeJS.ProcessEnv) {
-  /** Those of `flags` (option keys and their long flags) that were given. */
-  const given = (flags: Record<string, string>) =>
-    Object.entries(flags)
-      .filter(([key]) => values[key] !== undefined && values[key] !== false)
-      .map(([, flag]) => flag);
   const from = values.from as string | undefined;
   if (from === undefined) {
     const bulkFlags = BULK_OPTIONS.filter((o) => values[o.attributeName()] !== undefined).map(
@@ -93,7 +88,9 @@ export function bulkOptionsFrom(values: OptionValues, env: NodeJS.ProcessEnv) {
   }
   if (from === "") throw new UsageError("--from needs a file path, or - for stdin");
   // The flags of one pet do not apply to a file of pets.
-  const petFlags = given({ ...FIELD_FLAGS, file: "--file" });
+  const petFlags = Object.entries({ ...FIELD_FLAGS, file: "--file" })
+    .filter(([key]) => values[key] !== undefined)
+    .map(([, flag]) => flag);
   if (petFlags.length > 0) {
     throw new UsageError(
       `--from adds the pets of a file; it does not go with ${petFlags.join(", ")}`,

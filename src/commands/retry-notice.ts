@@ -6,7 +6,7 @@
  */
 import type { RetryEvent } from "../client/types.js";
 import { formatWait } from "../client/wait-text.js";
-import type { IO, Spinner } from "../io.js";
+import type { IO } from "../io.js";
 
 const WHY: Record<RetryEvent["reason"], string> = {
   rate_limited: "rate limited",
@@ -35,16 +35,8 @@ export function retryMessage(event: RetryEvent, remainingMs = event.waitMs): str
 }
 
 export function createRetryNotices(io: IO, now: () => number) {
-  let active: { spinner: Spinner; timer: ReturnType<typeof setInterval>; text: string } | undefined;
-
   /** Ends the countdown of the last wait (the command finished, or failed). */
-  function stop(): void {
-    if (!active) return;
-    clearInterval(active.timer);
-    active.spinner.stop(active.text);
-    active = undefined;
-  }
-
+  let stop = () => {};
   return {
     onRetry(event: RetryEvent) {
       stop();
@@ -59,8 +51,12 @@ export function createRetryNotices(io: IO, now: () => number) {
         spinner.update(retryMessage(event, Math.max(0, endsAt - now())));
       }, 1000);
       timer.unref();
-      active = { spinner, timer, text };
+      stop = () => {
+        clearInterval(timer);
+        spinner.stop(text);
+        stop = () => {};
+      };
     },
-    stop,
+    stop: () => stop(),
   };
 }
