@@ -75,13 +75,11 @@ export function addCommand(program: Command, factory: Factory): void {
     "petstore add --from shelter.csv -q > shelter.ids",
   ]);
   command.action(async (flags: AddFlags & Record<string, unknown>) => {
-    if (BULK_OPTIONS.some((option) => flags[option.attributeName()] !== undefined)) {
-      // src/bulk is loaded only then (dist/bulk.cjs).
-      const { runBulkCommand } = await import("./add-from.js");
-      await runBulkCommand(flags, factory);
-    } else {
-      await addRun(flags, factory);
+    if (!BULK_OPTIONS.some((option) => flags[option.attributeName()] !== undefined)) {
+      return addRun(flags, factory);
     }
+    // src/bulk is loaded only then (dist/bulk.cjs).
+    await (await import("./add-from.js")).runBulkCommand(flags, factory);
   });
 }
 

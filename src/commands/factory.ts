@@ -95,7 +95,8 @@ function wrapCalls(client: PetstoreClient, wrap: (call: Promise<unknown>) => Pro
 export type Factory = ReturnType<typeof createFactory>;
 
 export function createFactory(deps: FactoryDeps) {
-  const { io, env } = deps;
+  // The test doubles (transport, sleep, random) go to the client as they are.
+  const { io, env, ...clientDeps } = deps;
   const now = deps.now ?? Date.now;
   const notices = createRetryNotices(io, now);
   let loaded: LoadedConfig | undefined;
@@ -179,6 +180,7 @@ export function createFactory(deps: FactoryDeps) {
       const { createClient } = await import("../client/client.js");
       const reach = route(resolved.baseUrl, request.verbose);
       const client = createClient({
+        ...clientDeps,
         baseUrl: resolved.baseUrl,
         apiKey: resolved.apiKey,
         timeoutMs: request.timeoutMs,
@@ -189,9 +191,6 @@ export function createFactory(deps: FactoryDeps) {
         userAgent: `petstore-cli/${VERSION}`,
         proxy: reach,
         debug: request.verbose ? (line) => io.stderr.write(line + "\n") : undefined,
-        transport: deps.transport,
-        sleep: deps.sleep,
-        random: deps.random,
       });
       // A base URL whose host does not exist is explained (explainBaseUrlFailure). The retry
       // countdown ends when the request settles, before the command prints anything: on a

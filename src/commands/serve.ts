@@ -20,10 +20,6 @@ import {
 import { clientBaseUrl, listensEverywhere } from "../server/client-url.js";
 import type { ServeFlags } from "../server/serve-options.js";
 
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
-
 export function serveCommand(program: Command, factory: Factory): void {
   const command = program
     .command("serve")
@@ -39,7 +35,7 @@ export function serveCommand(program: Command, factory: Factory): void {
     .option(
       "--key <spec>",
       "accept this API key, key[:plan[:perMinute/perDay]] (repeatable)",
-      collect,
+      (value: string, previous?: string[]) => [...(previous ?? []), value],
     )
     .addOption(hintedOption("--keys-file <path>", "accept the keys listed in this file", FILES))
     .option("--tls", "serve https with a certificate signed by a local CA kept next to --file")
