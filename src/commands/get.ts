@@ -12,7 +12,6 @@ import { envFlag } from "../env-flag.js";
 import { loadPalette } from "../output/palette.js";
 import { textWidth, wrapWords } from "../output/wrap.js";
 import { lastShown, rememberShown } from "../profiles/state-file.js";
-import type { ResolvedSettings } from "../profiles/resolve.js";
 import { SUNSET_DATE } from "../schema/deprecation.js";
 import { LIMIT_MAX } from "../schema/pet.js";
 import type { Factory } from "./factory.js";
@@ -38,15 +37,32 @@ export function getCommand(program: Command, factory: Factory): void {
 }
 
 export async function getRun(petId: string, flags: GetFlags, factory: Factory): Promise<void> {
+  const { env, io } = factory;
   const id = validatePetId(petId);
   if (!id.ok) throw new UsageError(capitalized(wrongValueSentence("petId", petId, true)));
-  const output = chooseOutput(flags, factory.io.stdout.isTTY);
-  const request = requestOptionsFrom(flags, factory.env);
+  const output = chooseOutput(flags, io.stdout.isTTY);
+  const request = requestOptionsFrom(flags, env);
   const { client, settings } = await factory.client(request);
   // A 404 (or any failure) throws here: the warning is for pets found, not for errors.
   const result = await client.getPet(id.value);
-  await writePets(factory.io, { pets: [result.data], raw: result.raw }, output);
-  await warnDeprecated(factory, settings, result.deprecation, request.verbose);
+  await writePets(io, { pets: [result.data], raw: result.raw }, output);
+  // Then the warning, unless silenced (any value but an "off" one: a script that sets it
+  // means it) or shown for this profile in the last day (a date in the future, from a clock
+  // set back, does not count).
+  if (envFlag(env, SILENCE_VARIABLE) !== false) return;
+  const { profile } = settings;
+  const now = factory.now();
+  const shown = lastShown(env, NOTICE, profile);
+  if (shown !== undefined && shown <= now && now - shown < DAY_MS) return;
+  const palette = await loadPalette(io, "stderr");
+  const width = textWidth(io.stderr, env);
+  const text = deprecationLines(result.deprecation, now, settings.baseUrl, width).join("\n");
+  io.stderr.write(`${palette.yellow(LABEL)}${text.slice(LABEL.length)}\n`);
+  // Failing to remember it fails nothing: it shows again.
+  const problem = await rememberShown(env, NOTICE, profile, now, now - DAY_MS);
+  if (problem !== undefined && request.verbose) {
+    io.stderr.write(`could not remember that the warning was shown (${problem}); it shows again\n`);
+  }
 }
 
 const SILENCE_VARIABLE = "PETSTORE_NO_DEPRECATION_WARNING";
@@ -99,32 +115,4 @@ export function deprecationLines(
         ];
   const wordings = actions.map((action) => wrapWords(`${when} ${action}`, width));
   return wordings.find((lines) => lines.length <= 2) ?? wordings.at(-1)!;
-}
-
-/**
- * After a pet was shown: the warning, unless silenced or shown for this profile
- * in the last day (a date in the future, from a clock set back, does not count).
- * Failing to remember it fails nothing: it shows again.
- */
-async function warnDeprecated(
-  factory: Factory,
-  settings: ResolvedSettings,
-  deprecation: Deprecation | undefined,
-  verbose: boolean,
-): Promise<void> {
-  const { env, io } = factory;
-  const { profile } = settings;
-  const now = factory.now();
-  // Any value but an "off" one silences it: a script that sets it means it.
-  if (envFlag(env, SILENCE_VARIABLE) !== false) return;
-  const shown = lastShown(env, NOTICE, profile);
-  if (shown !== undefined && shown <= now && now - shown < DAY_MS) return;
-  const palette = await loadPalette(io, "stderr");
-  const width = textWidth(io.stderr, env);
-  const text = deprecationLines(deprecation, now, settings.baseUrl, width).join("\n");
-  io.stderr.write(`${palette.yellow(LABEL)}${text.slice(LABEL.length)}\n`);
-  const problem = await rememberShown(env, NOTICE, profile, now, now - DAY_MS);
-  if (problem !== undefined && verbose) {
-    io.stderr.write(`could not remember that the warning was shown (${problem}); it shows again\n`);
-  }
 }

@@ -60,25 +60,16 @@ function keyVerdict(state: KeyState, error: Failure | undefined, palette: Palett
 
 function rateLimitJson(rateLimit: RateLimitInfo | undefined, nowMs: number) {
   if (rateLimit === undefined) return null;
-  return {
-    limit: rateLimit.limit,
-    remaining: rateLimit.remaining,
-    resetAt: isoTime(rateLimit.resetAt),
-    window: windowOf(rateLimit.resetAt, nowMs) ?? null,
-  };
+  const { limit, remaining, resetAt } = rateLimit;
+  return { limit, remaining, resetAt: isoTime(resetAt), window: windowOf(resetAt, nowMs) ?? null };
 }
 
 /** The route as JSON: null when no proxy variable is set; never a credential. */
 function proxyJson(route: ProxyRoute | undefined): Record<string, unknown> | null {
   if (route === undefined) return null;
   if (route.kind === "proxy") {
-    const { proxy } = route;
-    return {
-      url: proxy.url,
-      from: proxy.variable,
-      credentials: proxy.authorization !== undefined,
-      tunnel: proxy.tunnel,
-    };
+    const { url, variable, authorization, tunnel } = route.proxy;
+    return { url, from: variable, credentials: authorization !== undefined, tunnel };
   }
   if (route.reason === undefined) {
     return route.ignored === undefined ? null : { url: null, ignored: route.ignored };
