@@ -4,7 +4,7 @@
  * writes the config never loads the code that writes it. Tests pass their own IO,
  * transport and clock.
  */
-import type { Transport } from "../client/transport.js";
+import type { ClientOptions } from "../client/client.js";
 import type { PetstoreClient } from "../client/types.js";
 import { describeRoute, proxyRoute, type ProxyRoute } from "../client/proxy-env.js";
 import { EXIT, HostNotFoundError, PetstoreError } from "../errors.js";
@@ -15,7 +15,6 @@ import type { RequestOptions } from "./request-options.js";
 import { VERSION } from "./version.js";
 import type { IO } from "../io.js";
 import {
-  type ConfigUpdate,
   loadConfig,
   type LoadedConfig,
   type StoredConfig,
@@ -71,15 +70,11 @@ function explainBaseUrlFailure(error: unknown, settings: ResolvedSettings): unkn
   );
 }
 
-export interface FactoryDeps {
-  io: IO;
-  env: NodeJS.ProcessEnv;
-  /** Replaces node:http (in-process tests). */
-  transport?: Transport;
-  now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
-  random?: () => number;
-}
+/** `transport` replaces node:http (in-process tests). */
+export type FactoryDeps = { io: IO; env: NodeJS.ProcessEnv } & Pick<
+  ClientOptions,
+  "transport" | "now" | "sleep" | "random"
+>;
 
 /** `client` with `wrap` around the promise of each of its calls. */
 function wrapCalls(client: PetstoreClient, wrap: (call: Promise<unknown>) => Promise<unknown>) {
@@ -161,10 +156,7 @@ export function createFactory(deps: FactoryDeps) {
       if (problem) throw problem;
       return config;
     },
-    async updateConfig(
-      change: (config: StoredConfig) => StoredConfig | void,
-      options?: UpdateOptions,
-    ): Promise<ConfigUpdate> {
+    async updateConfig(change: Parameters<typeof updateConfig>[1], options?: UpdateOptions) {
       const update = await updateConfig(env, change, options);
       if (update.unchecked !== undefined) io.stderr.write(`warning: ${update.unchecked}\n`);
       loaded = { path: update.path, config: update.config };

@@ -67,15 +67,12 @@ export async function readKey(
 ): Promise<string> {
   if (flags.withToken) return checkedKey(await readCapped(io.stdin.chunks()));
   if (flags.apiKeyFile !== undefined) return checkedKey(await readKeyFile(flags.apiKeyFile));
-  let text: string;
-  try {
-    text = await io.stdin.readHiddenLine("API key (input hidden): ");
-  } catch (error) {
+  const prompt = io.stdin.readHiddenLine("API key (input hidden): ");
+  const text = await prompt.catch((error: NodeJS.ErrnoException) => {
     // Ctrl-C: stopped by the user, as a shell reports it (130); Ctrl-D: no key.
-    if ((error as NodeJS.ErrnoException).code === "ABORT_ERR") {
-      throw new PetstoreError("interrupted; no key was stored", EXIT.INTERRUPTED);
-    }
-    throw new UsageError("no API key entered");
-  }
+    throw error.code === "ABORT_ERR"
+      ? new PetstoreError("interrupted; no key was stored", EXIT.INTERRUPTED)
+      : new UsageError("no API key entered");
+  });
   return checkedKey(text);
 }
