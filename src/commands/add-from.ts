@@ -31,8 +31,7 @@ export function summaryLine(report: BulkReport): string {
 /** "row 4", "rows 2, 8 and 3 more" */
 function rowList(rows: number[], total: number): string {
   const more = total > rows.length ? ` and ${formatCount(total - rows.length)} more` : "";
-  const sorted = [...rows].sort((a, b) => a - b);
-  return `${total === 1 ? "row" : "rows"} ${sorted.join(", ")}${more}`;
+  return `${total === 1 ? "row" : "rows"} ${rows.toSorted((a, b) => a - b).join(", ")}${more}`;
 }
 
 /**

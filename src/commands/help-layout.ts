@@ -44,22 +44,16 @@ const spaces = (n: number) => " ".repeat(n);
 const indented = (text: string, indent: number) => text.replace(/^(?=.)/gm, spaces(indent));
 
 /** A term beside its description while both fit; else the description under it. */
-function formatItem(
-  this: Help,
-  term: string,
-  termWidth: number,
-  description: string,
-  helper: Help,
-): string {
+const formatItem: Help["formatItem"] = (term, termWidth, description, helper) => {
   const width = helper.helpWidth ?? 80;
   const column = termWidth + 4;
   const roomBeside = width - column >= NARROWEST_DESCRIPTION;
   if (!description || (roomBeside && helper.displayWidth(term) <= termWidth)) {
-    return Help.prototype.formatItem.call(this, term, termWidth, description, helper);
+    return Help.prototype.formatItem.call(helper, term, termWidth, description, helper);
   }
   const indent = roomBeside ? column : STACKED_INDENT;
   return `  ${term}\n${indented(helper.boxWrap(description, width - indent), indent)}`;
-}
+};
 
 /**
  * `$ command`, continued with ` \` on as many lines as the width needs: wrapped

@@ -132,11 +132,7 @@ async function profileUseRun(name: string, factory: Factory): Promise<void> {
 
 type ShowFlags = Pick<RequestFlags, "env" | "baseUrl"> & { json?: boolean };
 
-async function profileShowRun(
-  name: string | undefined,
-  flags: ShowFlags,
-  factory: Factory,
-): Promise<void> {
+async function profileShowRun(name: string | undefined, flags: ShowFlags, factory: Factory) {
   const settings = factory.settings({ profile: name, env: flags.env, baseUrl: flags.baseUrl });
   const { io } = factory;
   if (flags.json) writeJson(io.stdout, settingsJson(settings));

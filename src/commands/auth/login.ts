@@ -122,14 +122,13 @@ export async function loginRun(flags: LoginFlags, factory: Factory): Promise<voi
   if (verify) {
     // The request flags of a run that gives none: default timeout and retries, PETSTORE_DEBUG.
     const request = { ...requestOptionsFrom({}, factory.env), settings: { ...given, apiKey } };
-    let rateLimit;
-    try {
-      const { client } = await factory.client(request, NEW_PROFILE);
-      rateLimit = (await client.listPets({ limit: 1 })).response.rateLimit;
-    } catch (error) {
-      throw notStored(error);
-    }
-    const left = describeRateLimit(rateLimit, factory.now());
+    const { response } = await factory
+      .client(request, NEW_PROFILE)
+      .then(({ client }) => client.listPets({ limit: 1 }))
+      .catch((error: unknown) => {
+        throw notStored(error);
+      });
+    const left = describeRateLimit(response.rateLimit, factory.now());
     stderr.write(`The service accepted the key. Rate limit: ${left}\n`);
   }
   // The address the key was checked against is kept with it (as gh keeps the host it logged
