@@ -150,10 +150,7 @@ export async function addRun(flags: AddFlags, factory: Factory): Promise<void> {
   if (flags.file !== undefined) pet = await petFromFile(flags.file, flags, io.stdin);
   else if (!asksAtTerminal(flags, env, io)) pet = petFromFlags(flags);
   const { client, settings } = await factory.client(request);
-  if (pet === undefined) {
-    const { askForPet } = await import("./add-prompts.js");
-    pet = await askForPet(flags, settings, io, request.verbose);
-  }
+  pet ??= await (await import("./add-prompts.js")).askForPet(flags, settings, io, request.verbose);
   const result = await client.createPet(pet);
   if (result.unreadable !== undefined) {
     io.stderr.write(
