@@ -43,10 +43,9 @@ export function envOption(description: string): Option {
 }
 
 export function addRequestOptions(command: Command): Command {
-  const environments = ENVIRONMENT_NAMES.join(" or ");
   return command
     .addOption(profileOption("stored profile for this run (PETSTORE_PROFILE)"))
-    .addOption(envOption(`${environments} for this run (PETSTORE_ENV)`))
+    .addOption(envOption(`${ENVIRONMENT_NAMES.join(" or ")} for this run (PETSTORE_ENV)`))
     .option("--base-url <url>", "service address for this run (PETSTORE_BASE_URL)")
     .option(
       "--allow-insecure",
