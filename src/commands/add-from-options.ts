@@ -17,7 +17,6 @@ import type { StdoutMode } from "../bulk/outcomes.js";
 
 /** Measured against `petstore serve` (docs/benchmarks.md): the rate stops growing beyond it. */
 export const DEFAULT_CONCURRENCY = 16;
-const MAX_CONCURRENCY = 64;
 
 /** The flags of a bulk add (docs/bulk-intake.md): with any of them, `add` reads a file of pets. */
 export const BULK_OPTIONS: readonly Option[] = [
@@ -71,7 +70,7 @@ function stdoutModeOf(values: OptionValues): StdoutMode | undefined {
 
 function concurrencyOf(text: string | undefined): number {
   if (text === undefined) return DEFAULT_CONCURRENCY;
-  const parsed = wholeNumberFlag(text, "--concurrency", 1, MAX_CONCURRENCY);
+  const parsed = wholeNumberFlag(text, "--concurrency", 1, 64);
   if (!parsed.ok) throw new UsageError(parsed.problem);
   return parsed.value;
 }

@@ -44,9 +44,6 @@ import {
 /** Valid values for the fields not being checked, so a problem is always the checked field's. */
 const PLACEHOLDER = { name: "x", categoryId: 0n };
 
-/** The frame's corner and gap before a prompt's error: `└  `. */
-const FRAME = 3;
-
 /**
  * Why the schema refuses one field's value, in a person's words and on one line
  * of the prompt's frame ("The name can't be empty"), or undefined if it is valid.
@@ -55,7 +52,8 @@ function fieldProblem(field: PetField, value: unknown, width: number): string | 
   const checked = validateNewPet({ ...PLACEHOLDER, [field]: value });
   if (checked.ok) return undefined;
   const sentence = capitalized(wrongValueSentence(field, value, false));
-  const room = width - FRAME - 1;
+  // The frame's corner and gap before a prompt's error (`└  `), and one column spare.
+  const room = width - 4;
   return sentence.length <= room ? sentence : `${sentence.slice(0, room - 1)}…`;
 }
 

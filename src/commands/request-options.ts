@@ -15,7 +15,6 @@ import { ENVIRONMENT_NAMES } from "../profiles/environments.js";
 import type { SettingsFlags } from "../profiles/resolve.js";
 
 const MAX_TIMEOUT_SECONDS = 3600;
-const MAX_RETRIES_LIMIT = 20;
 
 /** The request flags as commander gives them. */
 export interface RequestFlags {
@@ -85,7 +84,7 @@ function retryPolicy(flags: RequestFlags): RetryPolicy {
   }
   if (noRetry) return { ...DEFAULT_RETRY_POLICY, limit: 0 };
   if (text === undefined) return DEFAULT_RETRY_POLICY;
-  const parsed = wholeNumberFlag(text, "--max-retries", 0, MAX_RETRIES_LIMIT);
+  const parsed = wholeNumberFlag(text, "--max-retries", 0, 20);
   if (!parsed.ok) throw new UsageError(parsed.problem);
   return { ...DEFAULT_RETRY_POLICY, limit: parsed.value };
 }

@@ -16,16 +16,14 @@ const WHY: Record<RetryEvent["reason"], string> = {
   timeout: "timed out",
 };
 
-/** Below this, whole seconds would misstate a wait by a large share of it: tenths are shown. */
-const TENTHS_BELOW_MS = 10_000;
-
 /**
  * `in 1.3 s` under ten seconds, `in 12 s`, `in 4 min 5 s` past a minute: the wait
  * that follows, rounded up so it is never announced shorter than it is; `now` once over.
  */
 function when(ms: number): string {
   if (ms <= 0) return "now";
-  if (ms < TENTHS_BELOW_MS) return `in ${Math.ceil(ms / 100) / 10} s`;
+  // Below ten seconds, whole seconds would misstate a wait by a large share of it.
+  if (ms < 10_000) return `in ${Math.ceil(ms / 100) / 10} s`;
   return `in ${formatWait(ms)}`;
 }
 
