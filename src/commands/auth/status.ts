@@ -113,13 +113,12 @@ export async function statusRun(flags: StatusFlags, factory: Factory): Promise<v
       lines.push(["Key", keyVerdict(state, failure, palette)]);
       lines.push(["Rate limit", describeRateLimit(rateLimit, factory.now())]);
     }
-    if (noKeyring === null) {
-      lines.push([
-        "Keyring",
-        `${keyringName()} answers: \`petstore auth login\` moves the key there`,
-      ]);
-    } else if (noKeyring !== undefined) {
-      lines.push(["Keyring", palette.yellow(`none, so the key is in the file: ${noKeyring}`)]);
+    if (noKeyring !== undefined) {
+      const keyring =
+        noKeyring === null
+          ? `${keyringName()} answers: \`petstore auth login\` moves the key there`
+          : palette.yellow(`none, so the key is in the file: ${noKeyring}`);
+      lines.push(["Keyring", keyring]);
     }
     io.stdout.write(formatLines(lines));
   }
