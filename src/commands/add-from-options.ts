@@ -9,7 +9,7 @@ import { wholeNumberFlag } from "../schema/whole-number.js";
 import { Option, type OptionValues } from "commander";
 import { FILES, hintedOption, words } from "../completion/hints.js";
 import { FIELD_FLAGS } from "./pet-words.js";
-import { requestOptionsFrom, type RequestOptions } from "./request-options.js";
+import { requestOptionsFrom } from "./request-options.js";
 import { UsageError } from "../errors.js";
 import type { BulkOptions } from "../bulk/engine.js";
 import { INPUT_FORMATS, isInputFormat } from "../bulk/input/input-format.js";
@@ -17,7 +17,6 @@ import type { StdoutMode } from "../bulk/outcomes.js";
 
 /** Measured against `petstore serve` (docs/benchmarks.md): the rate stops growing beyond it. */
 export const DEFAULT_CONCURRENCY = 16;
-const MAX_CONCURRENCY = 64;
 
 /** The flags of a bulk add (docs/bulk-intake.md): with any of them, `add` reads a file of pets. */
 export const BULK_OPTIONS: readonly Option[] = [
@@ -71,24 +70,16 @@ function stdoutModeOf(values: OptionValues): StdoutMode | undefined {
 
 function concurrencyOf(text: string | undefined): number {
   if (text === undefined) return DEFAULT_CONCURRENCY;
-  const parsed = wholeNumberFlag(text, "--concurrency", 1, MAX_CONCURRENCY);
+  const parsed = wholeNumberFlag(text, "--concurrency", 1, 64);
   if (!parsed.ok) throw new UsageError(parsed.problem);
   return parsed.value;
 }
 
-export function bulkOptionsFrom(
-  values: OptionValues,
-  env: NodeJS.ProcessEnv,
-): { bulk: BulkOptions; request: RequestOptions } {
-  /** Those of `flags` (option keys and their long flags) that were given. */
-  const given = (flags: Record<string, string>) =>
-    Object.entries(flags)
-      .filter(([key]) => values[key] !== undefined && values[key] !== false)
-      .map(([, flag]) => flag);
+export function bulkOptionsFrom(values: OptionValues, env: NodeJS.ProcessEnv) {
   const from = values.from as string | undefined;
   if (from === undefined) {
-    const bulkFlags = given(
-      Object.fromEntries(BULK_OPTIONS.map((option) => [option.attributeName(), option.long!])),
+    const bulkFlags = BULK_OPTIONS.filter((o) => values[o.attributeName()] !== undefined).map(
+      (option) => option.long,
     );
     throw new UsageError(
       `${bulkFlags.join(", ")} only go${bulkFlags.length === 1 ? "es" : ""} with --from <file>`,
@@ -96,7 +87,9 @@ export function bulkOptionsFrom(
   }
   if (from === "") throw new UsageError("--from needs a file path, or - for stdin");
   // The flags of one pet do not apply to a file of pets.
-  const petFlags = given({ ...FIELD_FLAGS, file: "--file" });
+  const petFlags = Object.entries({ ...FIELD_FLAGS, file: "--file" })
+    .filter(([key]) => values[key] !== undefined)
+    .map(([, flag]) => flag);
   if (petFlags.length > 0) {
     throw new UsageError(
       `--from adds the pets of a file; it does not go with ${petFlags.join(", ")}`,

@@ -31,8 +31,7 @@ export function summaryLine(report: BulkReport): string {
 /** "row 4", "rows 2, 8 and 3 more" */
 function rowList(rows: number[], total: number): string {
   const more = total > rows.length ? ` and ${formatCount(total - rows.length)} more` : "";
-  const sorted = [...rows].sort((a, b) => a - b);
-  return `${total === 1 ? "row" : "rows"} ${sorted.join(", ")}${more}`;
+  return `${total === 1 ? "row" : "rows"} ${rows.toSorted((a, b) => a - b).join(", ")}${more}`;
 }
 
 /**
@@ -91,14 +90,13 @@ export async function runBulkCommand(values: OptionValues, factory: Factory): Pr
   const settings = await factory.keyedSettings(request.settings);
   const { io } = factory;
   const route = factory.route(settings.baseUrl, request.verbose);
-  const proxy = route?.kind === "proxy" ? route.proxy : undefined;
   const report = await runBulkAdd(bulk, {
     io,
     settings,
     userAgent: `petstore-cli/${VERSION}`,
     stdin: () => io.stdin.chunks(),
     handleSignals: true,
-    ...(proxy === undefined ? {} : { proxy }),
+    proxy: route?.kind === "proxy" ? route.proxy : undefined,
   });
   io.stderr.write(summaryLine(report) + "\n");
   // Ids that could not reach stdout (a full disk) are not lost: the results file has them.

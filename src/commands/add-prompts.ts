@@ -44,9 +44,6 @@ import {
 /** Valid values for the fields not being checked, so a problem is always the checked field's. */
 const PLACEHOLDER = { name: "x", categoryId: 0n };
 
-/** The frame's corner and gap before a prompt's error: `└  `. */
-const FRAME = 3;
-
 /**
  * Why the schema refuses one field's value, in a person's words and on one line
  * of the prompt's frame ("The name can't be empty"), or undefined if it is valid.
@@ -55,7 +52,8 @@ function fieldProblem(field: PetField, value: unknown, width: number): string | 
   const checked = validateNewPet({ ...PLACEHOLDER, [field]: value });
   if (checked.ok) return undefined;
   const sentence = capitalized(wrongValueSentence(field, value, false));
-  const room = width - FRAME - 1;
+  // The frame's corner and gap before a prompt's error (`└  `), and one column spare.
+  const room = width - 4;
   return sentence.length <= room ? sentence : `${sentence.slice(0, room - 1)}…`;
 }
 
@@ -84,8 +82,7 @@ export async function askForPet(
       "run `petstore auth login`, or set PETSTORE_API_KEY",
     );
   }
-  const { input, output, close } = promptTerminal(io.promptStreams!(), io.colorEnabled("stderr"));
-  const terminal = { input, output };
+  const { close, ...terminal } = promptTerminal(io.promptStreams!(), io.colorEnabled("stderr"));
   const width = io.stderr.columns ?? DEFAULT_WIDTH;
   try {
     const answers: Record<string, unknown> = { ...given };
@@ -122,33 +119,24 @@ export async function askForPet(
     const pet = validateNewPet(answers);
     // Each answer was checked as it was given; this cannot fail, but the schema has the last word.
     if (!pet.ok) throw flagsUsageError(pet.problems, answers);
-    showPet(pet.value, settings, terminal, verbose);
+    // The pet as a person reads it, and the service it goes to; the request itself with --verbose.
+    const { name, categoryId, status = DEFAULT_PET_STATUS } = pet.value;
+    const lines = [
+      `Name      ${visibleText(name)}`,
+      `Category  ${categoryId}`,
+      `Status    ${status}`,
+      `Service   ${settings.env}, ${visibleText(settings.baseUrl)}`,
+    ];
+    note(lines.join("\n"), "New pet", terminal);
+    if (verbose) {
+      const body = stringifyJson({ name, categoryId, status });
+      note(visibleText(body), `POST ${visibleText(settings.baseUrl)}/pets`, terminal);
+    }
     const send = answered(await confirm({ ...terminal, message: "Add this pet?" }));
     if (!send) throw new DeclinedError("Not added.");
     return pet.value;
   } finally {
     close();
-  }
-}
-
-/** The pet as a person reads it, and the service it goes to; the request itself with --verbose. */
-function showPet(
-  pet: NewPet,
-  settings: ResolvedSettings,
-  terminal: { output: Writable },
-  verbose: boolean,
-): void {
-  const status = pet.status ?? DEFAULT_PET_STATUS;
-  const lines = [
-    `Name      ${visibleText(pet.name)}`,
-    `Category  ${pet.categoryId}`,
-    `Status    ${status}`,
-    `Service   ${settings.env}, ${visibleText(settings.baseUrl)}`,
-  ];
-  note(lines.join("\n"), "New pet", terminal);
-  if (verbose) {
-    const body = { name: pet.name, categoryId: pet.categoryId, status };
-    note(visibleText(stringifyJson(body)), `POST ${visibleText(settings.baseUrl)}/pets`, terminal);
   }
 }
 

@@ -6,7 +6,7 @@
  * A POST is never repeated blindly: if its outcome is unknown, the client says
  * so (exit 7) rather than risk adding the pet twice.
  */
-import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { FILES, hintedOption, words } from "../completion/hints.js";
 import { envFlag } from "../env-flag.js";
@@ -16,7 +16,7 @@ import type { InputStream, IO } from "../io.js";
 import { chooseOutput, type OutputFlags } from "../output/output-format.js";
 import { writePets } from "../output/pets.js";
 import { stdoutWriteError } from "../output/write-failure.js";
-import { JsonSyntaxError, parseJson } from "../schema/json.js";
+import { parseJson } from "../schema/json.js";
 import { PET_STATUSES, type NewPet } from "../schema/pet.js";
 import { validateNewPet } from "../schema/validate.js";
 import { BULK_OPTIONS } from "./add-from-options.js";
@@ -32,11 +32,8 @@ import {
 } from "./pet-words.js";
 import { addRequestOptions, requestOptionsFrom, type RequestFlags } from "./request-options.js";
 
-export interface AddFlags extends PetFlags, OutputFlags, RequestFlags {
-  /** false with --no-prompt. */
-  prompt?: boolean;
-  file?: string;
-}
+/** `prompt` is false with --no-prompt. */
+type AddFlags = PetFlags & OutputFlags & RequestFlags & { prompt?: boolean; file?: string };
 
 export function addCommand(program: Command, factory: Factory): void {
   const command = program
@@ -78,13 +75,11 @@ export function addCommand(program: Command, factory: Factory): void {
     "petstore add --from shelter.csv -q > shelter.ids",
   ]);
   command.action(async (flags: AddFlags & Record<string, unknown>) => {
-    if (BULK_OPTIONS.some((option) => flags[option.attributeName()] !== undefined)) {
-      // src/bulk is loaded only then (dist/bulk.cjs).
-      const { runBulkCommand } = await import("./add-from.js");
-      await runBulkCommand(flags, factory);
-    } else {
-      await addRun(flags, factory);
+    if (!BULK_OPTIONS.some((option) => flags[option.attributeName()] !== undefined)) {
+      return addRun(flags, factory);
     }
+    // src/bulk is loaded only then (dist/bulk.cjs).
+    await (await import("./add-from.js")).runBulkCommand(flags, factory);
   });
 }
 
@@ -115,12 +110,9 @@ function asksAtTerminal(flags: AddFlags, env: NodeJS.ProcessEnv, io: IO): boolea
 
 async function readBody(path: string, stdin: InputStream): Promise<string> {
   if (path === "-") return (await import("node:stream/consumers")).text(stdin.chunks());
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new UsageError(`--file ${path} cannot be read (${reason})`);
-  }
+  return readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`--file ${path} cannot be read (${error.code ?? error.message})`);
+  });
 }
 
 /** The pet of `--file <path>` (`-` for stdin), which gives the whole pet. */
@@ -132,14 +124,13 @@ async function petFromFile(file: string, flags: AddFlags, stdin: InputStream): P
     );
   }
   const source = file === "-" ? "the JSON on stdin" : `the JSON in ${file}`;
+  const body = await readBody(file, stdin);
   let json;
   try {
-    json = parseJson(await readBody(file, stdin));
+    json = parseJson(body);
   } catch (error) {
-    if (error instanceof JsonSyntaxError) {
-      throw new UsageError(`${source} is not valid JSON: ${error.message}`);
-    }
-    throw error;
+    // parseJson throws only its JsonSyntaxError.
+    throw new UsageError(`${source} is not valid JSON: ${(error as Error).message}`);
   }
   const pet = validateNewPet(json);
   if (!pet.ok) {
@@ -159,10 +150,7 @@ export async function addRun(flags: AddFlags, factory: Factory): Promise<void> {
   if (flags.file !== undefined) pet = await petFromFile(flags.file, flags, io.stdin);
   else if (!asksAtTerminal(flags, env, io)) pet = petFromFlags(flags);
   const { client, settings } = await factory.client(request);
-  if (pet === undefined) {
-    const { askForPet } = await import("./add-prompts.js");
-    pet = await askForPet(flags, settings, io, request.verbose);
-  }
+  pet ??= await (await import("./add-prompts.js")).askForPet(flags, settings, io, request.verbose);
   const result = await client.createPet(pet);
   if (result.unreadable !== undefined) {
     io.stderr.write(

@@ -4,7 +4,7 @@
  * writes the config never loads the code that writes it. Tests pass their own IO,
  * transport and clock.
  */
-import type { Transport } from "../client/transport.js";
+import type { ClientOptions } from "../client/client.js";
 import type { PetstoreClient } from "../client/types.js";
 import { describeRoute, proxyRoute, type ProxyRoute } from "../client/proxy-env.js";
 import { EXIT, HostNotFoundError, PetstoreError } from "../errors.js";
@@ -15,7 +15,6 @@ import type { RequestOptions } from "./request-options.js";
 import { VERSION } from "./version.js";
 import type { IO } from "../io.js";
 import {
-  type ConfigUpdate,
   loadConfig,
   type LoadedConfig,
   type StoredConfig,
@@ -44,9 +43,6 @@ function needsConfig(settings: ResolvedSettings, options: SettingsOptions): bool
   return !fromOutside(sources.baseUrl) || !fromOutside(sources.apiKey);
 }
 
-const SET_BASE_URL =
-  "set one with --base-url <url> (this run), PETSTORE_BASE_URL=<url> (this shell), or `petstore auth login --base-url <url>` (stored in the profile)";
-
 /**
  * A first run that explains itself: the built-in base URLs are placeholders
  * (`https://api.petstore.example/v1`), so a run that has none configured fails
@@ -63,7 +59,7 @@ function explainBaseUrlFailure(error: unknown, settings: ResolvedSettings): unkn
     return new PetstoreError(
       `no service URL is configured: ${baseUrl} is the built-in ${env} placeholder, and its host ${host} does not exist`,
       EXIT.NETWORK,
-      SET_BASE_URL,
+      "set one with --base-url <url> (this run), PETSTORE_BASE_URL=<url> (this shell), or `petstore auth login --base-url <url>` (stored in the profile)",
     );
   }
   const source = describeSource("baseUrl", settings.sources.baseUrl, settings.profile);
@@ -74,40 +70,32 @@ function explainBaseUrlFailure(error: unknown, settings: ResolvedSettings): unkn
   );
 }
 
-export interface FactoryDeps {
-  io: IO;
-  env: NodeJS.ProcessEnv;
-  /** Replaces node:http (in-process tests). */
-  transport?: Transport;
-  now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
-  random?: () => number;
-}
+/** `transport` replaces node:http (in-process tests). */
+export type FactoryDeps = { io: IO; env: NodeJS.ProcessEnv } & Pick<
+  ClientOptions,
+  "transport" | "now" | "sleep" | "random"
+>;
 
 /** `client` with `wrap` around the promise of each of its calls. */
-function wrapCalls(
-  client: PetstoreClient,
-  wrap: <T>(call: Promise<T>) => Promise<T>,
-): PetstoreClient {
-  return {
-    listPets: (query) => wrap(client.listPets(query)),
-    createPet: (pet) => wrap(client.createPet(pet)),
-    getPet: (id) => wrap(client.getPet(id)),
-    get lastRateLimit() {
-      return client.lastRateLimit;
+function wrapCalls(client: PetstoreClient, wrap: (call: Promise<unknown>) => Promise<unknown>) {
+  return new Proxy(client, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => wrap(value.apply(target, args) as Promise<unknown>);
     },
-  };
+  });
 }
 
 export type Factory = ReturnType<typeof createFactory>;
 
 export function createFactory(deps: FactoryDeps) {
-  const { io, env } = deps;
+  // The test doubles (transport, sleep, random) go to the client as they are.
+  const { io, env, ...clientDeps } = deps;
   const now = deps.now ?? Date.now;
   const notices = createRetryNotices(io, now);
   let loaded: LoadedConfig | undefined;
   let warned = false;
-  let warnedExposed = false;
   const load = () => (loaded ??= loadConfig(env));
 
   /**
@@ -118,11 +106,10 @@ export function createFactory(deps: FactoryDeps) {
   function settings(flags: SettingsFlags, options: SettingsOptions = {}): ResolvedSettings {
     const { config, problem } = load();
     if (problem === undefined) return resolveSettings(flags, env, config, options);
-    if (options.replacingConfig) {
-      if (problem.kind !== "broken") throw problem;
-      return resolveSettings(flags, env, config, { ...options, allowNewProfile: true });
-    }
+    // auth login replaces a file that is not a config (after a backup), so it needs none.
+    if (options.replacingConfig && problem.kind !== "broken") throw problem;
     const resolved = resolveSettings(flags, env, config, { ...options, allowNewProfile: true });
+    if (options.replacingConfig) return resolved;
     if (needsConfig(resolved, options)) throw problem;
     if (!warned) {
       warned = true;
@@ -134,10 +121,7 @@ export function createFactory(deps: FactoryDeps) {
   }
 
   /** `settings`, with the profile's key read from the system keyring when it is kept there. */
-  async function keyedSettings(
-    flags: SettingsFlags,
-    options?: SettingsOptions,
-  ): Promise<ResolvedSettings> {
+  async function keyedSettings(flags: SettingsFlags, options?: SettingsOptions) {
     const resolved = settings(flags, options);
     if (resolved.keyring === undefined) return resolved;
     const { readKeyringKey } = await import("../profiles/keyring.js");
@@ -172,10 +156,7 @@ export function createFactory(deps: FactoryDeps) {
       if (problem) throw problem;
       return config;
     },
-    async updateConfig(
-      change: (config: StoredConfig) => StoredConfig | void,
-      options?: UpdateOptions,
-    ): Promise<ConfigUpdate> {
+    async updateConfig(change: Parameters<typeof updateConfig>[1], options?: UpdateOptions) {
       const update = await updateConfig(env, change, options);
       if (update.unchecked !== undefined) io.stderr.write(`warning: ${update.unchecked}\n`);
       loaded = { path: update.path, config: update.config };
@@ -191,6 +172,7 @@ export function createFactory(deps: FactoryDeps) {
       const { createClient } = await import("../client/client.js");
       const reach = route(resolved.baseUrl, request.verbose);
       const client = createClient({
+        ...clientDeps,
         baseUrl: resolved.baseUrl,
         apiKey: resolved.apiKey,
         timeoutMs: request.timeoutMs,
@@ -201,9 +183,6 @@ export function createFactory(deps: FactoryDeps) {
         userAgent: `petstore-cli/${VERSION}`,
         proxy: reach,
         debug: request.verbose ? (line) => io.stderr.write(line + "\n") : undefined,
-        transport: deps.transport,
-        sleep: deps.sleep,
-        random: deps.random,
       });
       // A base URL whose host does not exist is explained (explainBaseUrlFailure). The retry
       // countdown ends when the request settles, before the command prints anything: on a
@@ -225,10 +204,7 @@ export function createFactory(deps: FactoryDeps) {
      */
     finish(): void {
       notices.stop();
-      if (loaded?.exposed !== undefined && !warnedExposed) {
-        warnedExposed = true;
-        io.stderr.write(`warning: ${loaded.exposed}\n`);
-      }
+      if (loaded?.exposed !== undefined) io.stderr.write(`warning: ${loaded.exposed}\n`);
     },
   };
 }

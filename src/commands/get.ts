@@ -12,7 +12,6 @@ import { envFlag } from "../env-flag.js";
 import { loadPalette } from "../output/palette.js";
 import { textWidth, wrapWords } from "../output/wrap.js";
 import { lastShown, rememberShown } from "../profiles/state-file.js";
-import type { ResolvedSettings } from "../profiles/resolve.js";
 import { SUNSET_DATE } from "../schema/deprecation.js";
 import { LIMIT_MAX } from "../schema/pet.js";
 import type { Factory } from "./factory.js";
@@ -38,15 +37,32 @@ export function getCommand(program: Command, factory: Factory): void {
 }
 
 export async function getRun(petId: string, flags: GetFlags, factory: Factory): Promise<void> {
+  const { env, io } = factory;
   const id = validatePetId(petId);
   if (!id.ok) throw new UsageError(capitalized(wrongValueSentence("petId", petId, true)));
-  const output = chooseOutput(flags, factory.io.stdout.isTTY);
-  const request = requestOptionsFrom(flags, factory.env);
+  const output = chooseOutput(flags, io.stdout.isTTY);
+  const request = requestOptionsFrom(flags, env);
   const { client, settings } = await factory.client(request);
   // A 404 (or any failure) throws here: the warning is for pets found, not for errors.
   const result = await client.getPet(id.value);
-  await writePets(factory.io, { pets: [result.data], raw: result.raw }, output);
-  await warnDeprecated(factory, settings, result.deprecation, request.verbose);
+  await writePets(io, { pets: [result.data], raw: result.raw }, output);
+  // Then the warning, unless silenced (any value but an "off" one: a script that sets it
+  // means it) or shown for this profile in the last day (a date in the future, from a clock
+  // set back, does not count).
+  if (envFlag(env, SILENCE_VARIABLE) !== false) return;
+  const { profile } = settings;
+  const now = factory.now();
+  const shown = lastShown(env, NOTICE, profile);
+  if (shown !== undefined && shown <= now && now - shown < DAY_MS) return;
+  const palette = await loadPalette(io, "stderr");
+  const width = textWidth(io.stderr, env);
+  const text = deprecationLines(result.deprecation, now, settings.baseUrl, width).join("\n");
+  io.stderr.write(`${palette.yellow(LABEL)}${text.slice(LABEL.length)}\n`);
+  // Failing to remember it fails nothing: it shows again.
+  const problem = await rememberShown(env, NOTICE, profile, now, now - DAY_MS);
+  if (problem !== undefined && request.verbose) {
+    io.stderr.write(`could not remember that the warning was shown (${problem}); it shows again\n`);
+  }
 }
 
 const SILENCE_VARIABLE = "PETSTORE_NO_DEPRECATION_WARNING";
@@ -54,12 +70,6 @@ const SILENCE_VARIABLE = "PETSTORE_NO_DEPRECATION_WARNING";
 const NOTICE = "getDeprecation";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** "5 December 2030", in UTC like the header. */
-function formatDay(date: Date): string {
-  const month = date.toLocaleString("en", { month: "long", timeZone: "UTC" });
-  return `${date.getUTCDate()} ${month} ${date.getUTCFullYear()}`;
-}
 
 function countdown(sunset: Date, nowMs: number): string {
   const days = Math.ceil((sunset.getTime() - nowMs) / DAY_MS);
@@ -70,7 +80,6 @@ function countdown(sunset: Date, nowMs: number): string {
 }
 
 const LABEL = "warning:";
-const MAX_LINES = 2;
 
 /**
  * The warning, `warning: ` first, in at most two lines of `width` (broken
@@ -87,7 +96,9 @@ export function deprecationLines(
 ): string[] {
   const sunset = deprecation?.sunset ?? new Date(SUNSET_DATE);
   const stops = sunset.getTime() > nowMs ? "stops working" : "was to stop working";
-  const when = `${LABEL} \`petstore get\` ${stops} on ${formatDay(sunset)} (${countdown(sunset, nowMs)});`;
+  // "5 December 2030", in UTC like the header.
+  const day = sunset.toLocaleDateString("en-GB", { dateStyle: "long", timeZone: "UTC" });
+  const when = `${LABEL} \`petstore get\` ${stops} on ${day} (${countdown(sunset, nowMs)});`;
   const successor = deprecation?.replacement;
   const list = "`petstore list --status <status>`";
   const actions =
@@ -103,33 +114,5 @@ export function deprecationLines(
           `its successor is ${successor}.`,
         ];
   const wordings = actions.map((action) => wrapWords(`${when} ${action}`, width));
-  return wordings.find((lines) => lines.length <= MAX_LINES) ?? wordings.at(-1)!;
-}
-
-/**
- * After a pet was shown: the warning, unless silenced or shown for this profile
- * in the last day (a date in the future, from a clock set back, does not count).
- * Failing to remember it fails nothing: it shows again.
- */
-async function warnDeprecated(
-  factory: Factory,
-  settings: ResolvedSettings,
-  deprecation: Deprecation | undefined,
-  verbose: boolean,
-): Promise<void> {
-  const { env, io } = factory;
-  const { profile } = settings;
-  const now = factory.now();
-  // Any value but an "off" one silences it: a script that sets it means it.
-  if (envFlag(env, SILENCE_VARIABLE) !== false) return;
-  const shown = lastShown(env, NOTICE, profile);
-  if (shown !== undefined && shown <= now && now - shown < DAY_MS) return;
-  const palette = await loadPalette(io, "stderr");
-  const width = textWidth(io.stderr, env);
-  const text = deprecationLines(deprecation, now, settings.baseUrl, width).join("\n");
-  io.stderr.write(`${palette.yellow(LABEL)}${text.slice(LABEL.length)}\n`);
-  const problem = await rememberShown(env, NOTICE, profile, now, now - DAY_MS);
-  if (problem !== undefined && verbose) {
-    io.stderr.write(`could not remember that the warning was shown (${problem}); it shows again\n`);
-  }
+  return wordings.find((lines) => lines.length <= 2) ?? wordings.at(-1)!;
 }

@@ -16,17 +16,14 @@ const STACKED_INDENT = 6;
 /** Terms longer than this (in a section's items) get their description on the next line. */
 const WIDEST_ITEM_TERM = 20;
 
-export type HelpBlock =
-  /** A paragraph. */
-  | { text: string }
-  /** Term and description, as options are shown. */
-  | { items: readonly (readonly [term: string, description: string])[] }
-  /** Shell command lines, shown after `$ `. */
-  | { commands: readonly string[] };
-
+/** A section after the options: a paragraph, then terms and descriptions, then shell commands. */
 export interface HelpSection {
   title: string;
-  blocks: readonly HelpBlock[];
+  text?: string;
+  /** Shown as options are. */
+  items?: readonly (readonly [term: string, description: string])[];
+  /** Shown after `$ `. */
+  commands?: readonly string[];
 }
 
 const SECTIONS = new WeakMap<Command, readonly HelpSection[]>();
@@ -38,35 +35,25 @@ export function addHelpSections(command: Command, sections: readonly HelpSection
 
 /** The "Examples:" section of a command's help. */
 export function addExamples(command: Command, lines: readonly string[]): void {
-  addHelpSections(command, [{ title: "Examples", blocks: [{ commands: lines }] }]);
+  addHelpSections(command, [{ title: "Examples", commands: lines }]);
 }
 
 const spaces = (n: number) => " ".repeat(n);
 
-function indented(text: string, indent: number): string {
-  return text
-    .split("\n")
-    .map((line) => (line === "" ? line : spaces(indent) + line))
-    .join("\n");
-}
+/** Each line that is not empty, indented. */
+const indented = (text: string, indent: number) => text.replace(/^(?=.)/gm, spaces(indent));
 
 /** A term beside its description while both fit; else the description under it. */
-function formatItem(
-  this: Help,
-  term: string,
-  termWidth: number,
-  description: string,
-  helper: Help,
-): string {
+const formatItem: Help["formatItem"] = (term, termWidth, description, helper) => {
   const width = helper.helpWidth ?? 80;
   const column = termWidth + 4;
   const roomBeside = width - column >= NARROWEST_DESCRIPTION;
   if (!description || (roomBeside && helper.displayWidth(term) <= termWidth)) {
-    return Help.prototype.formatItem.call(this, term, termWidth, description, helper);
+    return Help.prototype.formatItem.call(helper, term, termWidth, description, helper);
   }
   const indent = roomBeside ? column : STACKED_INDENT;
   return `  ${term}\n${indented(helper.boxWrap(description, width - indent), indent)}`;
-}
+};
 
 /**
  * `$ command`, continued with ` \` on as many lines as the width needs: wrapped
@@ -77,30 +64,27 @@ function formatCommand(line: string, width: number, helper: Help): string {
   return `  $ ${helper.boxWrap(line, width - STACKED_INDENT - 2).replaceAll("\n", continued)}`;
 }
 
-function formatBlock(block: HelpBlock, helper: Help): string {
+function formatSection(section: HelpSection, helper: Help): string {
   const width = helper.helpWidth ?? 80;
-  if ("text" in block) return indented(helper.boxWrap(block.text, width - 2), 2);
-  if ("commands" in block)
-    return block.commands.map((line) => formatCommand(line, width, helper)).join("\n");
+  const { text, items = [], commands = [] } = section;
+  const lines = [helper.styleTitle(`${section.title}:`)];
+  if (text !== undefined) lines.push(indented(helper.boxWrap(text, width - 2), 2));
   const termWidth = Math.min(
     WIDEST_ITEM_TERM,
-    Math.max(...block.items.map(([term]) => helper.displayWidth(term))),
+    Math.max(...items.map(([term]) => helper.displayWidth(term))),
   );
-  return block.items
-    .map(([term, description]) => helper.formatItem(term, termWidth, description, helper))
-    .join("\n");
+  for (const [term, description] of items) {
+    lines.push(helper.formatItem(term, termWidth, description, helper));
+  }
+  for (const line of commands) lines.push(formatCommand(line, width, helper));
+  return lines.join("\n");
 }
 
 function formatHelp(this: Help, command: Command, helper: Help): string {
   const text = Help.prototype.formatHelp.call(this, command, helper);
   const sections = SECTIONS.get(command);
   if (sections === undefined) return text;
-  const after = sections.map((section) =>
-    [
-      helper.styleTitle(`${section.title}:`),
-      ...section.blocks.map((block) => formatBlock(block, helper)),
-    ].join("\n"),
-  );
+  const after = sections.map((section) => formatSection(section, helper));
   return `${text}\n${after.join("\n\n")}\n`;
 }
 

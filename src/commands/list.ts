@@ -17,10 +17,7 @@ import { addExamples } from "./help-layout.js";
 import { addOutputOptions } from "./output-options.js";
 import { addRequestOptions, requestOptionsFrom, type RequestFlags } from "./request-options.js";
 
-export interface ListFlags extends OutputFlags, RequestFlags {
-  status?: string;
-  limit?: string;
-}
+type ListFlags = OutputFlags & RequestFlags & { status?: string; limit?: string };
 
 export function listCommand(program: Command, factory: Factory): void {
   const command = program
@@ -58,8 +55,8 @@ export async function listRun(flags: ListFlags, factory: Factory): Promise<void>
   if (flags.status !== undefined) params.push(["status", flags.status]);
   const query = validateListQuery(params);
   if (!query.ok) {
-    const flag = (field: string) => (field === "limit" ? "--limit" : "--status");
-    throw new UsageError(query.problems.map((p) => `${flag(p.field)} ${p.problem}`).join("; "));
+    // The fields are the flags' names: limit and status.
+    throw new UsageError(query.problems.map((p) => `--${p.field} ${p.problem}`).join("; "));
   }
   const output = chooseOutput(flags, io.stdout.isTTY);
   const { client } = await factory.client(requestOptionsFrom(flags, env));

@@ -28,29 +28,22 @@ export function addJsonOption(command: Command, description: string): Command {
 export async function useJqFilter(command: Command, factory: Factory): Promise<void> {
   const { jq, output, quiet } = command.opts<{ jq?: string; output?: string; quiet?: boolean }>();
   if (jq === undefined) return;
-  const other = quiet
-    ? "-q/--quiet"
-    : output !== undefined && output !== "json"
-      ? `--output ${output}`
-      : undefined;
-  if (other !== undefined) {
-    throw new UsageError(`--jq filters the JSON output; it conflicts with ${other}`);
-  }
+  const other = quiet ? "-q/--quiet" : output && output !== "json" ? `--output ${output}` : "";
+  if (other) throw new UsageError(`--jq filters the JSON output; it conflicts with ${other}`);
   command.setOptionValue("json", true);
   const { jqStdout } = await import("../output/jq.js");
   const { io } = factory;
   factory.io = { ...io, stdout: await jqStdout(io.stdout, io.stderr, jq) };
 }
 
-/** What a command adds to the common words of each flag (`add` says what they do with --from). */
-interface OutputWords {
-  output?: string;
-  json?: string;
-  /** false: no -q. */
-  quiet?: string | false;
-}
-
-export function addOutputOptions(command: Command, more: OutputWords = {}): Command {
+/**
+ * `more`: what a command adds to the common words of each flag (`add` says what
+ * they do with --from); `quiet: false` offers no -q.
+ */
+export function addOutputOptions(
+  command: Command,
+  more: { output?: string; json?: string; quiet?: string | false } = {},
+): Command {
   const formats = `${OUTPUT_FORMATS.join(", ")} (default: table on a terminal, else tsv)`;
   command.addOption(
     hintedOption("-o, --output <format>", formats + (more.output ?? ""), words(OUTPUT_FORMATS)),

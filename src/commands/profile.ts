@@ -13,13 +13,13 @@ import { chooseOutput, type OutputFlags } from "../output/output-format.js";
 import { loadPalette } from "../output/palette.js";
 import { writeJson, writeRows } from "../output/write-rows.js";
 import { storedProfile, type ProfileConfig, type StoredConfig } from "../profiles/config-file.js";
-import { DEFAULT_BASE_URLS, type EnvironmentName } from "../profiles/environments.js";
+import { DEFAULT_BASE_URLS } from "../profiles/environments.js";
 import { removeKeyringKey } from "../profiles/key-store.js";
 import { redactKey } from "../schema/redact-key.js";
 import type { Factory } from "./factory.js";
 import { addExamples } from "./help-layout.js";
 import { addJsonOption, addOutputOptions } from "./output-options.js";
-import { envOption } from "./request-options.js";
+import { envOption, type RequestFlags } from "./request-options.js";
 import { formatLines, settingsJson, settingsLines } from "./settings-summary.js";
 
 export function profileCommand(program: Command, factory: Factory): void {
@@ -77,15 +77,7 @@ function existingProfile(config: StoredConfig, name: string): ProfileConfig {
   );
 }
 
-interface ProfileRow {
-  name: string;
-  current: boolean;
-  env: EnvironmentName;
-  baseUrl: string;
-  /** Redacted. */
-  apiKey: string | undefined;
-  keyStore: "file" | "keyring" | null;
-}
+type ProfileRow = ReturnType<typeof profileRows>[number];
 
 const COLUMNS: readonly Column<ProfileRow>[] = [
   { key: "current", label: "", value: (row) => (row.current ? "*" : "") },
@@ -99,7 +91,7 @@ const COLUMNS: readonly Column<ProfileRow>[] = [
   },
 ];
 
-function profileRows(factory: Factory): ProfileRow[] {
+function profileRows(factory: Factory) {
   const config = factory.config();
   return Object.entries(config.profiles)
     .sort(([a], [b]) => a.localeCompare(b))
@@ -110,7 +102,7 @@ function profileRows(factory: Factory): ProfileRow[] {
         current: name === (config.currentProfile ?? "default"),
         env,
         baseUrl: profile.baseUrls?.[env] ?? DEFAULT_BASE_URLS[env],
-        apiKey: profile.apiKey === undefined ? undefined : redactKey(profile.apiKey),
+        apiKey: profile.apiKey === undefined ? null : redactKey(profile.apiKey),
         keyStore:
           profile.apiKey !== undefined ? "file" : profile.keyring === undefined ? null : "keyring",
       };
@@ -126,11 +118,7 @@ async function profileListRun(flags: OutputFlags, factory: Factory): Promise<voi
     factory.io.stderr.write("no profiles stored; `petstore auth login` creates one\n");
     return;
   }
-  await writeRows(
-    factory.io,
-    { rows, columns: COLUMNS, toJson: (row) => ({ ...row, apiKey: row.apiKey ?? null }) },
-    format,
-  );
+  await writeRows(factory.io, { rows, columns: COLUMNS }, format);
 }
 
 /** The default profile of later runs (PETSTORE_PROFILE and --profile still win). */
@@ -142,17 +130,9 @@ async function profileUseRun(name: string, factory: Factory): Promise<void> {
   factory.io.stderr.write(`Now using profile ${name}.\n`);
 }
 
-interface ShowFlags {
-  env?: string;
-  baseUrl?: string;
-  json?: boolean;
-}
+type ShowFlags = Pick<RequestFlags, "env" | "baseUrl"> & { json?: boolean };
 
-async function profileShowRun(
-  name: string | undefined,
-  flags: ShowFlags,
-  factory: Factory,
-): Promise<void> {
+async function profileShowRun(name: string | undefined, flags: ShowFlags, factory: Factory) {
   const settings = factory.settings({ profile: name, env: flags.env, baseUrl: flags.baseUrl });
   const { io } = factory;
   if (flags.json) writeJson(io.stdout, settingsJson(settings));

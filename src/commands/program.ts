@@ -13,7 +13,7 @@ import { statusCommand } from "./auth/status.js";
 import { completeCommand, completionCommand } from "./completion.js";
 import type { Factory } from "./factory.js";
 import { getCommand } from "./get.js";
-import { addHelpSections, configureHelpLayout, type HelpSection } from "./help-layout.js";
+import { addHelpSections, configureHelpLayout } from "./help-layout.js";
 import { listCommand } from "./list.js";
 import { useJqFilter } from "./output-options.js";
 import { profileCommand } from "./profile.js";
@@ -21,36 +21,8 @@ import { serveCommand } from "./serve.js";
 import { verdictCommand } from "./verdict.js";
 import { VERSION } from "./version.js";
 
-/** What each exit code means (EXIT_MEANINGS, the README's table too). */
-const EXIT_CODES_SECTION: HelpSection = {
-  title: "Exit codes",
-  blocks: [{ items: Object.entries(EXIT_MEANINGS) }],
-};
-
-const ENVIRONMENT_SECTION: HelpSection = {
-  title: "Environment",
-  blocks: [
-    { text: "Flags override these, and these override the stored profile." },
-    {
-      items: [
-        ["PETSTORE_API_KEY", "the API key"],
-        ["PETSTORE_PROFILE", "the stored profile to use"],
-        ["PETSTORE_ENV", "production or staging"],
-        ["PETSTORE_BASE_URL", "the service's address"],
-        ["PETSTORE_CONFIG_DIR", "where profiles are stored"],
-        ["PETSTORE_DEBUG=1", "same as --verbose"],
-        ["PETSTORE_NO_DEPRECATION_WARNING=1", "no warning from `petstore get`"],
-        ["NO_COLOR, FORCE_COLOR, TERM=dumb", "colour on or off (--no-color wins)"],
-        ["COLUMNS", "the width of help and messages (default: the terminal's, else 80)"],
-      ],
-    },
-  ],
-};
-
-type Declare = (parent: Command, factory: Factory) => void;
-
 /** Each top-level command, declared on the program it is given; in the order `--help` lists them. */
-const COMMANDS: Record<string, Declare> = {
+const COMMANDS: Record<string, (parent: Command, factory: Factory) => void> = {
   list: listCommand,
   get: getCommand,
   add: addCommand,
@@ -93,7 +65,25 @@ export function buildProgram(factory: Factory, argv: readonly string[] = []): Co
     .option("--debug", "show stack traces of errors")
     .hook("preAction", (_program, command) => useJqFilter(command, factory));
   configureHelpLayout(program);
-  addHelpSections(program, [EXIT_CODES_SECTION, ENVIRONMENT_SECTION]);
+  addHelpSections(program, [
+    // What each exit code means (EXIT_MEANINGS, the README's table too).
+    { title: "Exit codes", items: Object.entries(EXIT_MEANINGS) },
+    {
+      title: "Environment",
+      text: "Flags override these, and these override the stored profile.",
+      items: [
+        ["PETSTORE_API_KEY", "the API key"],
+        ["PETSTORE_PROFILE", "the stored profile to use"],
+        ["PETSTORE_ENV", "production or staging"],
+        ["PETSTORE_BASE_URL", "the service's address"],
+        ["PETSTORE_CONFIG_DIR", "where profiles are stored"],
+        ["PETSTORE_DEBUG=1", "same as --verbose"],
+        ["PETSTORE_NO_DEPRECATION_WARNING=1", "no warning from `petstore get`"],
+        ["NO_COLOR, FORCE_COLOR, TERM=dumb", "colour on or off (--no-color wins)"],
+        ["COLUMNS", "the width of help and messages (default: the terminal's, else 80)"],
+      ],
+    },
+  ]);
   const named = argv.find((arg) => arg !== "--no-color" && arg !== "--debug");
   const only = named !== undefined && Object.hasOwn(COMMANDS, named) ? named : undefined;
   for (const [name, declare] of Object.entries(COMMANDS)) {

@@ -15,7 +15,6 @@ import { ENVIRONMENT_NAMES } from "../profiles/environments.js";
 import type { SettingsFlags } from "../profiles/resolve.js";
 
 const MAX_TIMEOUT_SECONDS = 3600;
-const MAX_RETRIES_LIMIT = 20;
 
 /** The request flags as commander gives them. */
 export interface RequestFlags {
@@ -30,13 +29,7 @@ export interface RequestFlags {
   verbose?: boolean;
 }
 
-export interface RequestOptions {
-  settings: SettingsFlags;
-  timeoutMs: number;
-  retry: RetryPolicy;
-  /** Log each attempt on stderr (--verbose or PETSTORE_DEBUG=1). */
-  verbose: boolean;
-}
+export type RequestOptions = ReturnType<typeof requestOptionsFrom>;
 
 /** `-p, --profile <name>`, completed with the stored profiles' names. */
 export function profileOption(description: string): Option {
@@ -49,10 +42,9 @@ export function envOption(description: string): Option {
 }
 
 export function addRequestOptions(command: Command): Command {
-  const environments = ENVIRONMENT_NAMES.join(" or ");
   return command
     .addOption(profileOption("stored profile for this run (PETSTORE_PROFILE)"))
-    .addOption(envOption(`${environments} for this run (PETSTORE_ENV)`))
+    .addOption(envOption(`${ENVIRONMENT_NAMES.join(" or ")} for this run (PETSTORE_ENV)`))
     .option("--base-url <url>", "service address for this run (PETSTORE_BASE_URL)")
     .option(
       "--allow-insecure",
@@ -92,17 +84,19 @@ function retryPolicy(flags: RequestFlags): RetryPolicy {
   }
   if (noRetry) return { ...DEFAULT_RETRY_POLICY, limit: 0 };
   if (text === undefined) return DEFAULT_RETRY_POLICY;
-  const parsed = wholeNumberFlag(text, "--max-retries", 0, MAX_RETRIES_LIMIT);
+  const parsed = wholeNumberFlag(text, "--max-retries", 0, 20);
   if (!parsed.ok) throw new UsageError(parsed.problem);
   return { ...DEFAULT_RETRY_POLICY, limit: parsed.value };
 }
 
-export function requestOptionsFrom(flags: RequestFlags, env: NodeJS.ProcessEnv): RequestOptions {
+export function requestOptionsFrom(flags: RequestFlags, env: NodeJS.ProcessEnv) {
   const { profile, env: environment, baseUrl, allowInsecure } = flags;
+  const settings: SettingsFlags = { profile, env: environment, baseUrl, allowInsecure };
   return {
-    settings: { profile, env: environment, baseUrl, allowInsecure },
+    settings,
     timeoutMs: timeoutMs(flags.timeout),
     retry: retryPolicy(flags),
+    /** Log each attempt on stderr (--verbose or PETSTORE_DEBUG=1). */
     verbose: flags.verbose === true || envFlag(env, "PETSTORE_DEBUG") === true,
   };
 }

@@ -6,7 +6,7 @@
  */
 import type { RetryEvent } from "../client/types.js";
 import { formatWait } from "../client/wait-text.js";
-import type { IO, Spinner } from "../io.js";
+import type { IO } from "../io.js";
 
 const WHY: Record<RetryEvent["reason"], string> = {
   rate_limited: "rate limited",
@@ -16,16 +16,14 @@ const WHY: Record<RetryEvent["reason"], string> = {
   timeout: "timed out",
 };
 
-/** Below this, whole seconds would misstate a wait by a large share of it: tenths are shown. */
-const TENTHS_BELOW_MS = 10_000;
-
 /**
  * `in 1.3 s` under ten seconds, `in 12 s`, `in 4 min 5 s` past a minute: the wait
  * that follows, rounded up so it is never announced shorter than it is; `now` once over.
  */
 function when(ms: number): string {
   if (ms <= 0) return "now";
-  if (ms < TENTHS_BELOW_MS) return `in ${Math.ceil(ms / 100) / 10} s`;
+  // Below ten seconds, whole seconds would misstate a wait by a large share of it.
+  if (ms < 10_000) return `in ${Math.ceil(ms / 100) / 10} s`;
   return `in ${formatWait(ms)}`;
 }
 
@@ -35,16 +33,8 @@ export function retryMessage(event: RetryEvent, remainingMs = event.waitMs): str
 }
 
 export function createRetryNotices(io: IO, now: () => number) {
-  let active: { spinner: Spinner; timer: ReturnType<typeof setInterval>; text: string } | undefined;
-
   /** Ends the countdown of the last wait (the command finished, or failed). */
-  function stop(): void {
-    if (!active) return;
-    clearInterval(active.timer);
-    active.spinner.stop(active.text);
-    active = undefined;
-  }
-
+  let stop = () => {};
   return {
     onRetry(event: RetryEvent) {
       stop();
@@ -59,8 +49,12 @@ export function createRetryNotices(io: IO, now: () => number) {
         spinner.update(retryMessage(event, Math.max(0, endsAt - now())));
       }, 1000);
       timer.unref();
-      active = { spinner, timer, text };
+      stop = () => {
+        clearInterval(timer);
+        spinner.stop(text);
+        stop = () => {};
+      };
     },
-    stop,
+    stop: () => stop(),
   };
 }

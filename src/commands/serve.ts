@@ -2,11 +2,12 @@
  * `petstore serve`: its flags and help, and the run of the local fake until a
  * signal stops it. The server itself (src/server) is loaded only when it runs.
  */
+import { once } from "node:events";
 import type { Command } from "commander";
 import { FILES, hintedOption } from "../completion/hints.js";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
 import type { Factory } from "./factory.js";
-import { addHelpSections, type HelpSection } from "./help-layout.js";
+import { addExamples, addHelpSections } from "./help-layout.js";
 import {
   ADMIN_TOKEN_VARIABLE,
   DEFAULT_BAN_POLICY,
@@ -18,54 +19,6 @@ import {
 } from "../server/serve-defaults.js";
 import { clientBaseUrl, listensEverywhere } from "../server/client-url.js";
 import type { ServeFlags } from "../server/serve-options.js";
-
-const HELP_SECTIONS: readonly HelpSection[] = [
-  {
-    title: "Keys",
-    blocks: [
-      {
-        text:
-          "Plans: free (60/min, 1000/day, the default), " +
-          "pro (300/10000), business (1000/100000), enterprise (unlimited unless limits are given, " +
-          "e.g. --key ci:enterprise:600/20000). Keys come from --key and --keys-file (one per " +
-          `line, # comments), else from ${KEYS_VARIABLE} (comma-separated); with none, a free ` +
-          "key is generated and printed on stderr.",
-      },
-    ],
-  },
-  {
-    title: "Control plane",
-    blocks: [
-      {
-        text:
-          "For test suites; every field is in docs/serve.md (github.com/petstore-cli/petstore-cli). " +
-          "GET /__admin/health; POST /__admin/reset (back to the pets at start, durably); " +
-          'GET and DELETE /__admin/requests; GET and POST /__admin/clock {"advanceSeconds":N}; ' +
-          "GET and PUT /__admin/faults; GET and POST /__admin/keys; DELETE /__admin/keys/<key>; " +
-          "GET, POST and DELETE /__admin/next (scripted answers); GET /__admin/verdict; " +
-          "GET /__admin/openapi.json. Open without a credential on a loopback --host; on any " +
-          `other, off unless --admin-token (or ${ADMIN_TOKEN_VARIABLE}) is given, then ` +
-          "Authorization: Bearer <token>.",
-      },
-    ],
-  },
-  {
-    title: "Examples",
-    blocks: [
-      {
-        commands: [
-          "petstore serve --seed 100 --key dev:pro",
-          "petstore serve --port 0 --print-env --quiet > serve.env &",
-          "petstore serve --file /tmp/pets.json --latency 50-300 --fail-rate 0.1 --fail-mode reset-after",
-        ],
-      },
-    ],
-  },
-];
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
 
 export function serveCommand(program: Command, factory: Factory): void {
   const command = program
@@ -82,7 +35,7 @@ export function serveCommand(program: Command, factory: Factory): void {
     .option(
       "--key <spec>",
       "accept this API key, key[:plan[:perMinute/perDay]] (repeatable)",
-      collect,
+      (value: string, previous?: string[]) => [...(previous ?? []), value],
     )
     .addOption(hintedOption("--keys-file <path>", "accept the keys listed in this file", FILES))
     .option("--tls", "serve https with a certificate signed by a local CA kept next to --file")
@@ -132,36 +85,59 @@ export function serveCommand(program: Command, factory: Factory): void {
       "do not serve: exit 0 when the fake at --host and --port answers GET /__admin/health",
     )
     .action(async (flags: ServeFlags & { healthCheck?: boolean }) => {
-      await (flags.healthCheck === true ? healthCheck : serve)(flags, factory);
+      const server = await import("../server/index.js");
+      try {
+        await (flags.healthCheck === true ? healthCheck : serve)(flags, factory, server);
+      } catch (error) {
+        throw asCommandError(error, server);
+      }
     });
-  addHelpSections(command, HELP_SECTIONS);
+  addHelpSections(command, [
+    {
+      title: "Keys",
+      text:
+        "Plans: free (60/min, 1000/day, the default), " +
+        "pro (300/10000), business (1000/100000), enterprise (unlimited unless limits are given, " +
+        "e.g. --key ci:enterprise:600/20000). Keys come from --key and --keys-file (one per " +
+        `line, # comments), else from ${KEYS_VARIABLE} (comma-separated); with none, a free ` +
+        "key is generated and printed on stderr.",
+    },
+    {
+      title: "Control plane",
+      text:
+        "For test suites; every field is in docs/serve.md (github.com/petstore-cli/petstore-cli). " +
+        "GET /__admin/health; POST /__admin/reset (back to the pets at start, durably); " +
+        'GET and DELETE /__admin/requests; GET and POST /__admin/clock {"advanceSeconds":N}; ' +
+        "GET and PUT /__admin/faults; GET and POST /__admin/keys; DELETE /__admin/keys/<key>; " +
+        "GET, POST and DELETE /__admin/next (scripted answers); GET /__admin/verdict; " +
+        "GET /__admin/openapi.json. Open without a credential on a loopback --host; on any " +
+        `other, off unless --admin-token (or ${ADMIN_TOKEN_VARIABLE}) is given, then ` +
+        "Authorization: Bearer <token>.",
+    },
+  ]);
+  addExamples(command, [
+    "petstore serve --seed 100 --key dev:pro",
+    "petstore serve --port 0 --print-env --quiet > serve.env &",
+    "petstore serve --file /tmp/pets.json --latency 50-300 --fail-rate 0.1 --fail-mode reset-after",
+  ]);
 }
 
-async function serve(flags: ServeFlags, factory: Factory): Promise<void> {
+type Server = typeof import("../server/index.js");
+
+async function serve(flags: ServeFlags, factory: Factory, server: Server): Promise<void> {
   const { stdout, stderr } = factory.io;
-  const server = await import("../server/index.js");
-  let plan;
-  let running;
-  try {
-    plan = server.planServe(flags, factory.env);
-    running = await server.startServer(plan.options);
-  } catch (error) {
-    throw asCommandError(error, server);
-  }
-  const { generatedKey } = plan;
+  const plan = server.planServe(flags, factory.env);
+  const running = await server.startServer(plan.options);
   const trustFile = running.tls?.caFile ?? plan.trustFile;
-  if (generatedKey !== undefined) {
-    stderr.write(
-      `petstore serve: no key given; generated a ${generatedKey.plan}-plan key: ${generatedKey.key}\n`,
-    );
+  const made = plan.generatedKey;
+  if (made) {
+    stderr.write(`petstore serve: no key given; generated a ${made.plan}-plan key: ${made.key}\n`);
   }
   // What a client connects to: loopback, not the wildcard 0.0.0.0 or :: it may listen on.
   const url = clientBaseUrl(running.host, running.port, new URL(running.url).protocol.slice(0, -1));
-  if (flags.printEnv === true) {
-    stdout.write(server.exportLines(url, running.keys[0]!.key, trustFile));
-  } else {
-    stdout.write(`${url}\n`);
-  }
+  stdout.write(
+    flags.printEnv ? server.exportLines(url, running.keys[0]!.key, trustFile) : `${url}\n`,
+  );
   if (flags.quiet !== true) {
     const everywhere = listensEverywhere(running.host)
       ? ` (listening on every address, ${running.host})`
@@ -185,14 +161,8 @@ async function serve(flags: ServeFlags, factory: Factory): Promise<void> {
  * so the binary is its own probe). The flags and the environment mean what they mean
  * to the fake being checked, so the check finds it and brings its admin token.
  */
-async function healthCheck(flags: ServeFlags, factory: Factory): Promise<void> {
-  const server = await import("../server/index.js");
-  let options;
-  try {
-    ({ options } = server.planServe(flags, factory.env));
-  } catch (error) {
-    throw asCommandError(error, server);
-  }
+async function healthCheck(flags: ServeFlags, factory: Factory, server: Server): Promise<void> {
+  const { options } = server.planServe(flags, factory.env);
   const origin = new URL(clientBaseUrl(options.host!, options.port!)).origin;
   const { getAdmin } = await import("./health-check.js");
   factory.io.stdout.write(`${await getAdmin(`${origin}/__admin/health`, options.adminToken)}\n`);
@@ -206,20 +176,17 @@ async function healthCheck(flags: ServeFlags, factory: Factory): Promise<void> {
  * wine for SIGTERM) loses nothing acknowledged: the write-ahead log was flushed before
  * each 201, and the lock it leaves is taken over at the next start.
  */
-function untilSignalled(): Promise<NodeJS.Signals> {
-  const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+async function untilSignalled(): Promise<void> {
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP"];
   if (process.platform === "win32") signals.push("SIGBREAK");
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      for (const each of signals) process.off(each, stop);
-      resolve(signal);
-    };
-    for (const each of signals) process.on(each, stop);
-  });
+  // The first signal wins; the abort takes the handlers of the others away.
+  const stop = new AbortController();
+  await Promise.race(signals.map((each) => once(process, each, { signal: stop.signal })));
+  stop.abort();
 }
 
 /** Bad options and a file that cannot be served are usage errors (exit 2); disk failures are not. */
-function asCommandError(error: unknown, server: typeof import("../server/index.js")): unknown {
+function asCommandError(error: unknown, server: Server): unknown {
   if (error instanceof server.ServerConfigError || error instanceof server.UnsafeFileError) {
     return new UsageError(error.message);
   }

@@ -25,17 +25,11 @@ export function describeSource(
   source: Source,
   profile: string,
 ): string {
-  switch (source) {
-    case "flag":
-    case "environment":
-      return `from ${GIVEN_BY[field][source]}`;
-    case "profile":
-      return field === "profile" ? "the current profile" : `from profile ${profile}`;
-    case "default":
-      return "default";
-    case "none":
-      return "not set";
+  if (source === "flag" || source === "environment") return `from ${GIVEN_BY[field][source]}`;
+  if (source === "profile") {
+    return field === "profile" ? "the current profile" : `from profile ${profile}`;
   }
+  return source === "default" ? "default" : "not set";
 }
 
 /** Where the profile keeps the key, when the key is the profile's. */

@@ -6,7 +6,7 @@
  * 12 when there is a violation.
  */
 import type { Command } from "commander";
-import { EXIT, PetstoreError } from "../errors.js";
+import { EXIT, PetstoreError, UsageError } from "../errors.js";
 import { ADMIN_TOKEN_VARIABLE, DEFAULT_HOST, DEFAULT_PORT } from "../server/serve-defaults.js";
 import type { Factory } from "./factory.js";
 import { escapeJsonControls, visibleText } from "../output/text-escape.js";
@@ -79,12 +79,8 @@ const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 async function verdictRun(flags: VerdictFlags, factory: Factory): Promise<void> {
   const base =
     flags.baseUrl ?? factory.env.PETSTORE_BASE_URL ?? `http://${DEFAULT_HOST}:${DEFAULT_PORT}/v1`;
-  let url: URL;
-  try {
-    url = new URL(base);
-  } catch {
-    throw new PetstoreError(`--base-url ${JSON.stringify(base)} is not a URL`, EXIT.USAGE);
-  }
+  if (!URL.canParse(base)) throw new UsageError(`--base-url ${JSON.stringify(base)} is not a URL`);
+  const url = new URL(base);
   const admin = `${url.origin}${url.pathname.replace(/\/v1\/?$|\/$/, "")}/__admin/verdict`;
   const token = flags.adminToken ?? factory.env[ADMIN_TOKEN_VARIABLE];
   const { getAdmin } = await import("./health-check.js");

@@ -20,20 +20,22 @@ import type { SettingsFlags } from "../../profiles/resolve.js";
 import { dropOldKeyringKey, insecureStorage, placeKey } from "../../profiles/key-store.js";
 import { KEY_HINT, readKey } from "./read-key.js";
 import { loadPalette } from "../../output/palette.js";
-import { envOption, profileOption, requestOptionsFrom } from "../request-options.js";
+import {
+  envOption,
+  profileOption,
+  requestOptionsFrom,
+  type RequestFlags,
+} from "../request-options.js";
 import { describeRateLimit, formatLines, settingsLines } from "../settings-summary.js";
 
-export interface LoginFlags {
-  profile?: string;
-  env?: string;
-  baseUrl?: string;
+type LoginFlags = Pick<RequestFlags, "profile" | "env" | "baseUrl"> & {
   withToken?: boolean;
   apiKeyFile?: string;
   /** false with --no-verify: store the key without asking the service. */
   verify?: boolean;
   /** --insecure-storage: the config file, not the system keyring. */
   insecureStorage?: boolean;
-}
+};
 
 /** `--profile` of the auth commands, which act on a stored profile. */
 export function addProfileOption(command: Command): Command {
@@ -65,16 +67,6 @@ export function loginCommand(auth: Command, factory: Factory): void {
   ]);
 }
 
-/** Where the key comes from: checked before anything is written or asked. */
-function checkKeySource({ withToken, apiKeyFile }: LoginFlags, stdinIsTTY: boolean): void {
-  if (withToken && apiKeyFile !== undefined) {
-    throw new UsageError("--with-token reads the key from stdin; it conflicts with --api-key-file");
-  }
-  if (!withToken && apiKeyFile === undefined && !stdinIsTTY) {
-    throw new UsageError("no API key given and stdin is not a terminal", KEY_HINT);
-  }
-}
-
 /** A key that cannot be checked is not stored either, as gh refuses a token it cannot validate. */
 const NO_VERIFY = "`--no-verify` stores the key without checking it";
 
@@ -102,7 +94,14 @@ export async function loginRun(flags: LoginFlags, factory: Factory): Promise<voi
   // The profile, environment and address the key is for (resolveSettings checks --env and --base-url).
   const given: SettingsFlags = { profile: flags.profile, env: flags.env, baseUrl: flags.baseUrl };
   const settings = factory.settings(given, NEW_PROFILE);
-  checkKeySource(flags, factory.io.stdin.isTTY);
+  // Where the key comes from: checked before anything is written or asked.
+  const { withToken, apiKeyFile } = flags;
+  if (withToken && apiKeyFile !== undefined) {
+    throw new UsageError("--with-token reads the key from stdin; it conflicts with --api-key-file");
+  }
+  if (!withToken && apiKeyFile === undefined && !factory.io.stdin.isTTY) {
+    throw new UsageError("no API key given and stdin is not a terminal", KEY_HINT);
+  }
   const verify = flags.verify !== false;
   const toFile = insecureStorage(flags.insecureStorage === true, factory.env);
   const { profile } = settings;
@@ -123,14 +122,13 @@ export async function loginRun(flags: LoginFlags, factory: Factory): Promise<voi
   if (verify) {
     // The request flags of a run that gives none: default timeout and retries, PETSTORE_DEBUG.
     const request = { ...requestOptionsFrom({}, factory.env), settings: { ...given, apiKey } };
-    let rateLimit;
-    try {
-      const { client } = await factory.client(request, NEW_PROFILE);
-      rateLimit = (await client.listPets({ limit: 1 })).response.rateLimit;
-    } catch (error) {
-      throw notStored(error);
-    }
-    const left = describeRateLimit(rateLimit, factory.now());
+    const { response } = await factory
+      .client(request, NEW_PROFILE)
+      .then(({ client }) => client.listPets({ limit: 1 }))
+      .catch((error: unknown) => {
+        throw notStored(error);
+      });
+    const left = describeRateLimit(response.rateLimit, factory.now());
     stderr.write(`The service accepted the key. Rate limit: ${left}\n`);
   }
   // The address the key was checked against is kept with it (as gh keeps the host it logged

@@ -15,37 +15,34 @@ const MIN_KEY_LENGTH = 8;
 export const KEY_HINT =
   "pipe the key in with --with-token, or use --api-key-file; a flag value would show it in the process list";
 
-function tooLong(): UsageError {
-  return new UsageError(
-    `the API key is longer than ${MAX_KEY_INPUT_BYTES} bytes (petstore reads at most 4 KiB of it)`,
-    "check that stdin or --api-key-file holds only the key",
-  );
-}
-
-/** Collects the input, stopping (and closing it) as soon as it passes the limit. */
+/** Collects the input, stopping (and closing it) as soon as it passes the limit (checkedKey refuses it). */
 async function readCapped(chunks: AsyncIterable<Uint8Array>): Promise<string> {
   const parts: Buffer[] = [];
   let length = 0;
   for await (const chunk of chunks) {
-    length += chunk.length;
-    if (length > MAX_KEY_INPUT_BYTES) throw tooLong();
     parts.push(Buffer.from(chunk));
+    length += chunk.length;
+    if (length > MAX_KEY_INPUT_BYTES) break;
   }
   return Buffer.concat(parts).toString("utf8");
 }
 
 async function readKeyFile(path: string): Promise<string> {
-  try {
-    return await readCapped(createReadStream(path, { highWaterMark: MAX_KEY_INPUT_BYTES + 1 }));
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new UsageError(`--api-key-file ${path} cannot be read (${reason})`);
-  }
+  const file = createReadStream(path, { highWaterMark: MAX_KEY_INPUT_BYTES + 1 });
+  return readCapped(file).catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`--api-key-file ${path} cannot be read (${error.code ?? error.message})`);
+  });
 }
 
 /** The key, trimmed of the white space around it (a newline from `echo`); never part of a message. */
 function checkedKey(text: string): string {
+  // A cut UTF-8 sequence decodes to U+FFFD, which is no shorter: text past the limit stays past it.
+  if (Buffer.byteLength(text) > MAX_KEY_INPUT_BYTES) {
+    throw new UsageError(
+      `the API key is longer than ${MAX_KEY_INPUT_BYTES} bytes (petstore reads at most 4 KiB of it)`,
+      "check that stdin or --api-key-file holds only the key",
+    );
+  }
   const key = text.trim();
   if (key === "") throw new UsageError("the API key is empty", KEY_HINT);
   if (!isKeyText(key)) {
@@ -70,16 +67,12 @@ export async function readKey(
 ): Promise<string> {
   if (flags.withToken) return checkedKey(await readCapped(io.stdin.chunks()));
   if (flags.apiKeyFile !== undefined) return checkedKey(await readKeyFile(flags.apiKeyFile));
-  let text: string;
-  try {
-    text = await io.stdin.readHiddenLine("API key (input hidden): ");
-  } catch (error) {
+  const prompt = io.stdin.readHiddenLine("API key (input hidden): ");
+  const text = await prompt.catch((error: NodeJS.ErrnoException) => {
     // Ctrl-C: stopped by the user, as a shell reports it (130); Ctrl-D: no key.
-    if ((error as NodeJS.ErrnoException).code === "ABORT_ERR") {
-      throw new PetstoreError("interrupted; no key was stored", EXIT.INTERRUPTED);
-    }
-    throw new UsageError("no API key entered");
-  }
-  if (Buffer.byteLength(text) > MAX_KEY_INPUT_BYTES) throw tooLong();
+    throw error.code === "ABORT_ERR"
+      ? new PetstoreError("interrupted; no key was stored", EXIT.INTERRUPTED)
+      : new UsageError("no API key entered");
+  });
   return checkedKey(text);
 }

@@ -26,9 +26,7 @@ import {
   settingsLines,
 } from "../settings-summary.js";
 
-export interface StatusFlags extends RequestFlags {
-  json?: boolean;
-}
+type StatusFlags = RequestFlags & { json?: boolean };
 
 export function statusCommand(auth: Command, factory: Factory): void {
   const command = auth
@@ -62,25 +60,16 @@ function keyVerdict(state: KeyState, error: Failure | undefined, palette: Palett
 
 function rateLimitJson(rateLimit: RateLimitInfo | undefined, nowMs: number) {
   if (rateLimit === undefined) return null;
-  return {
-    limit: rateLimit.limit,
-    remaining: rateLimit.remaining,
-    resetAt: isoTime(rateLimit.resetAt),
-    window: windowOf(rateLimit.resetAt, nowMs) ?? null,
-  };
+  const { limit, remaining, resetAt } = rateLimit;
+  return { limit, remaining, resetAt: isoTime(resetAt), window: windowOf(resetAt, nowMs) ?? null };
 }
 
 /** The route as JSON: null when no proxy variable is set; never a credential. */
 function proxyJson(route: ProxyRoute | undefined): Record<string, unknown> | null {
   if (route === undefined) return null;
   if (route.kind === "proxy") {
-    const { proxy } = route;
-    return {
-      url: proxy.url,
-      from: proxy.variable,
-      credentials: proxy.authorization !== undefined,
-      tunnel: proxy.tunnel,
-    };
+    const { url, variable, authorization, tunnel } = route.proxy;
+    return { url, from: variable, credentials: authorization !== undefined, tunnel };
   }
   if (route.reason === undefined) {
     return route.ignored === undefined ? null : { url: null, ignored: route.ignored };
@@ -94,15 +83,12 @@ function proxyJson(route: ProxyRoute | undefined): Record<string, unknown> | nul
 export async function statusRun(flags: StatusFlags, factory: Factory): Promise<void> {
   const { client, settings, route } = await factory.client(requestOptionsFrom(flags, factory.env));
   const { io } = factory;
-  let failure: Failure | undefined;
-  let rateLimit: RateLimitInfo | undefined;
-  try {
-    rateLimit = (await client.listPets({ limit: 1 })).response.rateLimit;
-  } catch (error) {
-    failure = error as Failure;
-    rateLimit = failure.response?.rateLimit;
-  }
-  rateLimit ??= client.lastRateLimit;
+  const failure = await client.listPets({ limit: 1 }).then(
+    () => undefined,
+    (error: unknown) => error as Failure,
+  );
+  // The client keeps the rate limit of the last answer that had one: this one's, refusals included.
+  const rateLimit = client.lastRateLimit;
   const state = keyState(settings.apiKey !== undefined, failure);
   const inFile = settings.sources.apiKey === "profile" && settings.keyring === undefined;
   const noKeyring = inFile ? await keyringProblem(factory.env) : undefined;
@@ -127,13 +113,12 @@ export async function statusRun(flags: StatusFlags, factory: Factory): Promise<v
       lines.push(["Key", keyVerdict(state, failure, palette)]);
       lines.push(["Rate limit", describeRateLimit(rateLimit, factory.now())]);
     }
-    if (noKeyring === null) {
-      lines.push([
-        "Keyring",
-        `${keyringName()} answers: \`petstore auth login\` moves the key there`,
-      ]);
-    } else if (noKeyring !== undefined) {
-      lines.push(["Keyring", palette.yellow(`none, so the key is in the file: ${noKeyring}`)]);
+    if (noKeyring !== undefined) {
+      const keyring =
+        noKeyring === null
+          ? `${keyringName()} answers: \`petstore auth login\` moves the key there`
+          : palette.yellow(`none, so the key is in the file: ${noKeyring}`);
+      lines.push(["Keyring", keyring]);
     }
     io.stdout.write(formatLines(lines));
   }
