@@ -9,7 +9,6 @@
 import { randomBytes } from "node:crypto";
 import * as z from "zod/mini";
 import { check, integer, strict, type Checked } from "./check.js";
-import { ServerConfigError } from "./config-error.js";
 
 export interface WindowLimits {
   perMinute: number;
@@ -109,31 +108,6 @@ function specFields(spec: string): Checked<unknown> {
   };
 }
 
-/** One spec; `where` names its origin in messages (e.g. `--key`, `keys.txt line 3`). */
-export function parseKeySpec(spec: string, where = "--key"): ApiKeySpec {
-  const fields = specFields(spec);
-  const checked = fields.ok ? check(KeyFields, fields.value) : fields;
-  if (!checked.ok) throw new ServerConfigError(`${where}: ${checked.problems.join("; ")}`);
-  return checked.value;
-}
-
-/** A keys file: one spec per line; blank lines and `#` comments are skipped. */
-export function parseKeysFile(text: string, fileName: string): ApiKeySpec[] {
-  return text.split(/\r?\n/).flatMap((line, index) => {
-    const content = line.replace(/#.*$/, "").trim();
-    return content === "" ? [] : [parseKeySpec(content, `${fileName} line ${index + 1}`)];
-  });
-}
-
-/** `PETSTORE_SERVE_KEYS`: specs separated by commas. */
-export function parseKeysList(text: string, where: string): ApiKeySpec[] {
-  return text
-    .split(",")
-    .map((spec) => spec.trim())
-    .filter((spec) => spec !== "")
-    .map((spec) => parseKeySpec(spec, where));
-}
-
 /** The library's object form: limits that are the plan's own are no custom limits. */
 const KeyObject = z.pipe(
   strict(
@@ -169,7 +143,10 @@ export const KeyInput = z.pipe(
   }),
 );
 
-/** The keys of the library (none: one generated free key); a key given twice must be the same. */
+/**
+ * The keys of the library and of `serve` (none: one generated free key); a key
+ * given twice must be the same.
+ */
 export const KeyList = z.pipe(
   z.array(KeyInput, { error: `must be an array of key specs (${SPEC}) or {key, plan?, limits?}` }),
   z.transform((specs, context) => {
@@ -185,15 +162,8 @@ export const KeyList = z.pipe(
         context.issues.push({ code: "custom", message, input: specs });
       }
     }
-    return byKey.size > 0 ? [...byKey.values()] : [generateKey()];
+    if (byKey.size > 0) return [...byKey.values()];
+    // A fresh free-plan key, 192 random bits.
+    return [KeyInput.parse("psk_" + randomBytes(24).toString("base64url"))];
   }),
 );
-
-/** A fresh free-plan key, 192 random bits. */
-export function generateKey(): ApiKeySpec {
-  return {
-    key: "psk_" + randomBytes(24).toString("base64url"),
-    plan: "free",
-    limits: PLAN_LIMITS.free,
-  };
-}
