@@ -9,7 +9,7 @@
  * from 0 to 1; got 2`), never a server that starts with `NaN` in a header.
  */
 import * as z from "zod/mini";
-import { PET_STATUSES, type Pet } from "../schema/pet.js";
+import type { Pet, PetStatus } from "../schema/pet.js";
 import { formatProblems, validateStoredPet } from "../schema/validate.js";
 import type { LogSink } from "./access-log.js";
 import type { Clock } from "./admin/clock.js";
@@ -39,34 +39,35 @@ const ADMIN_TOKEN_RULE =
 const SUNSET_RULE = "must be a date (2030-12-05 or 2030-12-05T00:00:00Z), Unix milliseconds or now";
 
 const text = (rule: string) => z.string({ error: rule }).check(z.minLength(1, { error: rule }));
-const Integer = z.union([z.bigint(), z.int()], {
-  error: "must be an integer (a number or a bigint)",
-});
 const milliseconds = (min: number, fallback: number) =>
   z._default(integer(min, 3_600_000, "must be an integer of milliseconds up to 3600000"), fallback);
 
-/** The pets of an in-memory store, each checked as the API checks a new pet, with its id. */
+/** The library's integers may be numbers; a data file's are read as bigints. */
+const big = (value: unknown) => (Number.isInteger(value) ? BigInt(value as number) : value);
+
+/** The pets of an in-memory store, each checked as a data file's pets are, with its id. */
 const Pets = z.pipe(
   z.array(
-    strict(
-      {
-        id: Integer,
-        name: z.string({ error: "must be a string" }),
-        categoryId: Integer,
-        status: z.optional(
-          z.enum(PET_STATUSES, { error: `must be one of ${PET_STATUSES.join(", ")}` }),
-        ),
-      },
-      "must be a pet {id, name, categoryId, status?}",
-    ),
+    z.custom<{
+      id: number | bigint;
+      name: string;
+      categoryId: number | bigint;
+      status?: PetStatus;
+    }>((pet) => typeof pet === "object" && pet !== null, {
+      error: "must be a pet {id, name, categoryId, status?}",
+    }),
     { error: "must be an array of pets {id, name, categoryId, status?}" },
   ),
   z.transform((pets, context): Pet[] =>
     pets.flatMap((input, index) => {
-      const id = BigInt(input.id);
-      const checked = validateStoredPet({ ...input, id, categoryId: BigInt(input.categoryId) });
-      if (checked.ok) return [{ ...checked.value, id }];
-      const message = formatProblems(checked.problems);
+      const checked = validateStoredPet({
+        ...input,
+        id: big(input.id),
+        categoryId: big(input.categoryId),
+      });
+      const id = checked.ok ? checked.value.id : undefined;
+      if (checked.ok && id !== undefined) return [{ ...checked.value, id }];
+      const message = checked.ok ? "id is required" : formatProblems(checked.problems);
       context.issues.push({ code: "custom", message, input, path: [index] });
       return [];
     }),
