@@ -23,15 +23,13 @@
 import { hash } from "node:crypto";
 import { PLAN_LIMITS, type ApiKeySpec, type WindowLimits } from "./keys.js";
 import { errorReply, type Reply } from "./reply.js";
+import type { DEFAULT_BAN_POLICY } from "./serve-defaults.js";
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
-export interface BanPolicy {
-  /** Rejections tolerated within one limited period before a ban. */
-  banAfter: number;
-  banMs: number;
-}
+/** Rejections tolerated within one limited period before a ban, and the ban. */
+export type BanPolicy = typeof DEFAULT_BAN_POLICY;
 
 /** Counters of one key, or of one client address for requests without a valid key. */
 export class RateBucket {
@@ -45,19 +43,14 @@ export class RateBucket {
 }
 
 type Verdict = "allowed" | "rate_limited" | "banned";
+export type RateDecision = ReturnType<typeof takeRequest>;
 
-export interface RateDecision {
-  verdict: Verdict;
-  limit: number;
-  remaining: number;
-  /** Unix seconds: end of the binding window, or of the ban. */
-  resetSeconds: number;
-  /** Whole seconds to wait; 0 when allowed. Never ends before `resetSeconds`. */
-  retryAfterSeconds: number;
-}
-
-/** A refused request: nothing left until `untilMs`, a whole second. */
-function refused(verdict: Verdict, limit: number, untilMs: number, nowMs: number): RateDecision {
+/**
+ * A refused request: nothing left until `untilMs`, a whole second; `resetSeconds`
+ * is it in Unix seconds and `retryAfterSeconds` the whole seconds to wait (0 when
+ * allowed), never ending before it.
+ */
+function refused(verdict: Verdict, limit: number, untilMs: number, nowMs: number) {
   return {
     verdict,
     limit,
@@ -67,7 +60,7 @@ function refused(verdict: Verdict, limit: number, untilMs: number, nowMs: number
   };
 }
 
-function banned(bucket: RateBucket, limits: WindowLimits, nowMs: number): RateDecision {
+function banned(bucket: RateBucket, limits: WindowLimits, nowMs: number) {
   const limit = bucket.dayCount >= limits.perDay ? limits.perDay : limits.perMinute;
   return refused("banned", limit, bucket.bannedUntilMs, nowMs);
 }
@@ -83,7 +76,7 @@ export function takeRequest(
   nowMs: number,
   policy: BanPolicy,
   count = true,
-): RateDecision {
+) {
   const minute = Math.floor(nowMs / MINUTE_MS);
   if (minute !== bucket.minuteWindow) {
     bucket.minuteWindow = minute;
@@ -115,7 +108,7 @@ export function takeRequest(
   const dayLeft = limits.perDay - bucket.dayCount;
   const byDay = dayLeft <= 0 || (minuteLeft > 0 && dayLeft < minuteLeft);
   return {
-    verdict: "allowed",
+    verdict: "allowed" as Verdict,
     limit: byDay ? limits.perDay : limits.perMinute,
     remaining: Math.max(0, byDay ? dayLeft : minuteLeft),
     resetSeconds: (byDay ? dayEndMs : minuteEndMs) / 1000,
@@ -136,22 +129,6 @@ function reject(bucket: RateBucket, resetMs: number, nowMs: number, policy: BanP
   // Whole seconds, so Retry-After and X-RateLimit-Reset name the same moment.
   bucket.bannedUntilMs = Math.ceil((nowMs + policy.banMs) / 1000) * 1000;
   return true;
-}
-
-/**
- * A scripted 429 (POST /__admin/next): it counts toward a ban as a real one does,
- * its Retry-After being the limited period it starts.
- */
-function scriptedRejection(
-  bucket: RateBucket,
-  limit: number,
-  nowMs: number,
-  retryAfterSeconds: number,
-  policy: BanPolicy,
-): RateDecision {
-  const resetMs = nowMs + retryAfterSeconds * 1000;
-  reject(bucket, resetMs, nowMs, policy);
-  return refused("rate_limited", limit, resetMs, nowMs);
 }
 
 /** What an unlimited key is told: a limit that never runs out, reset at the end of the minute. */
@@ -286,10 +263,15 @@ export class Keyring {
     return outcome(this.decide(identity, address, nowMs, count));
   }
 
-  /** The headers and 429 of a scripted 429 (POST /__admin/next), counted toward a ban. */
+  /**
+   * The headers and 429 of a scripted 429 (POST /__admin/next): it counts toward a
+   * ban as a real one does, its Retry-After being the limited period it starts.
+   */
   scripted429(account: Account, nowMs: number, retryAfterSeconds: number): LimitOutcome {
     const limit = account.limits?.perMinute ?? unlimited(nowMs).limit;
-    return outcome(scriptedRejection(account.bucket, limit, nowMs, retryAfterSeconds, this.ban));
+    const resetMs = nowMs + retryAfterSeconds * 1000;
+    reject(account.bucket, resetMs, nowMs, this.ban);
+    return outcome(refused("rate_limited", limit, resetMs, nowMs));
   }
 
   private addressBucket(address: string, nowMs: number): RateBucket {
