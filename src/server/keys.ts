@@ -89,22 +89,18 @@ export const KeyFields = z.pipe(
 /** A spec's fields, or what is wrong with its form. */
 function specFields(spec: string): Checked<unknown> {
   const [key, plan, limits, ...rest] = spec.trim().split(":");
-  if (rest.length > 0) return { ok: false, problems: [`expected ${SPEC}`] };
-  const counts = limits === undefined ? null : /^([0-9]{1,10})\/([0-9]{1,10})$/.exec(limits);
-  if (limits !== undefined && counts === null) {
-    return {
-      ok: false,
-      problems: [`limits must be perMinute/perDay, e.g. 600/20000; got ${JSON.stringify(limits)}`],
-    };
-  }
+  const [, perMinute, perDay] = /^([0-9]{1,10})\/([0-9]{1,10})$/.exec(limits ?? "") ?? [];
+  const problem =
+    rest.length > 0
+      ? `expected ${SPEC}`
+      : limits !== undefined && perDay === undefined
+        ? `limits must be perMinute/perDay, e.g. 600/20000; got ${JSON.stringify(limits)}`
+        : undefined;
+  if (problem !== undefined) return { ok: false, problems: [problem] };
+  const fields = { key, plan: plan ? plan.toLowerCase() : undefined };
   return {
     ok: true,
-    value: {
-      key,
-      plan: plan === undefined || plan === "" ? undefined : plan.toLowerCase(),
-      perMinute: counts === null ? undefined : Number(counts[1]),
-      perDay: counts === null ? undefined : Number(counts[2]),
-    },
+    value: perDay ? { ...fields, perMinute: Number(perMinute), perDay: Number(perDay) } : fields,
   };
 }
 
@@ -119,12 +115,7 @@ const KeyObject = z.pipe(
     `must be a ${SPEC} or {key, plan?, limits?}`,
   ),
   z.transform(({ key, plan = "free", limits }) => {
-    const standard = PLAN_LIMITS[plan];
-    const own =
-      limits == null ||
-      (standard !== null &&
-        limits.perMinute === standard.perMinute &&
-        limits.perDay === standard.perDay);
+    const own = limits == null || describeLimits(limits) === describeLimits(PLAN_LIMITS[plan]);
     return { key, plan, ...(own ? {} : limits) };
   }),
 );
