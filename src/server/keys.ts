@@ -34,7 +34,12 @@ export interface ApiKeySpec {
   limits: WindowLimits | null;
 }
 
-const KEY_RULE = "must be 1 to 512 of the characters A-Z a-z 0-9 - . _ ~ + / (then optional =)";
+/** `min` to 512 RFC 6750 b64token characters (then optional `=`): a key, or an admin token. */
+export function b64token(min: number) {
+  const rule = `must be ${min} to 512 of the characters A-Z a-z 0-9 - . _ ~ + / (then optional =)`;
+  const pattern = new RegExp(`^[A-Za-z0-9\\-._~+/]{${min},512}=*$`);
+  return z.string({ error: rule }).check(z.regex(pattern, { error: rule }));
+}
 const MAX_PER_MINUTE = 999_999_999;
 const MAX_PER_DAY = 9_999_999_999;
 const SPEC = "key[:plan[:perMinute/perDay]]";
@@ -47,13 +52,7 @@ function describeLimits(limits: WindowLimits | null): string {
 export const KeyFields = z.pipe(
   strict(
     {
-      key: z
-        .string({ error: KEY_RULE })
-        .check(
-          z.minLength(1, { error: KEY_RULE }),
-          z.maxLength(512, { error: KEY_RULE }),
-          z.regex(/^[A-Za-z0-9\-._~+/]+=*$/, { error: KEY_RULE }),
-        ),
+      key: b64token(1),
       plan: z._default(PLAN, "free"),
       perMinute: z.optional(
         integer(1, MAX_PER_MINUTE).check(z.describe("enterprise only, with perDay")),
