@@ -143,14 +143,8 @@ function unlimited(nowMs: number): RateDecision {
   };
 }
 
-export interface LimitOutcome {
-  /** The X-RateLimit headers, as a flat list. */
-  headers: readonly string[];
-  /** The 429 to answer instead, when the request is over its limit. */
-  refusal?: Reply;
-}
-
-function outcome(decision: RateDecision): LimitOutcome {
+/** The X-RateLimit headers, as a flat list, and the 429 to answer instead when over the limit. */
+function outcome(decision: RateDecision) {
   const headers = [
     "X-RateLimit-Limit",
     String(decision.limit),
@@ -159,7 +153,7 @@ function outcome(decision: RateDecision): LimitOutcome {
     "X-RateLimit-Reset",
     String(decision.resetSeconds),
   ];
-  if (decision.verdict === "allowed") return { headers };
+  if (decision.verdict === "allowed") return { headers, refusal: undefined };
   const retryAfter = ["Retry-After", String(decision.retryAfterSeconds)];
   const refusal =
     decision.verdict === "banned"
@@ -254,12 +248,7 @@ export class Keyring {
   }
 
   /** The X-RateLimit headers of a request, and its 429 when it is over the limit. */
-  limit(
-    identity: Identity,
-    address: string | undefined,
-    nowMs: number,
-    count: boolean,
-  ): LimitOutcome {
+  limit(identity: Identity, address: string | undefined, nowMs: number, count: boolean) {
     return outcome(this.decide(identity, address, nowMs, count));
   }
 
@@ -267,7 +256,7 @@ export class Keyring {
    * The headers and 429 of a scripted 429 (POST /__admin/next): it counts toward a
    * ban as a real one does, its Retry-After being the limited period it starts.
    */
-  scripted429(account: Account, nowMs: number, retryAfterSeconds: number): LimitOutcome {
+  scripted429(account: Account, nowMs: number, retryAfterSeconds: number) {
     const limit = account.limits?.perMinute ?? unlimited(nowMs).limit;
     const resetMs = nowMs + retryAfterSeconds * 1000;
     reject(account.bucket, resetMs, nowMs, this.ban);
