@@ -87,12 +87,7 @@ export const FaultSettings = strict(
 export type FaultSettings = z.infer<typeof FaultSettings>;
 
 /** The settings as `GET /__admin/faults` answers them: every one, defaults filled in. */
-export const FaultsAnswer = z.object({
-  latencyMs: LatencyRange,
-  failRate: z.number(),
-  failMode: z.enum(FAIL_MODES),
-  seed: z.nullable(z.int()),
-});
+export const FaultsAnswer = z.required(z.object({ ...SHAPE, latencyMs: LatencyRange }));
 
 export function faultsAnswer(settings: FaultSettings): z.infer<typeof FaultsAnswer> {
   return {
