@@ -28,8 +28,6 @@ import {
 import type { PetStore } from "./store/types.js";
 import { TlsOption } from "./tls/server-tls.js";
 
-/** Demo pets a new store may start with (`--seed`). */
-const MAX_SEED_PETS = 1_000_000;
 export const MAX_BAN_SECONDS = 86_400;
 
 const SUNSET_RULE = "must be a date (2030-12-05 or 2030-12-05T00:00:00Z), Unix milliseconds or now";
@@ -96,7 +94,7 @@ export const START_OPTIONS = strict(
       ),
     ),
     /** Number of demo pets to start with when the file is new (or in memory). */
-    seed: z.optional(integer(0, MAX_SEED_PETS)),
+    seed: z.optional(integer(0, 1_000_000)),
     /**
      * The pets of an in-memory store (ids given; numbers or bigints), what `reset()`
      * goes back to. Not with `file`, `store` or `seed`.
