@@ -222,14 +222,10 @@ export class Keyring {
 
   /** From the Authorization header; the scheme name is case-insensitive (RFC 7235). */
   identify(authorization: string | undefined): Identity {
-    if (authorization === undefined) return NO_KEY;
-    const space = authorization.indexOf(" ");
-    if (space !== 6 || authorization.slice(0, 6).toLowerCase() !== "bearer") {
-      return authorization.toLowerCase() === "bearer" ? UNKNOWN_KEY : NO_KEY;
-    }
-    const token = authorization.slice(7).trim();
-    if (token === "") return UNKNOWN_KEY;
-    return this.accounts.get(digest(token)) ?? UNKNOWN_KEY;
+    const bearer = /^bearer(?: (.*))?$/is.exec(authorization ?? "");
+    if (bearer === null) return NO_KEY;
+    const token = bearer[1]?.trim();
+    return (token && this.accounts.get(digest(token))) || UNKNOWN_KEY;
   }
 
   /** Where a request stands: counted against its key or address when `count`. */
