@@ -33,8 +33,12 @@ export const MAX_BAN_SECONDS = 86_400;
 const SUNSET_RULE = "must be a date (2030-12-05 or 2030-12-05T00:00:00Z), Unix milliseconds or now";
 
 const text = (rule: string) => z.string({ error: rule }).check(z.minLength(1, { error: rule }));
-const milliseconds = (min: number, fallback: number) =>
-  z._default(integer(min, 3_600_000, "must be an integer of milliseconds up to 3600000"), fallback);
+/** An integer of milliseconds from `min` to `max` (an hour); `fallback` when left out. */
+const milliseconds = (min: number, fallback: number, max = 3_600_000) =>
+  z._default(
+    integer(min, max, `must be an integer of milliseconds from ${min} to ${max}`),
+    fallback,
+  );
 
 /** The library's integers may be numbers; a data file's are read as bigints. */
 const big = (value: unknown) => (Number.isInteger(value) ? BigInt(value as number) : value);
@@ -121,14 +125,7 @@ export const START_OPTIONS = strict(
         {
           /** 429s a client may earn in one limited period before a ban. */
           banAfter: z._default(integer(0, 1_000_000), DEFAULT_BAN_POLICY.banAfter),
-          banMs: z._default(
-            integer(
-              0,
-              MAX_BAN_SECONDS * 1000,
-              `must be an integer of milliseconds from 0 to ${MAX_BAN_SECONDS * 1000}`,
-            ),
-            DEFAULT_BAN_POLICY.banMs,
-          ),
+          banMs: milliseconds(0, DEFAULT_BAN_POLICY.banMs, MAX_BAN_SECONDS * 1000),
         },
         "must be {banAfter?, banMs?}",
       ),
