@@ -46,23 +46,23 @@ type Verdict = "allowed" | "rate_limited" | "banned";
 export type RateDecision = ReturnType<typeof takeRequest>;
 
 /**
- * A refused request: nothing left until `untilMs`, a whole second; `resetSeconds`
- * is it in Unix seconds and `retryAfterSeconds` the whole seconds to wait (0 when
- * allowed), never ending before it.
+ * Where a request stands: `remaining` until `resetMs` (a whole second), and the
+ * whole seconds to wait when it is refused (0 when allowed), never ending before it.
  */
-function refused(verdict: Verdict, limit: number, untilMs: number, nowMs: number) {
-  return {
-    verdict,
-    limit,
-    remaining: 0,
-    resetSeconds: Math.ceil(untilMs / 1000),
-    retryAfterSeconds: Math.ceil((untilMs - nowMs) / 1000),
-  };
+function decision(
+  verdict: Verdict,
+  limit: number,
+  remaining: number,
+  resetMs: number,
+  nowMs: number,
+) {
+  const retryAfterSeconds = verdict === "allowed" ? 0 : Math.ceil((resetMs - nowMs) / 1000);
+  return { verdict, limit, remaining, resetSeconds: Math.ceil(resetMs / 1000), retryAfterSeconds };
 }
 
 function banned(bucket: RateBucket, limits: WindowLimits, nowMs: number) {
   const limit = bucket.dayCount >= limits.perDay ? limits.perDay : limits.perMinute;
-  return refused("banned", limit, bucket.bannedUntilMs, nowMs);
+  return decision("banned", limit, 0, bucket.bannedUntilMs, nowMs);
 }
 
 /**
@@ -97,9 +97,9 @@ export function takeRequest(
     }
     const byDay = bucket.dayCount >= limits.perDay;
     if (byDay || bucket.minuteCount >= limits.perMinute) {
-      const resetMs = byDay ? dayEndMs : minuteEndMs;
+      const [limit, resetMs] = byDay ? [limits.perDay, dayEndMs] : [limits.perMinute, minuteEndMs];
       if (reject(bucket, resetMs, nowMs, policy)) return banned(bucket, limits, nowMs);
-      return refused("rate_limited", byDay ? limits.perDay : limits.perMinute, resetMs, nowMs);
+      return decision("rate_limited", limit, 0, resetMs, nowMs);
     }
     bucket.minuteCount++;
     bucket.dayCount++;
@@ -107,13 +107,10 @@ export function takeRequest(
   const minuteLeft = limits.perMinute - bucket.minuteCount;
   const dayLeft = limits.perDay - bucket.dayCount;
   const byDay = dayLeft <= 0 || (minuteLeft > 0 && dayLeft < minuteLeft);
-  return {
-    verdict: "allowed" as Verdict,
-    limit: byDay ? limits.perDay : limits.perMinute,
-    remaining: Math.max(0, byDay ? dayLeft : minuteLeft),
-    resetSeconds: (byDay ? dayEndMs : minuteEndMs) / 1000,
-    retryAfterSeconds: 0,
-  };
+  const [limit, left, endMs] = byDay
+    ? [limits.perDay, dayLeft, dayEndMs]
+    : [limits.perMinute, minuteLeft, minuteEndMs];
+  return decision("allowed", limit, Math.max(0, left), endMs, nowMs);
 }
 
 /**
@@ -131,17 +128,8 @@ function reject(bucket: RateBucket, resetMs: number, nowMs: number, policy: BanP
   return true;
 }
 
-/** What an unlimited key is told: a limit that never runs out, reset at the end of the minute. */
-function unlimited(nowMs: number): RateDecision {
-  const resetSeconds = (Math.floor(nowMs / MINUTE_MS) + 1) * 60;
-  return {
-    verdict: "allowed",
-    limit: 2147483647,
-    remaining: 2147483647,
-    resetSeconds,
-    retryAfterSeconds: 0,
-  };
-}
+/** What an unlimited key is told: a limit that never runs out. */
+const UNLIMITED = 2147483647;
 
 /** The X-RateLimit headers, as a flat list, and the 429 to answer instead when over the limit. */
 function outcome(decision: RateDecision) {
@@ -239,7 +227,11 @@ export class Keyring {
       const bucket = this.addressBucket(address ?? "", nowMs);
       return takeRequest(bucket, PLAN_LIMITS.free, nowMs, this.ban, count);
     }
-    if (identity.limits === null) return unlimited(nowMs);
+    if (identity.limits === null) {
+      // Reset at the end of the minute.
+      const resetMs = (Math.floor(nowMs / MINUTE_MS) + 1) * MINUTE_MS;
+      return decision("allowed", UNLIMITED, UNLIMITED, resetMs, nowMs);
+    }
     return takeRequest(identity.bucket, identity.limits, nowMs, this.ban, count);
   }
 
@@ -253,10 +245,10 @@ export class Keyring {
    * ban as a real one does, its Retry-After being the limited period it starts.
    */
   scripted429(account: Account, nowMs: number, retryAfterSeconds: number) {
-    const limit = account.limits?.perMinute ?? unlimited(nowMs).limit;
+    const limit = account.limits?.perMinute ?? UNLIMITED;
     const resetMs = nowMs + retryAfterSeconds * 1000;
     reject(account.bucket, resetMs, nowMs, this.ban);
-    return outcome(refused("rate_limited", limit, resetMs, nowMs));
+    return outcome(decision("rate_limited", limit, 0, resetMs, nowMs));
   }
 
   private addressBucket(address: string, nowMs: number): RateBucket {
