@@ -132,29 +132,21 @@ function reject(bucket: RateBucket, resetMs: number, nowMs: number, policy: BanP
 const UNLIMITED = 2147483647;
 
 /** The X-RateLimit headers, as a flat list, and the 429 to answer instead when over the limit. */
-function outcome(decision: RateDecision) {
+function outcome({ verdict, limit, remaining, resetSeconds, retryAfterSeconds }: RateDecision) {
   const headers = [
     "X-RateLimit-Limit",
-    String(decision.limit),
+    String(limit),
     "X-RateLimit-Remaining",
-    String(decision.remaining),
+    String(remaining),
     "X-RateLimit-Reset",
-    String(decision.resetSeconds),
+    String(resetSeconds),
   ];
-  if (decision.verdict === "allowed") return { headers, refusal: undefined };
-  const retryAfter = ["Retry-After", String(decision.retryAfterSeconds)];
-  const refusal =
-    decision.verdict === "banned"
-      ? errorReply(
-          "banned",
-          `too many requests while rate limited: banned for ${decision.retryAfterSeconds} s; wait for Retry-After before retrying`,
-          retryAfter,
-        )
-      : errorReply(
-          "rate_limited",
-          `rate limit of ${decision.limit} requests exceeded; retry after ${decision.retryAfterSeconds} s`,
-          retryAfter,
-        );
+  if (verdict === "allowed") return { headers, refusal: undefined };
+  const message =
+    verdict === "banned"
+      ? `too many requests while rate limited: banned for ${retryAfterSeconds} s; wait for Retry-After before retrying`
+      : `rate limit of ${limit} requests exceeded; retry after ${retryAfterSeconds} s`;
+  const refusal = errorReply(verdict, message, ["Retry-After", String(retryAfterSeconds)]);
   return { headers, refusal };
 }
 
