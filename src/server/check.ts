@@ -100,10 +100,6 @@ export function check<T>(schema: z.ZodMiniType<T>, input: unknown, kind = "field
  * numbers; beyond 2^53 they lose digits, which only ever makes them fail a range.
  */
 export function plainJson(value: unknown): unknown {
-  if (typeof value === "bigint") return Number(value);
-  if (Array.isArray(value)) return value.map(plainJson);
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, plainJson(item)]));
-  }
-  return value;
+  const numbers = (_: string, item: unknown) => (typeof item === "bigint" ? Number(item) : item);
+  return JSON.parse(JSON.stringify(value, numbers));
 }
