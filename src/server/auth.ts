@@ -209,12 +209,7 @@ export class Keyring {
   }
 
   /** Where a request stands: counted against its key or address when `count`. */
-  decide(
-    identity: Identity,
-    address: string | undefined,
-    nowMs: number,
-    count: boolean,
-  ): RateDecision {
+  decide(identity: Identity, address: string | undefined, nowMs: number, count: boolean) {
     if (typeof identity !== "object") {
       const bucket = this.addressBucket(address ?? "", nowMs);
       return takeRequest(bucket, PLAN_LIMITS.free, nowMs, this.ban, count);
