@@ -31,13 +31,9 @@ export function strict<S extends z.core.$ZodLooseShape>(shape: S, rule: string) 
 
 /** A value that has `method`, as the library's hooks (clock, log, store) must. */
 export const withMethod = <T>(method: string, rule: string) =>
-  z.custom<T>(
-    (value) =>
-      typeof value === "object" &&
-      value !== null &&
-      typeof (value as Record<string, unknown>)[method] === "function",
-    { error: rule },
-  );
+  z.custom<T>((value) => typeof (value as Record<string, unknown>)?.[method] === "function", {
+    error: rule,
+  });
 
 /** Fields whose value is a secret, never repeated. */
 const SECRETS = new Set<PropertyKey | undefined>(["key", "adminToken"]);
