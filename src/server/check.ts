@@ -55,15 +55,13 @@ export function describeIssue(
   name = issue.path.join("."),
 ): string {
   if (issue.code === "unrecognized_keys") {
-    const where = name === "" ? "" : ` of ${name}`;
     const article = /^[aeiou]/.test(kind) ? "an" : "a";
+    const where = name === "" ? "" : ` of ${name}`;
+    const allowed =
+      issue.message === "" ? `it takes no ${kind}s` : `${kind}s${where}: ${issue.message}`;
+    const named = (key: string) => (name === "" ? key : `${name}.${key}`);
     return issue.keys
-      .map((key) => {
-        const named = name === "" ? key : `${name}.${key}`;
-        const allowed =
-          issue.message === "" ? ` it takes no ${kind}s` : ` ${kind}s${where}: ${issue.message}`;
-        return `${named} is not ${article} ${kind};${allowed}`;
-      })
+      .map((key) => `${named(key)} is not ${article} ${kind}; ${allowed}`)
       .join("; ");
   }
   const given = valueAt(input, issue.path);
