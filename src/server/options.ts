@@ -9,7 +9,7 @@
  * from 0 to 1; got 2`), never a server that starts with `NaN` in a header.
  */
 import * as z from "zod/mini";
-import type { Pet, PetStatus } from "../schema/pet.js";
+import type { Pet } from "../schema/pet.js";
 import { formatProblems, validateStoredPet } from "../schema/validate.js";
 import type { LogSink } from "./access-log.js";
 import type { Clock } from "./admin/clock.js";
@@ -46,14 +46,10 @@ const big = (value: unknown) => (Number.isInteger(value) ? BigInt(value as numbe
 /** The pets of an in-memory store, each checked as a data file's pets are, with its id. */
 const Pets = z.pipe(
   z.array(
-    z.custom<{
-      id: number | bigint;
-      name: string;
-      categoryId: number | bigint;
-      status?: PetStatus;
-    }>((pet) => typeof pet === "object" && pet !== null, {
-      error: "must be a pet {id, name, categoryId, status?}",
-    }),
+    z.custom<Omit<Pet, "id" | "categoryId"> & Record<"id" | "categoryId", number | bigint>>(
+      (pet) => typeof pet === "object" && pet !== null,
+      { error: "must be a pet {id, name, categoryId, status?}" },
+    ),
     { error: "must be an array of pets {id, name, categoryId, status?}" },
   ),
   z.transform((pets, context): Pet[] =>
