@@ -24,7 +24,7 @@ export const PLAN_LIMITS = {
 } as const satisfies Record<string, WindowLimits | null>;
 
 export type PlanName = keyof typeof PLAN_LIMITS;
-export const PLAN_NAMES = Object.keys(PLAN_LIMITS) as [PlanName, ...PlanName[]];
+const PLAN_NAMES = Object.keys(PLAN_LIMITS) as [PlanName, ...PlanName[]];
 export const PLAN = z.enum(PLAN_NAMES, { error: `must be one of ${PLAN_NAMES.join(", ")}` });
 
 export interface ApiKeySpec {
@@ -40,6 +40,7 @@ export function b64token(min: number) {
   const pattern = new RegExp(`^[A-Za-z0-9\\-._~+/]{${min},512}=*$`);
   return z.string({ error: rule }).check(z.regex(pattern, { error: rule }));
 }
+
 const SPEC = "key[:plan[:perMinute/perDay]]";
 
 function describeLimits(limits: WindowLimits | null): string {
