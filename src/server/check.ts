@@ -78,15 +78,12 @@ export function describeIssue(
 export function check<T>(schema: z.ZodMiniType<T>, input: unknown, kind = "field"): Checked<T> {
   const result = schema.safeParse(input);
   if (result.success) return { ok: true, value: result.data };
-  const problems: string[] = [];
-  const seen = new Set<string>();
+  const byPath = new Map<string, string>();
   for (const issue of result.error.issues) {
     const at = issue.path.join(".");
-    if (seen.has(at)) continue;
-    seen.add(at);
-    problems.push(describeIssue(issue, input, kind));
+    if (!byPath.has(at)) byPath.set(at, describeIssue(issue, input, kind));
   }
-  return { ok: false, problems };
+  return { ok: false, problems: [...byPath.values()] };
 }
 
 /**
