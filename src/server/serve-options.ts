@@ -147,11 +147,7 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv) {
 }
 
 /** The line `serve` writes about the control plane at start-up. */
-export function controlPlaneNote(
-  adminUrl: string,
-  host: string,
-  adminToken: string | undefined,
-): string {
+export function controlPlaneNote(adminUrl: string, host: string, adminToken?: string) {
   if (adminToken !== undefined) {
     return `petstore serve: control plane at ${adminUrl} (Authorization: Bearer <admin token>)\n`;
   }
