@@ -23,15 +23,13 @@
 import { hash } from "node:crypto";
 import { PLAN_LIMITS, type ApiKeySpec, type WindowLimits } from "./keys.js";
 import { errorReply, type Reply } from "./reply.js";
+import type { DEFAULT_BAN_POLICY } from "./serve-defaults.js";
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
-export interface BanPolicy {
-  /** Rejections tolerated within one limited period before a ban. */
-  banAfter: number;
-  banMs: number;
-}
+/** Rejections tolerated within one limited period before a ban, and the ban. */
+export type BanPolicy = typeof DEFAULT_BAN_POLICY;
 
 /** Counters of one key, or of one client address for requests without a valid key. */
 export class RateBucket {
@@ -45,31 +43,26 @@ export class RateBucket {
 }
 
 type Verdict = "allowed" | "rate_limited" | "banned";
+export type RateDecision = ReturnType<typeof takeRequest>;
 
-export interface RateDecision {
-  verdict: Verdict;
-  limit: number;
-  remaining: number;
-  /** Unix seconds: end of the binding window, or of the ban. */
-  resetSeconds: number;
-  /** Whole seconds to wait; 0 when allowed. Never ends before `resetSeconds`. */
-  retryAfterSeconds: number;
+/**
+ * Where a request stands: `remaining` until `resetMs` (a whole second), and the
+ * whole seconds to wait when it is refused (0 when allowed), never ending before it.
+ */
+function decision(
+  verdict: Verdict,
+  limit: number,
+  remaining: number,
+  resetMs: number,
+  nowMs: number,
+) {
+  const retryAfterSeconds = verdict === "allowed" ? 0 : Math.ceil((resetMs - nowMs) / 1000);
+  return { verdict, limit, remaining, resetSeconds: Math.ceil(resetMs / 1000), retryAfterSeconds };
 }
 
-/** A refused request: nothing left until `untilMs`, a whole second. */
-function refused(verdict: Verdict, limit: number, untilMs: number, nowMs: number): RateDecision {
-  return {
-    verdict,
-    limit,
-    remaining: 0,
-    resetSeconds: Math.ceil(untilMs / 1000),
-    retryAfterSeconds: Math.ceil((untilMs - nowMs) / 1000),
-  };
-}
-
-function banned(bucket: RateBucket, limits: WindowLimits, nowMs: number): RateDecision {
+function banned(bucket: RateBucket, limits: WindowLimits, nowMs: number) {
   const limit = bucket.dayCount >= limits.perDay ? limits.perDay : limits.perMinute;
-  return refused("banned", limit, bucket.bannedUntilMs, nowMs);
+  return decision("banned", limit, 0, bucket.bannedUntilMs, nowMs);
 }
 
 /**
@@ -83,7 +76,7 @@ export function takeRequest(
   nowMs: number,
   policy: BanPolicy,
   count = true,
-): RateDecision {
+) {
   const minute = Math.floor(nowMs / MINUTE_MS);
   if (minute !== bucket.minuteWindow) {
     bucket.minuteWindow = minute;
@@ -104,9 +97,9 @@ export function takeRequest(
     }
     const byDay = bucket.dayCount >= limits.perDay;
     if (byDay || bucket.minuteCount >= limits.perMinute) {
-      const resetMs = byDay ? dayEndMs : minuteEndMs;
+      const [limit, resetMs] = byDay ? [limits.perDay, dayEndMs] : [limits.perMinute, minuteEndMs];
       if (reject(bucket, resetMs, nowMs, policy)) return banned(bucket, limits, nowMs);
-      return refused("rate_limited", byDay ? limits.perDay : limits.perMinute, resetMs, nowMs);
+      return decision("rate_limited", limit, 0, resetMs, nowMs);
     }
     bucket.minuteCount++;
     bucket.dayCount++;
@@ -114,13 +107,10 @@ export function takeRequest(
   const minuteLeft = limits.perMinute - bucket.minuteCount;
   const dayLeft = limits.perDay - bucket.dayCount;
   const byDay = dayLeft <= 0 || (minuteLeft > 0 && dayLeft < minuteLeft);
-  return {
-    verdict: "allowed",
-    limit: byDay ? limits.perDay : limits.perMinute,
-    remaining: Math.max(0, byDay ? dayLeft : minuteLeft),
-    resetSeconds: (byDay ? dayEndMs : minuteEndMs) / 1000,
-    retryAfterSeconds: 0,
-  };
+  const [limit, left, endMs] = byDay
+    ? [limits.perDay, dayLeft, dayEndMs]
+    : [limits.perMinute, minuteLeft, minuteEndMs];
+  return decision("allowed", limit, Math.max(0, left), endMs, nowMs);
 }
 
 /**
@@ -138,64 +128,25 @@ function reject(bucket: RateBucket, resetMs: number, nowMs: number, policy: BanP
   return true;
 }
 
-/**
- * A scripted 429 (POST /__admin/next): it counts toward a ban as a real one does,
- * its Retry-After being the limited period it starts.
- */
-function scriptedRejection(
-  bucket: RateBucket,
-  limit: number,
-  nowMs: number,
-  retryAfterSeconds: number,
-  policy: BanPolicy,
-): RateDecision {
-  const resetMs = nowMs + retryAfterSeconds * 1000;
-  reject(bucket, resetMs, nowMs, policy);
-  return refused("rate_limited", limit, resetMs, nowMs);
-}
+/** What an unlimited key is told: a limit that never runs out. */
+const UNLIMITED = 2147483647;
 
-/** What an unlimited key is told: a limit that never runs out, reset at the end of the minute. */
-function unlimited(nowMs: number): RateDecision {
-  const resetSeconds = (Math.floor(nowMs / MINUTE_MS) + 1) * 60;
-  return {
-    verdict: "allowed",
-    limit: 2147483647,
-    remaining: 2147483647,
-    resetSeconds,
-    retryAfterSeconds: 0,
-  };
-}
-
-export interface LimitOutcome {
-  /** The X-RateLimit headers, as a flat list. */
-  headers: readonly string[];
-  /** The 429 to answer instead, when the request is over its limit. */
-  refusal?: Reply;
-}
-
-function outcome(decision: RateDecision): LimitOutcome {
+/** The X-RateLimit headers, as a flat list, and the 429 to answer instead when over the limit. */
+function outcome({ verdict, limit, remaining, resetSeconds, retryAfterSeconds }: RateDecision) {
   const headers = [
     "X-RateLimit-Limit",
-    String(decision.limit),
+    String(limit),
     "X-RateLimit-Remaining",
-    String(decision.remaining),
+    String(remaining),
     "X-RateLimit-Reset",
-    String(decision.resetSeconds),
+    String(resetSeconds),
   ];
-  if (decision.verdict === "allowed") return { headers };
-  const retryAfter = ["Retry-After", String(decision.retryAfterSeconds)];
-  const refusal =
-    decision.verdict === "banned"
-      ? errorReply(
-          "banned",
-          `too many requests while rate limited: banned for ${decision.retryAfterSeconds} s; wait for Retry-After before retrying`,
-          retryAfter,
-        )
-      : errorReply(
-          "rate_limited",
-          `rate limit of ${decision.limit} requests exceeded; retry after ${decision.retryAfterSeconds} s`,
-          retryAfter,
-        );
+  if (verdict === "allowed") return { headers, refusal: undefined };
+  const message =
+    verdict === "banned"
+      ? `too many requests while rate limited: banned for ${retryAfterSeconds} s; wait for Retry-After before retrying`
+      : `rate limit of ${limit} requests exceeded; retry after ${retryAfterSeconds} s`;
+  const refusal = errorReply(verdict, message, ["Retry-After", String(retryAfterSeconds)]);
   return { headers, refusal };
 }
 
@@ -251,45 +202,40 @@ export class Keyring {
 
   /** From the Authorization header; the scheme name is case-insensitive (RFC 7235). */
   identify(authorization: string | undefined): Identity {
-    if (authorization === undefined) return NO_KEY;
-    const space = authorization.indexOf(" ");
-    if (space !== 6 || authorization.slice(0, 6).toLowerCase() !== "bearer") {
-      return authorization.toLowerCase() === "bearer" ? UNKNOWN_KEY : NO_KEY;
-    }
-    const token = authorization.slice(7).trim();
-    if (token === "") return UNKNOWN_KEY;
-    return this.accounts.get(digest(token)) ?? UNKNOWN_KEY;
+    const bearer = /^bearer(?: (.*))?$/is.exec(authorization ?? "");
+    if (bearer === null) return NO_KEY;
+    const token = bearer[1]?.trim();
+    return (token && this.accounts.get(digest(token))) || UNKNOWN_KEY;
   }
 
   /** Where a request stands: counted against its key or address when `count`. */
-  decide(
-    identity: Identity,
-    address: string | undefined,
-    nowMs: number,
-    count: boolean,
-  ): RateDecision {
+  decide(identity: Identity, address: string | undefined, nowMs: number, count: boolean) {
     if (typeof identity !== "object") {
       const bucket = this.addressBucket(address ?? "", nowMs);
       return takeRequest(bucket, PLAN_LIMITS.free, nowMs, this.ban, count);
     }
-    if (identity.limits === null) return unlimited(nowMs);
+    if (identity.limits === null) {
+      // Reset at the end of the minute.
+      const resetMs = (Math.floor(nowMs / MINUTE_MS) + 1) * MINUTE_MS;
+      return decision("allowed", UNLIMITED, UNLIMITED, resetMs, nowMs);
+    }
     return takeRequest(identity.bucket, identity.limits, nowMs, this.ban, count);
   }
 
   /** The X-RateLimit headers of a request, and its 429 when it is over the limit. */
-  limit(
-    identity: Identity,
-    address: string | undefined,
-    nowMs: number,
-    count: boolean,
-  ): LimitOutcome {
+  limit(identity: Identity, address: string | undefined, nowMs: number, count: boolean) {
     return outcome(this.decide(identity, address, nowMs, count));
   }
 
-  /** The headers and 429 of a scripted 429 (POST /__admin/next), counted toward a ban. */
-  scripted429(account: Account, nowMs: number, retryAfterSeconds: number): LimitOutcome {
-    const limit = account.limits?.perMinute ?? unlimited(nowMs).limit;
-    return outcome(scriptedRejection(account.bucket, limit, nowMs, retryAfterSeconds, this.ban));
+  /**
+   * The headers and 429 of a scripted 429 (POST /__admin/next): it counts toward a
+   * ban as a real one does, its Retry-After being the limited period it starts.
+   */
+  scripted429(account: Account, nowMs: number, retryAfterSeconds: number) {
+    const limit = account.limits?.perMinute ?? UNLIMITED;
+    const resetMs = nowMs + retryAfterSeconds * 1000;
+    reject(account.bucket, resetMs, nowMs, this.ban);
+    return outcome(decision("rate_limited", limit, 0, resetMs, nowMs));
   }
 
   private addressBucket(address: string, nowMs: number): RateBucket {

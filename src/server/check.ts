@@ -31,13 +31,9 @@ export function strict<S extends z.core.$ZodLooseShape>(shape: S, rule: string) 
 
 /** A value that has `method`, as the library's hooks (clock, log, store) must. */
 export const withMethod = <T>(method: string, rule: string) =>
-  z.custom<T>(
-    (value) =>
-      typeof value === "object" &&
-      value !== null &&
-      typeof (value as Record<string, unknown>)[method] === "function",
-    { error: rule },
-  );
+  z.custom<T>((value) => typeof (value as Record<string, unknown>)?.[method] === "function", {
+    error: rule,
+  });
 
 /** Fields whose value is a secret, never repeated. */
 const SECRETS = new Set<PropertyKey | undefined>(["key", "adminToken"]);
@@ -59,15 +55,13 @@ export function describeIssue(
   name = issue.path.join("."),
 ): string {
   if (issue.code === "unrecognized_keys") {
-    const where = name === "" ? "" : ` of ${name}`;
     const article = /^[aeiou]/.test(kind) ? "an" : "a";
+    const where = name === "" ? "" : ` of ${name}`;
+    const allowed =
+      issue.message === "" ? `it takes no ${kind}s` : `${kind}s${where}: ${issue.message}`;
+    const named = (key: string) => (name === "" ? key : `${name}.${key}`);
     return issue.keys
-      .map((key) => {
-        const named = name === "" ? key : `${name}.${key}`;
-        const allowed =
-          issue.message === "" ? ` it takes no ${kind}s` : ` ${kind}s${where}: ${issue.message}`;
-        return `${named} is not ${article} ${kind};${allowed}`;
-      })
+      .map((key) => `${named(key)} is not ${article} ${kind}; ${allowed}`)
       .join("; ");
   }
   const given = valueAt(input, issue.path);
@@ -84,15 +78,12 @@ export function describeIssue(
 export function check<T>(schema: z.ZodMiniType<T>, input: unknown, kind = "field"): Checked<T> {
   const result = schema.safeParse(input);
   if (result.success) return { ok: true, value: result.data };
-  const problems: string[] = [];
-  const seen = new Set<string>();
+  const byPath = new Map<string, string>();
   for (const issue of result.error.issues) {
     const at = issue.path.join(".");
-    if (seen.has(at)) continue;
-    seen.add(at);
-    problems.push(describeIssue(issue, input, kind));
+    if (!byPath.has(at)) byPath.set(at, describeIssue(issue, input, kind));
   }
-  return { ok: false, problems };
+  return { ok: false, problems: [...byPath.values()] };
 }
 
 /**
@@ -100,10 +91,6 @@ export function check<T>(schema: z.ZodMiniType<T>, input: unknown, kind = "field
  * numbers; beyond 2^53 they lose digits, which only ever makes them fail a range.
  */
 export function plainJson(value: unknown): unknown {
-  if (typeof value === "bigint") return Number(value);
-  if (Array.isArray(value)) return value.map(plainJson);
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, plainJson(item)]));
-  }
-  return value;
+  const numbers = (_: string, item: unknown) => (typeof item === "bigint" ? Number(item) : item);
+  return JSON.parse(JSON.stringify(value, numbers));
 }

@@ -3,7 +3,7 @@
  * categories weighted as in a shelter, and a status mix where most animals are
  * available. Deterministic for a given seed, so a seeded fixture is reproducible.
  */
-import type { Pet, PetStatus } from "../schema/pet.js";
+import { PET_STATUSES, type Pet } from "../schema/pet.js";
 import { seededRandom } from "./seeded-random.js";
 
 const NAMES = (
@@ -14,40 +14,28 @@ const NAMES = (
   "Rex Nova Ace Smokey Misty Felix Tigger Sunny Bandit Peanut Marley Scout Sasha"
 ).split(" ");
 
-/** 1 dogs, 2 cats, 3 rabbits, 4 birds, 5 reptiles; weights out of 100. */
-const CATEGORIES: ReadonlyArray<readonly [bigint, number]> = [
-  [1n, 42],
-  [2n, 34],
-  [3n, 11],
-  [4n, 9],
-  [5n, 4],
-];
+/** Weights out of 100 of the categories 1 dogs, 2 cats, 3 rabbits, 4 birds, 5 reptiles. */
+const CATEGORY_WEIGHTS = [42, 34, 11, 9, 4];
+/** Weights out of 100 of PET_STATUSES: available, pending, sold. */
+const STATUS_WEIGHTS = [62, 14, 24];
 
-const STATUSES: ReadonlyArray<readonly [PetStatus, number]> = [
-  ["available", 62],
-  ["pending", 14],
-  ["sold", 24],
-];
-
-function weighted<T>(choices: ReadonlyArray<readonly [T, number]>, roll: number): T {
+/** The index `roll` (0 to 1) falls on. */
+function weighted(weights: readonly number[], roll: number): number {
   let left = roll * 100;
-  for (const [value, weight] of choices) {
-    if (left < weight) return value;
-    left -= weight;
-  }
-  return choices[choices.length - 1]![0];
+  const index = weights.findIndex((weight) => (left -= weight) < 0);
+  return index === -1 ? weights.length - 1 : index;
 }
 
 /** `count` pets with ids 1..count. */
-export function demoPets(count: number, seed = 1): Pet[] {
-  const next = seededRandom(seed);
+export function demoPets(count: number): Pet[] {
+  const next = seededRandom(1);
   const pets: Pet[] = [];
   for (let i = 1; i <= count; i++) {
     pets.push({
       id: BigInt(i),
       name: NAMES[Math.floor(next() * NAMES.length)]!,
-      categoryId: weighted(CATEGORIES, next()),
-      status: weighted(STATUSES, next()),
+      categoryId: BigInt(weighted(CATEGORY_WEIGHTS, next()) + 1),
+      status: PET_STATUSES[weighted(STATUS_WEIGHTS, next())],
     });
   }
   return pets;

@@ -27,6 +27,7 @@ export const MAX_FAULT_SEED = 0xffffffff;
 const MS_RULE = `must be an integer of milliseconds from 0 to ${MAX_LATENCY_MS}`;
 const MAX_RULE = `${MS_RULE}, at least latencyMs.min`;
 const RATE_RULE = "must be a number from 0 to 1";
+const SEED_RULE = `must be null (a random sequence) or an integer from 0 to ${MAX_FAULT_SEED}`;
 
 /** The delay of the pet operations, uniform in [min, max] milliseconds. */
 const LatencyRange = strict(
@@ -68,13 +69,7 @@ const SHAPE = {
   ),
   seed: z.optional(
     z
-      .nullable(
-        integer(
-          0,
-          MAX_FAULT_SEED,
-          `must be null (a random sequence) or an integer from 0 to ${MAX_FAULT_SEED}`,
-        ),
-      )
+      .nullable(integer(0, MAX_FAULT_SEED, SEED_RULE))
       .check(z.describe("Makes the sequence of faults repeatable; null: a random one.")),
   ),
 };
@@ -87,12 +82,7 @@ export const FaultSettings = strict(
 export type FaultSettings = z.infer<typeof FaultSettings>;
 
 /** The settings as `GET /__admin/faults` answers them: every one, defaults filled in. */
-export const FaultsAnswer = z.object({
-  latencyMs: LatencyRange,
-  failRate: z.number(),
-  failMode: z.enum(FAIL_MODES),
-  seed: z.nullable(z.int()),
-});
+export const FaultsAnswer = z.required(z.object({ ...SHAPE, latencyMs: LatencyRange }));
 
 export function faultsAnswer(settings: FaultSettings): z.infer<typeof FaultsAnswer> {
   return {

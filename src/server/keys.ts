@@ -9,7 +9,6 @@
 import { randomBytes } from "node:crypto";
 import * as z from "zod/mini";
 import { check, integer, strict, type Checked } from "./check.js";
-import { ServerConfigError } from "./config-error.js";
 
 export interface WindowLimits {
   perMinute: number;
@@ -25,7 +24,7 @@ export const PLAN_LIMITS = {
 } as const satisfies Record<string, WindowLimits | null>;
 
 export type PlanName = keyof typeof PLAN_LIMITS;
-export const PLAN_NAMES = Object.keys(PLAN_LIMITS) as [PlanName, ...PlanName[]];
+const PLAN_NAMES = Object.keys(PLAN_LIMITS) as [PlanName, ...PlanName[]];
 export const PLAN = z.enum(PLAN_NAMES, { error: `must be one of ${PLAN_NAMES.join(", ")}` });
 
 export interface ApiKeySpec {
@@ -35,9 +34,13 @@ export interface ApiKeySpec {
   limits: WindowLimits | null;
 }
 
-const KEY_RULE = "must be 1 to 512 of the characters A-Z a-z 0-9 - . _ ~ + / (then optional =)";
-const MAX_PER_MINUTE = 999_999_999;
-const MAX_PER_DAY = 9_999_999_999;
+/** `min` to 512 RFC 6750 b64token characters (then optional `=`): a key, or an admin token. */
+export function b64token(min: number) {
+  const rule = `must be ${min} to 512 of the characters A-Z a-z 0-9 - . _ ~ + / (then optional =)`;
+  const pattern = new RegExp(`^[A-Za-z0-9\\-._~+/]{${min},512}=*$`);
+  return z.string({ error: rule }).check(z.regex(pattern, { error: rule }));
+}
+
 const SPEC = "key[:plan[:perMinute/perDay]]";
 
 function describeLimits(limits: WindowLimits | null): string {
@@ -48,19 +51,13 @@ function describeLimits(limits: WindowLimits | null): string {
 export const KeyFields = z.pipe(
   strict(
     {
-      key: z
-        .string({ error: KEY_RULE })
-        .check(
-          z.minLength(1, { error: KEY_RULE }),
-          z.maxLength(512, { error: KEY_RULE }),
-          z.regex(/^[A-Za-z0-9\-._~+/]+=*$/, { error: KEY_RULE }),
-        ),
+      key: b64token(1),
       plan: z._default(PLAN, "free"),
       perMinute: z.optional(
-        integer(1, MAX_PER_MINUTE).check(z.describe("enterprise only, with perDay")),
+        integer(1, 999_999_999).check(z.describe("enterprise only, with perDay")),
       ),
       perDay: z.optional(
-        integer(1, MAX_PER_DAY).check(z.describe("enterprise only, with perMinute")),
+        integer(1, 9_999_999_999).check(z.describe("enterprise only, with perMinute")),
       ),
     },
     'the body must be a JSON object such as {"key": "ci", "plan": "pro"}',
@@ -90,48 +87,19 @@ export const KeyFields = z.pipe(
 /** A spec's fields, or what is wrong with its form. */
 function specFields(spec: string): Checked<unknown> {
   const [key, plan, limits, ...rest] = spec.trim().split(":");
-  if (rest.length > 0) return { ok: false, problems: [`expected ${SPEC}`] };
-  const counts = limits === undefined ? null : /^([0-9]{1,10})\/([0-9]{1,10})$/.exec(limits);
-  if (limits !== undefined && counts === null) {
-    return {
-      ok: false,
-      problems: [`limits must be perMinute/perDay, e.g. 600/20000; got ${JSON.stringify(limits)}`],
-    };
-  }
+  const [, perMinute, perDay] = /^([0-9]{1,10})\/([0-9]{1,10})$/.exec(limits ?? "") ?? [];
+  const problem =
+    rest.length > 0
+      ? `expected ${SPEC}`
+      : limits !== undefined && perDay === undefined
+        ? `limits must be perMinute/perDay, e.g. 600/20000; got ${JSON.stringify(limits)}`
+        : undefined;
+  if (problem !== undefined) return { ok: false, problems: [problem] };
+  const fields = { key, plan: plan ? plan.toLowerCase() : undefined };
   return {
     ok: true,
-    value: {
-      key,
-      plan: plan === undefined || plan === "" ? undefined : plan.toLowerCase(),
-      perMinute: counts === null ? undefined : Number(counts[1]),
-      perDay: counts === null ? undefined : Number(counts[2]),
-    },
+    value: perDay ? { ...fields, perMinute: Number(perMinute), perDay: Number(perDay) } : fields,
   };
-}
-
-/** One spec; `where` names its origin in messages (e.g. `--key`, `keys.txt line 3`). */
-export function parseKeySpec(spec: string, where = "--key"): ApiKeySpec {
-  const fields = specFields(spec);
-  const checked = fields.ok ? check(KeyFields, fields.value) : fields;
-  if (!checked.ok) throw new ServerConfigError(`${where}: ${checked.problems.join("; ")}`);
-  return checked.value;
-}
-
-/** A keys file: one spec per line; blank lines and `#` comments are skipped. */
-export function parseKeysFile(text: string, fileName: string): ApiKeySpec[] {
-  return text.split(/\r?\n/).flatMap((line, index) => {
-    const content = line.replace(/#.*$/, "").trim();
-    return content === "" ? [] : [parseKeySpec(content, `${fileName} line ${index + 1}`)];
-  });
-}
-
-/** `PETSTORE_SERVE_KEYS`: specs separated by commas. */
-export function parseKeysList(text: string, where: string): ApiKeySpec[] {
-  return text
-    .split(",")
-    .map((spec) => spec.trim())
-    .filter((spec) => spec !== "")
-    .map((spec) => parseKeySpec(spec, where));
 }
 
 /** The library's object form: limits that are the plan's own are no custom limits. */
@@ -145,12 +113,7 @@ const KeyObject = z.pipe(
     `must be a ${SPEC} or {key, plan?, limits?}`,
   ),
   z.transform(({ key, plan = "free", limits }) => {
-    const standard = PLAN_LIMITS[plan];
-    const own =
-      limits == null ||
-      (standard !== null &&
-        limits.perMinute === standard.perMinute &&
-        limits.perDay === standard.perDay);
+    const own = limits == null || describeLimits(limits) === describeLimits(PLAN_LIMITS[plan]);
     return { key, plan, ...(own ? {} : limits) };
   }),
 );
@@ -169,7 +132,10 @@ export const KeyInput = z.pipe(
   }),
 );
 
-/** The keys of the library (none: one generated free key); a key given twice must be the same. */
+/**
+ * The keys of the library and of `serve` (none: one generated free key); a key
+ * given twice must be the same.
+ */
 export const KeyList = z.pipe(
   z.array(KeyInput, { error: `must be an array of key specs (${SPEC}) or {key, plan?, limits?}` }),
   z.transform((specs, context) => {
@@ -185,15 +151,8 @@ export const KeyList = z.pipe(
         context.issues.push({ code: "custom", message, input: specs });
       }
     }
-    return byKey.size > 0 ? [...byKey.values()] : [generateKey()];
+    if (byKey.size > 0) return [...byKey.values()];
+    // A fresh free-plan key, 192 random bits.
+    return [KeyInput.parse("psk_" + randomBytes(24).toString("base64url"))];
   }),
 );
-
-/** A fresh free-plan key, 192 random bits. */
-export function generateKey(): ApiKeySpec {
-  return {
-    key: "psk_" + randomBytes(24).toString("base64url"),
-    plan: "free",
-    limits: PLAN_LIMITS.free,
-  };
-}

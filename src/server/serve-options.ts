@@ -10,7 +10,6 @@ import { isLoopback } from "./admin/access.js";
 import { describeIssue } from "./check.js";
 import { readGivenFile, ServerConfigError } from "./config-error.js";
 import { MAX_FAULT_SEED, MAX_LATENCY_MS } from "./faults.js";
-import { parseKeysFile, parseKeySpec, parseKeysList, type ApiKeySpec } from "./keys.js";
 import { MAX_BAN_SECONDS, START_OPTIONS } from "./options.js";
 import { ADMIN_TOKEN_VARIABLE, KEYS_VARIABLE } from "./serve-defaults.js";
 import { planTls, type TlsFlags } from "./tls/server-tls.js";
@@ -75,26 +74,25 @@ const flagName = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLo
 /** Far more than any list of keys a fake needs; a larger file is not one. */
 const MAX_KEYS_FILE_BYTES = 1024 * 1024;
 
-function readKeysFile(path: string): ApiKeySpec[] {
-  const label = `--keys-file ${path}`;
-  return parseKeysFile(
-    readGivenFile(path, label, "a keys file", MAX_KEYS_FILE_BYTES, "utf8"),
-    path,
-  );
-}
-
 /**
- * Keys from `--key` and `--keys-file` together; the environment variable only when
- * neither flag gives a key (flags over environment, as for the client's settings).
+ * The key specs of `--key` and `--keys-file` (one per line; blank lines and `#`
+ * comments skipped) together, each with where it came from for messages; the
+ * environment variable's (comma-separated) only when neither flag gives a key
+ * (flags over environment, as for the client's settings).
  */
-function resolveKeys(flags: ServeFlags, env: NodeJS.ProcessEnv): ApiKeySpec[] {
-  const fromFlags = [
-    ...(flags.key ?? []).map((spec) => parseKeySpec(spec, "--key")),
-    ...(flags.keysFile === undefined ? [] : readKeysFile(flags.keysFile)),
-  ];
-  if (fromFlags.length > 0) return fromFlags;
-  const variable = env[KEYS_VARIABLE];
-  return variable === undefined ? [] : parseKeysList(variable, KEYS_VARIABLE);
+function keySpecs(flags: ServeFlags, env: NodeJS.ProcessEnv): [spec: string, where: string][] {
+  const specs = (flags.key ?? []).map((spec): [string, string] => [spec, "--key"]);
+  if (flags.keysFile !== undefined) {
+    const label = `--keys-file ${flags.keysFile}`;
+    const text = readGivenFile(flags.keysFile, label, "a keys file", MAX_KEYS_FILE_BYTES, "utf8");
+    text.split(/\r?\n/).forEach((line, index) => {
+      const spec = line.replace(/#.*$/, "").trim();
+      if (spec !== "") specs.push([spec, `${flags.keysFile} line ${index + 1}`]);
+    });
+  }
+  if (specs.length > 0) return specs;
+  const listed = env[KEYS_VARIABLE]?.split(",") ?? [];
+  return listed.filter((spec) => spec.trim() !== "").map((spec) => [spec, KEYS_VARIABLE]);
 }
 
 /**
@@ -106,7 +104,7 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv) {
   if (flags.failMode !== undefined && flags.failRate === undefined) {
     throw new ServerConfigError("--fail-mode needs --fail-rate (the share of requests that fail)");
   }
-  const keys = resolveKeys(flags, env);
+  const keys = keySpecs(flags, env);
   const { tls, trustFile } = planTls(flags);
   // --admin-token, else the environment variable (which `ps` does not show).
   const [adminToken, tokenFrom] =
@@ -114,7 +112,7 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv) {
       ? [flags.adminToken, "--admin-token"]
       : [env[ADMIN_TOKEN_VARIABLE] || undefined, ADMIN_TOKEN_VARIABLE];
   const options: Record<string, unknown> = {
-    keys,
+    keys: keys.map(([spec]) => spec),
     quiet: flags.quiet === true,
     preferCode: flags.preferCode === true,
     tls,
@@ -138,7 +136,8 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv) {
     path.every((key, i) => issue.path[i] === key),
   );
   if (flag === undefined) {
-    const names: Record<string, string> = { keys: "--key", adminToken: tokenFrom };
+    const keyFrom = keys[issue.path[1] as number]?.[1] ?? "--key";
+    const names: Record<string, string> = { keys: keyFrom, adminToken: tokenFrom };
     const name = names[String(issue.path[0])] ?? flagName(String(issue.path[0]));
     throw new ServerConfigError(describeIssue(issue, options, "option", name));
   }
@@ -148,11 +147,7 @@ export function planServe(flags: ServeFlags, env: NodeJS.ProcessEnv) {
 }
 
 /** The line `serve` writes about the control plane at start-up. */
-export function controlPlaneNote(
-  adminUrl: string,
-  host: string,
-  adminToken: string | undefined,
-): string {
+export function controlPlaneNote(adminUrl: string, host: string, adminToken?: string) {
   if (adminToken !== undefined) {
     return `petstore serve: control plane at ${adminUrl} (Authorization: Bearer <admin token>)\n`;
   }

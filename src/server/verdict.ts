@@ -97,10 +97,8 @@ export interface Observed {
   getPet: boolean;
 }
 
-interface Remembered {
-  atMs: number;
-  petId: string;
-}
+/** A pet created, when its answer left. */
+type Remembered = { atMs: number; petId: string };
 
 /** What the rules remember of one key. */
 class KeyState {

@@ -17,7 +17,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, type App } from "../../src/server/app.js";
 import { appOptions } from "../server/app-options.js";
-import { parseKeySpec } from "../../src/server/keys.js";
+import { KeyInput } from "../../src/server/keys.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
 import { demoPets } from "../../src/server/demo-pets.js";
 import { launchChromium } from "./chromium.js";
@@ -49,7 +49,7 @@ function listen(handler: RequestListener): Promise<Server> {
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "petstore-home-"));
   const store = createMemoryStore(PETS);
-  const keys = [parseKeySpec(`${KEY}:pro`), ...SHORT_KEYS.map((key) => parseKeySpec(key))];
+  const keys = [KeyInput.parse(`${KEY}:pro`), ...SHORT_KEYS.map((key) => KeyInput.parse(key))];
   // On loopback, as `petstore serve` runs it: the control plane (and the keys in full) open.
   app = createApp(store, appOptions({ keys, host: "127.0.0.1" }));
   server = await listen(app);
@@ -231,7 +231,7 @@ describe("the home page of a fake with an --admin-token", () => {
   let tokenPage: Page;
 
   beforeAll(async () => {
-    const keys = [parseKeySpec(`${KEY}:pro`)];
+    const keys = [KeyInput.parse(`${KEY}:pro`)];
     guarded = createApp(
       createMemoryStore(PETS),
       appOptions({

@@ -14,7 +14,7 @@ import { EXIT } from "../../src/errors.js";
 import { parseJson } from "../../src/schema/json.js";
 import { createApp, type App } from "../../src/server/app.js";
 import { appOptions } from "../server/app-options.js";
-import { parseKeySpec } from "../../src/server/keys.js";
+import { KeyInput } from "../../src/server/keys.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
 import { demoPets } from "../../src/server/demo-pets.js";
 import { REPO_ROOT } from "../server/cli-build.js";
@@ -44,7 +44,7 @@ beforeAll(async () => {
   app = createApp(
     createMemoryStore(demoPets(SEEDED_PETS)),
     appOptions({
-      keys: [parseKeySpec(`${PRO_KEY}:pro`)],
+      keys: [KeyInput.parse(`${PRO_KEY}:pro`)],
     }),
   );
   server = createServer(

@@ -9,7 +9,7 @@ import { createServer, request, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/server/app.js";
 import { appOptions } from "../server/app-options.js";
-import { parseKeySpec } from "../../src/server/keys.js";
+import { KeyInput } from "../../src/server/keys.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
 import { runCli, tempDir } from "./harness.js";
 
@@ -34,7 +34,7 @@ beforeAll(async () => {
   const app = createApp(
     createMemoryStore([]),
     appOptions({
-      keys: [parseKeySpec(`${FREE_KEY}:free`)],
+      keys: [KeyInput.parse(`${FREE_KEY}:free`)],
       clock: { now: serviceNow },
     }),
   );

@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { Keyring, NO_KEY, UNKNOWN_KEY } from "../../src/server/auth.js";
-import {
-  KeyList,
-  PLAN_LIMITS,
-  generateKey,
-  parseKeySpec,
-  parseKeysFile,
-  parseKeysList,
-} from "../../src/server/keys.js";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { KeyInput, KeyList, PLAN_LIMITS } from "../../src/server/keys.js";
+import { planServe } from "../../src/server/serve-options.js";
 import { DEFAULT_BAN_POLICY } from "../../src/server/serve-defaults.js";
+
+/** The keys `serve` would start with, from its flags and environment. */
+const serveKeys = (flags: { key?: string[]; keysFile?: string }, env: NodeJS.ProcessEnv = {}) =>
+  planServe({ file: "unused.json", ...flags }, env).options.keys;
 
 describe("key specs", () => {
   it.each([
@@ -29,7 +30,7 @@ describe("key specs", () => {
       },
     ],
   ])("reads %j", (spec, expected) => {
-    expect(parseKeySpec(spec)).toEqual(expected);
+    expect(KeyInput.parse(spec)).toEqual(expected);
   });
 
   it.each([
@@ -44,35 +45,47 @@ describe("key specs", () => {
     ],
     ["abc:enterprise:10", /limits must be perMinute\/perDay/],
     ["abc:enterprise:0/10", /perMinute must be an integer from 1 to 999999999; got 0/],
-    ["abc:enterprise:100/10", /per-day limit is below the per-minute limit/],
+    ["abc:enterprise:100/10", /the per-day limit is below the per-minute limit/],
     ["abc:free:1/2:x", /expected key\[:plan\[:perMinute\/perDay\]\]/],
   ])("rejects %j", (spec, message) => {
-    expect(() => parseKeySpec(spec, "--key")).toThrow(message);
+    expect(() => serveKeys({ key: [spec] })).toThrow(new RegExp(`^--key: ${message.source}`));
   });
 
   it("never repeats the key in a message", () => {
-    expect(() => parseKeySpec("secret-value:gold")).toThrow(
+    expect(() => serveKeys({ key: ["secret-value:gold"] })).toThrow(
       expect.objectContaining({ message: expect.not.stringContaining("secret-value") as string }),
     );
   });
 
   it("reads a keys file with comments and names the line of an error", () => {
-    const text = "# team keys\nalpha:pro\n\n  beta   # the CI key\ngamma:enterprise:5/10\n";
-    expect(parseKeysFile(text, "keys.txt").map((k) => `${k.key}:${k.plan}`)).toEqual([
-      "alpha:pro",
-      "beta:free",
-      "gamma:enterprise",
-    ]);
-    expect(() => parseKeysFile("alpha\nbeta:gold\n", "keys.txt")).toThrow(
-      /^keys\.txt line 2: plan must be one of/,
-    );
+    const dir = mkdtempSync(join(tmpdir(), "petstore-keys-"));
+    try {
+      const file = join(dir, "keys.txt");
+      writeFileSync(
+        file,
+        "# team keys\nalpha:pro\n\n  beta   # the CI key\ngamma:enterprise:5/10\n",
+      );
+      expect(serveKeys({ keysFile: file }).map((k) => `${k.key}:${k.plan}`)).toEqual([
+        "alpha:pro",
+        "beta:free",
+        "gamma:enterprise",
+      ]);
+      writeFileSync(file, "alpha\nbeta:gold\n");
+      expect(() => serveKeys({ keysFile: file })).toThrow(
+        new RegExp(`^${file.replace(/[.\\/]/g, "\\$&")} line 2: plan must be one of`),
+      );
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
   });
 
-  it("reads a comma-separated list", () => {
-    expect(parseKeysList(" a:pro, b ,,", "PETSTORE_SERVE_KEYS").map((k) => k.key)).toEqual([
-      "a",
-      "b",
-    ]);
+  it("reads a comma-separated list when no flag gives a key", () => {
+    const env = { PETSTORE_SERVE_KEYS: " a:pro, b ,," };
+    expect(serveKeys({}, env).map((k) => k.key)).toEqual(["a", "b"]);
+    expect(serveKeys({ key: ["c"] }, env).map((k) => k.key)).toEqual(["c"]);
+    expect(() => serveKeys({}, { PETSTORE_SERVE_KEYS: "a,b:gold" })).toThrow(
+      /^PETSTORE_SERVE_KEYS: plan must be one of/,
+    );
   });
 
   it("merges repeats and refuses a key with two plans", () => {
@@ -81,15 +94,15 @@ describe("key specs", () => {
   });
 
   it("generates distinct free keys that parse back", () => {
-    const first = generateKey();
-    const second = generateKey();
-    expect(first.key).not.toBe(second.key);
-    expect(parseKeySpec(first.key)).toEqual(first);
+    const [first] = KeyList.parse([]);
+    const [second] = KeyList.parse([]);
+    expect(first!.key).not.toBe(second!.key);
+    expect(KeyInput.parse(first!.key)).toEqual(first);
   });
 });
 
 describe("the keyring", () => {
-  const keyring = new Keyring([parseKeySpec("k-123456:pro")], DEFAULT_BAN_POLICY);
+  const keyring = new Keyring([KeyInput.parse("k-123456:pro")], DEFAULT_BAN_POLICY);
 
   it.each([
     [undefined, NO_KEY],

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildOpenApiDocument } from "../../scripts/openapi/document.js";
 import { createApp, type App } from "../../src/server/app.js";
 import { appOptions } from "./app-options.js";
-import { parseKeySpec } from "../../src/server/keys.js";
+import { KeyInput } from "../../src/server/keys.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
 import { startServe, type ServeProcess } from "../schema/serve-process.js";
 import { REPO_ROOT } from "./cli-build.js";
@@ -77,7 +77,7 @@ describe("GET /v1/openapi.json over TLS", () => {
   let server: Server;
 
   beforeAll(async () => {
-    app = createApp(createMemoryStore([]), appOptions({ keys: [parseKeySpec("k:pro")] }));
+    app = createApp(createMemoryStore([]), appOptions({ keys: [KeyInput.parse("k:pro")] }));
     server = createServer(
       {
         key: readFileSync(join(tls, "localhost.key")),

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { isLoopback } from "../../../src/server/admin/access.js";
 import { createApp } from "../../../src/server/app.js";
 import { appOptions } from "../app-options.js";
-import { parseKeySpec } from "../../../src/server/keys.js";
+import { KeyInput } from "../../../src/server/keys.js";
 import { planServe, type ServeFlags } from "../../../src/server/serve-options.js";
 import { createMemoryStore } from "../../../src/server/store/memory.js";
 import { call, startTestServer } from "../http.js";
@@ -27,7 +27,7 @@ async function appFor(host: string, token?: string): Promise<string> {
   const app = createApp(
     createMemoryStore(),
     appOptions({
-      keys: [parseKeySpec(KEY)],
+      keys: [KeyInput.parse(KEY)],
       host,
       adminToken: token,
     }),

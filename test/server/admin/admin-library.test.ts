@@ -54,16 +54,18 @@ describe("startServer({ pets })", () => {
         { id: 1, name: "A", categoryId: 1 },
         { id: 2, name: "B" },
       ],
-      "startServer: pets.1.categoryId is required",
+      "startServer: pets.1: categoryId is required",
     ],
     [
       [{ id: 1.5, name: "A", categoryId: 1 }],
-      "startServer: pets.0.id must be an integer (a number or a bigint); got 1.5",
+      "startServer: pets.0: id must be an integer from -9223372036854775808 to 9223372036854775807; got 1.5",
     ],
     [
       [{ id: 1, name: "A", categoryId: 1, colour: "red" }],
-      "startServer: pets.0.colour is not an option; options of pets.0: id, name, categoryId, status",
+      "startServer: pets.0: colour unknown field; allowed: id, name, categoryId, status",
     ],
+    [[{ name: "A", categoryId: 1 }], "startServer: pets.0: id is required"],
+    [[5], "startServer: pets.0 must be a pet {id, name, categoryId, status?}; got 5"],
     [
       [{ id: 2n ** 63n, name: "A", categoryId: 1 }],
       "startServer: pets.0: id must be an integer from",
@@ -107,7 +109,7 @@ describe("checked options", () => {
     ],
     [
       { pets: [{ id: 1, name: "Rex", categoryId: 1, colour: "red" }] },
-      "startServer: pets.0.colour is not an option; options of pets.0: id, name, categoryId, status",
+      "startServer: pets.0: colour unknown field; allowed: id, name, categoryId, status",
     ],
     [
       { faults: { latencyMs: { min: 1, max: 2 }, latency: { minMs: 1, maxMs: 2 } } },
