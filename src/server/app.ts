@@ -14,11 +14,11 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 import type { Duplex } from "node:stream";
 import { deprecationHeaderValues, SUCCESSOR_PATH, SUNSET_DATE } from "../schema/deprecation.js";
 import type { AccessLog } from "./access-log.js";
-import { adminAccess, refusal } from "./admin/access.js";
+import { adminAccess } from "./admin/access.js";
 import { FakeClock, isoTime } from "./admin/clock.js";
 import { preferredAnswer, ScriptedAnswers, type ScriptedAnswer } from "./admin/next.js";
 import { JournalEntry, RequestJournal } from "./admin/request-journal.js";
-import { createAdminRoutes, health, isAdminPath, keyEntry, type Fake } from "./admin/routes.js";
+import { createAdminRoutes, isAdminPath, type Fake } from "./admin/routes.js";
 import { createCors } from "./cors.js";
 import { VerdictBook, type Observed } from "./verdict.js";
 import { faultInjector } from "./faults.js";
@@ -115,21 +115,7 @@ export function createApp(store: PetStore, options: AppOptions) {
   };
   const access = adminAccess(options.host ?? "0.0.0.0", options.adminToken);
   const admin = createAdminRoutes(fake, access, responder);
-  const home = createHomeRoute({
-    list: (query) => listPets(pages, query),
-    openApi,
-    // The home page's keys: the entries of GET /__admin/keys with each key in full.
-    keys: (req) =>
-      refusal(access, req) ?? {
-        status: 200,
-        body: JSON.stringify({
-          keys: keyring.list().map((account) => ({ ...keyEntry(fake, account), key: account.key })),
-        }),
-      },
-    health: () => health(fake),
-    verdict: () => verdict.verdict(),
-    now: () => clock.now(),
-  });
+  const home = createHomeRoute({ list: (query) => listPets(pages, query), openApi, fake, access });
 
   /** Writes the answer to a /v1 request: the one place every /v1 answer leaves. */
   function answer(exchange: Exchange, reply: Reply): void {
@@ -325,8 +311,7 @@ export function createApp(store: PetStore, options: AppOptions) {
     const peer = socket as Duplex & { remoteAddress?: string };
     const limit = keyring.limit(identity, peer.remoteAddress, nowMs, counted);
     const answer = (counted && limit.refusal) || reply;
-    const all = [...limit.headers, ...cors.headers(headers?.origin)];
-    responder.writeOnSocket(socket, answer, all, nowMs);
+    responder.write(socket, answer, limit.headers, cors.headers(headers?.origin));
     return answer.status;
   }
 
