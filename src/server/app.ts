@@ -13,10 +13,11 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { deprecationHeaderValues, SUCCESSOR_PATH, SUNSET_DATE } from "../schema/deprecation.js";
+import type { ErrorCode } from "../schema/error-codes.js";
 import type { AccessLog } from "./access-log.js";
 import { adminAccess } from "./admin/access.js";
 import { FakeClock, isoTime } from "./admin/clock.js";
-import { preferredAnswer, ScriptedAnswers, type ScriptedAnswer } from "./admin/next.js";
+import { preferredAnswer, ScriptedAnswers } from "./admin/next.js";
 import { JournalEntry, RequestJournal } from "./admin/request-journal.js";
 import { createAdminRoutes, isAdminPath, type Fake } from "./admin/routes.js";
 import { createCors } from "./cors.js";
@@ -61,6 +62,13 @@ const enum Route {
   OpenApi,
 }
 const PET_PREFIX = "/v1/pets/";
+/** The Error code of a scripted status, but for 401 and 429 (and 404 on /v1/pets/{petId}). */
+const SCRIPTED: Record<number, ErrorCode> = {
+  400: "bad_request",
+  404: "not_found",
+  500: "internal_error",
+  503: "fault_injected",
+};
 /** The `Allow` header of a 405, by route. */
 const ALLOW = ["", "GET, HEAD, POST", "GET, HEAD", "GET, HEAD"];
 
@@ -174,31 +182,19 @@ export function createApp(store: PetStore, options: AppOptions) {
     }
   }
 
-  /** A scripted answer (POST /__admin/next) in place of the faults. */
-  function script(exchange: Exchange, scripted: ScriptedAnswer, route: Route, query: string) {
-    const { status, retryAfterSeconds = 1, drop: dropWhen, delayMs } = scripted;
-    if (dropWhen === "before") return drop(exchange);
-    if (dropWhen === "after") return operate(exchange, route, query, true);
-    if (delayMs !== undefined) {
-      const late = () => (closed ? drop(exchange) : operate(exchange, route, query, false));
-      return void setTimeout(late, delayMs).unref();
-    }
-    const message = `a scripted answer (POST /__admin/next) of status ${status}`;
-    const retryAfter = ["Retry-After", String(retryAfterSeconds)];
+  /** A scripted status (POST /__admin/next, or Prefer: code=S) in place of the operation. */
+  function script(exchange: Exchange, route: Route, status: number, retryAfterSeconds = 1) {
     if (status === 429) {
       const limited = keyring.scripted429(exchange.account!, clock.now(), retryAfterSeconds);
       const deprecation = route === Route.Pet ? DEPRECATION_HEADERS : [];
       exchange.headers = [...limited.headers, ...deprecation];
       return answer(exchange, limited.refusal!);
     }
-    const replies: Record<number, () => Reply> = {
-      400: () => errorReply("bad_request", message),
-      401: () => unauthorizedReply(UNKNOWN_KEY),
-      404: () => errorReply(route === Route.Pet ? "pet_not_found" : "not_found", message),
-      500: () => errorReply("internal_error", message),
-      503: () => errorReply("fault_injected", message, retryAfter),
-    };
-    answer(exchange, replies[status!]!());
+    if (status === 401) return answer(exchange, unauthorizedReply(UNKNOWN_KEY));
+    const message = `a scripted answer (POST /__admin/next) of status ${status}`;
+    const code = status === 404 && route === Route.Pet ? "pet_not_found" : SCRIPTED[status]!;
+    const retryAfter = status === 503 ? ["Retry-After", String(retryAfterSeconds)] : undefined;
+    answer(exchange, errorReply(code, message, retryAfter));
   }
 
   function handle(req: IncomingMessage, res: ServerResponse, unmetExpectation: boolean): void {
@@ -282,9 +278,18 @@ export function createApp(store: PetStore, options: AppOptions) {
     const scripted =
       fake.next.take(method, path, account!.key) ??
       (options.preferCode === true ? preferredAnswer(String(req.headers.prefer)) : undefined);
-    if (scripted !== undefined) return script(exchange, scripted, route, query);
-    if (faults === undefined) return operate(exchange, route, query, false);
-    const plan = faults();
+    if (scripted?.status !== undefined) {
+      return script(exchange, route, scripted.status, scripted.retryAfterSeconds);
+    }
+    // A scripted drop or delay, else the faults' plan: a delay, then maybe a failure.
+    const plan =
+      scripted === undefined
+        ? faults?.()
+        : {
+            delayMs: scripted.delayMs ?? 0,
+            failure: scripted.drop && (scripted.drop === "before" ? "reset" : "reset-after"),
+          };
+    if (plan === undefined) return operate(exchange, route, query, false);
     const proceed = () => {
       if (closed || plan.failure === "reset") return drop(exchange);
       if (plan.failure !== "503")
