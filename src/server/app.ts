@@ -13,7 +13,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { deprecationHeaderValues, SUCCESSOR_PATH, SUNSET_DATE } from "../schema/deprecation.js";
-import type { ErrorCode } from "../schema/error-codes.js";
 import type { AccessLog } from "./access-log.js";
 import { adminAccess } from "./admin/access.js";
 import { FakeClock, isoTime } from "./admin/clock.js";
@@ -62,13 +61,8 @@ const enum Route {
   OpenApi,
 }
 const PET_PREFIX = "/v1/pets/";
-/** The Error code of a scripted status, but for 401 and 429 (and 404 on /v1/pets/{petId}). */
-const SCRIPTED: Record<number, ErrorCode> = {
-  400: "bad_request",
-  404: "not_found",
-  500: "internal_error",
-  503: "fault_injected",
-};
+/** A scripted drop (POST /__admin/next) as the fault it is. */
+const DROPS = { before: "reset", after: "reset-after" } as const;
 /** The `Allow` header of a 405, by route. */
 const ALLOW = ["", "GET, HEAD, POST", "GET, HEAD", "GET, HEAD"];
 
@@ -190,11 +184,15 @@ export function createApp(store: PetStore, options: AppOptions) {
       exchange.headers = [...limited.headers, ...deprecation];
       return answer(exchange, limited.refusal!);
     }
-    if (status === 401) return answer(exchange, unauthorizedReply(UNKNOWN_KEY));
     const message = `a scripted answer (POST /__admin/next) of status ${status}`;
-    const code = status === 404 && route === Route.Pet ? "pet_not_found" : SCRIPTED[status]!;
-    const retryAfter = status === 503 ? ["Retry-After", String(retryAfterSeconds)] : undefined;
-    answer(exchange, errorReply(code, message, retryAfter));
+    const replies: Record<number, () => Reply> = {
+      400: () => errorReply("bad_request", message),
+      401: () => unauthorizedReply(UNKNOWN_KEY),
+      404: () => errorReply(route === Route.Pet ? "pet_not_found" : "not_found", message),
+      500: () => errorReply("internal_error", message),
+      503: () => errorReply("fault_injected", message, ["Retry-After", String(retryAfterSeconds)]),
+    };
+    answer(exchange, replies[status]!());
   }
 
   function handle(req: IncomingMessage, res: ServerResponse, unmetExpectation: boolean): void {
@@ -285,10 +283,7 @@ export function createApp(store: PetStore, options: AppOptions) {
     const plan =
       scripted === undefined
         ? faults?.()
-        : {
-            delayMs: scripted.delayMs ?? 0,
-            failure: scripted.drop && (scripted.drop === "before" ? "reset" : "reset-after"),
-          };
+        : { delayMs: scripted.delayMs ?? 0, failure: scripted.drop && DROPS[scripted.drop] };
     if (plan === undefined) return operate(exchange, route, query, false);
     const proceed = () => {
       if (closed || plan.failure === "reset") return drop(exchange);
