@@ -9,7 +9,7 @@
  */
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import * as z from "zod/mini";
 import { AccessLog } from "./access-log.js";
@@ -65,54 +65,51 @@ export async function startServer(startOptions: StartServerOptions = {}) {
   const abandon = () =>
     options.store === undefined && store.abandon !== undefined ? store.abandon() : store.close();
 
-  let tls: Awaited<ReturnType<typeof setUpTls>> | undefined;
   /** The CA files this start wrote anew: removed if it fails. */
   const created: string[] = [];
-  let app: ReturnType<typeof createApp>;
-  let server: Server | HttpsServer;
-  let capStats: ReturnType<typeof capConnections>;
-  try {
-    // After the store: its lock keeps two serves of one file from writing one CA.
-    if (options.tls !== undefined && options.tls !== false) {
-      tls = await setUpTls(options.tls, {
-        // The data file the local CA is kept next to.
-        file: options.store === undefined ? options.file : undefined,
-        host,
-        note: (line) => log.note(line),
-        created,
-      });
-    }
-    app = createApp(store, { ...options, log });
-    const serverOptions = {
-      headersTimeout: timeouts.headersTimeoutMs,
-      requestTimeout: timeouts.requestTimeoutMs,
-      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
-      connectionsCheckingInterval: timeouts.checkIntervalMs,
-      // The app answers a missing Host itself, with an Error body and the rate-limit headers.
-      requireHostHeader: false,
-      // A handshake gets no longer than a request's headers would.
-      handshakeTimeout: timeouts.headersTimeoutMs,
-    };
-    server =
-      tls === undefined
-        ? createServer(serverOptions, app)
-        : createHttpsServer({ ...serverOptions, cert: tls.cert, key: tls.key }, app);
-    server.on("clientError", app.handleClientError);
-    server.on("checkExpectation", app.handleExpectation);
-    server.on("connect", app.handleConnect);
-    capStats = capConnections(server, options.maxConnections, (line) => log.note(line));
-    server.listen(options.port, host);
-    await once(server, "listening").catch((error: Error) => {
-      throw listenError(error, options.port, host);
-    });
-  } catch (error) {
+  /** Undoes a start that failed at `error`, then throws it. */
+  const fail = async (error: unknown): Promise<never> => {
     // The CA files first: the store's lock, let go by abandon(), is what keeps another
     // serve of this file from writing its own CA there meanwhile.
     await removeCreated(created);
     await abandon().catch((cause: unknown) => log.note(`cleaning up failed: ${String(cause)}`));
     log.flush();
     throw error;
-  }
+  };
+  // After the store: its lock keeps two serves of one file from writing one CA.
+  const tls =
+    options.tls === undefined || options.tls === false
+      ? undefined
+      : await setUpTls(options.tls, {
+          // The data file the local CA is kept next to.
+          file: options.store === undefined ? options.file : undefined,
+          host,
+          note: (line) => log.note(line),
+          created,
+        }).catch(fail);
+  const app = createApp(store, { ...options, log });
+  const serverOptions = {
+    headersTimeout: timeouts.headersTimeoutMs,
+    requestTimeout: timeouts.requestTimeoutMs,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+    connectionsCheckingInterval: timeouts.checkIntervalMs,
+    // The app answers a missing Host itself, with an Error body and the rate-limit headers.
+    requireHostHeader: false,
+    // A handshake gets no longer than a request's headers would.
+    handshakeTimeout: timeouts.headersTimeoutMs,
+  };
+  const server =
+    tls === undefined
+      ? createServer(serverOptions, app)
+      : createHttpsServer({ ...serverOptions, cert: tls.cert, key: tls.key }, app);
+  server.on("clientError", app.handleClientError);
+  server.on("checkExpectation", app.handleExpectation);
+  server.on("connect", app.handleConnect);
+  const capStats = capConnections(server, options.maxConnections, (line) => log.note(line));
+  server.listen(options.port, host);
+  await once(server, "listening").catch((error: Error) =>
+    fail(listenError(error, options.port, host)),
+  );
   server.on("error", (error) => log.note(`server error: ${error.message}`));
   if (tls !== undefined && log.logsRequests) {
     noteHandshakeFailures(server as HttpsServer, tls.caFile, (line) => log.note(line));
