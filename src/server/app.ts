@@ -25,7 +25,7 @@ import { faultInjector } from "./faults.js";
 import { createHomeRoute, isHomePath } from "./home/route.js";
 import { Keyring, unauthorizedReply, UNKNOWN_KEY } from "./auth.js";
 import { createOpenApiRoute } from "./openapi-route.js";
-import { createPet, getPet, listPets, PageCache } from "./pet-routes.js";
+import { createPet, createPetList, getPet } from "./pet-routes.js";
 import { errorReply, methodNotAllowed, NO_CONTENT, printable, type Reply } from "./reply.js";
 import { Responder } from "./responder.js";
 import type { ServerOptions } from "./options.js";
@@ -84,7 +84,7 @@ export function createApp(store: PetStore, options: AppOptions) {
   const verdict = new VerdictBook();
   const journal = new RequestJournal(options.journalSize);
   const responder = new Responder(clock, log);
-  const pages = new PageCache(store);
+  const listPets = createPetList(store);
   const sunsetMs =
     options.sunset === undefined
       ? undefined
@@ -117,7 +117,7 @@ export function createApp(store: PetStore, options: AppOptions) {
   };
   const access = adminAccess(options.host ?? "0.0.0.0", options.adminToken);
   const admin = createAdminRoutes(fake, access, responder);
-  const home = createHomeRoute({ list: (query) => listPets(pages, query), openApi, fake, access });
+  const home = createHomeRoute({ list: listPets, openApi, fake, access });
 
   /** Writes the answer to a /v1 request: the one place every /v1 answer leaves. */
   function answer(exchange: Exchange, reply: Reply): void {
@@ -168,7 +168,7 @@ export function createApp(store: PetStore, options: AppOptions) {
     try {
       finishWith(
         route === Route.Pets
-          ? listPets(pages, query)
+          ? listPets(query)
           : getPet(store, exchange.path.slice(PET_PREFIX.length)),
       );
     } catch (error) {
