@@ -306,10 +306,9 @@ export function createApp(store: PetStore, options: AppOptions) {
     reply: Reply,
     counted: boolean,
   ) {
-    const nowMs = clock.now();
     const identity = keyring.identify(headers?.authorization);
     const peer = socket as Duplex & { remoteAddress?: string };
-    const limit = keyring.limit(identity, peer.remoteAddress, nowMs, counted);
+    const limit = keyring.limit(identity, peer.remoteAddress, clock.now(), counted);
     const answer = (counted && limit.refusal) || reply;
     responder.write(socket, answer, limit.headers, cors.headers(headers?.origin));
     return answer.status;

@@ -16,8 +16,6 @@ import type { Socket } from "node:net";
 /** The default cap, lowered when the open-files limit is lower. */
 const DEFAULT_MAX_CONNECTIONS = 1000;
 export const MAX_CONNECTIONS_LIMIT = 1_000_000;
-/** Descriptors kept for everything but client connections: stdio, the store's files, Node's own. */
-const DESCRIPTOR_HEADROOM = 64;
 
 /**
  * 1,000, or fewer when the process may open fewer files (Linux's
@@ -32,7 +30,8 @@ export function defaultMaxConnections(limitsText?: string): number {
   }
   const match = /^Max open files\s+(\d+)/m.exec(limitsText);
   if (match === null) return DEFAULT_MAX_CONNECTIONS;
-  return Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, Number(match[1]) - DESCRIPTOR_HEADROOM));
+  // 64 descriptors are kept for everything but client connections: stdio, the store's files, Node's own.
+  return Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, Number(match[1]) - 64));
 }
 
 /** node:http sets `_httpMessage` from a request's arrival until its response is sent. */

@@ -15,13 +15,7 @@ import * as z from "zod/mini";
 import { AccessLog } from "./access-log.js";
 import { NextRuleBody, type NextRule } from "./admin/next.js";
 import { JOURNAL_FILTER, type RecordedRequest } from "./admin/request-journal.js";
-import {
-  adminOperation,
-  ClockBody,
-  type AdminReply,
-  type AdminRequest,
-  type KeyEntry,
-} from "./admin/routes.js";
+import { adminOperation, ClockBody, type AdminReply, type KeyEntry } from "./admin/routes.js";
 import { createApp } from "./app.js";
 import { ServerConfigError } from "./config-error.js";
 import { capConnections } from "./connection-cap.js";
@@ -137,16 +131,13 @@ export async function startServer(startOptions: StartServerOptions = {}) {
 
   const { fake } = app;
   /**
-   * A control-plane route ("POST /reset"), run as HTTP runs it; the body checked by the caller.
-   * A 400 (a rule or a clock step the state refuses) throws its message.
+   * A control-plane route ("POST /reset"), run as HTTP runs it, its body `input` checked
+   * by `schema`. A bad body, or a 400 (a rule or a clock step the state refuses), throws
+   * a ServerConfigError after `where`.
    */
-  const run = (operation: string, request: Partial<AdminRequest<unknown>>, where = "") => {
-    const reply = adminOperation(operation)(fake, {
-      body: undefined,
-      query: "",
-      key: "",
-      ...request,
-    }) as AdminReply;
+  const run = (operation: string, where: string, schema?: z.ZodMiniType, input?: unknown) => {
+    const body = schema && parse(schema, input, where);
+    const reply = adminOperation(operation)(fake, { body, query: "", key: "" }) as AdminReply;
     if (reply.status !== 400) return reply;
     const { message } = JSON.parse(String(reply.body)) as { message: string };
     throw new ServerConfigError(`${where}: ${message}`);
@@ -173,7 +164,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
      * and the request journal cleared. Keys, faults and the clock stay.
      */
     reset: async (): Promise<void> => {
-      await run("POST /reset", {});
+      await run("POST /reset", "reset");
     },
     /** The request journal, oldest first, filtered (all that match, at once); never a key. */
     requests: (filter: RequestFilter = {}): RecordedRequest[] => {
@@ -183,7 +174,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
       return fake.journal.page(parse(JOURNAL_FILTER, Object.fromEntries(query), "requests"))
         .requests;
     },
-    clearRequests: (): void => void run("DELETE /requests", {}),
+    clearRequests: (): void => fake.journal.clear(),
     /** The fake's clock: moving it moves rate-limit windows, bans, Date and X-RateLimit-Reset. */
     clock: {
       now: () => new Date(fake.clock.now()),
@@ -192,8 +183,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
        * (a ServerConfigError past it, the clock unmoved).
        */
       advance(seconds: number): void {
-        const body = parse(ClockBody, { advanceSeconds: seconds }, "clock.advance");
-        run("POST /clock", { body }, "clock.advance");
+        run("POST /clock", "clock.advance", ClockBody, { advanceSeconds: seconds });
       },
       get offsetSeconds(): number {
         return fake.clock.offsetSeconds;
@@ -204,7 +194,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
      * `answer` (a ServerConfigError naming the field when the rule is not valid).
      */
     next(rule: NextRule) {
-      const reply = run("POST /next", { body: parse(NextRuleBody, rule, "next") }, "next");
+      const reply = run("POST /next", "next", NextRuleBody, rule);
       return reply.value as NextRule & { times: number; used: number };
     },
     /** The verdict on the app under test, as GET /__admin/verdict. */
@@ -214,15 +204,13 @@ export async function startServer(startOptions: StartServerOptions = {}) {
     clearNext: (): void => fake.next.clear(),
     /** Replaces every fault setting (as the `faults` option; `{}` for none). */
     setFaults: (faults: FaultOptions): void =>
-      void run("PUT /faults", { body: parse(FaultOption, faults, "setFaults") }),
+      void run("PUT /faults", "setFaults", FaultOption, faults),
     /** Adds a key (a spec string or {key, plan?, limits?}), or gives a known key this plan. */
     addKey: (key: string | ApiKeySpec): KeyEntry =>
-      run("POST /keys", { body: parse(KeyInput, key, "addKey") }).value as KeyEntry,
+      run("POST /keys", "addKey", KeyInput, key).value as KeyEntry,
     /** Whether the key was there. */
     removeKey: (key: string): boolean =>
-      run("DELETE /keys/{key}", {
-        key: parse(z.string({ error: "must be a string" }), key, "removeKey"),
-      }).status === 204,
+      fake.keyring.remove(parse(z.string({ error: "must be a string" }), key, "removeKey")),
     /** Stops accepting, finishes in-flight requests, closes the store. */
     close: () => (closing ??= close()),
   };
