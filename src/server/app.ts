@@ -150,27 +150,18 @@ export function createApp(store: PetStore, options: AppOptions) {
   /** The operation; `resetAfter`: its connection is closed instead of answered. */
   function operate(exchange: Exchange, route: Route, query: string, resetAfter: boolean) {
     const { req, res, entry } = exchange;
-    const finishWith = (reply: Reply | undefined) => {
-      if (reply === undefined) return;
-      if (resetAfter) drop(exchange, reply);
-      else answer(exchange, reply);
+    const end = (reply: Reply | undefined) => {
+      if (reply !== undefined) (resetAfter ? drop : answer)(exchange, reply);
     };
-    const failed = (error: unknown) =>
-      finishWith(responder.failed(`${req.method} request`, res, error));
-    if (route === Route.Pets && req.method === "POST") {
+    const failed = (error: unknown) => end(responder.failed(`${req.method} request`, res, error));
+    try {
+      if (route === Route.Pet) return end(getPet(store, exchange.path.slice(PET_PREFIX.length)));
+      if (req.method !== "POST") return end(listPets(query));
       const keep = (bytes: Buffer) => {
         exchange.body = bytes;
         if (entry !== undefined) journal.keepBody(entry, bytes);
       };
-      createPet(store, req, keep).then(finishWith, failed);
-      return;
-    }
-    try {
-      finishWith(
-        route === Route.Pets
-          ? listPets(query)
-          : getPet(store, exchange.path.slice(PET_PREFIX.length)),
-      );
+      createPet(store, req, keep).then(end, failed);
     } catch (error) {
       failed(error);
     }
