@@ -54,26 +54,19 @@ interface Exchange extends Observed {
   entry?: JournalEntry;
 }
 
-const enum Route {
-  None,
-  Pets,
-  Pet,
-  OpenApi,
-}
+type Route = "pets" | "pet" | "openapi" | "none";
 const PET_PREFIX = "/v1/pets/";
 /** A scripted drop (POST /__admin/next) as the fault it is. */
 const DROPS = { before: "reset", after: "reset-after" } as const;
-/** The `Allow` header of a 405, by route. */
-const ALLOW = ["", "GET, HEAD, POST", "GET, HEAD", "GET, HEAD"];
 
 function routeOf(path: string): Route {
-  if (path === "/v1/pets") return Route.Pets;
+  if (path === "/v1/pets") return "pets";
   if (path.startsWith(PET_PREFIX)) {
     return path.length > PET_PREFIX.length && path.indexOf("/", PET_PREFIX.length) === -1
-      ? Route.Pet
-      : Route.None;
+      ? "pet"
+      : "none";
   }
-  return path === "/v1/openapi.json" ? Route.OpenApi : Route.None;
+  return path === "/v1/openapi.json" ? "openapi" : "none";
 }
 
 export function createApp(store: PetStore, options: AppOptions) {
@@ -155,7 +148,7 @@ export function createApp(store: PetStore, options: AppOptions) {
     };
     const failed = (error: unknown) => end(responder.failed(`${req.method} request`, res, error));
     try {
-      if (route === Route.Pet) return end(getPet(store, exchange.path.slice(PET_PREFIX.length)));
+      if (route === "pet") return end(getPet(store, exchange.path.slice(PET_PREFIX.length)));
       if (req.method !== "POST") return end(listPets(query));
       const keep = (bytes: Buffer) => {
         exchange.body = bytes;
@@ -171,7 +164,7 @@ export function createApp(store: PetStore, options: AppOptions) {
   function script(exchange: Exchange, route: Route, status: number, retryAfterSeconds = 1) {
     if (status === 429) {
       const limited = keyring.scripted429(exchange.account!, clock.now(), retryAfterSeconds);
-      const deprecation = route === Route.Pet ? DEPRECATION_HEADERS : [];
+      const deprecation = route === "pet" ? DEPRECATION_HEADERS : [];
       exchange.headers = [...limited.headers, ...deprecation];
       return answer(exchange, limited.refusal!);
     }
@@ -179,7 +172,7 @@ export function createApp(store: PetStore, options: AppOptions) {
     const replies: Record<number, () => Reply> = {
       400: () => errorReply("bad_request", message),
       401: () => unauthorizedReply(UNKNOWN_KEY),
-      404: () => errorReply(route === Route.Pet ? "pet_not_found" : "not_found", message),
+      404: () => errorReply(route === "pet" ? "pet_not_found" : "not_found", message),
       500: () => errorReply("internal_error", message),
       503: () => errorReply("fault_injected", message, ["Retry-After", String(retryAfterSeconds)]),
     };
@@ -224,7 +217,7 @@ export function createApp(store: PetStore, options: AppOptions) {
       req,
       res,
       startedAt,
-      headers: route === Route.Pet ? [...limit.headers, ...DEPRECATION_HEADERS] : limit.headers,
+      headers: route === "pet" ? [...limit.headers, ...DEPRECATION_HEADERS] : limit.headers,
       entry,
       account,
       method,
@@ -238,7 +231,7 @@ export function createApp(store: PetStore, options: AppOptions) {
       banned,
       retryAfterSeconds: undefined,
       petId: undefined,
-      getPet: route === Route.Pet && (method === "GET" || method === "HEAD"),
+      getPet: route === "pet" && (method === "GET" || method === "HEAD"),
     };
     if (limit.refusal !== undefined) return answer(exchange, limit.refusal);
     // What node:http would answer 400 or 417 with no body, then authentication, 404, 405.
@@ -252,18 +245,21 @@ export function createApp(store: PetStore, options: AppOptions) {
       const reply = errorReply("expectation_failed", message);
       return answer(exchange, { ...reply, closeConnection: true });
     }
-    if (typeof identity !== "object" && route !== Route.OpenApi) {
+    if (typeof identity !== "object" && route !== "openapi") {
       return answer(exchange, unauthorizedReply(identity));
     }
-    if (route === Route.None) {
+    if (route === "none") {
       const message = `no route for ${printable(path)}; the API is under /v1`;
       return answer(exchange, errorReply("not_found", message));
     }
-    if (!(method === "GET" || method === "HEAD" || (method === "POST" && route === Route.Pets))) {
-      return answer(exchange, methodNotAllowed(method, ALLOW[route]!));
+    if (!(method === "GET" || method === "HEAD" || (method === "POST" && route === "pets"))) {
+      return answer(
+        exchange,
+        methodNotAllowed(method, route === "pets" ? "GET, HEAD, POST" : "GET, HEAD"),
+      );
     }
-    if (route === Route.OpenApi) return answer(exchange, { status: 200, body: openApi(req) });
-    if (route === Route.Pet && nowMs >= sunsetAtMs) return answer(exchange, gone);
+    if (route === "openapi") return answer(exchange, { status: 200, body: openApi(req) });
+    if (route === "pet" && nowMs >= sunsetAtMs) return answer(exchange, gone);
     const scripted =
       fake.next.take(method, path, account!.key) ??
       (options.preferCode === true ? preferredAnswer(String(req.headers.prefer)) : undefined);
@@ -313,7 +309,7 @@ export function createApp(store: PetStore, options: AppOptions) {
     const refusal = errorReply(
       "method_not_allowed",
       "CONNECT is not allowed: the fake is not a proxy",
-      ["Allow", ALLOW[Route.Pets]!],
+      ["Allow", "GET, HEAD, POST"],
     );
     responder.answered(req, onSocket(socket, req.headers, refusal, true), startedAt);
   }

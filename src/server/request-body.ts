@@ -9,7 +9,7 @@ import { errorReply, type Reply } from "./reply.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export type BodyResult =
+type BodyResult =
   | { ok: true; value: JsonValue }
   /** `empty`: the body was empty (the reply says `empty_body`). */
   | { ok: false; reply: Reply; empty?: true }
