@@ -6,9 +6,7 @@
  * one per request would cost more than the request.
  */
 
-export interface LogSink {
-  write(text: string): unknown;
-}
+export type LogSink = { write(text: string): unknown };
 
 export class AccessLog {
   private buffer = "";
@@ -40,10 +38,8 @@ export class AccessLog {
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.buffer === "") return;
-    const text = this.buffer;
+    if (this.buffer !== "") this.sink.write(this.buffer);
     this.buffer = "";
-    this.sink.write(text);
   }
 
   private append(line: string): void {

@@ -13,8 +13,6 @@ import type { Server as HttpsServer } from "node:https";
 import { readFileSync } from "node:fs";
 import type { Socket } from "node:net";
 
-/** The default cap, lowered when the open-files limit is lower. */
-const DEFAULT_MAX_CONNECTIONS = 1000;
 export const MAX_CONNECTIONS_LIMIT = 1_000_000;
 
 /**
@@ -26,12 +24,11 @@ export function defaultMaxConnections(limitsText?: string): number {
   try {
     limitsText ??= readFileSync("/proc/self/limits", "utf8");
   } catch {
-    return DEFAULT_MAX_CONNECTIONS;
+    limitsText = "";
   }
-  const match = /^Max open files\s+(\d+)/m.exec(limitsText);
-  if (match === null) return DEFAULT_MAX_CONNECTIONS;
+  const files = Number(/^Max open files\s+(\d+)/m.exec(limitsText)?.[1] ?? Infinity);
   // 64 descriptors are kept for everything but client connections: stdio, the store's files, Node's own.
-  return Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, Number(match[1]) - 64));
+  return Math.max(1, Math.min(1000, files - 64));
 }
 
 /** node:http sets `_httpMessage` from a request's arrival until its response is sent. */
