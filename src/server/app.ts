@@ -78,12 +78,8 @@ export function createApp(store: PetStore, options: AppOptions) {
   const journal = new RequestJournal(options.journalSize);
   const responder = new Responder(clock, log);
   const listPets = createPetList(store);
-  const sunsetMs =
-    options.sunset === undefined
-      ? undefined
-      : options.sunset === "now"
-        ? clock.now()
-        : new Date(options.sunset).getTime();
+  const sunset = options.sunset === "now" ? clock.now() : options.sunset;
+  const sunsetMs = sunset === undefined ? undefined : new Date(sunset).getTime();
   const sunsetAtMs = sunsetMs ?? Date.parse(SUNSET_DATE);
   const openApi = createOpenApiRoute(sunsetMs);
   /** Sent on every answer of `GET /v1/pets/{petId}`. */
@@ -287,12 +283,7 @@ export function createApp(store: PetStore, options: AppOptions) {
    * Answers on the socket a request node:http does not hand to the handler;
    * `counted`: the request counts toward its rate limit, and a 429 answers it.
    */
-  function onSocket(
-    socket: Duplex,
-    headers: IncomingHttpHeaders | undefined,
-    reply: Reply,
-    counted: boolean,
-  ) {
+  function onSocket(socket: Duplex, reply: Reply, counted: boolean, headers?: IncomingHttpHeaders) {
     const identity = keyring.identify(headers?.authorization);
     const peer = socket as Duplex & { remoteAddress?: string };
     const limit = keyring.limit(identity, peer.remoteAddress, clock.now(), counted);
@@ -311,7 +302,7 @@ export function createApp(store: PetStore, options: AppOptions) {
       "CONNECT is not allowed: the fake is not a proxy",
       ["Allow", "GET, HEAD, POST"],
     );
-    responder.answered(req, onSocket(socket, req.headers, refusal, true), startedAt);
+    responder.answered(req, onSocket(socket, refusal, true, req.headers), startedAt);
   }
 
   /** For `server.on("clientError")`: malformed or too slow requests get an Error body too. */
@@ -328,7 +319,7 @@ export function createApp(store: PetStore, options: AppOptions) {
           ? errorReply("headers_too_large", "the request headers are too large")
           : errorReply("bad_request", "the request is not valid HTTP/1.1");
     // A request already read (its body is broken) has a known key; garbage has only an address.
-    const status = onSocket(socket, started?.req?.headers, reply, false);
+    const status = onSocket(socket, reply, false, started?.req?.headers);
     responder.count(status);
     if (log?.logsRequests === true)
       log.note(`${status} to a malformed request: ${error.code ?? error.message}`);
