@@ -71,12 +71,11 @@ function routeOf(path: string): Route {
 
 export function createApp(store: PetStore, options: AppOptions) {
   const clock = new FakeClock(options.clock);
-  const log = options.log;
   const keyring = new Keyring(options.keys, options.ban);
   const cors = createCors(options.cors);
   const verdict = new VerdictBook();
   const journal = new RequestJournal(options.journalSize);
-  const responder = new Responder(clock, log);
+  const responder = new Responder(clock, options.log);
   const listPets = createPetList(store);
   const sunset = options.sunset === "now" ? clock.now() : options.sunset;
   const sunsetMs = sunset === undefined ? undefined : new Date(sunset).getTime();
@@ -321,8 +320,8 @@ export function createApp(store: PetStore, options: AppOptions) {
     // A request already read (its body is broken) has a known key; garbage has only an address.
     const status = onSocket(socket, reply, false, started?.req?.headers);
     responder.count(status);
-    if (log?.logsRequests === true)
-      log.note(`${status} to a malformed request: ${error.code ?? error.message}`);
+    if (options.log?.logsRequests === true)
+      options.log.note(`${status} to a malformed request: ${error.code ?? error.message}`);
   }
 
   return Object.assign((req: IncomingMessage, res: ServerResponse) => handle(req, res, false), {
