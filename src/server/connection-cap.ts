@@ -33,8 +33,6 @@ export function defaultMaxConnections(limitsText?: string): number {
 
 /** node:http sets `_httpMessage` from a request's arrival until its response is sent. */
 type BusySocket = Socket & { _httpMessage?: ServerResponse | null };
-/** A TLS socket names the raw socket it wraps as `_parent`. */
-type TlsSocket = Socket & { _parent?: Socket };
 
 /**
  * Applies the cap to `server`. Idle connections are
@@ -69,8 +67,9 @@ export function capConnections(
       stats.evicted++;
     }
   });
-  // Over TLS, the connection is its TLS socket once the handshake is done.
-  server.on("secureConnection", (socket: TlsSocket) => {
+  // Over TLS, the connection is its TLS socket once the handshake is done; a TLS socket
+  // names the raw socket it wraps as `_parent`.
+  server.on("secureConnection", (socket: Socket & { _parent?: Socket }) => {
     if (socket._parent !== undefined && open.delete(socket._parent)) track(socket);
   });
   server.on("request", (req: IncomingMessage) => {

@@ -225,17 +225,13 @@ async function openStore(options: ServerOptions, log: AccessLog): Promise<PetSto
 
 /** What a failed `listen` throws: the usual causes in words. */
 function listenError(error: Error & { code?: string }, port: number, host: string): Error {
-  const code = error.code;
-  if (code === "EADDRINUSE") {
-    return new ServerConfigError(
-      `port ${port} on ${host} is already in use; choose another with --port (--port 0 picks a free one)`,
-    );
-  }
-  if (code === "EACCES") {
-    return new ServerConfigError(`not permitted to listen on port ${port} of ${host}`);
-  }
-  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
-    return new ServerConfigError(`cannot listen on ${host}: no such address on this machine`);
-  }
-  return error;
+  const why =
+    error.code === "EADDRINUSE"
+      ? `port ${port} on ${host} is already in use; choose another with --port (--port 0 picks a free one)`
+      : error.code === "EACCES"
+        ? `not permitted to listen on port ${port} of ${host}`
+        : ["EADDRNOTAVAIL", "ENOTFOUND", "EAI_AGAIN"].includes(error.code ?? "")
+          ? `cannot listen on ${host}: no such address on this machine`
+          : undefined;
+  return why === undefined ? error : new ServerConfigError(why);
 }
