@@ -296,11 +296,8 @@ export function createApp(store: PetStore, options: AppOptions) {
     // node:http hands the socket over without its error listener.
     socket.on("error", () => socket.destroy());
     const startedAt = performance.now();
-    const refusal = errorReply(
-      "method_not_allowed",
-      "CONNECT is not allowed: the fake is not a proxy",
-      ["Allow", "GET, HEAD, POST"],
-    );
+    const message = "CONNECT is not allowed: the fake is not a proxy";
+    const refusal = errorReply("method_not_allowed", message, ["Allow", "GET, HEAD, POST"]);
     responder.answered(req, onSocket(socket, refusal, true, req.headers), startedAt);
   }
 
@@ -333,9 +330,7 @@ export function createApp(store: PetStore, options: AppOptions) {
     /** The server's parts, as the control plane's operations act on them (the library's too). */
     fake,
     /** Shutting down: answers ask clients to close the connection. */
-    drain: () => {
-      responder.draining = true;
-    },
+    drain: () => void (responder.draining = true),
     /** Delayed requests still waiting are dropped from now on (their connection reset). */
     close: () => {
       responder.draining = true;
