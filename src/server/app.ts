@@ -159,8 +159,7 @@ export function createApp(store: PetStore, options: AppOptions) {
   function script(exchange: Exchange, route: Route, status: number, retryAfterSeconds = 1) {
     if (status === 429) {
       const limited = keyring.scripted429(exchange.account!, clock.now(), retryAfterSeconds);
-      const deprecation = route === "pet" ? DEPRECATION_HEADERS : [];
-      exchange.headers = [...limited.headers, ...deprecation];
+      exchange.headers = [...limited.headers, ...(route === "pet" ? DEPRECATION_HEADERS : [])];
       return answer(exchange, limited.refusal!);
     }
     const message = `a scripted answer (POST /__admin/next) of status ${status}`;
@@ -283,11 +282,13 @@ export function createApp(store: PetStore, options: AppOptions) {
    * `counted`: the request counts toward its rate limit, and a 429 answers it.
    */
   function onSocket(socket: Duplex, reply: Reply, counted: boolean, headers?: IncomingHttpHeaders) {
+    const nowMs = clock.now();
     const identity = keyring.identify(headers?.authorization);
     const peer = socket as Duplex & { remoteAddress?: string };
-    const limit = keyring.limit(identity, peer.remoteAddress, clock.now(), counted);
+    const limit = keyring.limit(identity, peer.remoteAddress, nowMs, counted);
     const answer = (counted && limit.refusal) || reply;
-    responder.write(socket, answer, limit.headers, cors.headers(headers?.origin));
+    const all = [...limit.headers, ...cors.headers(headers?.origin)];
+    responder.writeOnSocket(socket, answer, all, nowMs);
     return answer.status;
   }
 

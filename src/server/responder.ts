@@ -7,7 +7,7 @@
  * or moved clock. Answers to requests node:http never hands to the handler are
  * written on the socket, with the same Error body and headers.
  */
-import { ServerResponse, STATUS_CODES, type IncomingMessage } from "node:http";
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { AccessLog } from "./access-log.js";
 import type { FakeClock } from "./admin/clock.js";
@@ -25,38 +25,44 @@ export class Responder {
     private readonly log: AccessLog | undefined,
   ) {}
 
-  /**
-   * Writes `reply` with `headers`, then `more`. On a socket (a request node:http
-   * never handed over), it is a whole HTTP/1.1 response with `Connection: close`,
-   * then the socket is ended; one the client keeps half-open is destroyed a little later.
-   */
+  /** Writes `reply` with `headers`, then `more`. */
   write(
-    to: ServerResponse | Duplex,
+    res: ServerResponse,
     reply: Reply,
     headers: readonly string[],
     more: readonly string[] = [],
   ) {
-    const onSocket = !(to instanceof ServerResponse);
     const all = [...headers, ...more, ...(reply.headers ?? [])];
     if (reply.body.length > 0) {
       all.push("Content-Type", "application/json");
       all.push("Content-Length", String(Buffer.byteLength(reply.body)));
     }
-    if (reply.closeConnection === true || this.draining || onSocket)
-      all.push("Connection", "close");
+    if (reply.closeConnection === true || this.draining) all.push("Connection", "close");
     // With an injected or moved clock, Date must agree with X-RateLimit-Reset, as on a real service.
-    const date = this.clock.dateHeader() ?? (onSocket ? new Date().toUTCString() : undefined);
+    const date = this.clock.dateHeader();
     if (date !== undefined) all.push("Date", date);
-    if (!onSocket) {
-      to.writeHead(reply.status, all);
-      to.end(reply.body);
-      return;
-    }
+    res.writeHead(reply.status, all);
+    res.end(reply.body);
+  }
+
+  /**
+   * Writes `reply` straight to a socket as a whole HTTP/1.1 response with
+   * `Connection: close`, then ends it; one the client keeps half-open is
+   * destroyed a little later.
+   */
+  writeOnSocket(socket: Duplex, reply: Reply, headers: readonly string[], dateMs: number): void {
+    const body = Buffer.from(reply.body);
+    const all = [
+      ...["Content-Type", "application/json", "Content-Length", String(body.length)],
+      ...["Date", new Date(dateMs).toUTCString(), "Connection", "close"],
+      ...headers,
+      ...(reply.headers ?? []),
+    ];
     let head = `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ""}\r\n`;
     for (let i = 0; i < all.length; i += 2) head += `${all[i]}: ${all[i + 1]}\r\n`;
-    to.end(Buffer.concat([Buffer.from(`${head}\r\n`, "latin1"), Buffer.from(reply.body)]));
+    socket.end(Buffer.concat([Buffer.from(`${head}\r\n`, "latin1"), body]));
     // Not left half-open for long, waiting for the client's FIN.
-    setTimeout(() => to.destroy(), 2_000).unref();
+    setTimeout(() => socket.destroy(), 2_000).unref();
   }
 
   /** Counts an answer in the stats. */

@@ -50,11 +50,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
   const { host, timeouts } = options;
   const log = new AccessLog(options.log ?? process.stderr, options.quiet !== true);
   const store: PetStore & { abandon?(): Promise<void> } =
-    options.store ??
-    (await openStore(options, log).catch((error: unknown) => {
-      log.flush();
-      throw error;
-    }));
+    options.store ?? (await openStore(options, log).finally(() => log.flush()));
   /** Closes the store of a start that failed; one opened here removes what it created. */
   const abandon = () =>
     options.store === undefined && store.abandon !== undefined ? store.abandon() : store.close();
@@ -121,11 +117,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
     await stopped;
     clearTimeout(force);
     app.close();
-    try {
-      await store.close();
-    } finally {
-      log.flush();
-    }
+    await store.close().finally(() => log.flush());
   }
   let closing: Promise<void> | undefined;
 

@@ -6,9 +6,10 @@
  * open page does not change what it shows. The pets are read through the API's
  * own list (`list`, the same reply as `GET /v1/pets`), for requests from this
  * machine only: that read needs no key. The document is the one
- * `GET /v1/openapi.json` serves (`openApi`). The keys are shown in full (`keys`)
- * to whoever may use the control plane: on a local fake they are not secrets
- * from the person running it, and the control plane may add keys anyway.
+ * `GET /v1/openapi.json` serves (`openApi`). The keys are shown in full, with
+ * the fake's health and verdict, to whoever may use the control plane (`access`):
+ * on a local fake they are not secrets from the person running it, and the
+ * control plane may add keys anyway.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Negotiator from "negotiator";
