@@ -3,6 +3,7 @@
  * signal stops it. The server itself (src/server) is loaded only when it runs.
  */
 import { once } from "node:events";
+import { isIPv4, isIPv6 } from "node:net";
 import type { Command } from "commander";
 import { FILES, hintedOption } from "../completion/hints.js";
 import { EXIT, PetstoreError, UsageError } from "../errors.js";
@@ -17,7 +18,6 @@ import {
   DEFAULT_PORT,
   KEYS_VARIABLE,
 } from "../server/serve-defaults.js";
-import { clientBaseUrl, listensEverywhere } from "../server/client-url.js";
 import type { ServeFlags } from "../server/serve-options.js";
 
 export function serveCommand(program: Command, factory: Factory): void {
@@ -166,6 +166,25 @@ async function healthCheck(flags: ServeFlags, factory: Factory, server: Server):
   const origin = new URL(clientBaseUrl(options.host!, options.port!)).origin;
   const { getAdmin } = await import("./health-check.js");
   factory.io.stdout.write(`${await getAdmin(`${origin}/__admin/health`, options.adminToken)}\n`);
+}
+
+/**
+ * The base URL a client on this machine uses to reach `serve`. A wildcard
+ * address (`--host 0.0.0.0`, `--host ::`) means "every address" to listen on,
+ * but is no address to connect to, and the CLI sends a key over plain http://
+ * only to loopback: the loopback address of the same family stands in
+ * (127.0.0.1, [::1]). Any other host is printed as given.
+ */
+export function clientBaseUrl(host: string, port: number, protocol = "http"): string {
+  let shown = host;
+  if (listensEverywhere(host)) shown = isIPv4(host) ? "127.0.0.1" : "::1";
+  return `${protocol}://${isIPv6(shown) ? `[${shown}]` : shown}:${port}/v1`;
+}
+
+export function listensEverywhere(host: string): boolean {
+  if (isIPv4(host)) return host === "0.0.0.0";
+  // Any spelling of the unspecified IPv6 address: ::, ::0, 0:0:0:0:0:0:0:0.
+  return isIPv6(host) && new URL(`http://[${host}]`).hostname === "[::]";
 }
 
 /**

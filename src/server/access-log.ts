@@ -6,13 +6,7 @@
  * one per request would cost more than the request.
  */
 
-export interface LogSink {
-  write(text: string): unknown;
-}
-
-const FLUSH_AT_CHARS = 32 * 1024;
-const FLUSH_AFTER_MS = 100;
-const MAX_PATH_CHARS = 200;
+export type LogSink = { write(text: string): unknown };
 
 export class AccessLog {
   private buffer = "";
@@ -29,7 +23,10 @@ export class AccessLog {
   /** `url` is logged without its query; `outcome`: the status sent, or what happened instead (`reset`). */
   request(method: string, url: string, outcome: number | string, durationMs: number): void {
     const query = url.indexOf("?");
-    const path = printablePath(query === -1 ? url : url.slice(0, query));
+    let path = query === -1 ? url : url.slice(0, query);
+    // Paths are client-chosen: a log line stays one line, of bounded length.
+    if (path.length > 200) path = path.slice(0, 200) + "...";
+    if (/[^\x21-\x7e]/.test(path)) path = JSON.stringify(path);
     this.append(`${this.timestamp()} ${method} ${path} ${outcome} ${durationMs.toFixed(1)}ms\n`);
   }
 
@@ -41,18 +38,16 @@ export class AccessLog {
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.buffer === "") return;
-    const text = this.buffer;
+    if (this.buffer !== "") this.sink.write(this.buffer);
     this.buffer = "";
-    this.sink.write(text);
   }
 
   private append(line: string): void {
     this.buffer += line;
-    if (this.buffer.length >= FLUSH_AT_CHARS) {
+    if (this.buffer.length >= 32 * 1024) {
       this.flush();
     } else if (this.timer === undefined) {
-      this.timer = setTimeout(() => this.flush(), FLUSH_AFTER_MS);
+      this.timer = setTimeout(() => this.flush(), 100);
       this.timer.unref();
     }
   }
@@ -67,10 +62,4 @@ export class AccessLog {
     }
     return `${this.secondText}${String(nowMs - second * 1000).padStart(3, "0")}Z`;
   }
-}
-
-/** Paths are client-chosen: keep a log line one line, of bounded length. */
-function printablePath(path: string): string {
-  const shown = path.length > MAX_PATH_CHARS ? path.slice(0, MAX_PATH_CHARS) + "..." : path;
-  return /[^\x21-\x7e]/.test(shown) ? JSON.stringify(shown) : shown;
 }

@@ -14,18 +14,18 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 import type { Duplex } from "node:stream";
 import { deprecationHeaderValues, SUCCESSOR_PATH, SUNSET_DATE } from "../schema/deprecation.js";
 import type { AccessLog } from "./access-log.js";
-import { adminAccess, refusal } from "./admin/access.js";
+import { adminAccess } from "./admin/access.js";
 import { FakeClock, isoTime } from "./admin/clock.js";
-import { preferredAnswer, ScriptedAnswers, type ScriptedAnswer } from "./admin/next.js";
+import { preferredAnswer, ScriptedAnswers } from "./admin/next.js";
 import { JournalEntry, RequestJournal } from "./admin/request-journal.js";
-import { createAdminRoutes, health, isAdminPath, keyEntry, type Fake } from "./admin/routes.js";
+import { createAdminRoutes, isAdminPath, type Fake } from "./admin/routes.js";
 import { createCors } from "./cors.js";
 import { VerdictBook, type Observed } from "./verdict.js";
 import { faultInjector } from "./faults.js";
 import { createHomeRoute, isHomePath } from "./home/route.js";
 import { Keyring, unauthorizedReply, UNKNOWN_KEY } from "./auth.js";
 import { createOpenApiRoute } from "./openapi-route.js";
-import { createPet, getPet, listPets, PageCache } from "./pet-routes.js";
+import { createPet, createPetList, getPet } from "./pet-routes.js";
 import { errorReply, methodNotAllowed, NO_CONTENT, printable, type Reply } from "./reply.js";
 import { Responder } from "./responder.js";
 import type { ServerOptions } from "./options.js";
@@ -54,41 +54,31 @@ interface Exchange extends Observed {
   entry?: JournalEntry;
 }
 
-const enum Route {
-  None,
-  Pets,
-  Pet,
-  OpenApi,
-}
+type Route = "pets" | "pet" | "openapi" | "none";
 const PET_PREFIX = "/v1/pets/";
-/** The `Allow` header of a 405, by route. */
-const ALLOW = ["", "GET, HEAD, POST", "GET, HEAD", "GET, HEAD"];
+/** A scripted drop (POST /__admin/next) as the fault it is. */
+const DROPS = { before: "reset", after: "reset-after" } as const;
 
 function routeOf(path: string): Route {
-  if (path === "/v1/pets") return Route.Pets;
+  if (path === "/v1/pets") return "pets";
   if (path.startsWith(PET_PREFIX)) {
     return path.length > PET_PREFIX.length && path.indexOf("/", PET_PREFIX.length) === -1
-      ? Route.Pet
-      : Route.None;
+      ? "pet"
+      : "none";
   }
-  return path === "/v1/openapi.json" ? Route.OpenApi : Route.None;
+  return path === "/v1/openapi.json" ? "openapi" : "none";
 }
 
 export function createApp(store: PetStore, options: AppOptions) {
   const clock = new FakeClock(options.clock);
-  const log = options.log;
   const keyring = new Keyring(options.keys, options.ban);
   const cors = createCors(options.cors);
   const verdict = new VerdictBook();
   const journal = new RequestJournal(options.journalSize);
-  const responder = new Responder(clock, log);
-  const pages = new PageCache(store);
-  const sunsetMs =
-    options.sunset === undefined
-      ? undefined
-      : options.sunset === "now"
-        ? clock.now()
-        : new Date(options.sunset).getTime();
+  const responder = new Responder(clock, options.log);
+  const listPets = createPetList(store);
+  const sunset = options.sunset === "now" ? clock.now() : options.sunset;
+  const sunsetMs = sunset === undefined ? undefined : new Date(sunset).getTime();
   const sunsetAtMs = sunsetMs ?? Date.parse(SUNSET_DATE);
   const openApi = createOpenApiRoute(sunsetMs);
   /** Sent on every answer of `GET /v1/pets/{petId}`. */
@@ -115,21 +105,7 @@ export function createApp(store: PetStore, options: AppOptions) {
   };
   const access = adminAccess(options.host ?? "0.0.0.0", options.adminToken);
   const admin = createAdminRoutes(fake, access, responder);
-  const home = createHomeRoute({
-    list: (query) => listPets(pages, query),
-    openApi,
-    // The home page's keys: the entries of GET /__admin/keys with each key in full.
-    keys: (req) =>
-      refusal(access, req) ?? {
-        status: 200,
-        body: JSON.stringify({
-          keys: keyring.list().map((account) => ({ ...keyEntry(fake, account), key: account.key })),
-        }),
-      },
-    health: () => health(fake),
-    verdict: () => verdict.verdict(),
-    now: () => clock.now(),
-  });
+  const home = createHomeRoute({ list: listPets, openApi, fake, access });
 
   /** Writes the answer to a /v1 request: the one place every /v1 answer leaves. */
   function answer(exchange: Exchange, reply: Reply): void {
@@ -162,57 +138,39 @@ export function createApp(store: PetStore, options: AppOptions) {
   /** The operation; `resetAfter`: its connection is closed instead of answered. */
   function operate(exchange: Exchange, route: Route, query: string, resetAfter: boolean) {
     const { req, res, entry } = exchange;
-    const finishWith = (reply: Reply | undefined) => {
-      if (reply === undefined) return;
-      if (resetAfter) drop(exchange, reply);
-      else answer(exchange, reply);
+    const end = (reply: Reply | undefined) => {
+      if (reply !== undefined) (resetAfter ? drop : answer)(exchange, reply);
     };
-    const failed = (error: unknown) =>
-      finishWith(responder.failed(`${req.method} request`, res, error));
-    if (route === Route.Pets && req.method === "POST") {
+    const failed = (error: unknown) => end(responder.failed(`${req.method} request`, res, error));
+    try {
+      if (route === "pet") return end(getPet(store, exchange.path.slice(PET_PREFIX.length)));
+      if (req.method !== "POST") return end(listPets(query));
       const keep = (bytes: Buffer) => {
         exchange.body = bytes;
         if (entry !== undefined) journal.keepBody(entry, bytes);
       };
-      createPet(store, req, keep).then(finishWith, failed);
-      return;
-    }
-    try {
-      finishWith(
-        route === Route.Pets
-          ? listPets(pages, query)
-          : getPet(store, exchange.path.slice(PET_PREFIX.length)),
-      );
+      createPet(store, req, keep).then(end, failed);
     } catch (error) {
       failed(error);
     }
   }
 
-  /** A scripted answer (POST /__admin/next) in place of the faults. */
-  function script(exchange: Exchange, scripted: ScriptedAnswer, route: Route, query: string) {
-    const { status, retryAfterSeconds = 1, drop: dropWhen, delayMs } = scripted;
-    if (dropWhen === "before") return drop(exchange);
-    if (dropWhen === "after") return operate(exchange, route, query, true);
-    if (delayMs !== undefined) {
-      const late = () => (closed ? drop(exchange) : operate(exchange, route, query, false));
-      return void setTimeout(late, delayMs).unref();
-    }
-    const message = `a scripted answer (POST /__admin/next) of status ${status}`;
-    const retryAfter = ["Retry-After", String(retryAfterSeconds)];
+  /** A scripted status (POST /__admin/next, or Prefer: code=S) in place of the operation. */
+  function script(exchange: Exchange, route: Route, status: number, retryAfterSeconds = 1) {
     if (status === 429) {
       const limited = keyring.scripted429(exchange.account!, clock.now(), retryAfterSeconds);
-      const deprecation = route === Route.Pet ? DEPRECATION_HEADERS : [];
-      exchange.headers = [...limited.headers, ...deprecation];
+      exchange.headers = [...limited.headers, ...(route === "pet" ? DEPRECATION_HEADERS : [])];
       return answer(exchange, limited.refusal!);
     }
+    const message = `a scripted answer (POST /__admin/next) of status ${status}`;
     const replies: Record<number, () => Reply> = {
       400: () => errorReply("bad_request", message),
       401: () => unauthorizedReply(UNKNOWN_KEY),
-      404: () => errorReply(route === Route.Pet ? "pet_not_found" : "not_found", message),
+      404: () => errorReply(route === "pet" ? "pet_not_found" : "not_found", message),
       500: () => errorReply("internal_error", message),
-      503: () => errorReply("fault_injected", message, retryAfter),
+      503: () => errorReply("fault_injected", message, ["Retry-After", String(retryAfterSeconds)]),
     };
-    answer(exchange, replies[status!]!());
+    answer(exchange, replies[status]!());
   }
 
   function handle(req: IncomingMessage, res: ServerResponse, unmetExpectation: boolean): void {
@@ -253,7 +211,7 @@ export function createApp(store: PetStore, options: AppOptions) {
       req,
       res,
       startedAt,
-      headers: route === Route.Pet ? [...limit.headers, ...DEPRECATION_HEADERS] : limit.headers,
+      headers: route === "pet" ? [...limit.headers, ...DEPRECATION_HEADERS] : limit.headers,
       entry,
       account,
       method,
@@ -267,7 +225,7 @@ export function createApp(store: PetStore, options: AppOptions) {
       banned,
       retryAfterSeconds: undefined,
       petId: undefined,
-      getPet: route === Route.Pet && (method === "GET" || method === "HEAD"),
+      getPet: route === "pet" && (method === "GET" || method === "HEAD"),
     };
     if (limit.refusal !== undefined) return answer(exchange, limit.refusal);
     // What node:http would answer 400 or 417 with no body, then authentication, 404, 405.
@@ -281,24 +239,33 @@ export function createApp(store: PetStore, options: AppOptions) {
       const reply = errorReply("expectation_failed", message);
       return answer(exchange, { ...reply, closeConnection: true });
     }
-    if (typeof identity !== "object" && route !== Route.OpenApi) {
+    if (typeof identity !== "object" && route !== "openapi") {
       return answer(exchange, unauthorizedReply(identity));
     }
-    if (route === Route.None) {
+    if (route === "none") {
       const message = `no route for ${printable(path)}; the API is under /v1`;
       return answer(exchange, errorReply("not_found", message));
     }
-    if (!(method === "GET" || method === "HEAD" || (method === "POST" && route === Route.Pets))) {
-      return answer(exchange, methodNotAllowed(method, ALLOW[route]!));
+    if (!(method === "GET" || method === "HEAD" || (method === "POST" && route === "pets"))) {
+      return answer(
+        exchange,
+        methodNotAllowed(method, route === "pets" ? "GET, HEAD, POST" : "GET, HEAD"),
+      );
     }
-    if (route === Route.OpenApi) return answer(exchange, { status: 200, body: openApi(req) });
-    if (route === Route.Pet && nowMs >= sunsetAtMs) return answer(exchange, gone);
+    if (route === "openapi") return answer(exchange, { status: 200, body: openApi(req) });
+    if (route === "pet" && nowMs >= sunsetAtMs) return answer(exchange, gone);
     const scripted =
       fake.next.take(method, path, account!.key) ??
       (options.preferCode === true ? preferredAnswer(String(req.headers.prefer)) : undefined);
-    if (scripted !== undefined) return script(exchange, scripted, route, query);
-    if (faults === undefined) return operate(exchange, route, query, false);
-    const plan = faults();
+    if (scripted?.status !== undefined) {
+      return script(exchange, route, scripted.status, scripted.retryAfterSeconds);
+    }
+    // A scripted drop or delay, else the faults' plan: a delay, then maybe a failure.
+    const plan =
+      scripted === undefined
+        ? faults?.()
+        : { delayMs: scripted.delayMs ?? 0, failure: scripted.drop && DROPS[scripted.drop] };
+    if (plan === undefined) return operate(exchange, route, query, false);
     const proceed = () => {
       if (closed || plan.failure === "reset") return drop(exchange);
       if (plan.failure !== "503")
@@ -314,12 +281,7 @@ export function createApp(store: PetStore, options: AppOptions) {
    * Answers on the socket a request node:http does not hand to the handler;
    * `counted`: the request counts toward its rate limit, and a 429 answers it.
    */
-  function onSocket(
-    socket: Duplex,
-    headers: IncomingHttpHeaders | undefined,
-    reply: Reply,
-    counted: boolean,
-  ) {
+  function onSocket(socket: Duplex, reply: Reply, counted: boolean, headers?: IncomingHttpHeaders) {
     const nowMs = clock.now();
     const identity = keyring.identify(headers?.authorization);
     const peer = socket as Duplex & { remoteAddress?: string };
@@ -335,12 +297,9 @@ export function createApp(store: PetStore, options: AppOptions) {
     // node:http hands the socket over without its error listener.
     socket.on("error", () => socket.destroy());
     const startedAt = performance.now();
-    const refusal = errorReply(
-      "method_not_allowed",
-      "CONNECT is not allowed: the fake is not a proxy",
-      ["Allow", ALLOW[Route.Pets]!],
-    );
-    responder.answered(req, onSocket(socket, req.headers, refusal, true), startedAt);
+    const message = "CONNECT is not allowed: the fake is not a proxy";
+    const refusal = errorReply("method_not_allowed", message, ["Allow", "GET, HEAD, POST"]);
+    responder.answered(req, onSocket(socket, refusal, true, req.headers), startedAt);
   }
 
   /** For `server.on("clientError")`: malformed or too slow requests get an Error body too. */
@@ -357,10 +316,10 @@ export function createApp(store: PetStore, options: AppOptions) {
           ? errorReply("headers_too_large", "the request headers are too large")
           : errorReply("bad_request", "the request is not valid HTTP/1.1");
     // A request already read (its body is broken) has a known key; garbage has only an address.
-    const status = onSocket(socket, started?.req?.headers, reply, false);
+    const status = onSocket(socket, reply, false, started?.req?.headers);
     responder.count(status);
-    if (log?.logsRequests === true)
-      log.note(`${status} to a malformed request: ${error.code ?? error.message}`);
+    if (options.log?.logsRequests === true)
+      options.log.note(`${status} to a malformed request: ${error.code ?? error.message}`);
   }
 
   return Object.assign((req: IncomingMessage, res: ServerResponse) => handle(req, res, false), {
@@ -372,9 +331,7 @@ export function createApp(store: PetStore, options: AppOptions) {
     /** The server's parts, as the control plane's operations act on them (the library's too). */
     fake,
     /** Shutting down: answers ask clients to close the connection. */
-    drain: () => {
-      responder.draining = true;
-    },
+    drain: () => void (responder.draining = true),
     /** Delayed requests still waiting are dropped from now on (their connection reset). */
     close: () => {
       responder.draining = true;

@@ -23,18 +23,13 @@ export function readGivenFile(
   maxBytes: number,
   encoding: BufferEncoding,
 ): string {
+  const refused = (why: string) => new ServerConfigError(`${label}: ${why}`);
+  let size: number;
   try {
     const why = whyNotRegular(file);
-    if (why !== undefined) {
-      throw new ServerConfigError(`${label}: ${why}, not a regular file. Give ${what}.`);
-    }
-    const { size } = statSync(file);
-    if (size > maxBytes) {
-      throw new ServerConfigError(
-        `${label}: ${size} bytes is too large for ${what} (at most ${maxBytes}).`,
-      );
-    }
-    return readFileSync(file, encoding);
+    if (why !== undefined) throw refused(`${why}, not a regular file. Give ${what}.`);
+    ({ size } = statSync(file));
+    if (size <= maxBytes) return readFileSync(file, encoding);
   } catch (error) {
     if (error instanceof ServerConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
@@ -44,6 +39,7 @@ export function readGivenFile(
         : code === "EACCES" || code === "EPERM"
           ? "permission denied"
           : (code ?? String(error));
-    throw new ServerConfigError(`${label}: cannot read it (${why}).`);
+    throw refused(`cannot read it (${why}).`);
   }
+  throw refused(`${size} bytes is too large for ${what} (at most ${maxBytes}).`);
 }

@@ -13,11 +13,7 @@ import type { Server as HttpsServer } from "node:https";
 import { readFileSync } from "node:fs";
 import type { Socket } from "node:net";
 
-/** The default cap, lowered when the open-files limit is lower. */
-const DEFAULT_MAX_CONNECTIONS = 1000;
 export const MAX_CONNECTIONS_LIMIT = 1_000_000;
-/** Descriptors kept for everything but client connections: stdio, the store's files, Node's own. */
-const DESCRIPTOR_HEADROOM = 64;
 
 /**
  * 1,000, or fewer when the process may open fewer files (Linux's
@@ -28,17 +24,15 @@ export function defaultMaxConnections(limitsText?: string): number {
   try {
     limitsText ??= readFileSync("/proc/self/limits", "utf8");
   } catch {
-    return DEFAULT_MAX_CONNECTIONS;
+    limitsText = "";
   }
-  const match = /^Max open files\s+(\d+)/m.exec(limitsText);
-  if (match === null) return DEFAULT_MAX_CONNECTIONS;
-  return Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, Number(match[1]) - DESCRIPTOR_HEADROOM));
+  const files = Number(/^Max open files\s+(\d+)/m.exec(limitsText)?.[1] ?? Infinity);
+  // 64 descriptors are kept for everything but client connections: stdio, the store's files, Node's own.
+  return Math.max(1, Math.min(1000, files - 64));
 }
 
 /** node:http sets `_httpMessage` from a request's arrival until its response is sent. */
 type BusySocket = Socket & { _httpMessage?: ServerResponse | null };
-/** A TLS socket names the raw socket it wraps as `_parent`. */
-type TlsSocket = Socket & { _parent?: Socket };
 
 /**
  * Applies the cap to `server`. Idle connections are
@@ -73,8 +67,9 @@ export function capConnections(
       stats.evicted++;
     }
   });
-  // Over TLS, the connection is its TLS socket once the handshake is done.
-  server.on("secureConnection", (socket: TlsSocket) => {
+  // Over TLS, the connection is its TLS socket once the handshake is done; a TLS socket
+  // names the raw socket it wraps as `_parent`.
+  server.on("secureConnection", (socket: Socket & { _parent?: Socket }) => {
     if (socket._parent !== undefined && open.delete(socket._parent)) track(socket);
   });
   server.on("request", (req: IncomingMessage) => {

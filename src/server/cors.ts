@@ -12,8 +12,6 @@ const EXPOSED_HEADERS =
   "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, Deprecation, Sunset, Link";
 const PREFLIGHT_VARY =
   "Origin, Access-Control-Request-Method, Access-Control-Request-Headers, Access-Control-Request-Private-Network";
-/** Chromium caps a preflight cache entry at two hours; Firefox at a day. */
-const PREFLIGHT_MAX_AGE_SECONDS = "7200";
 
 /** An Origin header as browsers serialize it: `scheme://host[:port]`, or `null`. */
 const SERIALIZED_ORIGIN = /^(?:null|[a-z][a-z0-9+.-]*:\/\/(?:(?![/?#@,])[!-~])+)$/;
@@ -90,8 +88,9 @@ export function createCors(setting: boolean | readonly string[]) {
         "GET, HEAD, POST",
         "Access-Control-Allow-Headers",
         [...names].join(", "),
+        // Chromium caps a preflight cache entry at two hours; Firefox at a day.
         "Access-Control-Max-Age",
-        PREFLIGHT_MAX_AGE_SECONDS,
+        "7200",
         "Vary",
         PREFLIGHT_VARY,
       ];

@@ -27,21 +27,19 @@ export function fakeOrigin(req: IncomingMessage): string {
 }
 
 /**
- * The document with the sunset moved (`serve --sunset`): the contract's date, as
- * an ISO time and as the HTTP date of the Sunset header, appears nowhere else.
+ * The document text for a request. `sunsetMs` when moved (`serve --sunset`): the
+ * contract's date, as an ISO time and as the HTTP date of the Sunset header,
+ * appears nowhere else.
  */
-function withSunset(text: string, sunsetMs: number): string {
-  const iso = new Date(sunsetMs).toISOString();
-  return text
-    .replaceAll(SUNSET_DATE, iso)
-    .replaceAll(new Date(SUNSET_DATE).toISOString(), iso)
-    .replaceAll(deprecationHeaderValues().Sunset, deprecationHeaderValues(sunsetMs).Sunset);
-}
-
-/** The document text for a request; `sunsetMs` when moved. */
 export function createOpenApiRoute(sunsetMs?: number): (req: IncomingMessage) => string {
   // Made once: only the fake's URL differs from one request to the next.
-  const text = openApiText([{ url: ORIGIN_SLOT, description: FAKE_SERVER_DESCRIPTION }]);
-  const document = sunsetMs === undefined ? text : withSunset(text, sunsetMs);
+  let document = openApiText([{ url: ORIGIN_SLOT, description: FAKE_SERVER_DESCRIPTION }]);
+  if (sunsetMs !== undefined) {
+    const iso = new Date(sunsetMs).toISOString();
+    document = document
+      .replaceAll(SUNSET_DATE, iso)
+      .replaceAll(new Date(SUNSET_DATE).toISOString(), iso)
+      .replaceAll(deprecationHeaderValues().Sunset, deprecationHeaderValues(sunsetMs).Sunset);
+  }
   return (req) => document.replace(ORIGIN_SLOT, () => `${fakeOrigin(req)}/v1`);
 }

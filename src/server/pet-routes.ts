@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { ErrorCode } from "../schema/error-codes.js";
-import { PET_STATUSES, type ListQuery } from "../schema/pet.js";
+import type { ListQuery } from "../schema/pet.js";
 import {
   formatProblems,
   validateListQuery,
@@ -17,46 +17,30 @@ import { readJsonBody } from "./request-body.js";
 import { StoreError, type PetStore, type StoreErrorCode } from "./store/memory.js";
 
 /**
- * A list query is validated once per distinct text: clients repeat the same
- * few, and zod's check costs more than the rest of answering a cached page.
- * The oldest is dropped first, so a client varying its query cannot grow it.
+ * `GET /pets`, by query text (without the `?`). Clients repeat the same few
+ * queries: each is validated once (zod's check costs more than the rest of
+ * answering a kept page), and its page is kept as bytes until the store's
+ * revision changes (a create, or an edit of the file picked up by the store): a
+ * page from the store is a fresh string of many joined pieces, and measuring and
+ * encoding it is most of the cost of a list request. Past 256 queries the oldest
+ * is dropped, so a client varying its query cannot grow it.
  */
-const KEPT_QUERIES = 256;
-const queries = new Map<string, Validated<ListQuery>>();
-
-/**
- * Ready-encoded pages of `GET /pets`. A page from the store is a fresh string of
- * many joined pieces; measuring and encoding it is most of the cost of a list
- * request, so each (status, limit) page is kept as bytes until the store's
- * revision changes (a create, or an edit of the file picked up by the store).
- */
-export class PageCache {
-  private readonly pages = new Map<number, { bytes: Buffer; revision: number }>();
-
-  constructor(private readonly store: PetStore) {}
-
-  page(options: Parameters<PetStore["listJson"]>[0]): Buffer {
-    const status = options.status === undefined ? 3 : PET_STATUSES.indexOf(options.status);
-    const slot = status * 128 + options.limit;
-    const revision = this.store.revision;
-    const cached = this.pages.get(slot);
-    if (cached !== undefined && cached.revision === revision) return cached.bytes;
-    const bytes = Buffer.from(this.store.listJson(options));
-    this.pages.set(slot, { bytes, revision });
-    return bytes;
-  }
-}
-
-/** `query`: the query string of `GET /pets`, without the `?`. */
-export function listPets(pages: PageCache, query: string): Reply {
-  let parsed = queries.get(query);
-  if (parsed === undefined) {
-    parsed = validateListQuery(new URLSearchParams(query));
-    if (queries.size >= KEPT_QUERIES) queries.delete(queries.keys().next().value!);
-    queries.set(query, parsed);
-  }
-  if (!parsed.ok) return errorReply("invalid_query", formatProblems(parsed.problems));
-  return { status: 200, body: pages.page(parsed.value) };
+export function createPetList(store: PetStore): (query: string) => Reply {
+  const queries = new Map<string, Validated<ListQuery> & { page?: Buffer; revision?: number }>();
+  return (query) => {
+    let kept = queries.get(query);
+    if (kept === undefined) {
+      if (queries.size >= 256) queries.delete(queries.keys().next().value!);
+      kept = validateListQuery(new URLSearchParams(query));
+      queries.set(query, kept);
+    }
+    if (!kept.ok) return errorReply("invalid_query", formatProblems(kept.problems));
+    if (kept.revision !== store.revision) {
+      kept.revision = store.revision;
+      kept.page = Buffer.from(store.listJson(kept.value));
+    }
+    return { status: 200, body: kept.page! };
+  };
 }
 
 /** Up to 18 digits, without a zero in front, is always an int64. */

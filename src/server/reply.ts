@@ -19,8 +19,7 @@ export function errorReply(code: ErrorCode, message: string, headers?: readonly 
 
 /** Client text echoed in a message: bounded, one line. */
 export function printable(text: string): string {
-  const shown = text.length > 100 ? text.slice(0, 100) + "..." : text;
-  return JSON.stringify(shown);
+  return JSON.stringify(text.length > 100 ? text.slice(0, 100) + "..." : text);
 }
 
 /** The 405 of a method that is not one of `allowed` ("GET, HEAD"), which its Allow header names. */

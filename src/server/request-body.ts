@@ -9,7 +9,7 @@ import { errorReply, type Reply } from "./reply.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export type BodyResult =
+type BodyResult =
   | { ok: true; value: JsonValue }
   /** `empty`: the body was empty (the reply says `empty_body`). */
   | { ok: false; reply: Reply; empty?: true }
@@ -51,15 +51,6 @@ export async function readJsonBody(
   }
   const bytes = Buffer.concat(chunks, size);
   keep?.(bytes);
-  return interpret(bytes, contentType !== undefined);
-}
-
-/** An answer given before the whole body was read: the connection cannot be reused. */
-function refuse(reply: Reply): BodyResult {
-  return { ok: false, reply: { ...reply, closeConnection: true } };
-}
-
-function interpret(bytes: Buffer, typed: boolean): BodyResult {
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -70,7 +61,7 @@ function interpret(bytes: Buffer, typed: boolean): BodyResult {
     const reply = errorReply("empty_body", "the body is empty; send a NewPet as JSON");
     return { ok: false, reply, empty: true };
   }
-  if (!typed) {
+  if (contentType === undefined) {
     return { ok: false, reply: errorReply("unsupported_media_type", UNSUPPORTED_MEDIA_TYPE) };
   }
   try {
@@ -84,4 +75,9 @@ function interpret(bytes: Buffer, typed: boolean): BodyResult {
     }
     throw error;
   }
+}
+
+/** An answer given before the whole body was read: the connection cannot be reused. */
+function refuse(reply: Reply): BodyResult {
+  return { ok: false, reply: { ...reply, closeConnection: true } };
 }

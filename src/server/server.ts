@@ -9,19 +9,13 @@
  */
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import * as z from "zod/mini";
 import { AccessLog } from "./access-log.js";
 import { NextRuleBody, type NextRule } from "./admin/next.js";
 import { JOURNAL_FILTER, type RecordedRequest } from "./admin/request-journal.js";
-import {
-  adminOperation,
-  ClockBody,
-  type AdminReply,
-  type AdminRequest,
-  type KeyEntry,
-} from "./admin/routes.js";
+import { adminOperation, ClockBody, type AdminReply, type KeyEntry } from "./admin/routes.js";
 import { createApp } from "./app.js";
 import { ServerConfigError } from "./config-error.js";
 import { capConnections } from "./connection-cap.js";
@@ -56,63 +50,56 @@ export async function startServer(startOptions: StartServerOptions = {}) {
   const { host, timeouts } = options;
   const log = new AccessLog(options.log ?? process.stderr, options.quiet !== true);
   const store: PetStore & { abandon?(): Promise<void> } =
-    options.store ??
-    (await openStore(options, log).catch((error: unknown) => {
-      log.flush();
-      throw error;
-    }));
+    options.store ?? (await openStore(options, log).finally(() => log.flush()));
   /** Closes the store of a start that failed; one opened here removes what it created. */
   const abandon = () =>
     options.store === undefined && store.abandon !== undefined ? store.abandon() : store.close();
 
-  let tls: Awaited<ReturnType<typeof setUpTls>> | undefined;
   /** The CA files this start wrote anew: removed if it fails. */
   const created: string[] = [];
-  let app: ReturnType<typeof createApp>;
-  let server: Server | HttpsServer;
-  let capStats: ReturnType<typeof capConnections>;
-  try {
-    // After the store: its lock keeps two serves of one file from writing one CA.
-    if (options.tls !== undefined && options.tls !== false) {
-      tls = await setUpTls(options.tls, {
-        // The data file the local CA is kept next to.
-        file: options.store === undefined ? options.file : undefined,
-        host,
-        note: (line) => log.note(line),
-        created,
-      });
-    }
-    app = createApp(store, { ...options, log });
-    const serverOptions = {
-      headersTimeout: timeouts.headersTimeoutMs,
-      requestTimeout: timeouts.requestTimeoutMs,
-      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
-      connectionsCheckingInterval: timeouts.checkIntervalMs,
-      // The app answers a missing Host itself, with an Error body and the rate-limit headers.
-      requireHostHeader: false,
-      // A handshake gets no longer than a request's headers would.
-      handshakeTimeout: timeouts.headersTimeoutMs,
-    };
-    server =
-      tls === undefined
-        ? createServer(serverOptions, app)
-        : createHttpsServer({ ...serverOptions, cert: tls.cert, key: tls.key }, app);
-    server.on("clientError", app.handleClientError);
-    server.on("checkExpectation", app.handleExpectation);
-    server.on("connect", app.handleConnect);
-    capStats = capConnections(server, options.maxConnections, (line) => log.note(line));
-    server.listen(options.port, host);
-    await once(server, "listening").catch((error: Error) => {
-      throw listenError(error, options.port, host);
-    });
-  } catch (error) {
+  /** Undoes a start that failed at `error`, then throws it. */
+  const fail = async (error: unknown): Promise<never> => {
     // The CA files first: the store's lock, let go by abandon(), is what keeps another
     // serve of this file from writing its own CA there meanwhile.
     await removeCreated(created);
     await abandon().catch((cause: unknown) => log.note(`cleaning up failed: ${String(cause)}`));
     log.flush();
     throw error;
-  }
+  };
+  // After the store: its lock keeps two serves of one file from writing one CA.
+  const tls =
+    options.tls === undefined || options.tls === false
+      ? undefined
+      : await setUpTls(options.tls, {
+          // The data file the local CA is kept next to.
+          file: options.store === undefined ? options.file : undefined,
+          host,
+          note: (line) => log.note(line),
+          created,
+        }).catch(fail);
+  const app = createApp(store, { ...options, log });
+  const serverOptions = {
+    headersTimeout: timeouts.headersTimeoutMs,
+    requestTimeout: timeouts.requestTimeoutMs,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+    connectionsCheckingInterval: timeouts.checkIntervalMs,
+    // The app answers a missing Host itself, with an Error body and the rate-limit headers.
+    requireHostHeader: false,
+    // A handshake gets no longer than a request's headers would.
+    handshakeTimeout: timeouts.headersTimeoutMs,
+  };
+  const server =
+    tls === undefined
+      ? createServer(serverOptions, app)
+      : createHttpsServer({ ...serverOptions, cert: tls.cert, key: tls.key }, app);
+  server.on("clientError", app.handleClientError);
+  server.on("checkExpectation", app.handleExpectation);
+  server.on("connect", app.handleConnect);
+  const capStats = capConnections(server, options.maxConnections, (line) => log.note(line));
+  server.listen(options.port, host);
+  await once(server, "listening").catch((error: Error) =>
+    fail(listenError(error, options.port, host)),
+  );
   server.on("error", (error) => log.note(`server error: ${error.message}`));
   if (tls !== undefined && log.logsRequests) {
     noteHandshakeFailures(server as HttpsServer, tls.caFile, (line) => log.note(line));
@@ -130,26 +117,19 @@ export async function startServer(startOptions: StartServerOptions = {}) {
     await stopped;
     clearTimeout(force);
     app.close();
-    try {
-      await store.close();
-    } finally {
-      log.flush();
-    }
+    await store.close().finally(() => log.flush());
   }
   let closing: Promise<void> | undefined;
 
   const { fake } = app;
   /**
-   * A control-plane route ("POST /reset"), run as HTTP runs it; the body checked by the caller.
-   * A 400 (a rule or a clock step the state refuses) throws its message.
+   * A control-plane route ("POST /reset"), run as HTTP runs it, its body `input` checked
+   * by `schema`. A bad body, or a 400 (a rule or a clock step the state refuses), throws
+   * a ServerConfigError after `where`.
    */
-  const run = (operation: string, request: Partial<AdminRequest<unknown>>, where = "") => {
-    const reply = adminOperation(operation)(fake, {
-      body: undefined,
-      query: "",
-      key: "",
-      ...request,
-    }) as AdminReply;
+  const run = (operation: string, where: string, schema?: z.ZodMiniType, input?: unknown) => {
+    const body = schema && parse(schema, input, where);
+    const reply = adminOperation(operation)(fake, { body, query: "", key: "" }) as AdminReply;
     if (reply.status !== 400) return reply;
     const { message } = JSON.parse(String(reply.body)) as { message: string };
     throw new ServerConfigError(`${where}: ${message}`);
@@ -176,7 +156,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
      * and the request journal cleared. Keys, faults and the clock stay.
      */
     reset: async (): Promise<void> => {
-      await run("POST /reset", {});
+      await run("POST /reset", "reset");
     },
     /** The request journal, oldest first, filtered (all that match, at once); never a key. */
     requests: (filter: RequestFilter = {}): RecordedRequest[] => {
@@ -186,7 +166,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
       return fake.journal.page(parse(JOURNAL_FILTER, Object.fromEntries(query), "requests"))
         .requests;
     },
-    clearRequests: (): void => void run("DELETE /requests", {}),
+    clearRequests: (): void => fake.journal.clear(),
     /** The fake's clock: moving it moves rate-limit windows, bans, Date and X-RateLimit-Reset. */
     clock: {
       now: () => new Date(fake.clock.now()),
@@ -195,8 +175,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
        * (a ServerConfigError past it, the clock unmoved).
        */
       advance(seconds: number): void {
-        const body = parse(ClockBody, { advanceSeconds: seconds }, "clock.advance");
-        run("POST /clock", { body }, "clock.advance");
+        run("POST /clock", "clock.advance", ClockBody, { advanceSeconds: seconds });
       },
       get offsetSeconds(): number {
         return fake.clock.offsetSeconds;
@@ -207,7 +186,7 @@ export async function startServer(startOptions: StartServerOptions = {}) {
      * `answer` (a ServerConfigError naming the field when the rule is not valid).
      */
     next(rule: NextRule) {
-      const reply = run("POST /next", { body: parse(NextRuleBody, rule, "next") }, "next");
+      const reply = run("POST /next", "next", NextRuleBody, rule);
       return reply.value as NextRule & { times: number; used: number };
     },
     /** The verdict on the app under test, as GET /__admin/verdict. */
@@ -217,15 +196,13 @@ export async function startServer(startOptions: StartServerOptions = {}) {
     clearNext: (): void => fake.next.clear(),
     /** Replaces every fault setting (as the `faults` option; `{}` for none). */
     setFaults: (faults: FaultOptions): void =>
-      void run("PUT /faults", { body: parse(FaultOption, faults, "setFaults") }),
+      void run("PUT /faults", "setFaults", FaultOption, faults),
     /** Adds a key (a spec string or {key, plan?, limits?}), or gives a known key this plan. */
     addKey: (key: string | ApiKeySpec): KeyEntry =>
-      run("POST /keys", { body: parse(KeyInput, key, "addKey") }).value as KeyEntry,
+      run("POST /keys", "addKey", KeyInput, key).value as KeyEntry,
     /** Whether the key was there. */
     removeKey: (key: string): boolean =>
-      run("DELETE /keys/{key}", {
-        key: parse(z.string({ error: "must be a string" }), key, "removeKey"),
-      }).status === 204,
+      fake.keyring.remove(parse(z.string({ error: "must be a string" }), key, "removeKey")),
     /** Stops accepting, finishes in-flight requests, closes the store. */
     close: () => (closing ??= close()),
   };
@@ -240,17 +217,13 @@ async function openStore(options: ServerOptions, log: AccessLog): Promise<PetSto
 
 /** What a failed `listen` throws: the usual causes in words. */
 function listenError(error: Error & { code?: string }, port: number, host: string): Error {
-  const code = error.code;
-  if (code === "EADDRINUSE") {
-    return new ServerConfigError(
-      `port ${port} on ${host} is already in use; choose another with --port (--port 0 picks a free one)`,
-    );
-  }
-  if (code === "EACCES") {
-    return new ServerConfigError(`not permitted to listen on port ${port} of ${host}`);
-  }
-  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
-    return new ServerConfigError(`cannot listen on ${host}: no such address on this machine`);
-  }
-  return error;
+  const why =
+    error.code === "EADDRINUSE"
+      ? `port ${port} on ${host} is already in use; choose another with --port (--port 0 picks a free one)`
+      : error.code === "EACCES"
+        ? `not permitted to listen on port ${port} of ${host}`
+        : ["EADDRNOTAVAIL", "ENOTFOUND", "EAI_AGAIN"].includes(error.code ?? "")
+          ? `cannot listen on ${host}: no such address on this machine`
+          : undefined;
+  return why === undefined ? error : new ServerConfigError(why);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PageCache } from "../../src/server/pet-routes.js";
+import { createPetList } from "../../src/server/pet-routes.js";
 import { createMemoryStore, type PetStore } from "../../src/server/store/memory.js";
 
 /** A store whose list text and revision the test controls, counting the lists it makes. */
@@ -26,35 +26,49 @@ function countingStore(pets: PetStore) {
   return store;
 }
 
-describe("the page cache", () => {
+describe("the pages of GET /pets", () => {
   it("serves the same bytes for the same page while the store is unchanged", () => {
     const store = countingStore(createMemoryStore([{ id: 1n, name: "A", categoryId: 1n }]));
-    const pages = new PageCache(store);
-    const first = pages.page({ limit: 5 });
+    const list = createPetList(store);
+    const first = list("limit=5").body;
     expect(first.toString()).toBe('[{"id":1,"name":"A","categoryId":1}]');
-    expect(pages.page({ limit: 5 })).toBe(first);
+    expect(list("limit=5").body).toBe(first);
     expect(store.lists).toBe(1);
-    pages.page({ limit: 6 });
-    pages.page({ limit: 5, status: "sold" });
+    list("limit=6");
+    list("limit=5&status=sold");
     expect(store.lists).toBe(3);
   });
 
   it("rebuilds a page after a create", async () => {
     const store = countingStore(createMemoryStore());
-    const pages = new PageCache(store);
-    expect(pages.page({ limit: 5 }).toString()).toBe("[]");
+    const list = createPetList(store);
+    expect(list("limit=5").body.toString()).toBe("[]");
     await store.create({ name: "B", categoryId: 2n });
-    expect(pages.page({ limit: 5 }).toString()).toContain('"name":"B"');
+    expect(list("limit=5").body.toString()).toContain('"name":"B"');
   });
 
   it("rebuilds a page when the revision changes with the count unchanged (an adopted edit)", () => {
     const store = countingStore(createMemoryStore());
-    const pages = new PageCache(store);
-    pages.page({ limit: 5 });
+    const list = createPetList(store);
+    list("limit=5");
     store.text = '["edited"]';
-    expect(pages.page({ limit: 5 }).toString()).toBe("[]");
+    expect(list("limit=5").body.toString()).toBe("[]");
     store.bumped++;
-    expect(pages.page({ limit: 5 }).toString()).toBe('["edited"]');
+    expect(list("limit=5").body.toString()).toBe('["edited"]');
+  });
+
+  it("answers an invalid query 400, and forgets the oldest query past 256", () => {
+    const store = countingStore(createMemoryStore());
+    const list = createPetList(store);
+    expect(list("limit=0").status).toBe(400);
+    for (let limit = 1; limit <= 100; limit++) list(`limit=${limit}&status=sold`);
+    for (let limit = 1; limit <= 100; limit++) list(`status=sold&limit=${limit}`);
+    for (let limit = 1; limit <= 100; limit++) list(`limit=${limit}`);
+    const lists = store.lists;
+    list("limit=100");
+    expect(store.lists).toBe(lists);
+    list("limit=1&status=sold");
+    expect(store.lists).toBe(lists + 1);
   });
 });
 

@@ -6,9 +6,10 @@
  * open page does not change what it shows. The pets are read through the API's
  * own list (`list`, the same reply as `GET /v1/pets`), for requests from this
  * machine only: that read needs no key. The document is the one
- * `GET /v1/openapi.json` serves (`openApi`). The keys are shown in full (`keys`)
- * to whoever may use the control plane: on a local fake they are not secrets
- * from the person running it, and the control plane may add keys anyway.
+ * `GET /v1/openapi.json` serves (`openApi`). The keys are shown in full, with
+ * the fake's health and verdict, to whoever may use the control plane (`access`):
+ * on a local fake they are not secrets from the person running it, and the
+ * control plane may add keys anyway.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import Negotiator from "negotiator";
@@ -17,8 +18,9 @@ import { parseJson } from "../../schema/json.js";
 import { errorReply, methodNotAllowed, printable, type Reply } from "../reply.js";
 import { createAssetStore, type AssetReader } from "./assets.js";
 import { isLocalRequest } from "./local-request.js";
-import { HOME_PREFIX, indexJson, PAGE_CSP, pageHtml, PETS_SHOWN, type PageView } from "./page.js";
-import type { KeyEntry } from "../admin/routes.js";
+import { HOME_PREFIX, indexJson, PAGE_CSP, pageHtml, PETS_SHOWN } from "./page.js";
+import { refusal, type AdminAccess } from "../admin/access.js";
+import { health, keyEntry, type Fake, type KeyEntry } from "../admin/routes.js";
 import type { Pet } from "../../schema/pet.js";
 
 export interface HomeOptions {
@@ -28,17 +30,9 @@ export interface HomeOptions {
   openApi(req: IncomingMessage): string;
   /** Who may read the pets without a key; default: requests from this machine. */
   mayReadPets?(req: IncomingMessage): boolean;
-  /**
-   * The reply of `GET /__home/keys`: the keys in full, with their plans and quota,
-   * for whoever may use the control plane (which can add keys).
-   */
-  keys(req: IncomingMessage): Reply;
-  /** `GET /__admin/health`'s body, for the page's status line. */
-  health?(): PageView["health"];
-  /** `GET /__admin/verdict`'s body, for the page's verdict. */
-  verdict?(): PageView["verdict"];
-  /** The fake's time in ms (its clock can be moved forward); default: Date.now. */
-  now?(): number;
+  /** The fake whose keys, health and verdict the page shows, to whoever `access` lets use the control plane. */
+  fake: Fake;
+  access: AdminAccess;
   /** Where the page's files come from; default: dist/home/ or the binary's assets. */
   readAsset?: AssetReader;
 }
@@ -88,7 +82,22 @@ function parsed<T>(reply: Reply, parse: (text: string) => unknown = JSON.parse):
  */
 export function createHomeRoute(options: HomeOptions) {
   const assets = createAssetStore(options.readAsset);
+  const { fake, access } = options;
   const mayReadPets = options.mayReadPets ?? isLocalRequest;
+
+  /** `GET /__home/keys`: the entries of `GET /__admin/keys` with each key in full. */
+  function keys(req: IncomingMessage): Reply {
+    return (
+      refusal(access, req) ?? {
+        status: 200,
+        body: JSON.stringify({
+          keys: fake.keyring
+            .list()
+            .map((account) => ({ ...keyEntry(fake, account), key: account.key })),
+        }),
+      }
+    );
+  }
 
   function asset(exchange: Exchange, name: string): number {
     let found;
@@ -146,7 +155,7 @@ export function createHomeRoute(options: HomeOptions) {
     const status = new URLSearchParams(query).get("status") ?? "";
     const list = new URLSearchParams({ limit: String(PETS_SHOWN) });
     if (status !== "") list.set("status", status);
-    const keyReply = options.keys(exchange.req);
+    const keyReply = keys(exchange.req);
     const keyList = parsed<{ keys: KeyEntry[] }>(keyReply);
     const html = pageHtml({
       origin,
@@ -154,9 +163,9 @@ export function createHomeRoute(options: HomeOptions) {
       pets: parsed<Pet[]>(pets(exchange.req, list.toString()), parseJson),
       keys: typeof keyList === "string" ? keyList : keyList.keys,
       needsToken: keyReply.status === 401,
-      health: typeof keyList === "string" ? undefined : options.health?.(),
-      verdict: typeof keyList === "string" ? undefined : options.verdict?.(),
-      nowSeconds: (options.now?.() ?? Date.now()) / 1000,
+      health: typeof keyList === "string" ? undefined : health(fake),
+      verdict: typeof keyList === "string" ? undefined : fake.verdict.verdict(),
+      nowSeconds: fake.clock.now() / 1000,
     });
     const page = ["Content-Type", "text/html; charset=utf-8", "Content-Security-Policy", PAGE_CSP];
     return send(exchange, 200, [...page, ...headers], html);
@@ -179,7 +188,7 @@ export function createHomeRoute(options: HomeOptions) {
     if (path === `${HOME_PREFIX}openapi.json`)
       return sendReply(exchange, { status: 200, body: options.openApi(req) });
     if (path === `${HOME_PREFIX}pets`) return sendReply(exchange, pets(req, query));
-    if (path === `${HOME_PREFIX}keys`) return sendReply(exchange, options.keys(req));
+    if (path === `${HOME_PREFIX}keys`) return sendReply(exchange, keys(req));
     return asset(exchange, path.slice(HOME_PREFIX.length));
   };
 }

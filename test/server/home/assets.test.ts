@@ -6,7 +6,10 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAssetStore, findAssetDirectory } from "../../../src/server/home/assets.js";
 import { isLocalRequest } from "../../../src/server/home/local-request.js";
+import { createApp } from "../../../src/server/app.js";
 import { createHomeRoute, type HomeOptions } from "../../../src/server/home/route.js";
+import { createMemoryStore } from "../../../src/server/store/memory.js";
+import { appOptions } from "../app-options.js";
 import { call } from "../http.js";
 
 describe("finding dist/home from the module that serves it", () => {
@@ -60,7 +63,8 @@ describe("a page whose files are missing or unreadable", () => {
   let base: string;
   const list: HomeOptions["list"] = () => ({ status: 200, body: "[]" });
   const openApi: HomeOptions["openApi"] = () => "{}";
-  const keys: HomeOptions["keys"] = () => ({ status: 200, body: '{"keys":[]}' });
+  const { fake } = createApp(createMemoryStore([]), appOptions({ keys: [] }));
+  const admin = { fake, access: { mode: "open" } } as const;
 
   async function serve(options: HomeOptions): Promise<void> {
     const route = createHomeRoute(options);
@@ -76,7 +80,7 @@ describe("a page whose files are missing or unreadable", () => {
     await serve({
       list,
       openApi,
-      keys,
+      ...admin,
       readAsset: () => {
         throw new Error("the home page's files (dist/home/) are missing");
       },
@@ -95,7 +99,7 @@ describe("a page whose files are missing or unreadable", () => {
     await serve({
       list,
       openApi,
-      keys,
+      ...admin,
       readAsset: () => {
         throw Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
       },
@@ -108,7 +112,7 @@ describe("a page whose files are missing or unreadable", () => {
   });
 
   it("refuses the pets to whoever mayReadPets refuses", async () => {
-    await serve({ list, openApi, keys, mayReadPets: () => false });
+    await serve({ list, openApi, ...admin, mayReadPets: () => false });
     expect((await call(base, "/__home/pets")).status).toBe(403);
   });
 });

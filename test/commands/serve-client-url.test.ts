@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientBaseUrl, listensEverywhere } from "../../src/server/client-url.js";
+import { clientBaseUrl, listensEverywhere } from "../../src/commands/serve.js";
 import { isLoopbackHost } from "../../src/client/key-safety.js";
 
 describe("the base URL serve prints", () => {
