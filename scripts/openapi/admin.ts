@@ -22,7 +22,7 @@ import {
 } from "../../src/server/admin/request-journal.js";
 import { ADMIN_ROUTES, ClockBody } from "../../src/server/admin/routes.js";
 import { MAX_JOURNAL_SIZE } from "../../src/server/serve-defaults.js";
-import { FaultsAnswer, FaultSettings } from "../../src/server/faults.js";
+import { FaultSettings, LatencyRange } from "../../src/server/faults.js";
 import { KeyFields, PLAN } from "../../src/server/keys.js";
 import { GRACE_MS, MAX_ITEMS, RULES } from "../../src/server/verdict.js";
 
@@ -77,6 +77,18 @@ describeFields(Answer, {
   delayMs: "The real answer, this many milliseconds late.",
 });
 describeFields(NextRuleBody, { times: "How many matching requests get it; 1 when left out." });
+describeFields(LatencyRange, {
+  min: "The shortest delay, in milliseconds.",
+  max: "The longest delay, in milliseconds; at least min.",
+});
+describeFields(FaultSettings.def.in, {
+  latencyMs: "Delay before each pet operation, uniform in [min, max]; null: none.",
+  failRate: "The share of pet operations that fail, 0 to 1.",
+  failMode:
+    "How a failing operation fails: 503 (with Retry-After), reset (the connection " +
+    "closed before it is processed), reset-after (processed, then closed unanswered).",
+  seed: "Makes the sequence of faults repeatable; null: a random one.",
+});
 z.globalRegistry.add(FaultSettings, {
   description: "Replaces every setting; an omitted one takes its default (none, 0, 503, random).",
 });
@@ -95,7 +107,11 @@ const ClockAnswer = named(
   z.object({ now: z.iso.datetime(), nowMs: count(), offsetSeconds: z.number().check(z.gte(0)) }),
 );
 
-const Faults = named("Faults", FaultsAnswer);
+/** The settings as `GET /__admin/faults` answers them: every one, defaults filled in. */
+const Faults = named(
+  "Faults",
+  z.required(z.object({ ...FaultSettings.def.in.shape, latencyMs: LatencyRange })),
+);
 
 /** A key as `GET /__admin/keys` shows it: redacted, with where its binding window stands. */
 const KeyEntryAnswer = named(

@@ -115,7 +115,7 @@ export const START_OPTIONS = strict(
     quiet: z.optional(z.boolean({ error: "must be true or false" })),
     /** Where the access log and notes go; default stderr. */
     log: z.optional(withMethod<LogSink>("write", "must be an object with write(text)")),
-    faults: z.optional(FaultOption),
+    faults: z.prefault(FaultOption, {}),
     ban: z.prefault(
       strict(
         {
