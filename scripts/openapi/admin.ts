@@ -89,6 +89,10 @@ describeFields(FaultSettings.def.in, {
     "closed before it is processed), reset-after (processed, then closed unanswered).",
   seed: "Makes the sequence of faults repeatable; null: a random one.",
 });
+describeFields(KeyFields.def.in, {
+  perMinute: "enterprise only, with perDay",
+  perDay: "enterprise only, with perMinute",
+});
 z.globalRegistry.add(FaultSettings, {
   description: "Replaces every setting; an omitted one takes its default (none, 0, 503, random).",
 });

@@ -104,7 +104,7 @@ export const ClockBody = strict(
 /** A key as `GET /__admin/keys` shows it; the package exports its type. */
 export function keyEntry({ keyring, clock }: Fake, account: Account) {
   const nowMs = clock.now();
-  const { limit, remaining, resetSeconds } = keyring.decide(account, undefined, nowMs, false);
+  const { limit, remaining, resetSeconds } = keyring.limit(account, undefined, nowMs, false);
   return {
     key: redactKey(account.key),
     plan: account.plan,
