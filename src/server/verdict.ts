@@ -33,7 +33,7 @@ export const RULES = {
 type Rule = keyof typeof RULES;
 
 /** A violation or a warning (its schema, with each field's words: scripts/openapi/admin.ts). */
-interface Item {
+export interface Item {
   rule: Rule;
   /** Redacted; null: no valid key. */
   key: string | null;
