@@ -42,15 +42,12 @@ export class RateBucket {
   bannedUntilMs = 0;
 }
 
-type Verdict = "allowed" | "rate_limited" | "banned";
-export type RateDecision = ReturnType<typeof takeRequest>;
-
 /**
  * Where a request stands: `remaining` until `resetMs` (a whole second), and the
  * whole seconds to wait when it is refused (0 when allowed), never ending before it.
  */
 function decision(
-  verdict: Verdict,
+  verdict: "allowed" | "rate_limited" | "banned",
   limit: number,
   remaining: number,
   resetMs: number,
@@ -132,7 +129,7 @@ function reject(bucket: RateBucket, resetMs: number, nowMs: number, policy: BanP
 const UNLIMITED = 2147483647;
 
 /** The decision with its X-RateLimit headers, as a flat list, and the 429 to answer instead when over the limit. */
-function outcome(decided: RateDecision) {
+function outcome(decided: ReturnType<typeof takeRequest>) {
   const { verdict, limit, remaining, resetSeconds, retryAfterSeconds } = decided;
   const headers = [
     "X-RateLimit-Limit",
