@@ -12,7 +12,6 @@
  */
 import { STATUS_CODES } from "node:http";
 import * as z from "zod/mini";
-import { count, described, named, ADMIN_SCHEMAS } from "../../src/server/admin/bodies.js";
 import { LATEST_CLOCK_MS, isoTime } from "../../src/server/admin/clock.js";
 import { Answer, Match, MAX_RULES, NextRuleBody } from "../../src/server/admin/next.js";
 import {
@@ -23,9 +22,22 @@ import {
 } from "../../src/server/admin/request-journal.js";
 import { ADMIN_ROUTES, ClockBody } from "../../src/server/admin/routes.js";
 import { MAX_JOURNAL_SIZE } from "../../src/server/serve-defaults.js";
-import { FaultsAnswer, FaultSettings } from "../../src/server/faults.js";
+import { FaultSettings, LatencyRange } from "../../src/server/faults.js";
 import { KeyFields, PLAN } from "../../src/server/keys.js";
-import { GRACE_MS, MAX_ITEMS, VerdictAnswer } from "../../src/server/verdict.js";
+import { GRACE_MS, MAX_ITEMS, RULES } from "../../src/server/verdict.js";
+
+/** The schemas the document names in its components. */
+const ADMIN_SCHEMAS = z.registry<{ id: string }>();
+
+function named<S extends z.ZodMiniType>(id: string, schema: S): S {
+  ADMIN_SCHEMAS.add(schema, { id });
+  return schema;
+}
+
+const described = <S extends z.ZodMiniType>(schema: S, description: string): S =>
+  schema.check(z.describe(description)) as S;
+
+const count = () => z.int().check(z.gte(0));
 
 /** What the document says of an operation ("METHOD /path") besides its body. */
 interface Documented {
@@ -65,6 +77,22 @@ describeFields(Answer, {
   delayMs: "The real answer, this many milliseconds late.",
 });
 describeFields(NextRuleBody, { times: "How many matching requests get it; 1 when left out." });
+describeFields(LatencyRange, {
+  min: "The shortest delay, in milliseconds.",
+  max: "The longest delay, in milliseconds; at least min.",
+});
+describeFields(FaultSettings.def.in, {
+  latencyMs: "Delay before each pet operation, uniform in [min, max]; null: none.",
+  failRate: "The share of pet operations that fail, 0 to 1.",
+  failMode:
+    "How a failing operation fails: 503 (with Retry-After), reset (the connection " +
+    "closed before it is processed), reset-after (processed, then closed unanswered).",
+  seed: "Makes the sequence of faults repeatable; null: a random one.",
+});
+describeFields(KeyFields.def.in, {
+  perMinute: "enterprise only, with perDay",
+  perDay: "enterprise only, with perMinute",
+});
 z.globalRegistry.add(FaultSettings, {
   description: "Replaces every setting; an omitted one takes its default (none, 0, 503, random).",
 });
@@ -83,7 +111,11 @@ const ClockAnswer = named(
   z.object({ now: z.iso.datetime(), nowMs: count(), offsetSeconds: z.number().check(z.gte(0)) }),
 );
 
-const Faults = named("Faults", FaultsAnswer);
+/** The settings as `GET /__admin/faults` answers them: every one, defaults filled in. */
+const Faults = named(
+  "Faults",
+  z.required(z.object({ ...FaultSettings.def.in.shape, latencyMs: LatencyRange })),
+);
 
 /** A key as `GET /__admin/keys` shows it: redacted, with where its binding window stands. */
 const KeyEntryAnswer = named(
@@ -109,6 +141,40 @@ const RuleState = named(
   }),
 );
 const NextRules = named("NextRules", z.object({ rules: z.array(RuleState) }));
+
+const VerdictItem = named(
+  "VerdictItem",
+  z.object({
+    rule: z.enum(Object.keys(RULES) as [keyof typeof RULES]),
+    key: described(
+      z.nullable(z.string()),
+      "Redacted, as `petstore auth status` shows keys; null: no valid key.",
+    ),
+    request: described(
+      z.object({
+        method: z.string(),
+        path: z.string(),
+        time: z.iso.datetime(),
+        id: z.nullable(count()),
+      }),
+      "The request (the latest, for a counted warning); id: its journal id (null with the journal off).",
+    ),
+    message: z.string(),
+    count: z.optional(
+      described(count(), "deprecated-endpoint and unauthenticated: how many requests."),
+    ),
+  }),
+);
+
+const VerdictAnswer = named(
+  "Verdict",
+  z.object({
+    pass: described(z.boolean(), "No violation (warnings do not fail it)."),
+    violations: z.array(VerdictItem),
+    warnings: z.array(VerdictItem),
+    omitted: described(count(), `Items past the ${MAX_ITEMS} kept of each list.`),
+  }),
+);
 
 const POST_ONLY = "POST only: ";
 

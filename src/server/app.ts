@@ -87,7 +87,7 @@ export function createApp(store: PetStore, options: AppOptions) {
     "gone",
     `GET /v1/pets/{petId} was removed on ${isoTime(sunsetAtMs)}; use GET ${SUCCESSOR_PATH} instead (filter it with status)`,
   );
-  let faults = faultInjector(options.faults ?? {});
+  let faults = faultInjector(options.faults);
   let closed = false;
   const fake: Fake = {
     store,
@@ -97,7 +97,7 @@ export function createApp(store: PetStore, options: AppOptions) {
     next: new ScriptedAnswers(),
     verdict,
     startedAt: performance.now(),
-    faults: options.faults ?? {},
+    faults: options.faults,
     setFaults(settings) {
       faults = faultInjector(settings);
       fake.faults = settings;

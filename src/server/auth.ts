@@ -42,15 +42,12 @@ export class RateBucket {
   bannedUntilMs = 0;
 }
 
-type Verdict = "allowed" | "rate_limited" | "banned";
-export type RateDecision = ReturnType<typeof takeRequest>;
-
 /**
  * Where a request stands: `remaining` until `resetMs` (a whole second), and the
  * whole seconds to wait when it is refused (0 when allowed), never ending before it.
  */
 function decision(
-  verdict: Verdict,
+  verdict: "allowed" | "rate_limited" | "banned",
   limit: number,
   remaining: number,
   resetMs: number,
@@ -131,8 +128,9 @@ function reject(bucket: RateBucket, resetMs: number, nowMs: number, policy: BanP
 /** What an unlimited key is told: a limit that never runs out. */
 const UNLIMITED = 2147483647;
 
-/** The X-RateLimit headers, as a flat list, and the 429 to answer instead when over the limit. */
-function outcome({ verdict, limit, remaining, resetSeconds, retryAfterSeconds }: RateDecision) {
+/** The decision with its X-RateLimit headers, as a flat list, and the 429 to answer instead when over the limit. */
+function outcome(decided: ReturnType<typeof takeRequest>) {
+  const { verdict, limit, remaining, resetSeconds, retryAfterSeconds } = decided;
   const headers = [
     "X-RateLimit-Limit",
     String(limit),
@@ -141,13 +139,13 @@ function outcome({ verdict, limit, remaining, resetSeconds, retryAfterSeconds }:
     "X-RateLimit-Reset",
     String(resetSeconds),
   ];
-  if (verdict === "allowed") return { headers, refusal: undefined };
+  if (verdict === "allowed") return { ...decided, headers, refusal: undefined };
   const message =
     verdict === "banned"
       ? `too many requests while rate limited: banned for ${retryAfterSeconds} s; wait for Retry-After before retrying`
       : `rate limit of ${limit} requests exceeded; retry after ${retryAfterSeconds} s`;
   const refusal = errorReply(verdict, message, ["Retry-After", String(retryAfterSeconds)]);
-  return { headers, refusal };
+  return { ...decided, headers, refusal };
 }
 
 export interface Account extends ApiKeySpec {
@@ -208,23 +206,21 @@ export class Keyring {
     return (token && this.accounts.get(digest(token))) || UNKNOWN_KEY;
   }
 
-  /** Where a request stands: counted against its key or address when `count`. */
-  decide(identity: Identity, address: string | undefined, nowMs: number, count: boolean) {
+  /**
+   * Where a request stands, counted against its key or address when `count`: its
+   * X-RateLimit headers, and its 429 when it is over the limit.
+   */
+  limit(identity: Identity, address: string | undefined, nowMs: number, count: boolean) {
     if (typeof identity !== "object") {
       const bucket = this.addressBucket(address ?? "", nowMs);
-      return takeRequest(bucket, PLAN_LIMITS.free, nowMs, this.ban, count);
+      return outcome(takeRequest(bucket, PLAN_LIMITS.free, nowMs, this.ban, count));
     }
     if (identity.limits === null) {
       // Reset at the end of the minute.
       const resetMs = (Math.floor(nowMs / MINUTE_MS) + 1) * MINUTE_MS;
-      return decision("allowed", UNLIMITED, UNLIMITED, resetMs, nowMs);
+      return outcome(decision("allowed", UNLIMITED, UNLIMITED, resetMs, nowMs));
     }
-    return takeRequest(identity.bucket, identity.limits, nowMs, this.ban, count);
-  }
-
-  /** The X-RateLimit headers of a request, and its 429 when it is over the limit. */
-  limit(identity: Identity, address: string | undefined, nowMs: number, count: boolean) {
-    return outcome(this.decide(identity, address, nowMs, count));
+    return outcome(takeRequest(identity.bucket, identity.limits, nowMs, this.ban, count));
   }
 
   /**

@@ -30,68 +30,37 @@ const RATE_RULE = "must be a number from 0 to 1";
 const SEED_RULE = `must be null (a random sequence) or an integer from 0 to ${MAX_FAULT_SEED}`;
 
 /** The delay of the pet operations, uniform in [min, max] milliseconds. */
-const LatencyRange = strict(
-  {
-    min: integer(0, MAX_LATENCY_MS, MS_RULE).check(
-      z.describe("The shortest delay, in milliseconds."),
-    ),
-    max: integer(0, MAX_LATENCY_MS, MAX_RULE).check(
-      z.describe("The longest delay, in milliseconds; at least min."),
-    ),
-  },
+export const LatencyRange = strict(
+  { min: integer(0, MAX_LATENCY_MS, MS_RULE), max: integer(0, MAX_LATENCY_MS, MAX_RULE) },
   'must be null (no delay) or {"min": ms, "max": ms}',
 ).check(z.refine((latency) => latency.max >= latency.min, { message: MAX_RULE, path: ["max"] }));
 
 const SHAPE = {
-  latencyMs: z.optional(
-    z
-      .nullable(LatencyRange)
-      .check(z.describe("Delay before each pet operation, uniform in [min, max]; null: none.")),
-  ),
+  latencyMs: z.optional(z.nullable(LatencyRange)),
   failRate: z.optional(
     z
       .number({ error: RATE_RULE })
-      .check(
-        z.gte(0, { error: RATE_RULE }),
-        z.lte(1, { error: RATE_RULE }),
-        z.describe("The share of pet operations that fail, 0 to 1."),
-      ),
+      .check(z.gte(0, { error: RATE_RULE }), z.lte(1, { error: RATE_RULE })),
   ),
-  failMode: z.optional(
-    z
-      .enum(FAIL_MODES, { error: `must be one of ${FAIL_MODES.join(", ")}` })
-      .check(
-        z.describe(
-          "How a failing operation fails: 503 (with Retry-After), reset (the connection " +
-            "closed before it is processed), reset-after (processed, then closed unanswered).",
-        ),
-      ),
-  ),
-  seed: z.optional(
-    z
-      .nullable(integer(0, MAX_FAULT_SEED, SEED_RULE))
-      .check(z.describe("Makes the sequence of faults repeatable; null: a random one.")),
-  ),
+  failMode: z.optional(z.enum(FAIL_MODES, { error: `must be one of ${FAIL_MODES.join(", ")}` })),
+  seed: z.optional(z.nullable(integer(0, MAX_FAULT_SEED, SEED_RULE))),
 };
 
-/** The fault settings; an omitted (or null) one takes its default: none, 0, 503, random. */
-export const FaultSettings = strict(
+/** Every setting, an omitted (or null) one its default: none, 0, 503, random. */
+const filled = ({ latencyMs, failRate, failMode, seed }: z.output<typeof Settings>) => ({
+  latencyMs: latencyMs ?? { min: 0, max: 0 },
+  failRate: failRate ?? 0,
+  failMode: failMode ?? "503",
+  seed: seed ?? null,
+});
+
+const Settings = strict(
   SHAPE,
   'the body must be a JSON object such as {"latencyMs": {"min": 0, "max": 0}, "failRate": 0, "failMode": "503"}',
 );
-export type FaultSettings = z.infer<typeof FaultSettings>;
-
-/** The settings as `GET /__admin/faults` answers them: every one, defaults filled in. */
-export const FaultsAnswer = z.required(z.object({ ...SHAPE, latencyMs: LatencyRange }));
-
-export function faultsAnswer(settings: FaultSettings): z.infer<typeof FaultsAnswer> {
-  return {
-    latencyMs: settings.latencyMs ?? { min: 0, max: 0 },
-    failRate: settings.failRate ?? 0,
-    failMode: settings.failMode ?? "503",
-    seed: settings.seed ?? null,
-  };
-}
+/** The fault settings, as `PUT /__admin/faults` takes them and `GET` answers them. */
+export const FaultSettings = z.pipe(Settings, z.transform(filled));
+export type FaultSettings = z.output<typeof FaultSettings>;
 
 const OLD_MAX_RULE = `must be an integer from latency.minMs to ${MAX_LATENCY_MS}`;
 
@@ -115,12 +84,12 @@ export const FaultOption = z.pipe(
     "the faults must be an object {latencyMs?, failRate?, failMode?, seed?}",
   ),
   z.transform(({ latency, ...settings }, context): FaultSettings => {
-    if (latency === undefined) return settings;
+    if (latency === undefined) return filled(settings);
     if (settings.latencyMs !== undefined) {
       const message = "give latencyMs or latency (its old name), not both";
       context.issues.push({ code: "custom", message, input: latency });
     }
-    return { ...settings, latencyMs: { min: latency.minMs, max: latency.maxMs } };
+    return filled({ ...settings, latencyMs: { min: latency.minMs, max: latency.maxMs } });
   }),
 );
 export type FaultOptions = z.input<typeof FaultOption>;
@@ -130,7 +99,7 @@ export type FaultOptions = z.input<typeof FaultOption>;
  * each, in a fixed order), or undefined when no setting would ever change a request.
  */
 export function faultInjector(settings: FaultSettings) {
-  const { latencyMs, failRate, failMode, seed } = faultsAnswer(settings);
+  const { latencyMs, failRate, failMode, seed } = settings;
   const random = seededRandom(seed ?? randomInt(0, 2 ** 32));
   const minMs = latencyMs.min;
   const spanMs = latencyMs.max - minMs;

@@ -53,12 +53,8 @@ export const KeyFields = z.pipe(
     {
       key: b64token(1),
       plan: z._default(PLAN, "free"),
-      perMinute: z.optional(
-        integer(1, 999_999_999).check(z.describe("enterprise only, with perDay")),
-      ),
-      perDay: z.optional(
-        integer(1, 9_999_999_999).check(z.describe("enterprise only, with perMinute")),
-      ),
+      perMinute: z.optional(integer(1, 999_999_999)),
+      perDay: z.optional(integer(1, 9_999_999_999)),
     },
     'the body must be a JSON object such as {"key": "ci", "plan": "pro"}',
   ).check(

@@ -44,28 +44,26 @@ const milliseconds = (min: number, fallback: number, max = 3_600_000) =>
 const big = (value: unknown) => (Number.isInteger(value) ? BigInt(value as number) : value);
 
 /** The pets of an in-memory store, each checked as a data file's pets are, with its id. */
-const Pets = z.pipe(
-  z.array(
+const Pets = z.array(
+  z.pipe(
     z.custom<Omit<Pet, "id" | "categoryId"> & Record<"id" | "categoryId", number | bigint>>(
       (pet) => typeof pet === "object" && pet !== null,
       { error: "must be a pet {id, name, categoryId, status?}" },
     ),
-    { error: "must be an array of pets {id, name, categoryId, status?}" },
-  ),
-  z.transform((pets, context): Pet[] =>
-    pets.flatMap((input, index) => {
+    z.transform((input, context): Pet => {
       const checked = validateStoredPet({
         ...input,
         id: big(input.id),
         categoryId: big(input.categoryId),
       });
       const id = checked.ok ? checked.value.id : undefined;
-      if (checked.ok && id !== undefined) return [{ ...checked.value, id }];
+      if (checked.ok && id !== undefined) return { ...checked.value, id };
       const message = checked.ok ? "id is required" : formatProblems(checked.problems);
-      context.issues.push({ code: "custom", message, input, path: [index] });
-      return [];
+      context.issues.push({ code: "custom", message, input });
+      return z.NEVER;
     }),
   ),
+  { error: "must be an array of pets {id, name, categoryId, status?}" },
 );
 
 const Cors = z.pipe(
@@ -115,7 +113,7 @@ export const START_OPTIONS = strict(
     quiet: z.optional(z.boolean({ error: "must be true or false" })),
     /** Where the access log and notes go; default stderr. */
     log: z.optional(withMethod<LogSink>("write", "must be an object with write(text)")),
-    faults: z.optional(FaultOption),
+    faults: z.prefault(FaultOption, {}),
     ban: z.prefault(
       strict(
         {

@@ -7,9 +7,7 @@
  * items beyond MAX_ITEMS are counted in `omitted`. Rules and caps: docs/serve.md.
  */
 import { createHash } from "node:crypto";
-import * as z from "zod/mini";
 import { redactKey } from "../schema/redact-key.js";
-import { count, described, named } from "./admin/bodies.js";
 import { isoTime } from "./admin/clock.js";
 import type { Account } from "./auth.js";
 
@@ -22,7 +20,7 @@ const MAX_REMEMBERED = 256;
 const REPEAT_WINDOW_MS = 60_000;
 
 /** Each rule and what it finds: a violation, a warning, or a warning counted in one item per key. */
-const RULES = {
+export const RULES = {
   "early-retry": "violation",
   "request-while-banned": "violation",
   "no-backoff": "violation",
@@ -34,41 +32,17 @@ const RULES = {
 } as const;
 type Rule = keyof typeof RULES;
 
-const Item = named(
-  "VerdictItem",
-  z.object({
-    rule: z.enum(Object.keys(RULES) as [Rule, ...Rule[]]),
-    key: described(
-      z.nullable(z.string()),
-      "Redacted, as `petstore auth status` shows keys; null: no valid key.",
-    ),
-    request: described(
-      z.object({
-        method: z.string(),
-        path: z.string(),
-        time: z.iso.datetime(),
-        id: z.nullable(count()),
-      }),
-      "The request (the latest, for a counted warning); id: its journal id (null with the journal off).",
-    ),
-    message: z.string(),
-    count: z.optional(
-      described(count(), "deprecated-endpoint and unauthenticated: how many requests."),
-    ),
-  }),
-);
-type Item = z.infer<typeof Item>;
-
-export const VerdictAnswer = named(
-  "Verdict",
-  z.object({
-    pass: described(z.boolean(), "No violation (warnings do not fail it)."),
-    violations: z.array(Item),
-    warnings: z.array(Item),
-    omitted: described(count(), `Items past the ${MAX_ITEMS} kept of each list.`),
-  }),
-);
-export type Verdict = z.infer<typeof VerdictAnswer>;
+/** A violation or a warning (its schema, with each field's words: scripts/openapi/admin.ts). */
+export interface Item {
+  rule: Rule;
+  /** Redacted; null: no valid key. */
+  key: string | null;
+  request: ReturnType<typeof requestOf>;
+  message: string;
+  /** Counted warnings only. */
+  count?: number;
+}
+export type Verdict = ReturnType<VerdictBook["verdict"]>;
 
 /** A finished /v1 request, as app.ts reports it. */
 export interface Observed {
@@ -152,7 +126,7 @@ export class VerdictBook {
   }
 
   /** A copy: a counted warning goes on counting after it is read. */
-  verdict(): Verdict {
+  verdict() {
     return structuredClone({
       pass: this.violations.length === 0,
       violations: this.violations,

@@ -3,6 +3,6 @@ import type { AppOptions } from "../../src/server/app.js";
 import { parse, START_OPTIONS } from "../../src/server/options.js";
 
 export function appOptions(given: Partial<AppOptions>): AppOptions {
-  const { ban, cors, journalSize } = parse(START_OPTIONS, {}, "test");
-  return { keys: [], ban, cors, journalSize, ...given };
+  const { ban, cors, journalSize, faults } = parse(START_OPTIONS, {}, "test");
+  return { keys: [], ban, cors, journalSize, faults, ...given };
 }

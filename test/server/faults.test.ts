@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { faultInjector } from "../../src/server/faults.js";
+import { faultInjector, FaultSettings } from "../../src/server/faults.js";
 import { planServe, type ServeFlags } from "../../src/server/serve-options.js";
 import { call, startTestServer } from "./http.js";
 
@@ -120,9 +120,10 @@ describe("the fault plan", () => {
   });
 
   it("is inactive without a rate or a latency", () => {
-    expect(faultInjector({})).toBeUndefined();
-    expect(faultInjector({ failRate: 0.1 })).toBeDefined();
-    expect(faultInjector({ latencyMs: { min: 0, max: 1 } })).toBeDefined();
+    const injector = (settings: object) => faultInjector(FaultSettings.parse(settings));
+    expect(injector({})).toBeUndefined();
+    expect(injector({ failRate: 0.1 })).toBeDefined();
+    expect(injector({ latencyMs: { min: 0, max: 1 } })).toBeDefined();
   });
 });
 

@@ -16,7 +16,7 @@ import * as z from "zod/mini";
 import document from "../../../admin-openapi.json" with { type: "json" };
 import { redactKey } from "../../schema/redact-key.js";
 import { check, plainJson, strict } from "../check.js";
-import { faultsAnswer, FaultSettings } from "../faults.js";
+import { FaultSettings } from "../faults.js";
 import type { Account, Keyring } from "../auth.js";
 import { KeyFields } from "../keys.js";
 import { FAKE_SERVER_DESCRIPTION, fakeOrigin } from "../openapi-route.js";
@@ -104,7 +104,7 @@ export const ClockBody = strict(
 /** A key as `GET /__admin/keys` shows it; the package exports its type. */
 export function keyEntry({ keyring, clock }: Fake, account: Account) {
   const nowMs = clock.now();
-  const { limit, remaining, resetSeconds } = keyring.decide(account, undefined, nowMs, false);
+  const { limit, remaining, resetSeconds } = keyring.limit(account, undefined, nowMs, false);
   return {
     key: redactKey(account.key),
     plan: account.plan,
@@ -189,12 +189,12 @@ export const ADMIN_ROUTES: Record<string, Partial<Record<Method, AdminRoute>>> =
     }),
   },
   "/__admin/faults": {
-    GET: route({ handle: (fake) => json(200, faultsAnswer(fake.faults)) }),
+    GET: route({ handle: (fake) => json(200, fake.faults) }),
     PUT: route({
       body: FaultSettings,
       handle(fake, { body }) {
         fake.setFaults(body);
-        return json(200, faultsAnswer(body));
+        return json(200, body);
       },
     }),
   },
