@@ -145,24 +145,6 @@ export function createApp(store: PetStore, options: AppOptions) {
     }
   }
 
-  /** A scripted status (POST /__admin/next, or Prefer: code=S) in place of the operation. */
-  function script(exchange: Exchange, route: Route, status: number, retryAfterSeconds = 1) {
-    if (status === 429) {
-      const limited = keyring.scripted429(exchange.account!, clock.now(), retryAfterSeconds);
-      exchange.headers = [...limited.headers, ...(route === "pet" ? DEPRECATION_HEADERS : [])];
-      return answer(exchange, limited.refusal!);
-    }
-    const message = `a scripted answer (POST /__admin/next) of status ${status}`;
-    const replies: Record<number, () => Reply> = {
-      400: () => errorReply("bad_request", message),
-      401: () => unauthorizedReply(UNKNOWN_KEY),
-      404: () => errorReply(route === "pet" ? "pet_not_found" : "not_found", message),
-      500: () => errorReply("internal_error", message),
-      503: () => errorReply("fault_injected", message, ["Retry-After", String(retryAfterSeconds)]),
-    };
-    answer(exchange, replies[status]!());
-  }
-
   function handle(req: IncomingMessage, res: ServerResponse, unmetExpectation: boolean): void {
     const startedAt = performance.now();
     const url = req.url ?? "/";
@@ -245,8 +227,23 @@ export function createApp(store: PetStore, options: AppOptions) {
     const scripted =
       fake.next.take(method, path, account!.key) ??
       (options.preferCode === true ? preferredAnswer(String(req.headers.prefer)) : undefined);
+    // A scripted status (POST /__admin/next, or Prefer: code=S) in place of the operation.
     if (scripted?.status !== undefined) {
-      return script(exchange, route, scripted.status, scripted.retryAfterSeconds);
+      const { status, retryAfterSeconds = 1 } = scripted;
+      if (status === 429) {
+        const limited = keyring.scripted429(account!, clock.now(), retryAfterSeconds);
+        exchange.headers = [...limited.headers, ...(route === "pet" ? DEPRECATION_HEADERS : [])];
+        return answer(exchange, limited.refusal!);
+      }
+      const message = `a scripted answer (POST /__admin/next) of status ${status}`;
+      const replies: Record<number, Reply> = {
+        400: errorReply("bad_request", message),
+        401: unauthorizedReply(UNKNOWN_KEY),
+        404: errorReply(route === "pet" ? "pet_not_found" : "not_found", message),
+        500: errorReply("internal_error", message),
+        503: errorReply("fault_injected", message, ["Retry-After", String(retryAfterSeconds)]),
+      };
+      return answer(exchange, replies[status]!);
     }
     // A scripted drop or delay, else the faults' plan: a delay, then maybe a failure.
     const plan =
