@@ -5,7 +5,7 @@
  */
 import { isUtf8 } from "node:buffer";
 import type { IncomingMessage } from "node:http";
-import { JsonSyntaxError, parseJson, type JsonValue } from "../schema/json.js";
+import { parseJson, type JsonSyntaxError, type JsonValue } from "../schema/json.js";
 import { errorReply, type Reply } from "./reply.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -67,13 +67,12 @@ export async function readJsonBody(
   try {
     return { ok: true, value: parseJson(text) };
   } catch (error) {
-    if (error instanceof JsonSyntaxError) {
-      const what = error.limit
-        ? "the body's JSON is beyond the fake's limits"
-        : "the body is not valid JSON";
-      return { ok: false, reply: errorReply("invalid_json", `${what}: ${error.message}`) };
-    }
-    throw error;
+    // parseJson throws nothing else.
+    const { limit, message } = error as JsonSyntaxError;
+    const what = limit
+      ? "the body's JSON is beyond the fake's limits"
+      : "the body is not valid JSON";
+    return { ok: false, reply: errorReply("invalid_json", `${what}: ${message}`) };
   }
 }
 
