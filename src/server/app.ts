@@ -37,8 +37,6 @@ import type { PetStore } from "./store/memory.js";
  */
 export type AppOptions = Omit<ServerOptions, "host" | "log"> & { host?: string; log?: AccessLog };
 
-export type App = ReturnType<typeof createApp>;
-
 /** One /v1 request being answered: what the verdict observes of it once it is finished. */
 interface Exchange extends Observed {
   req: IncomingMessage;
