@@ -6,8 +6,8 @@
  * quota), rate limit (per key, or per client address without a valid key), what
  * node:http would refuse itself (no Host, an unmet Expect), authentication,
  * 404/405, faults, the operation. A /v1 request is an `Exchange` from there on:
- * `answer()` and `drop()` are the one place its answer, or its dropped
- * connection, is written, counted, logged and journaled. CONNECT and requests
+ * `answer()` is the one place its answer, or its dropped connection, is
+ * written, counted, logged and journaled. CONNECT and requests
  * node:http cannot parse never reach the handler: they are answered on the socket.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
@@ -32,16 +32,10 @@ import type { ServerOptions } from "./options.js";
 import type { PetStore } from "./store/memory.js";
 
 /**
- * The server's options the app uses, as the options schema fills them in, and
- * its access log (none when undefined). Without `host`, the control plane is off.
+ * The server's options, as the options schema fills them in, and its access log
+ * (none when undefined). Without `host`, the control plane is off.
  */
-export type AppOptions = Pick<
-  ServerOptions,
-  "keys" | "clock" | "faults" | "ban" | "cors" | "journalSize" | "preferCode" | "sunset"
-> &
-  Partial<Pick<ServerOptions, "host" | "adminToken">> & { log?: AccessLog };
-
-export type App = ReturnType<typeof createApp>;
+export type AppOptions = Omit<ServerOptions, "host" | "log"> & { host?: string; log?: AccessLog };
 
 /** One /v1 request being answered: what the verdict observes of it once it is finished. */
 interface Exchange extends Observed {
@@ -61,12 +55,9 @@ const DROPS = { before: "reset", after: "reset-after" } as const;
 
 function routeOf(path: string): Route {
   if (path === "/v1/pets") return "pets";
-  if (path.startsWith(PET_PREFIX)) {
-    return path.length > PET_PREFIX.length && path.indexOf("/", PET_PREFIX.length) === -1
-      ? "pet"
-      : "none";
-  }
-  return path === "/v1/openapi.json" ? "openapi" : "none";
+  if (path === "/v1/openapi.json") return "openapi";
+  if (!path.startsWith(PET_PREFIX) || path.length === PET_PREFIX.length) return "none";
+  return path.includes("/", PET_PREFIX.length) ? "none" : "pet";
 }
 
 export function createApp(store: PetStore, options: AppOptions) {
@@ -107,23 +98,20 @@ export function createApp(store: PetStore, options: AppOptions) {
   const admin = createAdminRoutes(fake, access, responder);
   const home = createHomeRoute({ list: listPets, openApi, fake, access });
 
-  /** Writes the answer to a /v1 request: the one place every /v1 answer leaves. */
-  function answer(exchange: Exchange, reply: Reply): void {
-    const { req, res, headers } = exchange;
-    exchange.delivered = !req.socket.destroyed;
-    responder.write(res, reply, headers, cors.headers(req.headers.origin));
-    finish(exchange, reply.status, reply);
-  }
-
-  /** Closes the connection of a /v1 request on purpose, without an answer (a reset fault, shutdown). */
-  function drop(exchange: Exchange, processed?: Reply): void {
-    exchange.req.socket.destroy();
-    finish(exchange, null, processed);
-  }
-
-  /** `reply`: the answer given, or the one a request processed then dropped would have had. */
-  function finish(exchange: Exchange, status: number | null, reply: Reply | undefined): void {
-    const { req, startedAt, entry } = exchange;
+  /**
+   * Writes the answer to a /v1 request, or closes its connection on purpose without one
+   * (`dropped`, or no `reply`: a reset fault, shutdown; `reply` is what it would have had):
+   * the one place every /v1 request ends.
+   */
+  function answer(exchange: Exchange, reply?: Reply, dropped = false): void {
+    const { req, res, headers, startedAt, entry } = exchange;
+    let status: number | null = null;
+    if (dropped || reply === undefined) req.socket.destroy();
+    else {
+      exchange.delivered = !req.socket.destroyed;
+      responder.write(res, reply, headers, cors.headers(req.headers.origin));
+      status = reply.status;
+    }
     responder.answered(req, status ?? "reset", startedAt);
     if (entry !== undefined) journal.record(entry, status, performance.now() - startedAt);
     const retryAfter = reply?.headers?.indexOf("Retry-After") ?? -1;
@@ -139,7 +127,7 @@ export function createApp(store: PetStore, options: AppOptions) {
   function operate(exchange: Exchange, route: Route, query: string, resetAfter: boolean) {
     const { req, res, entry } = exchange;
     const end = (reply: Reply | undefined) => {
-      if (reply !== undefined) (resetAfter ? drop : answer)(exchange, reply);
+      if (reply !== undefined) answer(exchange, reply, resetAfter);
     };
     const failed = (error: unknown) => end(responder.failed(`${req.method} request`, res, error));
     try {
@@ -153,24 +141,6 @@ export function createApp(store: PetStore, options: AppOptions) {
     } catch (error) {
       failed(error);
     }
-  }
-
-  /** A scripted status (POST /__admin/next, or Prefer: code=S) in place of the operation. */
-  function script(exchange: Exchange, route: Route, status: number, retryAfterSeconds = 1) {
-    if (status === 429) {
-      const limited = keyring.scripted429(exchange.account!, clock.now(), retryAfterSeconds);
-      exchange.headers = [...limited.headers, ...(route === "pet" ? DEPRECATION_HEADERS : [])];
-      return answer(exchange, limited.refusal!);
-    }
-    const message = `a scripted answer (POST /__admin/next) of status ${status}`;
-    const replies: Record<number, () => Reply> = {
-      400: () => errorReply("bad_request", message),
-      401: () => unauthorizedReply(UNKNOWN_KEY),
-      404: () => errorReply(route === "pet" ? "pet_not_found" : "not_found", message),
-      500: () => errorReply("internal_error", message),
-      503: () => errorReply("fault_injected", message, ["Retry-After", String(retryAfterSeconds)]),
-    };
-    answer(exchange, replies[status]!());
   }
 
   function handle(req: IncomingMessage, res: ServerResponse, unmetExpectation: boolean): void {
@@ -246,19 +216,32 @@ export function createApp(store: PetStore, options: AppOptions) {
       const message = `no route for ${printable(path)}; the API is under /v1`;
       return answer(exchange, errorReply("not_found", message));
     }
+    const allowed = route === "pets" ? "GET, HEAD, POST" : "GET, HEAD";
     if (!(method === "GET" || method === "HEAD" || (method === "POST" && route === "pets"))) {
-      return answer(
-        exchange,
-        methodNotAllowed(method, route === "pets" ? "GET, HEAD, POST" : "GET, HEAD"),
-      );
+      return answer(exchange, methodNotAllowed(method, allowed));
     }
     if (route === "openapi") return answer(exchange, { status: 200, body: openApi(req) });
     if (route === "pet" && nowMs >= sunsetAtMs) return answer(exchange, gone);
     const scripted =
       fake.next.take(method, path, account!.key) ??
       (options.preferCode === true ? preferredAnswer(String(req.headers.prefer)) : undefined);
+    // A scripted status (POST /__admin/next, or Prefer: code=S) in place of the operation.
     if (scripted?.status !== undefined) {
-      return script(exchange, route, scripted.status, scripted.retryAfterSeconds);
+      const { status, retryAfterSeconds = 1 } = scripted;
+      if (status === 429) {
+        const limited = keyring.scripted429(account!, clock.now(), retryAfterSeconds);
+        exchange.headers = [...limited.headers, ...(route === "pet" ? DEPRECATION_HEADERS : [])];
+        return answer(exchange, limited.refusal!);
+      }
+      const message = `a scripted answer (POST /__admin/next) of status ${status}`;
+      const replies: Record<number, Reply> = {
+        400: errorReply("bad_request", message),
+        401: unauthorizedReply(UNKNOWN_KEY),
+        404: errorReply(route === "pet" ? "pet_not_found" : "not_found", message),
+        500: errorReply("internal_error", message),
+        503: errorReply("fault_injected", message, ["Retry-After", String(retryAfterSeconds)]),
+      };
+      return answer(exchange, replies[status]!);
     }
     // A scripted drop or delay, else the faults' plan: a delay, then maybe a failure.
     const plan =
@@ -267,7 +250,7 @@ export function createApp(store: PetStore, options: AppOptions) {
         : { delayMs: scripted.delayMs ?? 0, failure: scripted.drop && DROPS[scripted.drop] };
     if (plan === undefined) return operate(exchange, route, query, false);
     const proceed = () => {
-      if (closed || plan.failure === "reset") return drop(exchange);
+      if (closed || plan.failure === "reset") return answer(exchange);
       if (plan.failure !== "503")
         return operate(exchange, route, query, plan.failure === "reset-after");
       const message = "injected fault (--fail-rate): the service is unavailable; retry later";

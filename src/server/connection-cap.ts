@@ -8,10 +8,9 @@
  * socket until the handshake is done (idle, so it may be closed for room), and
  * then the TLS socket that carries its requests.
  */
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import type { Server as HttpsServer } from "node:https";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { readFileSync } from "node:fs";
-import type { Socket } from "node:net";
+import type { Server, Socket } from "node:net";
 
 export const MAX_CONNECTIONS_LIMIT = 1_000_000;
 
@@ -40,11 +39,7 @@ type BusySocket = Socket & { _httpMessage?: ServerResponse | null };
  * rest is room for the connections accepted in one burst, before closed ones are
  * counted off.
  */
-export function capConnections(
-  server: Server | HttpsServer,
-  cap: number,
-  note: (message: string) => void,
-): () => { evicted: number; dropped: number } {
+export function capConnections(server: Server, cap: number, note: (line: string) => void) {
   server.maxConnections = cap;
   const highWater = cap - Math.max(1, Math.floor(cap / 10));
   /** Open connections, least recently active first. */

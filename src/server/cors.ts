@@ -19,10 +19,6 @@ const SERIALIZED_ORIGIN = /^(?:null|[a-z][a-z0-9+.-]*:\/\/(?:(?![/?#@,])[!-~])+)
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const VARY_ORIGIN: readonly string[] = ["Vary", "Origin"];
 
-const ORIGIN_RULE =
-  "is not an origin: scheme://host[:port], the scheme http or https, no user name or password, " +
-  "no path, query or fragment; e.g. http://localhost:5173";
-
 /**
  * Allowed origins as given (`--cors`, the `cors` option) to their serialized form
  * (`HTTP://Example.com:80/` is `http://example.com`); `*` alone is any origin.
@@ -38,7 +34,7 @@ export function normalizeOrigins(list: readonly string[]): true | string[] | str
     const given = item.trim();
     const url = URL.canParse(given) ? new URL(given) : undefined;
     if (url?.pathname !== "/" || !/^https?:\/\/[^@?#]+$/i.test(given)) {
-      return `${JSON.stringify(given)} ${ORIGIN_RULE}`;
+      return `${JSON.stringify(given)} is not an origin: scheme://host[:port], the scheme http or https, no user name or password, no path, query or fragment; e.g. http://localhost:5173`;
     }
     origins.add(url.origin);
   }

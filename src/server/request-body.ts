@@ -3,8 +3,9 @@
  * Content-Length first, then counted as a chunked body streams in), UTF-8, and
  * the lossless int64 parser. Failures come back as ready Error replies.
  */
+import { isUtf8 } from "node:buffer";
 import type { IncomingMessage } from "node:http";
-import { JsonSyntaxError, parseJson, type JsonValue } from "../schema/json.js";
+import { parseJson, type JsonSyntaxError, type JsonValue } from "../schema/json.js";
 import { errorReply, type Reply } from "./reply.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -16,7 +17,8 @@ type BodyResult =
   /** The client went away before the body was complete: nothing to answer. */
   | { ok: false; reply: undefined };
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+/** Drops a byte order mark, as JSON allows. */
+const utf8 = new TextDecoder();
 
 /** `application/json`, optionally with `charset=utf-8`; case and spaces do not matter. */
 const JSON_MEDIA_TYPE = /^\s*application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)*$/i;
@@ -51,12 +53,10 @@ export async function readJsonBody(
   }
   const bytes = Buffer.concat(chunks, size);
   keep?.(bytes);
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
+  if (!isUtf8(bytes)) {
     return { ok: false, reply: errorReply("invalid_json", "the body is not valid UTF-8") };
   }
+  const text = utf8.decode(bytes);
   if (text.trim() === "") {
     const reply = errorReply("empty_body", "the body is empty; send a NewPet as JSON");
     return { ok: false, reply, empty: true };
@@ -67,13 +67,12 @@ export async function readJsonBody(
   try {
     return { ok: true, value: parseJson(text) };
   } catch (error) {
-    if (error instanceof JsonSyntaxError) {
-      const what = error.limit
-        ? "the body's JSON is beyond the fake's limits"
-        : "the body is not valid JSON";
-      return { ok: false, reply: errorReply("invalid_json", `${what}: ${error.message}`) };
-    }
-    throw error;
+    // parseJson throws nothing else.
+    const { limit, message } = error as JsonSyntaxError;
+    const what = limit
+      ? "the body's JSON is beyond the fake's limits"
+      : "the body is not valid JSON";
+    return { ok: false, reply: errorReply("invalid_json", `${what}: ${message}`) };
   }
 }
 

@@ -67,16 +67,15 @@ export async function startServer(startOptions: StartServerOptions = {}) {
     throw error;
   };
   // After the store: its lock keeps two serves of one file from writing one CA.
-  const tls =
-    options.tls === undefined || options.tls === false
-      ? undefined
-      : await setUpTls(options.tls, {
-          // The data file the local CA is kept next to.
-          file: options.store === undefined ? options.file : undefined,
-          host,
-          note: (line) => log.note(line),
-          created,
-        }).catch(fail);
+  const tls = !options.tls
+    ? undefined
+    : await setUpTls(options.tls, {
+        // The data file the local CA is kept next to.
+        file: options.store === undefined ? options.file : undefined,
+        host,
+        note: (line) => log.note(line),
+        created,
+      }).catch(fail);
   const app = createApp(store, { ...options, log });
   const serverOptions = {
     headersTimeout: timeouts.headersTimeoutMs,

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp, type App } from "../../src/server/app.js";
+import { createApp } from "../../src/server/app.js";
 import { appOptions } from "../server/app-options.js";
 import { KeyInput } from "../../src/server/keys.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
@@ -33,7 +33,7 @@ const NEWCOMER =
 
 let work: string;
 let server: Server;
-let app: App;
+let app: ReturnType<typeof createApp>;
 let origin: string;
 let browser: Browser;
 let page: Page;
@@ -226,7 +226,7 @@ describe("the home page in a browser", () => {
 
 describe("the home page of a fake with an --admin-token", () => {
   const TOKEN = "home-admin-token-0123456789";
-  let guarded: App;
+  let guarded: ReturnType<typeof createApp>;
   let guardedServer: Server;
   let tokenPage: Page;
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EXIT } from "../../src/errors.js";
 import { parseJson } from "../../src/schema/json.js";
-import { createApp, type App } from "../../src/server/app.js";
+import { createApp } from "../../src/server/app.js";
 import { appOptions } from "../server/app-options.js";
 import { KeyInput } from "../../src/server/keys.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
@@ -32,7 +32,7 @@ interface Seen {
   socket: Socket;
 }
 
-let app: App;
+let app: ReturnType<typeof createApp>;
 let server: Server;
 let baseUrl: string;
 let home: ReturnType<typeof tempDir>;

@@ -3,6 +3,5 @@ import type { AppOptions } from "../../src/server/app.js";
 import { parse, START_OPTIONS } from "../../src/server/options.js";
 
 export function appOptions(given: Partial<AppOptions>): AppOptions {
-  const { ban, cors, journalSize, faults } = parse(START_OPTIONS, {}, "test");
-  return { keys: [], ban, cors, journalSize, faults, ...given };
+  return { ...parse(START_OPTIONS, {}, "test"), host: undefined, log: undefined, ...given };
 }

@@ -7,7 +7,7 @@ import { createServer, request, type Server } from "node:https";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildOpenApiDocument } from "../../scripts/openapi/document.js";
-import { createApp, type App } from "../../src/server/app.js";
+import { createApp } from "../../src/server/app.js";
 import { appOptions } from "./app-options.js";
 import { KeyInput } from "../../src/server/keys.js";
 import { createMemoryStore } from "../../src/server/store/memory.js";
@@ -73,7 +73,7 @@ describe("GET /v1/openapi.json from petstore serve", () => {
 
 describe("GET /v1/openapi.json over TLS", () => {
   const tls = join(REPO_ROOT, "test", "fixtures", "tls");
-  let app: App;
+  let app: ReturnType<typeof createApp>;
   let server: Server;
 
   beforeAll(async () => {
