@@ -15,7 +15,7 @@
 import { constants } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { UsageError } from "../errors.js";
-import { nonRegularKind } from "../files/file-kind.js";
+import { nonRegularKind, whyUnreadable } from "../files/file-kind.js";
 import { parseJson } from "../schema/json.js";
 import { INT64_MAX, INT64_MIN } from "../schema/pet.js";
 import { OUTCOMES } from "./results.js";
@@ -196,10 +196,8 @@ export async function readPriorRuns(path: string): Promise<PriorRuns> {
     }
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : (code ?? String(error));
     throw new UsageError(
-      `--resume ${path} cannot be read (${why})`,
+      `--resume ${path} cannot be read (${whyUnreadable(error)})`,
       "give the results file of the earlier run; a first run takes --results <file>",
     );
   } finally {

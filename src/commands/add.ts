@@ -11,6 +11,7 @@ import type { Command } from "commander";
 import { FILES, hintedOption, words } from "../completion/hints.js";
 import { envFlag } from "../env-flag.js";
 import { UsageError } from "../errors.js";
+import { whyUnreadable } from "../files/file-kind.js";
 import type { Factory } from "./factory.js";
 import type { InputStream, IO } from "../io.js";
 import { chooseOutput, type OutputFlags } from "../output/output-format.js";
@@ -110,8 +111,8 @@ function asksAtTerminal(flags: AddFlags, env: NodeJS.ProcessEnv, io: IO): boolea
 
 async function readBody(path: string, stdin: InputStream): Promise<string> {
   if (path === "-") return (await import("node:stream/consumers")).text(stdin.chunks());
-  return readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(`--file ${path} cannot be read (${error.code ?? error.message})`);
+  return readFile(path, "utf8").catch((error: unknown) => {
+    throw new UsageError(`--file ${path} cannot be read (${whyUnreadable(error)})`);
   });
 }
 

@@ -17,6 +17,14 @@ export function nonRegularKind(info: Stats | BigIntStats): string | undefined {
   return "not a regular file";
 }
 
+/** Why a path a person gave could not be read, in a message's words: "no such file"... */
+export function whyUnreadable(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return "no such file";
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  return code ?? (error instanceof Error ? error.message : String(error));
+}
+
 /**
  * Why `file`, a path a person gave (a symlink there is followed), is not a regular
  * file ("it is a symlink to x, which is a directory"); undefined when it is one,

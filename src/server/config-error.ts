@@ -4,7 +4,7 @@
  * into a usage error.
  */
 import { readFileSync, statSync } from "node:fs";
-import { whyNotRegular } from "../files/file-kind.js";
+import { whyNotRegular, whyUnreadable } from "../files/file-kind.js";
 import { ERROR_KIND, KindedError } from "../schema/kinded-error.js";
 
 export class ServerConfigError extends KindedError {
@@ -32,14 +32,7 @@ export function readGivenFile(
     if (size <= maxBytes) return readFileSync(file, encoding);
   } catch (error) {
     if (error instanceof ServerConfigError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === "ENOENT"
-        ? "no such file"
-        : code === "EACCES" || code === "EPERM"
-          ? "permission denied"
-          : (code ?? String(error));
-    throw refused(`cannot read it (${why}).`);
+    throw refused(`cannot read it (${whyUnreadable(error)}).`);
   }
   throw refused(`${size} bytes is too large for ${what} (at most ${maxBytes}).`);
 }

@@ -83,7 +83,7 @@ describe("petstore add", () => {
     [["--file", "-", "--name", "Rex"], /--file gives the whole pet; it conflicts with --name/],
     [
       ["--file", "/nonexistent/pet.json"],
-      /--file \/nonexistent\/pet.json cannot be read \(ENOENT\)/,
+      /--file \/nonexistent\/pet.json cannot be read \(no such file\)/,
     ],
   ])("rejects %j with exit 2 and sends nothing", async (flags, message) => {
     const run = await cli.run(["add", ...flags]);

@@ -77,4 +77,11 @@ describe("a key that never ends", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(TOO_LONG);
   });
+
+  it("names why an --api-key-file cannot be read, in words", async () => {
+    const missing = join(dir, "no-such-key.txt");
+    const run = await spawnCli(["auth", "login", "--api-key-file", missing], { env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`--api-key-file ${missing} cannot be read (no such file)`);
+  });
 });

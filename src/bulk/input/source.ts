@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { UsageError } from "../../errors.js";
+import { whyUnreadable } from "../../files/file-kind.js";
 import { parseCsv } from "./csv.js";
 import { detectFormat, type InputFormat } from "./input-format.js";
 import { parseJsonArray } from "./json-array.js";
@@ -69,9 +70,8 @@ export async function openInput(
   if (from === "-") {
     ({ path, dir: spoolDir } = await spoolStdin(stdin));
   } else {
-    const info = await stat(from).catch((error: NodeJS.ErrnoException) => {
-      const why = error.code === "ENOENT" ? "no such file" : (error.code ?? error.message);
-      throw new UsageError(`--from ${from} cannot be read (${why})`);
+    const info = await stat(from).catch((error: unknown) => {
+      throw new UsageError(`--from ${from} cannot be read (${whyUnreadable(error)})`);
     });
     if (!info.isFile()) throw new UsageError(`--from ${from} is not a file`);
   }
@@ -79,8 +79,8 @@ export async function openInput(
     if (spoolDir !== undefined) await rm(spoolDir, { recursive: true, force: true });
   };
   try {
-    const head = await readHead(path).catch((error: NodeJS.ErrnoException) => {
-      throw new UsageError(`--from ${from} cannot be read (${error.code ?? error.message})`);
+    const head = await readHead(path).catch((error: unknown) => {
+      throw new UsageError(`--from ${from} cannot be read (${whyUnreadable(error)})`);
     });
     const format = options.format ?? detectFormat(from === "-" ? undefined : from, head);
     const label = from === "-" ? "stdin" : from;

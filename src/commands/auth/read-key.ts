@@ -6,6 +6,7 @@
  */
 import { createReadStream } from "node:fs";
 import { EXIT, PetstoreError, UsageError } from "../../errors.js";
+import { whyUnreadable } from "../../files/file-kind.js";
 import type { IO } from "../../io.js";
 import { isKeyText } from "../../profiles/key-text.js";
 
@@ -29,8 +30,8 @@ async function readCapped(chunks: AsyncIterable<Uint8Array>): Promise<string> {
 
 async function readKeyFile(path: string): Promise<string> {
   const file = createReadStream(path, { highWaterMark: MAX_KEY_INPUT_BYTES + 1 });
-  return readCapped(file).catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(`--api-key-file ${path} cannot be read (${error.code ?? error.message})`);
+  return readCapped(file).catch((error: unknown) => {
+    throw new UsageError(`--api-key-file ${path} cannot be read (${whyUnreadable(error)})`);
   });
 }
 
