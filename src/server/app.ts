@@ -16,14 +16,14 @@ import { deprecationHeaderValues, SUCCESSOR_PATH, SUNSET_DATE } from "../schema/
 import type { AccessLog } from "./access-log.js";
 import { adminAccess } from "./admin/access.js";
 import { FakeClock, isoTime } from "./admin/clock.js";
-import { preferredAnswer, ScriptedAnswers } from "./admin/next.js";
+import { preferredAnswer, scriptedReply, ScriptedAnswers } from "./admin/next.js";
 import { JournalEntry, RequestJournal } from "./admin/request-journal.js";
 import { createAdminRoutes, isAdminPath, type Fake } from "./admin/routes.js";
 import { createCors } from "./cors.js";
 import { VerdictBook, type Observed } from "./verdict.js";
 import { faultInjector } from "./faults.js";
 import { createHomeRoute, isHomePath } from "./home/route.js";
-import { Keyring, unauthorizedReply, UNKNOWN_KEY } from "./auth.js";
+import { Keyring, unauthorizedReply } from "./auth.js";
 import { createOpenApiRoute } from "./openapi-route.js";
 import { createPet, createPetList, getPet } from "./pet-routes.js";
 import { errorReply, methodNotAllowed, NO_CONTENT, printable, type Reply } from "./reply.js";
@@ -233,15 +233,7 @@ export function createApp(store: PetStore, options: AppOptions) {
         exchange.headers = [...limited.headers, ...(route === "pet" ? DEPRECATION_HEADERS : [])];
         return answer(exchange, limited.refusal!);
       }
-      const message = `a scripted answer (POST /__admin/next) of status ${status}`;
-      const replies: Record<number, Reply> = {
-        400: errorReply("bad_request", message),
-        401: unauthorizedReply(UNKNOWN_KEY),
-        404: errorReply(route === "pet" ? "pet_not_found" : "not_found", message),
-        500: errorReply("internal_error", message),
-        503: errorReply("fault_injected", message, ["Retry-After", String(retryAfterSeconds)]),
-      };
-      return answer(exchange, replies[status]!);
+      return answer(exchange, scriptedReply(status, retryAfterSeconds, route === "pet"));
     }
     // A scripted drop or delay, else the faults' plan: a delay, then maybe a failure.
     const plan =

@@ -8,7 +8,9 @@
  * DELETE /__admin/next or /__admin/reset; MAX_RULES are kept at most.
  */
 import * as z from "zod/mini";
+import { unauthorizedReply, UNKNOWN_KEY } from "../auth.js";
 import { integer, strict } from "../check.js";
+import { errorReply, type Reply } from "../reply.js";
 import { MAX_LATENCY_MS } from "../faults.js";
 import { matches, METHOD, PATH } from "./request-journal.js";
 
@@ -67,6 +69,15 @@ type RuleState = Required<NextRule> & { used: number };
 export function preferredAnswer(prefer: string | undefined): ScriptedAnswer | undefined {
   const status = Number(/(?:^|[\s,;])code=([0-9]{3})\b/.exec(prefer ?? "")?.[1]);
   return STATUSES.includes(status) ? { status } : undefined;
+}
+
+/** The answer of a scripted status other than 429 (which counts toward a ban: app.ts answers it). */
+export function scriptedReply(status: number, retryAfterSeconds: number, onPet: boolean): Reply {
+  const message = `a scripted answer (POST /__admin/next) of status ${status}`;
+  if (status === 401) return unauthorizedReply(UNKNOWN_KEY);
+  if (status === 404) return errorReply(onPet ? "pet_not_found" : "not_found", message);
+  if (status !== 503) return errorReply(status === 400 ? "bad_request" : "internal_error", message);
+  return errorReply("fault_injected", message, ["Retry-After", String(retryAfterSeconds)]);
 }
 
 export class ScriptedAnswers {
