@@ -1,8 +1,9 @@
 /**
  * Read throughput of `petstore serve` against the ceiling: a bare node:http server answering
  * the very bytes serve answers, its headers and body. Rounds alternate which server goes first, so drift on this
- * noisy machine falls on both; the figures are medians over the rounds. A third load on the same
- * serve sends `Origin`, as browser code does, so the answers carry the CORS headers.
+ * noisy machine falls on both; the figures are medians over the rounds. A second pair of loads
+ * sends `Origin`, as browser code does, so serve's answers carry the CORS headers, and the
+ * ceiling answers with those same bytes.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -42,7 +43,11 @@ const ENDPOINTS = [
 async function startCeiling(tmp, answers) {
   const file = join(tmp, "ceiling-answers.json");
   const encoded = (answer) => ({ ...answer, body: answer.body.toString("base64") });
-  await writeFile(file, JSON.stringify({ list: encoded(answers.list), pet: encoded(answers.pet) }));
+  const names = ["list", "pet", "listCors", "petCors"];
+  await writeFile(
+    file,
+    JSON.stringify(Object.fromEntries(names.map((n) => [n, encoded(answers[n])]))),
+  );
   const script = new URL("../fixtures/ceiling-server.mjs", import.meta.url).pathname;
   const started = await startProcess(process.execPath, [script, file], {
     readyPattern: /http:\/\/127\.0\.0\.1:\d+\/v1/,
@@ -71,8 +76,8 @@ function headersOf(answer) {
 }
 
 /**
- * The answers serve gives, headers and body, so the ceiling sends the same bytes; generated
- * (with the content headers only) when serve is absent.
+ * The answers serve gives, headers and body, without and with `Origin`, so the ceiling sends
+ * the same bytes; generated (with the content headers only) when serve is absent.
  */
 async function answersFrom(server) {
   if (!server) {
@@ -80,23 +85,28 @@ async function answersFrom(server) {
       headers: ["Content-Type", "application/json", "Content-Length", String(body.length)],
       body: Buffer.from(body),
     });
-    return { list: plain(listPageJson("available", 20)), pet: plain(petJson(1)) };
+    const [list, pet] = [plain(listPageJson("available", 20)), plain(petJson(1))];
+    return { list, pet, listCors: list, petCors: pet };
   }
-  const list = await request("GET", `${server.baseUrl}${LIST_QUERY}`, { headers: authHeaders() });
-  const pet = await request("GET", `${server.baseUrl}/pets/1`, { headers: authHeaders() });
-  if (list.status !== 200 || pet.status !== 200) {
-    throw new Error(`serve answered ${list.status} to the list and ${pet.status} to /pets/1`);
-  }
+  const answer = async (path, origin) => {
+    const headers = { ...authHeaders(), ...(origin && { origin: BROWSER_ORIGIN }) };
+    const got = await request("GET", `${server.baseUrl}${path}`, { headers });
+    if (got.status !== 200) throw new Error(`serve answered ${got.status} to ${path}`);
+    return { headers: headersOf(got), body: got.body };
+  };
+  const list = await answer(LIST_QUERY);
   const page = JSON.parse(list.body.toString("utf8"));
   if (!Array.isArray(page) || page.length !== 20) {
     throw new Error(
       `the list page is not an array of 20 pets: ${list.body.toString("utf8").slice(0, 80)}`,
     );
   }
-  return {
-    list: { headers: headersOf(list), body: list.body },
-    pet: { headers: headersOf(pet), body: pet.body },
-  };
+  const [pet, listCors, petCors] = await Promise.all([
+    answer("/pets/1"),
+    answer(LIST_QUERY, true),
+    answer("/pets/1", true),
+  ]);
+  return { list, pet, listCors, petCors };
 }
 
 /** Whether serve grants `BROWSER_ORIGIN` (an older serve has no CORS): the reason when not. */
@@ -142,11 +152,17 @@ export async function run(ctx) {
   try {
     ceiling = await startCeiling(tmp, await answersFrom(server));
     const corsNotOn = server && (await corsRefusal(server));
-    const withCors =
-      server && !corsNotOn ? { ...server, headers: { origin: BROWSER_ORIGIN } } : undefined;
-    const targets = [ceiling, server, withCors].filter(Boolean);
-    const label = (target) =>
-      target === ceiling ? "ceiling" : target === withCors ? "serve with Origin" : "serve";
+    const origin = { origin: BROWSER_ORIGIN };
+    const withCors = server && !corsNotOn ? { ...server, headers: origin } : undefined;
+    const ceilingCors = withCors && { ...ceiling, headers: origin };
+    const targets = [ceiling, server, ceilingCors, withCors].filter(Boolean);
+    const labels = new Map([
+      [ceiling, "ceiling"],
+      [server, "serve"],
+      [ceilingCors, "ceiling with Origin"],
+      [withCors, "serve with Origin"],
+    ]);
+    const label = (target) => labels.get(target);
     ctx.log(`load tool: ${describeLoadTool(CONNECTIONS)}`);
 
     for (const endpoint of ENDPOINTS) {
@@ -225,7 +241,7 @@ export async function run(ctx) {
       recordCors(
         ctx,
         endpoint,
-        ceilingRuns,
+        ceilingCors && samples.get(ceilingCors)[endpoint.key],
         serveRuns,
         withCors && samples.get(withCors)[endpoint.key],
         corsNotOn,
@@ -233,7 +249,10 @@ export async function run(ctx) {
       ctx.detail(endpoint.key, {
         ceiling: ceilingRuns,
         serve: serveRuns,
-        ...(withCors && { serveWithOrigin: samples.get(withCors)[endpoint.key] }),
+        ...(withCors && {
+          ceilingWithOrigin: samples.get(ceilingCors)[endpoint.key],
+          serveWithOrigin: samples.get(withCors)[endpoint.key],
+        }),
         serveCommand: server.commandLine,
       });
     }
@@ -243,7 +262,10 @@ export async function run(ctx) {
   }
 }
 
-/** The row for reads with CORS headers on: the same serve, requests carrying Origin. */
+/**
+ * The row for reads with CORS headers on: the same serve and ceiling, requests carrying Origin;
+ * `ceilingRuns` are the ceiling's, sending serve's CORS headers too.
+ */
 function recordCors(ctx, endpoint, ceilingRuns, serveRuns, corsRuns, refusal) {
   const measurement = `${endpoint.measurement}, with Origin (CORS headers on)`;
   if (!corsRuns) {
@@ -266,7 +288,7 @@ function recordCors(ctx, endpoint, ceilingRuns, serveRuns, corsRuns, refusal) {
       figure: median(corsRuns.map((run) => run.rps)),
       unit: "req/s",
       baseline: median(ceilingRuns.map((run) => run.rps)),
-      baselineLabel: "ceiling",
+      baselineLabel: "ceiling with Origin",
       goal: GOAL,
       notes,
     }),

@@ -17,7 +17,7 @@ import type { AccessLog } from "./access-log.js";
 import { adminAccess } from "./admin/access.js";
 import { FakeClock, isoTime } from "./admin/clock.js";
 import { preferredAnswer, scriptedReply, ScriptedAnswers } from "./admin/next.js";
-import { JournalEntry, RequestJournal } from "./admin/request-journal.js";
+import { RequestJournal, type JournalEntry } from "./admin/request-journal.js";
 import { createAdminRoutes, isAdminPath, type Fake } from "./admin/routes.js";
 import { createCors } from "./cors.js";
 import { VerdictBook, type Observed } from "./verdict.js";
@@ -150,7 +150,7 @@ export function createApp(store: PetStore, options: AppOptions) {
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
     const query = queryAt === -1 ? "" : url.slice(queryAt + 1);
     if (isAdminPath(path)) return admin(req, res, path, query);
-    const identity = keyring.identify(req.headers.authorization);
+    const identity = keyring.identify(req.headers.authorization, req.socket);
     const address = req.socket.remoteAddress;
     // The home page (GET /, /__home/*) is outside the API: no key, no quota used.
     if (isHomePath(path)) {
@@ -173,16 +173,12 @@ export function createApp(store: PetStore, options: AppOptions) {
     // Banned on arrival: before this request is counted, which may ban it.
     const banned = account?.limits != null && account.bucket.bannedUntilMs > nowMs;
     const limit = keyring.limit(identity, address, nowMs, true);
-    const entry =
-      journal.capacity > 0
-        ? new JournalEntry(nowMs, method, url, path.length, account?.plan ?? null)
-        : undefined;
     const exchange: Exchange = {
       req,
       res,
       startedAt,
       headers: route === "pet" ? [...limit.headers, ...DEPRECATION_HEADERS] : limit.headers,
-      entry,
+      entry: journal.entry(nowMs, method, url, path.length, account?.plan ?? null),
       account,
       method,
       path,

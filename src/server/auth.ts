@@ -168,6 +168,8 @@ export class Keyring {
   /** Windows of clients without a valid key; stale ones are dropped as it grows. */
   private addresses = new Map<string, RateBucket>();
   private sweepAt = 4096;
+  /** Each connection's last Authorization header, with the digest of its token (identify()). */
+  private readonly lastOf = new WeakMap<object, { authorization?: string; digest?: string }>();
 
   constructor(
     keys: readonly ApiKeySpec[],
@@ -199,12 +201,22 @@ export class Keyring {
     this.addresses = new Map();
   }
 
-  /** From the Authorization header; the scheme name is case-insensitive (RFC 7235). */
-  identify(authorization: string | undefined): Identity {
-    const bearer = /^bearer(?: (.*))?$/is.exec(authorization ?? "");
-    if (bearer === null) return NO_KEY;
-    const token = bearer[1]?.trim();
-    return (token && this.accounts.get(digest(token))) || UNKNOWN_KEY;
+  /**
+   * From the Authorization header; the scheme name is case-insensitive (RFC 7235).
+   * A kept-alive `connection` sends the same header again and again: the digest of
+   * its token is kept, and the header compared only with what the same connection
+   * sent before, so the time a comparison takes tells a client nothing but its own
+   * header.
+   */
+  identify(authorization: string | undefined, connection?: object): Identity {
+    let last = connection && this.lastOf.get(connection);
+    if (last === undefined || last.authorization !== authorization) {
+      const bearer = /^bearer(?: (.*))?$/is.exec(authorization ?? "");
+      const token = bearer?.[1]?.trim();
+      last = { authorization, digest: bearer === null ? undefined : token ? digest(token) : "" };
+      if (connection !== undefined) this.lastOf.set(connection, last);
+    }
+    return last.digest === undefined ? NO_KEY : (this.accounts.get(last.digest) ?? UNKNOWN_KEY);
   }
 
   /**

@@ -182,7 +182,7 @@ export class VerdictBook {
       this.add(seen, "early-retry", message);
     }
 
-    const failure = state.failures.get(signature);
+    const failure = state.failures.size === 0 ? undefined : state.failures.get(signature);
     const gapMs = failure && seen.arrivedMs - failure.leftMs;
     if (failure?.gapMs !== undefined && (gapMs! < GRACE_MS || gapMs! + GRACE_MS < failure.gapMs)) {
       const message = `${what} was sent again ${seconds(gapMs!)} after it failed without an answer or a Retry-After, having waited ${seconds(failure.gapMs)} the time before; the contract asks a client to back off exponentially, waiting longer each time`;
@@ -190,7 +190,7 @@ export class VerdictBook {
     }
     const unusable = status === null || (status >= 500 && seen.retryAfterSeconds === undefined);
     if (unusable) remember(state.failures, signature, { leftMs: seen.leftMs, gapMs });
-    else state.failures.delete(signature);
+    else if (failure !== undefined) state.failures.delete(signature);
 
     if (seen.petId !== undefined && digest !== undefined) {
       const earlier = state.unknown.get(digest);

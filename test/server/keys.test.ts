@@ -120,4 +120,19 @@ describe("the keyring", () => {
   it.each(["Bearer k-123456", "bearer k-123456", "BEARER   k-123456"])("accepts %j", (header) => {
     expect(keyring.identify(header)).toMatchObject({ plan: "pro" });
   });
+
+  it("identifies a connection's next header afresh once the header or the keys change", () => {
+    const ring = new Keyring([KeyInput.parse("k-123456:pro")], DEFAULT_BAN_POLICY);
+    const [connection, other] = [{}, {}];
+    expect(ring.identify("Bearer k-777777", connection)).toBe(UNKNOWN_KEY);
+    ring.add(KeyInput.parse("k-777777:free"));
+    expect(ring.identify("Bearer k-777777", connection)).toMatchObject({ plan: "free" });
+    expect(ring.identify("Bearer k-123456", connection)).toMatchObject({ plan: "pro" });
+    expect(ring.identify("Bearer k-123456", other)).toMatchObject({ plan: "pro" });
+    ring.remove("k-123456");
+    expect(ring.identify("Bearer k-123456", connection)).toBe(UNKNOWN_KEY);
+    expect(ring.identify("Bearer k-123456", other)).toBe(UNKNOWN_KEY);
+    expect(ring.identify(undefined, connection)).toBe(NO_KEY);
+    expect(ring.identify("Bearer k-777777", connection)).toMatchObject({ plan: "free" });
+  });
 });

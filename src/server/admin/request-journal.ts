@@ -127,6 +127,11 @@ export class RequestJournal {
     this.bodyLimit = Math.min(MAX_BODY_KEPT, Math.floor(BODY_BUDGET / Math.max(1, capacity)));
   }
 
+  /** The entry of a request that arrives, recorded once it is answered; none with the journal off. */
+  entry(timeMs: number, method: string, url: string, pathLength: number, plan: PlanName | null) {
+    return this.capacity > 0 ? new JournalEntry(timeMs, method, url, pathLength, plan) : undefined;
+  }
+
   /** The body of a POST as received, for its entry. */
   keepBody(entry: JournalEntry, bytes: Buffer): void {
     let end = Math.min(bytes.length, this.bodyLimit);

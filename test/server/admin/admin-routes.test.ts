@@ -1,4 +1,5 @@
 /** The control plane over HTTP: health, reset, clock, faults, keys, methods and paths. */
+import { Agent, get as httpGet } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseJson } from "../../../src/schema/json.js";
 import type { Pet } from "../../../src/schema/pet.js";
@@ -367,6 +368,33 @@ describe("/__admin/keys", () => {
     expect((await admin(url, "/keys/a/b", { method: "DELETE" })).status).toBe(204);
     expect((await admin(url, `/keys/${KEY}`, { method: "DELETE" })).status).toBe(204);
     expect((await admin(url, "/keys")).body.keys).toEqual([]);
+  });
+
+  it("a kept-alive connection is refused a removed key and granted an added one at once", async () => {
+    const { url } = await start();
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = (key: string) =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const req = httpGet(new URL("/v1/pets", url), {
+          agent,
+          headers: { authorization: `Bearer ${key}` },
+        });
+        req.on("response", (res) => {
+          res
+            .resume()
+            .on("end", () => resolve({ status: res.statusCode!, reused: req.reusedSocket }));
+        });
+        req.on("error", reject);
+      });
+    try {
+      expect(await get("late-key")).toEqual({ status: 401, reused: false });
+      await admin(url, "/keys", { method: "POST", json: { key: "late-key" } });
+      expect(await get("late-key")).toEqual({ status: 200, reused: true });
+      expect((await admin(url, "/keys/late-key", { method: "DELETE" })).status).toBe(204);
+      expect(await get("late-key")).toEqual({ status: 401, reused: true });
+    } finally {
+      agent.destroy();
+    }
   });
 
   it.each([
