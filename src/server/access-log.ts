@@ -44,12 +44,8 @@ export class AccessLog {
 
   private append(line: string): void {
     this.buffer += line;
-    if (this.buffer.length >= 32 * 1024) {
-      this.flush();
-    } else if (this.timer === undefined) {
-      this.timer = setTimeout(() => this.flush(), 100);
-      this.timer.unref();
-    }
+    if (this.buffer.length >= 32 * 1024) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), 100).unref();
   }
 
   /** ISO 8601 in UTC with milliseconds; the part up to the second is made once a second. */

@@ -162,6 +162,13 @@ export type Identity = Account | typeof NO_KEY | typeof UNKNOWN_KEY;
 
 const digest = (key: string) => hash("sha256", key, "base64");
 
+/** Whether two texts are the same, in a time that depends only on their lengths. */
+function sameText(a: string, b: string): boolean {
+  let differ = a.length ^ b.length;
+  for (let i = 0; i < a.length && i < b.length; i++) differ |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return differ === 0;
+}
+
 export class Keyring {
   /** By digest, in the order the keys were given, then added. */
   private readonly accounts = new Map<string, Account>();
@@ -169,7 +176,7 @@ export class Keyring {
   private addresses = new Map<string, RateBucket>();
   private sweepAt = 4096;
   /** Each connection's last Authorization header, with the digest of its token (identify()). */
-  private readonly lastOf = new WeakMap<object, { authorization?: string; digest?: string }>();
+  private readonly lastOf = new WeakMap<object, { header: string; digest?: string }>();
 
   constructor(
     keys: readonly ApiKeySpec[],
@@ -204,16 +211,17 @@ export class Keyring {
   /**
    * From the Authorization header; the scheme name is case-insensitive (RFC 7235).
    * A kept-alive `connection` sends the same header again and again: the digest of
-   * its token is kept, and the header compared only with what the same connection
-   * sent before, so the time a comparison takes tells a client nothing but its own
-   * header.
+   * its token is kept with the header, which the next header is compared with in a
+   * time that depends only on their lengths (through a proxy that pools connections,
+   * the last header may be another client's).
    */
   identify(authorization: string | undefined, connection?: object): Identity {
+    const header = authorization ?? "";
     let last = connection && this.lastOf.get(connection);
-    if (last === undefined || last.authorization !== authorization) {
-      const bearer = /^bearer(?: (.*))?$/is.exec(authorization ?? "");
+    if (last === undefined || !sameText(last.header, header)) {
+      const bearer = /^bearer(?: (.*))?$/is.exec(header);
       const token = bearer?.[1]?.trim();
-      last = { authorization, digest: bearer === null ? undefined : token ? digest(token) : "" };
+      last = { header, digest: bearer === null ? undefined : token ? digest(token) : "" };
       if (connection !== undefined) this.lastOf.set(connection, last);
     }
     return last.digest === undefined ? NO_KEY : (this.accounts.get(last.digest) ?? UNKNOWN_KEY);

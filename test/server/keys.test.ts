@@ -134,5 +134,8 @@ describe("the keyring", () => {
     expect(ring.identify("Bearer k-123456", other)).toBe(UNKNOWN_KEY);
     expect(ring.identify(undefined, connection)).toBe(NO_KEY);
     expect(ring.identify("Bearer k-777777", connection)).toMatchObject({ plan: "free" });
+    // The same length, one character apart.
+    expect(ring.identify("Bearer k-777778", connection)).toBe(UNKNOWN_KEY);
+    expect(ring.identify("Bearer k-777777", connection)).toMatchObject({ plan: "free" });
   });
 });
